@@ -1,0 +1,18 @@
+//! Pure rules of the card issuing service. No IO, no async, no framework:
+//! every type here is valid by construction and every rule is a function.
+
+pub mod api_key;
+pub mod currency;
+pub mod error;
+pub mod fx;
+pub mod ids;
+pub mod ledger;
+pub mod mode;
+pub mod money;
+pub mod secret;
+
+pub use currency::Currency;
+pub use error::{DomainError, ErrorKind, InvalidInput};
+pub use mode::Mode;
+pub use money::Amount;
+pub use secret::Secret;
