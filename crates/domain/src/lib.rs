@@ -10,6 +10,7 @@ pub mod ledger;
 pub mod mode;
 pub mod money;
 pub mod secret;
+pub mod webhook_url;
 
 pub use currency::Currency;
 pub use error::{DomainError, ErrorKind, InvalidInput};

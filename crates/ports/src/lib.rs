@@ -1,1 +1,29 @@
+//! Traits the core needs from the outside world. Each carries
+//! `#[cfg_attr(feature = "mocks", mockall::automock)]` so use cases can be
+//! tested against mocks.
 
+pub mod accounts;
+pub mod clock;
+pub mod health;
+pub mod ids;
+pub mod ledger;
+pub mod rate_limits;
+pub mod vault;
+pub mod wallets;
+
+use domain::{DomainError, ErrorKind};
+
+/// Storage failed in a way the caller cannot fix (connection lost, pool
+/// exhausted, an unexpected database error). The detail is for logs only.
+#[derive(Debug, thiserror::Error)]
+#[error("storage failed: {0}")]
+pub struct StoreError(pub String);
+
+impl DomainError for StoreError {
+    fn kind(&self) -> ErrorKind {
+        ErrorKind::Unavailable
+    }
+    fn code(&self) -> &'static str {
+        "storage_unavailable"
+    }
+}

@@ -1,0 +1,86 @@
+//! Every request: `token: Bearer <key>` to an account and mode.
+
+use crate::{App, Caller};
+use domain::api_key::{self, AuthError};
+use domain::{DomainError, ErrorKind, Mode};
+use ports::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuthenticateError {
+    #[error(transparent)]
+    Auth(#[from] AuthError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl DomainError for AuthenticateError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            AuthenticateError::Auth(e) => e.kind(),
+            AuthenticateError::Store(e) => e.kind(),
+        }
+    }
+    fn code(&self) -> &'static str {
+        match self {
+            AuthenticateError::Auth(e) => e.code(),
+            AuthenticateError::Store(e) => e.code(),
+        }
+    }
+}
+
+impl App {
+    /// `header` is the `token` header's value; `required` is the mode of
+    /// the path (sandbox paths need a test key, production a live key).
+    pub async fn authenticate(&self, header: Option<&str>, required: Mode) -> Result<Caller, AuthenticateError> {
+        let key = api_key::parse_header(header, required)?;
+        let hash = self.ports.vault.lookup_hash(key.expose());
+        let owner = self.ports.accounts.find_key(&hash).await?.ok_or(AuthError::Unknown)?;
+        Ok(Caller {
+            account_id: owner.account_id,
+            mode: owner.mode,
+            secret_key: key,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Mocks;
+    use domain::ids::AccountId;
+    use ports::accounts::KeyOwner;
+
+    const KEY: &str = "sk_test_0123456789abcdefghij0123456789abcdefghij";
+
+    fn mocks(found: bool) -> Mocks {
+        let mut m = Mocks::default();
+        m.vault.expect_lookup_hash().returning(|s| format!("h:{s}"));
+        m.accounts.expect_find_key().returning(move |hash| {
+            assert_eq!(hash, format!("h:{KEY}"));
+            Ok(found.then(|| KeyOwner { account_id: AccountId::new("acct_9"), mode: Mode::Test }))
+        });
+        m
+    }
+
+    #[tokio::test]
+    async fn a_known_key_authenticates_its_account() {
+        let caller = mocks(true).app().authenticate(Some(&format!("Bearer {KEY}")), Mode::Test).await.unwrap();
+        assert_eq!(caller.account_id.as_str(), "acct_9");
+        assert_eq!(caller.mode, Mode::Test);
+        assert_eq!(caller.secret_key.expose(), KEY);
+    }
+
+    #[tokio::test]
+    async fn an_unknown_key_is_unauthorized() {
+        let e = mocks(false).app().authenticate(Some(&format!("Bearer {KEY}")), Mode::Test).await.unwrap_err();
+        assert!(matches!(e, AuthenticateError::Auth(AuthError::Unknown)));
+        assert_eq!(e.kind(), ErrorKind::Unauthorized);
+    }
+
+    #[tokio::test]
+    async fn a_test_key_on_a_live_path_never_reaches_the_store() {
+        // No expectations: any store call would panic.
+        let e = Mocks::default().app().authenticate(Some(&format!("Bearer {KEY}")), Mode::Live).await.unwrap_err();
+        assert!(matches!(e, AuthenticateError::Auth(AuthError::TestKeyOnLive)));
+    }
+}

@@ -1,0 +1,141 @@
+//! `issuing accounts create`: a new account with a test key, a live key
+//! and a webhook secret. Keys are stored only as a lookup hash plus a copy
+//! sealed under the master key.
+
+use crate::App;
+use domain::ids::AccountId;
+use domain::{DomainError, ErrorKind, InvalidInput, Mode, Secret, api_key, webhook_url};
+use ports::StoreError;
+use ports::accounts::{NewAccount, StoredKey};
+
+const KEY_RANDOM_CHARS: usize = 40;
+const WEBHOOK_SECRET_RANDOM_CHARS: usize = 32;
+const MAX_NAME_CHARS: usize = 200;
+
+#[derive(Debug)]
+pub struct CreatedAccount {
+    pub account_id: AccountId,
+    pub test_secret_key: Secret<String>,
+    pub live_secret_key: Secret<String>,
+    pub webhook_secret: Secret<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CreateAccountError {
+    #[error(transparent)]
+    Invalid(#[from] InvalidInput),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl DomainError for CreateAccountError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            CreateAccountError::Invalid(e) => e.kind(),
+            CreateAccountError::Store(e) => e.kind(),
+        }
+    }
+    fn code(&self) -> &'static str {
+        match self {
+            CreateAccountError::Invalid(e) => e.code(),
+            CreateAccountError::Store(e) => e.code(),
+        }
+    }
+}
+
+impl App {
+    pub async fn create_account(
+        &self,
+        name: &str,
+        webhook_url: Option<&str>,
+        is_demo: bool,
+    ) -> Result<CreatedAccount, CreateAccountError> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
+            return Err(InvalidInput::new("name", format!("must be 1 to {MAX_NAME_CHARS} characters")).into());
+        }
+        let webhook_url = webhook_url.map(|u| webhook_url::parse("webhook_url", u)).transpose()?;
+
+        let test_secret_key = api_key::format_key(Mode::Test, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());
+        let live_secret_key = api_key::format_key(Mode::Live, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());
+        let webhook_secret = Secret::new(format!(
+            "whsec_{}",
+            self.ports.ids.secret(WEBHOOK_SECRET_RANDOM_CHARS).expose()
+        ));
+        let account_id = AccountId::with_suffix(&self.ports.ids.unique());
+        let store_key = |mode, key: &Secret<String>| StoredKey {
+            mode,
+            lookup_hash: self.ports.vault.lookup_hash(key.expose()),
+            sealed: self.ports.vault.seal(key.expose().as_bytes()),
+        };
+        let account = NewAccount {
+            id: account_id.clone(),
+            name: name.to_string(),
+            is_demo,
+            webhook_url,
+            webhook_secret_sealed: self.ports.vault.seal(webhook_secret.expose().as_bytes()),
+            keys: [store_key(Mode::Test, &test_secret_key), store_key(Mode::Live, &live_secret_key)],
+            created_at: self.ports.clock.now(),
+        };
+        self.ports.accounts.create_account(account).await?;
+        Ok(CreatedAccount {
+            account_id,
+            test_secret_key,
+            live_secret_key,
+            webhook_secret,
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::testing::Mocks;
+
+    /// Mocks that make ids and seal secrets reversibly (by reversing the
+    /// bytes), so a test can tell a sealed value from a clear one.
+    pub(crate) fn mocks_for_creation() -> Mocks {
+        let mut m = Mocks::default();
+        let mut n = 0;
+        m.ids.expect_secret().returning(move |len| {
+            n += 1;
+            Secret::new(format!("{n}").repeat(len))
+        });
+        m.ids.expect_unique().return_const("u1".to_string());
+        m.vault.expect_lookup_hash().returning(|s| format!("hash({s})"));
+        m.vault.expect_seal().returning(|p| p.iter().rev().copied().collect());
+        m.clock.expect_now().return_const(1_700_000_000i64);
+        m
+    }
+
+    #[tokio::test]
+    async fn stores_hashes_and_sealed_keys_never_the_clear_keys() {
+        let mut m = mocks_for_creation();
+        m.accounts.expect_create_account().times(1).returning(|a| {
+            assert_eq!(a.id.as_str(), "acct_u1");
+            assert_eq!(a.name, "Acme");
+            assert_eq!(a.webhook_url.as_deref(), Some("https://acme.test/hooks"));
+            let test = format!("sk_test_{}", "1".repeat(40));
+            assert_eq!(a.keys[0].mode, Mode::Test);
+            assert_eq!(a.keys[0].lookup_hash, format!("hash({test})"));
+            assert_ne!(a.keys[0].sealed, test.as_bytes());
+            assert_eq!(a.keys[1].mode, Mode::Live);
+            assert!(!a.webhook_secret_sealed.starts_with(b"whsec_"));
+            Ok(())
+        });
+        let created = m.app().create_account(" Acme ", Some("https://acme.test/hooks"), false).await.unwrap();
+        assert_eq!(created.test_secret_key.expose(), &format!("sk_test_{}", "1".repeat(40)));
+        assert_eq!(created.live_secret_key.expose(), &format!("sk_live_{}", "2".repeat(40)));
+        assert_eq!(created.webhook_secret.expose(), &format!("whsec_{}", "3".repeat(32)));
+    }
+
+    #[tokio::test]
+    async fn rejects_a_bad_name_or_webhook_url_before_storing() {
+        let app = mocks_for_creation().app();
+        let e = app.create_account("  ", None, false).await.unwrap_err();
+        assert!(e.to_string().starts_with("name:"), "{e}");
+        let e = app.create_account("Acme", Some("ftp://x"), false).await.unwrap_err();
+        assert!(e.to_string().starts_with("webhook_url:"), "{e}");
+        assert_eq!(e.kind(), ErrorKind::InvalidRequest);
+    }
+}

@@ -1,0 +1,74 @@
+//! On a fresh database `serve` creates a demo account, and every start
+//! prints its test key so the first request can be made right away.
+
+use crate::App;
+use crate::accounts::CreateAccountError;
+use domain::{Mode, Secret};
+use ports::StoreError;
+
+const DEMO_ACCOUNT_NAME: &str = "Demo";
+
+#[derive(Debug, thiserror::Error)]
+pub enum DemoAccountError {
+    #[error("the demo account's key cannot be opened: is ISSUING_MASTER_KEY the one this database was created with?")]
+    Unsealable,
+    #[error(transparent)]
+    Create(#[from] CreateAccountError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl App {
+    /// The demo account's test key, creating the account when none exists.
+    pub async fn demo_test_key(&self) -> Result<Secret<String>, DemoAccountError> {
+        let Some(sealed) = self.ports.accounts.demo_key(Mode::Test).await? else {
+            let created = self.create_account(DEMO_ACCOUNT_NAME, None, true).await?;
+            return Ok(created.test_secret_key);
+        };
+        let opened = self.ports.vault.open(&sealed).map_err(|_| DemoAccountError::Unsealable)?;
+        String::from_utf8(opened.expose().clone())
+            .map(Secret::new)
+            .map_err(|_| DemoAccountError::Unsealable)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::accounts::create_account::tests::mocks_for_creation;
+    use crate::testing::Mocks;
+    use domain::{Mode, Secret};
+    use ports::vault::VaultError;
+
+    #[tokio::test]
+    async fn creates_a_demo_account_on_an_empty_database() {
+        let mut m = mocks_for_creation();
+        m.accounts.expect_demo_key().return_once(|_| Ok(None));
+        m.accounts
+            .expect_create_account()
+            .withf(|a| a.is_demo && a.name == "Demo")
+            .times(1)
+            .returning(|_| Ok(()));
+        let key = m.app().demo_test_key().await.unwrap();
+        assert!(key.expose().starts_with("sk_test_"));
+    }
+
+    #[tokio::test]
+    async fn opens_the_existing_demo_key() {
+        let mut m = Mocks::default();
+        m.accounts
+            .expect_demo_key()
+            .withf(|mode| *mode == Mode::Test)
+            .return_once(|_| Ok(Some(b"sealed".to_vec())));
+        m.vault.expect_open().return_once(|_| Ok(Secret::new(b"sk_test_abc".to_vec())));
+        assert_eq!(m.app().demo_test_key().await.unwrap().expose(), "sk_test_abc");
+    }
+
+    #[tokio::test]
+    async fn a_wrong_master_key_is_a_clear_error() {
+        let mut m = Mocks::default();
+        m.accounts.expect_demo_key().return_once(|_| Ok(Some(b"sealed".to_vec())));
+        m.vault.expect_open().return_once(|_| Err(VaultError));
+        let e = m.app().demo_test_key().await.unwrap_err();
+        assert!(e.to_string().contains("ISSUING_MASTER_KEY"));
+    }
+}

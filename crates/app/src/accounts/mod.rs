@@ -1,0 +1,10 @@
+//! Accounts and their keys: creation (CLI), the demo account, and
+//! authentication of every request.
+
+mod authenticate;
+mod create_account;
+mod demo_account;
+
+pub use authenticate::AuthenticateError;
+pub use create_account::{CreateAccountError, CreatedAccount};
+pub use demo_account::DemoAccountError;

@@ -1,0 +1,43 @@
+use crate::StoreError;
+use domain::Mode;
+use domain::ids::AccountId;
+
+/// A secret API key as stored: a lookup hash and the key sealed under the
+/// master key (the key is also the passphrase of encrypted PIN fields).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredKey {
+    pub mode: Mode,
+    pub lookup_hash: String,
+    pub sealed: Vec<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewAccount {
+    pub id: AccountId,
+    pub name: String,
+    pub is_demo: bool,
+    pub webhook_url: Option<String>,
+    pub webhook_secret_sealed: Vec<u8>,
+    pub keys: [StoredKey; 2],
+    pub created_at: i64,
+}
+
+/// Who a key belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyOwner {
+    pub account_id: AccountId,
+    pub mode: Mode,
+}
+
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait::async_trait]
+pub trait AccountStore: Send + Sync {
+    /// Stores the account, its keys, and its issuing wallets and other
+    /// ledger accounts for both modes, in one transaction.
+    async fn create_account(&self, account: NewAccount) -> Result<(), StoreError>;
+
+    async fn find_key(&self, lookup_hash: &str) -> Result<Option<KeyOwner>, StoreError>;
+
+    /// The sealed key of `mode` of the demo account, if one exists.
+    async fn demo_key(&self, mode: Mode) -> Result<Option<Vec<u8>>, StoreError>;
+}

@@ -1,0 +1,25 @@
+use crate::StoreError;
+use domain::Mode;
+use domain::ids::AccountId;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Permit {
+    Granted,
+    Denied { retry_after_secs: u64 },
+}
+
+/// Rate limits held in the database, so they hold across processes: one
+/// row per (account, mode, action, subject) with the last accepted time.
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait::async_trait]
+pub trait RateLimits: Send + Sync {
+    async fn acquire(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        action: &str,
+        subject: &str,
+        window_secs: i64,
+        now: i64,
+    ) -> Result<Permit, StoreError>;
+}
