@@ -1,1 +1,9 @@
+//! Adapters: storage on PostgreSQL and SQLite (one repository code base for
+//! both), crypto (AES Everywhere, the master-key vault) and the system
+//! clock and randomness.
 
+pub mod crypto;
+pub mod db;
+pub mod system;
+#[cfg(any(test, feature = "test-support"))]
+pub mod test_db;

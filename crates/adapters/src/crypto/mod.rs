@@ -1,0 +1,2 @@
+pub mod aes_everywhere;
+pub mod vault;

@@ -1,0 +1,117 @@
+use super::ledger::{LedgerAccountRow, LedgerCode};
+use super::schema::{accounts, api_keys, ledger_accounts};
+use super::{Db, with_conn};
+use diesel::{ExpressionMethods, Insertable, OptionalExtension, QueryDsl};
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::ids::AccountId;
+use domain::{Currency, Mode};
+use ports::StoreError;
+use ports::accounts::{AccountStore, KeyOwner, NewAccount};
+
+#[derive(Insertable)]
+#[diesel(table_name = accounts)]
+struct AccountRow<'a> {
+    id: &'a str,
+    name: &'a str,
+    is_demo: bool,
+    webhook_url_test: Option<&'a str>,
+    webhook_url_live: Option<&'a str>,
+    webhook_secret_sealed: &'a [u8],
+    created_at: i64,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = api_keys)]
+struct KeyRow<'a> {
+    lookup_hash: &'a str,
+    account_id: &'a str,
+    livemode: bool,
+    sealed_key: &'a [u8],
+    created_at: i64,
+}
+
+/// The ledger accounts every account starts with: an issuing wallet per
+/// currency and mode, and the sandbox faucet per currency.
+fn opening_ledger_accounts(account: &AccountId, now: i64) -> Vec<LedgerAccountRow> {
+    let wallets = Mode::BOTH.into_iter().flat_map(|mode| {
+        Currency::ALL
+            .into_iter()
+            .map(move |c| LedgerAccountRow::new(account, mode, LedgerCode::IssuingWallet, c, now))
+    });
+    let faucets = Currency::ALL
+        .into_iter()
+        .map(|c| LedgerAccountRow::new(account, Mode::Test, LedgerCode::Faucet, c, now));
+    wallets.chain(faucets).collect()
+}
+
+#[async_trait::async_trait]
+impl AccountStore for Db {
+    async fn create_account(&self, account: NewAccount) -> Result<(), StoreError> {
+        let account_row = &AccountRow {
+            id: account.id.as_str(),
+            name: &account.name,
+            is_demo: account.is_demo,
+            webhook_url_test: account.webhook_url.as_deref(),
+            webhook_url_live: account.webhook_url.as_deref(),
+            webhook_secret_sealed: &account.webhook_secret_sealed,
+            created_at: account.created_at,
+        };
+        let key_rows = &account
+            .keys
+            .iter()
+            .map(|k| KeyRow {
+                lookup_hash: &k.lookup_hash,
+                account_id: account.id.as_str(),
+                livemode: k.mode.is_live(),
+                sealed_key: &k.sealed,
+                created_at: account.created_at,
+            })
+            .collect::<Vec<_>>();
+        let ledger_rows = &opening_ledger_accounts(&account.id, account.created_at);
+        with_conn!(self.pool(), |conn| {
+            conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                    diesel::insert_into(accounts::table).values(account_row).execute(conn).await?;
+                    // Row by row: diesel-async cannot batch-insert on SQLite.
+                    for row in key_rows {
+                        diesel::insert_into(api_keys::table).values(row).execute(conn).await?;
+                    }
+                    for row in ledger_rows {
+                        diesel::insert_into(ledger_accounts::table).values(row).execute(conn).await?;
+                    }
+                    Ok(())
+            })
+            .await
+        })?;
+        Ok(())
+    }
+
+    async fn find_key(&self, lookup_hash: &str) -> Result<Option<KeyOwner>, StoreError> {
+        let row = with_conn!(self.pool(), |conn| {
+            api_keys::table
+                .filter(api_keys::lookup_hash.eq(lookup_hash))
+                .select((api_keys::account_id, api_keys::livemode))
+                .first::<(String, bool)>(conn)
+                .await
+                .optional()
+        })?;
+        Ok(row.map(|(account_id, live)| KeyOwner {
+            account_id: AccountId::new(account_id),
+            mode: Mode::from_live(live),
+        }))
+    }
+
+    async fn demo_key(&self, mode: Mode) -> Result<Option<Vec<u8>>, StoreError> {
+        let sealed = with_conn!(self.pool(), |conn| {
+            api_keys::table
+                .inner_join(accounts::table)
+                .filter(accounts::is_demo.eq(true))
+                .filter(api_keys::livemode.eq(mode.is_live()))
+                .order(accounts::created_at.asc())
+                .select(api_keys::sealed_key)
+                .first::<Vec<u8>>(conn)
+                .await
+                .optional()
+        })?;
+        Ok(sealed)
+    }
+}

@@ -1,0 +1,209 @@
+//! The double-entry ledger: ledger accounts with cached balances, entries
+//! and their postings, and the audit that `issuing ledger check` runs.
+
+use super::schema::{ledger_accounts, ledger_entries, ledger_postings};
+use super::{Db, with_conn};
+use diesel::sql_types::{BigInt, Text};
+use diesel::{Insertable, QueryableByName};
+use diesel_async::RunQueryDsl;
+use domain::ids::{AccountId, EntryId};
+use domain::ledger::{Breach, Entry};
+use domain::{Currency, Mode};
+use ports::StoreError;
+
+/// What a ledger account holds money for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LedgerCode {
+    /// The account's issuing wallet; never negative.
+    IssuingWallet,
+    /// The sandbox's source of test money; negative by design.
+    Faucet,
+}
+
+impl LedgerCode {
+    fn as_str(self) -> &'static str {
+        match self {
+            LedgerCode::IssuingWallet => "issuing_wallet",
+            LedgerCode::Faucet => "faucet",
+        }
+    }
+
+    fn allow_negative(self) -> bool {
+        matches!(self, LedgerCode::Faucet)
+    }
+}
+
+/// Ledger account ids are derived, so a money step needs no lookup.
+pub fn ledger_account_id(account: &AccountId, mode: Mode, code: LedgerCode, currency: Currency) -> String {
+    format!("la_{account}_{}_{}_{}", mode.as_str(), code.as_str(), currency.code())
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = ledger_accounts)]
+pub struct LedgerAccountRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    code: &'static str,
+    currency: &'static str,
+    balance: i64,
+    allow_negative: bool,
+    created_at: i64,
+}
+
+impl LedgerAccountRow {
+    pub fn new(account: &AccountId, mode: Mode, code: LedgerCode, currency: Currency, now: i64) -> Self {
+        Self {
+            id: ledger_account_id(account, mode, code, currency),
+            account_id: account.to_string(),
+            livemode: mode.is_live(),
+            code: code.as_str(),
+            currency: currency.code(),
+            balance: 0,
+            allow_negative: code.allow_negative(),
+            created_at: now,
+        }
+    }
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = ledger_entries)]
+pub struct EntryRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    kind: &'static str,
+    created_at: i64,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = ledger_postings)]
+pub struct PostingRow {
+    entry_id: String,
+    seq: i32,
+    ledger_account_id: String,
+    currency: &'static str,
+    amount: i64,
+}
+
+/// The rows that record `entry`: one entry row and one row per posting.
+pub fn entry_rows(
+    id: &EntryId,
+    account: &AccountId,
+    mode: Mode,
+    kind: &'static str,
+    entry: &Entry<String>,
+    now: i64,
+) -> (EntryRow, Vec<PostingRow>) {
+    let postings = entry
+        .postings()
+        .iter()
+        .zip(0..)
+        .map(|(p, seq)| PostingRow {
+            entry_id: id.to_string(),
+            seq,
+            ledger_account_id: p.account.clone(),
+            currency: p.currency.code(),
+            amount: p.amount,
+        })
+        .collect();
+    let row = EntryRow {
+        id: id.to_string(),
+        account_id: account.to_string(),
+        livemode: mode.is_live(),
+        kind,
+        created_at: now,
+    };
+    (row, postings)
+}
+
+#[derive(QueryableByName)]
+struct UnbalancedRow {
+    #[diesel(sql_type = Text)]
+    entry_id: String,
+    #[diesel(sql_type = Text)]
+    currency: String,
+    #[diesel(sql_type = BigInt)]
+    total: i64,
+}
+
+#[derive(QueryableByName)]
+struct ShortEntryRow {
+    #[diesel(sql_type = Text)]
+    entry_id: String,
+    #[diesel(sql_type = BigInt)]
+    postings: i64,
+}
+
+#[derive(QueryableByName)]
+struct MismatchRow {
+    #[diesel(sql_type = Text)]
+    ledger_account: String,
+    #[diesel(sql_type = BigInt)]
+    cached: i64,
+    #[diesel(sql_type = BigInt)]
+    postings: i64,
+}
+
+#[derive(QueryableByName)]
+struct NegativeRow {
+    #[diesel(sql_type = Text)]
+    ledger_account: String,
+    #[diesel(sql_type = BigInt)]
+    balance: i64,
+}
+
+#[derive(QueryableByName)]
+struct CurrencyMismatchRow {
+    #[diesel(sql_type = Text)]
+    entry_id: String,
+    #[diesel(sql_type = Text)]
+    ledger_account: String,
+}
+
+// The audit queries are plain SQL that both dialects accept: aggregates
+// with HAVING read more clearly here than through the query builder.
+const UNBALANCED: &str = "SELECT entry_id, currency, CAST(SUM(amount) AS BIGINT) AS total \
+     FROM ledger_postings GROUP BY entry_id, currency HAVING SUM(amount) <> 0 ORDER BY entry_id";
+const SHORT_ENTRIES: &str = "SELECT e.id AS entry_id, CAST(COUNT(p.seq) AS BIGINT) AS postings \
+     FROM ledger_entries e LEFT JOIN ledger_postings p ON p.entry_id = e.id \
+     GROUP BY e.id HAVING COUNT(p.seq) < 2 ORDER BY e.id";
+const MISMATCHED: &str = "SELECT a.id AS ledger_account, a.balance AS cached, \
+     CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) AS postings \
+     FROM ledger_accounts a LEFT JOIN ledger_postings p ON p.ledger_account_id = a.id \
+     GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(p.amount), 0) ORDER BY a.id";
+const NEGATIVE: &str = "SELECT id AS ledger_account, balance FROM ledger_accounts \
+     WHERE balance < 0 AND NOT allow_negative ORDER BY id";
+const CURRENCY_MISMATCH: &str = "SELECT p.entry_id, p.ledger_account_id AS ledger_account \
+     FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id \
+     WHERE p.currency <> a.currency ORDER BY p.entry_id";
+
+#[async_trait::async_trait]
+impl ports::ledger::LedgerAudit for Db {
+    async fn breaches(&self) -> Result<Vec<Breach>, StoreError> {
+        let (unbalanced, short, mismatched, negative, currency) = with_conn!(self.pool(), |conn| {
+            let unbalanced = diesel::sql_query(UNBALANCED).load::<UnbalancedRow>(conn).await?;
+            let short = diesel::sql_query(SHORT_ENTRIES).load::<ShortEntryRow>(conn).await?;
+            let mismatched = diesel::sql_query(MISMATCHED).load::<MismatchRow>(conn).await?;
+            let negative = diesel::sql_query(NEGATIVE).load::<NegativeRow>(conn).await?;
+            let currency = diesel::sql_query(CURRENCY_MISMATCH).load::<CurrencyMismatchRow>(conn).await?;
+            Ok::<_, diesel::result::Error>((unbalanced, short, mismatched, negative, currency))
+        })?;
+        let breaches = unbalanced
+            .into_iter()
+            .map(|r| Breach::Unbalanced { entry_id: r.entry_id, currency: r.currency, sum: r.total })
+            .chain(short.into_iter().map(|r| Breach::TooFewPostings { entry_id: r.entry_id, postings: r.postings }))
+            .chain(mismatched.into_iter().map(|r| Breach::BalanceMismatch {
+                ledger_account: r.ledger_account,
+                cached: r.cached,
+                postings: r.postings,
+            }))
+            .chain(negative.into_iter().map(|r| Breach::Negative { ledger_account: r.ledger_account, balance: r.balance }))
+            .chain(currency.into_iter().map(|r| Breach::CurrencyMismatch {
+                entry_id: r.entry_id,
+                ledger_account: r.ledger_account,
+            }))
+            .collect();
+        Ok(breaches)
+    }
+}

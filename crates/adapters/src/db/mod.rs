@@ -1,0 +1,150 @@
+//! One database handle over PostgreSQL or SQLite. Repository methods are
+//! written once: [`with_conn!`] expands a query body into both arms, each
+//! compiled for its own backend.
+
+mod accounts;
+mod ledger;
+mod migrate;
+mod rate_limits;
+mod schema;
+mod wallets;
+
+pub use migrate::migrate;
+
+use diesel::SqliteConnection;
+use diesel_async::pooled_connection::deadpool::Pool;
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
+use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use ports::StoreError;
+
+pub type SqliteAsync = SyncConnectionWrapper<SqliteConnection>;
+
+/// A pool of connections to one of the two supported databases.
+#[derive(Clone)]
+pub enum DbPool {
+    Pg(Pool<AsyncPgConnection>),
+    Sqlite(Pool<SqliteAsync>),
+}
+
+/// Runs `$body` with `$conn` bound to a pooled connection of whichever
+/// backend the pool holds. `$body` is an expression of type
+/// `Result<T, E>` with `E: Into<DbError>`; the macro yields
+/// `Result<T, DbError>`.
+macro_rules! with_conn {
+    ($pool:expr, |$conn:ident| $body:expr) => {
+        match $pool {
+            $crate::db::DbPool::Pg(pool) => async {
+                let mut guard = pool.get().await.map_err($crate::db::DbError::pool)?;
+                let $conn = &mut *guard;
+                $body.map_err($crate::db::DbError::from)
+            }
+            .await,
+            $crate::db::DbPool::Sqlite(pool) => async {
+                let mut guard = pool.get().await.map_err($crate::db::DbError::pool)?;
+                let $conn = &mut *guard;
+                $body.map_err($crate::db::DbError::from)
+            }
+            .await,
+        }
+    };
+}
+pub(crate) use with_conn;
+
+/// What went wrong below a repository method.
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error(transparent)]
+    Query(#[from] diesel::result::Error),
+    #[error("connection pool: {0}")]
+    Pool(String),
+    /// A conditional update matched no row: the rule it guards refused.
+    #[error("a conditional update matched no row")]
+    Refused,
+}
+
+impl DbError {
+    pub(crate) fn pool(e: impl std::fmt::Display) -> Self {
+        DbError::Pool(e.to_string())
+    }
+}
+
+impl From<DbError> for StoreError {
+    fn from(e: DbError) -> Self {
+        StoreError(e.to_string())
+    }
+}
+
+/// The repositories over one pool. Implements every store port.
+#[derive(Clone)]
+pub struct Db {
+    pool: DbPool,
+}
+
+/// How many connections SQLite gets. One: SQLite serialises writers
+/// anyway, and a single connection means a write transaction never meets
+/// a concurrent one inside the process (no SQLITE_BUSY on lock upgrade).
+const SQLITE_POOL_SIZE: usize = 1;
+
+impl Db {
+    /// Connects to `url`: `sqlite://path` (created when missing) or
+    /// `postgres://...`. Does not run migrations.
+    pub async fn connect(url: &str, pg_pool_size: usize) -> Result<Self, StoreError> {
+        let pool = if let Some(path) = sqlite_path(url) {
+            let mut config = ManagerConfig::<SqliteAsync>::default();
+            config.recycling_method = RecyclingMethod::Fast;
+            config.custom_setup = Box::new(|path| {
+                let path = path.to_string();
+                Box::pin(async move {
+                    let mut conn = SqliteAsync::establish(&path).await?;
+                    conn.batch_execute(
+                        "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
+                         PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+                    )
+                    .await
+                    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                    Ok(conn)
+                })
+            });
+            let manager = AsyncDieselConnectionManager::new_with_config(path, config);
+            DbPool::Sqlite(Pool::builder(manager).max_size(SQLITE_POOL_SIZE).build().map_err(DbError::pool)?)
+        } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let mut config = ManagerConfig::<AsyncPgConnection>::default();
+            config.recycling_method = RecyclingMethod::Fast;
+            let manager = AsyncDieselConnectionManager::new_with_config(url, config);
+            DbPool::Pg(Pool::builder(manager).max_size(pg_pool_size).build().map_err(DbError::pool)?)
+        } else {
+            return Err(StoreError(
+                "database URL must start with sqlite:// or postgres://".to_string(),
+            ));
+        };
+        let db = Db { pool };
+        db.ping().await?;
+        Ok(db)
+    }
+
+    pub fn is_sqlite(&self) -> bool {
+        matches!(self.pool, DbPool::Sqlite(_))
+    }
+
+    pub(crate) fn pool(&self) -> &DbPool {
+        &self.pool
+    }
+
+    async fn ping(&self) -> Result<(), StoreError> {
+        with_conn!(self.pool(), |conn| diesel::sql_query("SELECT 1").execute(conn).await)?;
+        Ok(())
+    }
+}
+
+/// The file path of a `sqlite://` URL, `None` for any other URL.
+pub fn sqlite_path(url: &str) -> Option<&str> {
+    url.strip_prefix("sqlite://")
+}
+
+#[async_trait::async_trait]
+impl ports::health::Health for Db {
+    async fn ping(&self) -> Result<(), StoreError> {
+        Db::ping(self).await
+    }
+}

@@ -1,0 +1,70 @@
+//! The schema in portable types only, shared by both backends. Mirrors
+//! `migrations/{postgres,sqlite}`.
+
+diesel::table! {
+    accounts (id) {
+        id -> Text,
+        name -> Text,
+        is_demo -> Bool,
+        webhook_url_test -> Nullable<Text>,
+        webhook_url_live -> Nullable<Text>,
+        webhook_secret_sealed -> Binary,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    api_keys (lookup_hash) {
+        lookup_hash -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        sealed_key -> Binary,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    ledger_accounts (id) {
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        code -> Text,
+        currency -> Text,
+        balance -> BigInt,
+        allow_negative -> Bool,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    ledger_entries (id) {
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        kind -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    ledger_postings (entry_id, seq) {
+        entry_id -> Text,
+        seq -> Integer,
+        ledger_account_id -> Text,
+        currency -> Text,
+        amount -> BigInt,
+    }
+}
+
+diesel::table! {
+    rate_limits (account_id, livemode, action, subject) {
+        account_id -> Text,
+        livemode -> Bool,
+        action -> Text,
+        subject -> Text,
+        last_at -> BigInt,
+    }
+}
+
+diesel::joinable!(api_keys -> accounts (account_id));
+diesel::allow_tables_to_appear_in_same_query!(accounts, api_keys, ledger_accounts, ledger_entries, ledger_postings, rate_limits);

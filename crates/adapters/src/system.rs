@@ -1,0 +1,46 @@
+//! The real clock and randomness.
+
+use domain::Secret;
+use ports::clock::Clock;
+use ports::ids::Ids;
+use rand::Rng;
+use rand::distributions::Alphanumeric;
+use rand::rngs::OsRng;
+
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> i64 {
+        let since_epoch = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX)
+    }
+}
+
+pub struct RandomIds;
+
+impl Ids for RandomIds {
+    fn unique(&self) -> String {
+        uuid::Uuid::new_v4().simple().to_string()
+    }
+
+    fn secret(&self, len: usize) -> Secret<String> {
+        Secret::new(OsRng.sample_iter(&Alphanumeric).take(len).map(char::from).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_are_alphanumeric_of_the_asked_length_and_differ() {
+        let a = RandomIds.secret(40);
+        let b = RandomIds.secret(40);
+        assert_eq!(a.expose().len(), 40);
+        assert!(a.expose().bytes().all(|c| c.is_ascii_alphanumeric()));
+        assert_ne!(a.expose(), b.expose());
+        assert_ne!(RandomIds.unique(), RandomIds.unique());
+    }
+}
