@@ -124,7 +124,8 @@ mod tests {
         #[test]
         fn round_trips_any_bytes(plain in proptest::collection::vec(any::<u8>(), 0..300), p in "[a-zA-Z0-9_]{1,64}") {
             let encoded = encrypt(&plain, &pass(&p));
-            prop_assert_eq!(decrypt(&encoded, &pass(&p)).unwrap().expose(), &plain);
+            let decrypted = decrypt(&encoded, &pass(&p)).unwrap();
+            prop_assert_eq!(decrypted.expose(), &plain);
         }
 
         #[test]

@@ -148,3 +148,6 @@ impl ports::health::Health for Db {
         Db::ping(self).await
     }
 }
+
+#[cfg(test)]
+mod tests;
