@@ -1,0 +1,97 @@
+//! Every error answer: `{message, code}` with the status its kind maps to.
+//! Internal details are logged, never sent.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use domain::{DomainError, ErrorKind};
+use serde::Serialize;
+use std::fmt;
+use utoipa::ToSchema;
+
+/// The contract's status for rate-limited calls.
+pub const RATE_LIMITED: u16 = 420;
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// What went wrong, naming the field and the rule where there is one.
+    pub message: String,
+    /// A stable machine-readable code, e.g. `invalid_request`, `rate_limited`.
+    pub code: &'static str,
+}
+
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    body: ErrorBody,
+    retry_after_secs: Option<u64>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            body: ErrorBody {
+                message: message.into(),
+                code,
+            },
+            retry_after_secs: None,
+        }
+    }
+
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+}
+
+fn status_of(kind: ErrorKind) -> StatusCode {
+    let code = match kind {
+        ErrorKind::InvalidRequest => 400,
+        ErrorKind::Unauthorized => 401,
+        ErrorKind::Forbidden => 403,
+        ErrorKind::RateLimited { .. } => RATE_LIMITED,
+        ErrorKind::Blacklisted => 451,
+        ErrorKind::Internal => 500,
+        ErrorKind::Unavailable => 503,
+        ErrorKind::RetryLater => 504,
+    };
+    StatusCode::from_u16(code).expect("a valid status code")
+}
+
+impl<E: DomainError> From<E> for ApiError {
+    fn from(e: E) -> Self {
+        let kind = e.kind();
+        let status = status_of(kind);
+        let message = if status.is_server_error() {
+            tracing::error!(code = e.code(), error = %e, "request failed");
+            "the service could not complete the request; retry later".to_string()
+        } else {
+            e.to_string()
+        };
+        let mut error = ApiError::new(status, e.code(), message);
+        if let ErrorKind::RateLimited { retry_after_secs } = kind {
+            error.retry_after_secs = Some(retry_after_secs);
+        }
+        error
+    }
+}
+
+impl fmt::Display for ApiError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}: {}", self.status.as_u16(), self.body.code, self.body.message)
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut response = HttpResponse::build(self.status);
+        if let Some(secs) = self.retry_after_secs {
+            response.insert_header((header::RETRY_AFTER, HeaderValue::from(secs)));
+        }
+        response.json(&self.body)
+    }
+}

@@ -1,0 +1,134 @@
+//! Extractors that turn a request into typed input or a clear 400/401/413:
+//! the JSON body, the query string, and the authenticated caller.
+
+use crate::error::ApiError;
+use crate::MAX_BODY_BYTES;
+use actix_web::dev::Payload;
+use actix_web::http::StatusCode;
+use actix_web::{FromRequest, HttpRequest, web};
+use app::Caller;
+use domain::{InvalidInput, Mode};
+use futures::StreamExt;
+use futures::future::LocalBoxFuture;
+use serde::de::DeserializeOwned;
+
+/// A JSON body of at most [`MAX_BODY_BYTES`], parsed with the failing
+/// field's path in the error.
+pub struct Json<T>(pub T);
+
+/// A query string, parsed with the failing field named in the error.
+pub struct Query<T>(pub T);
+
+/// The caller, authenticated by the `token: Bearer <key>` header for the
+/// mode of the path.
+pub struct Authenticated(pub Caller);
+
+/// Which mode a scope of paths serves; set as app data on the scope.
+#[derive(Debug, Clone, Copy)]
+pub struct PathMode(pub Mode);
+
+/// Rewrites a serde message into `field: rule`. serde names a missing
+/// field only inside its message, and serde_json appends a position.
+fn describe(path: &str, message: &str) -> InvalidInput {
+    let path = if path == "?" { "" } else { path };
+    let message = message.split(" at line ").next().unwrap_or(message);
+    if let Some(missing) = message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')) {
+        let field = if path.is_empty() || path == "." { missing.to_string() } else { format!("{path}.{missing}") };
+        return InvalidInput::new(field, "is required");
+    }
+    let field = if path.is_empty() || path == "." { "body" } else { path };
+    InvalidInput::new(field, message)
+}
+
+fn payload_too_large() -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+        format!("body: must be at most {MAX_BODY_BYTES} bytes"),
+    )
+}
+
+impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let declared = req
+            .headers()
+            .get(actix_web::http::header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
+        let mut payload = payload.take();
+        Box::pin(async move {
+            if declared.is_some_and(|len| len > MAX_BODY_BYTES) {
+                return Err(payload_too_large());
+            }
+            let mut body = web::BytesMut::new();
+            while let Some(chunk) = payload.next().await {
+                let chunk = chunk.map_err(|_| ApiError::from(InvalidInput::new("body", "could not be read")))?;
+                if body.len() + chunk.len() > MAX_BODY_BYTES {
+                    return Err(payload_too_large());
+                }
+                body.extend_from_slice(&chunk);
+            }
+            if body.iter().all(u8::is_ascii_whitespace) {
+                return Err(InvalidInput::new("body", "must be a JSON object").into());
+            }
+            let mut json = serde_json::Deserializer::from_slice(&body);
+            serde_path_to_error::deserialize(&mut json).map(Json).map_err(|e| {
+                let inner = e.inner();
+                if inner.is_syntax() || inner.is_eof() {
+                    let reason = inner.to_string();
+                    let reason = reason.split(" at line ").next().unwrap_or_default();
+                    return InvalidInput::new("body", format!("is not valid JSON ({reason})")).into();
+                }
+                describe(&e.path().to_string(), &inner.to_string()).into()
+            })
+        })
+    }
+}
+
+impl<T: DeserializeOwned> FromRequest for Query<T> {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let parsed = serde_urlencoded::from_str(req.query_string())
+            .map(Query)
+            .map_err(|e| describe("", &e.to_string()).into());
+        std::future::ready(parsed)
+    }
+}
+
+impl FromRequest for Authenticated {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let app = req.app_data::<web::Data<app::App>>().cloned();
+        let mode = req.app_data::<PathMode>().copied();
+        let header = req.headers().get("token").map(|v| v.to_str().unwrap_or_default().to_string());
+        Box::pin(async move {
+            let (Some(app), Some(PathMode(mode))) = (app, mode) else {
+                return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "route is not wired"));
+            };
+            let caller = app.authenticate(header.as_deref(), mode).await?;
+            Ok(Authenticated(caller))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::describe;
+
+    #[test]
+    fn messages_name_the_field() {
+        assert_eq!(describe(".", "missing field `amount` at line 1 column 2").to_string(), "amount: is required");
+        assert_eq!(describe("address", "missing field `city`").to_string(), "address.city: is required");
+        assert_eq!(
+            describe("amount", "invalid type: integer `5`, expected a string at line 1 column 12").to_string(),
+            "amount: invalid type: integer `5`, expected a string"
+        );
+        assert_eq!(describe(".", "expected value at line 1 column 1").to_string(), "body: expected value");
+    }
+}

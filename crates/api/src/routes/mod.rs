@@ -1,0 +1,65 @@
+//! The route table. Endpoints served in both modes are registered once per
+//! mode scope; sandbox-only helpers exist only under `/sandbox` (404 on
+//! production paths).
+
+pub mod fx;
+pub mod health;
+pub mod wallets;
+
+use crate::error::ApiError;
+use crate::extract::PathMode;
+use actix_web::http::StatusCode;
+use actix_web::{HttpRequest, HttpResponse, ResponseError, Resource, Route, web};
+use domain::Mode;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(endpoint("/health", web::get().to(health::health)))
+        .service(crate::openapi::docs())
+        .service(web::redirect("/v1/docs", "/v1/docs/"))
+        // The sandbox scope first: `/v1/issuing` would otherwise claim its paths.
+        .service(
+            web::scope("/v1/issuing/sandbox")
+                .app_data(PathMode(Mode::Test))
+                .configure(both_modes)
+                .service(endpoint(
+                    "/cards/fund_issuing_wallet",
+                    web::patch().to(wallets::fund_issuing_wallet),
+                )),
+        )
+        .service(
+            web::scope("/v1/issuing")
+                .app_data(PathMode(Mode::Live))
+                .configure(both_modes),
+        );
+}
+
+fn both_modes(cfg: &mut web::ServiceConfig) {
+    cfg.service(endpoint(
+        "/cards/get_issuing_wallet_balance",
+        web::get().to(wallets::get_issuing_wallet_balance),
+    ))
+    .service(endpoint("/cards/fx-rate", web::get().to(fx::get_fx_rate)));
+}
+
+/// One path with one method; any other method on it is a JSON 405.
+fn endpoint(path: &str, route: Route) -> Resource {
+    web::resource(path).route(route).default_service(web::to(method_not_allowed))
+}
+
+pub async fn not_found(req: HttpRequest) -> HttpResponse {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!("no endpoint at {} {}", req.method(), req.path()),
+    )
+    .error_response()
+}
+
+async fn method_not_allowed(req: HttpRequest) -> HttpResponse {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} is not allowed on {}", req.method(), req.path()),
+    )
+    .error_response()
+}

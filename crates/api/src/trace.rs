@@ -1,0 +1,43 @@
+//! Every response carries `x-request-id` (the caller's, when it sent a
+//! sane one), and every request is logged once in a span with that id.
+//! Only the method and the path are logged: query strings can carry
+//! single-use tokens, and headers carry keys. (tracing-actix-web's root
+//! span records the full target, query included, hence this small
+//! middleware.)
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::middleware::Next;
+use std::time::Instant;
+use tracing::Instrument;
+
+pub const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+fn request_id(req: &ServiceRequest) -> String {
+    req.headers()
+        .get(&REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| !v.is_empty() && v.len() <= 64 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
+        .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_string)
+}
+
+pub async fn trace_requests(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let id = request_id(&req);
+    let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.path());
+    let started = Instant::now();
+    let mut response = next.call(req).instrument(span.clone()).await?;
+    let value = HeaderValue::from_str(&id).expect("request ids are visible ASCII");
+    response.headers_mut().insert(REQUEST_ID, value);
+    span.in_scope(|| {
+        tracing::info!(
+            status = response.status().as_u16(),
+            elapsed_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "handled"
+        );
+    });
+    Ok(response)
+}
