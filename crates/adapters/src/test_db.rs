@@ -68,6 +68,11 @@ impl TestDb {
         self.backend
     }
 
+    /// Runs raw SQL against the test database, as a tamperer would.
+    pub async fn execute(&self, sql: &str) {
+        self.migrated().await.execute_raw(sql).await.expect("raw SQL on the test database");
+    }
+
     /// Connects and applies the migrations.
     pub async fn migrated(&self) -> Db {
         let db = Db::connect(&self.url, 16).await.expect("connect to the test database");

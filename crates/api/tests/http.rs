@@ -12,7 +12,6 @@ use ports::accounts::{KeyOwner, MockAccountStore};
 use ports::clock::MockClock;
 use ports::health::MockHealth;
 use ports::ids::MockIds;
-use ports::ledger::MockLedgerAudit;
 use ports::rate_limits::{MockRateLimits, Permit};
 use ports::vault::MockVault;
 use ports::wallets::{MockWalletStore, WalletBalances};
@@ -51,7 +50,6 @@ impl Mocks {
             accounts: Arc::new(self.accounts),
             wallets: Arc::new(self.wallets),
             rate_limits: Arc::new(self.rate_limits),
-            ledger: Arc::new(MockLedgerAudit::new()),
             health: Arc::new(self.health),
             clock: Arc::new(self.clock),
             ids: Arc::new(MockIds::new()),

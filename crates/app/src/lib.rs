@@ -5,7 +5,6 @@
 pub mod accounts;
 pub mod fx;
 pub mod health;
-pub mod ledger;
 pub mod wallets;
 
 use domain::fx::FxRates;
@@ -15,7 +14,6 @@ use ports::accounts::AccountStore;
 use ports::clock::Clock;
 use ports::health::Health;
 use ports::ids::Ids;
-use ports::ledger::LedgerAudit;
 use ports::rate_limits::RateLimits;
 use ports::vault::Vault;
 use ports::wallets::WalletStore;
@@ -27,7 +25,6 @@ pub struct Ports {
     pub accounts: Arc<dyn AccountStore>,
     pub wallets: Arc<dyn WalletStore>,
     pub rate_limits: Arc<dyn RateLimits>,
-    pub ledger: Arc<dyn LedgerAudit>,
     pub health: Arc<dyn Health>,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn Ids>,
@@ -72,7 +69,6 @@ pub(crate) mod testing {
     use ports::clock::MockClock;
     use ports::health::MockHealth;
     use ports::ids::MockIds;
-    use ports::ledger::MockLedgerAudit;
     use ports::rate_limits::MockRateLimits;
     use ports::vault::MockVault;
     use ports::wallets::MockWalletStore;
@@ -82,7 +78,6 @@ pub(crate) mod testing {
         pub accounts: MockAccountStore,
         pub wallets: MockWalletStore,
         pub rate_limits: MockRateLimits,
-        pub ledger: MockLedgerAudit,
         pub health: MockHealth,
         pub clock: MockClock,
         pub ids: MockIds,
@@ -95,7 +90,6 @@ pub(crate) mod testing {
                 accounts: Arc::new(self.accounts),
                 wallets: Arc::new(self.wallets),
                 rate_limits: Arc::new(self.rate_limits),
-                ledger: Arc::new(self.ledger),
                 health: Arc::new(self.health),
                 clock: Arc::new(self.clock),
                 ids: Arc::new(self.ids),

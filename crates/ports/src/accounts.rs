@@ -38,6 +38,9 @@ pub trait AccountStore: Send + Sync {
 
     async fn find_key(&self, lookup_hash: &str) -> Result<Option<KeyOwner>, StoreError>;
 
+    /// Whether any account exists.
+    async fn any_account(&self) -> Result<bool, StoreError>;
+
     /// The sealed key of `mode` of the demo account, if one exists.
     async fn demo_key(&self, mode: Mode) -> Result<Option<Vec<u8>>, StoreError>;
 }

@@ -1,1 +1,44 @@
-fn main() {}
+//! `issuing`: the card issuing service's binary.
+
+mod cli;
+mod commands;
+mod master_key;
+mod wiring;
+
+use clap::Parser;
+use cli::{AccountsCommand, Cli, Command, LedgerCommand, LogFormat};
+use std::process::ExitCode;
+use tracing_subscriber::EnvFilter;
+
+fn init_logs(format: LogFormat) {
+    let filter = EnvFilter::try_from_env("ISSUING_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    match format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().init(),
+    }
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logs(cli.log_format);
+    let serve = cli.serve;
+    let outcome = match cli.command {
+        None => commands::serve(&serve).await,
+        Some(Command::Serve(args)) => commands::serve(&args).await,
+        Some(Command::Migrate(db)) => commands::migrate(&db).await,
+        Some(Command::Accounts(AccountsCommand::Create { name, webhook_url, db })) => {
+            commands::create_account(&db, &serve, &name, webhook_url.as_deref()).await
+        }
+        Some(Command::Ledger(LedgerCommand::Check { db })) => commands::ledger_check(&db).await,
+        Some(Command::Openapi) => commands::openapi(),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -100,6 +100,13 @@ impl AccountStore for Db {
         }))
     }
 
+    async fn any_account(&self) -> Result<bool, StoreError> {
+        let found = with_conn!(self.pool(), |conn| {
+            accounts::table.select(accounts::id).first::<String>(conn).await.optional()
+        })?;
+        Ok(found.is_some())
+    }
+
     async fn demo_key(&self, mode: Mode) -> Result<Option<Vec<u8>>, StoreError> {
         let sealed = with_conn!(self.pool(), |conn| {
             api_keys::table

@@ -131,6 +131,11 @@ impl Db {
         &self.pool
     }
 
+    #[cfg(any(test, feature = "test-support"))]
+    pub(crate) async fn execute_raw(&self, sql: &str) -> Result<usize, StoreError> {
+        Ok(with_conn!(self.pool(), |conn| diesel::sql_query(sql).execute(conn).await)?)
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         with_conn!(self.pool(), |conn| diesel::sql_query("SELECT 1").execute(conn).await)?;
         Ok(())

@@ -4,7 +4,6 @@
 use super::{Db, migrate};
 use crate::crypto::vault::MasterKeyVault;
 use crate::test_db::TestDb;
-use diesel_async::RunQueryDsl;
 use domain::ids::AccountId;
 use domain::ledger::Breach;
 use domain::{Amount, Currency, Mode, Secret};
@@ -41,7 +40,7 @@ fn amount(n: i64) -> Amount {
 }
 
 async fn exec(db: &Db, sql: &str) {
-    super::with_conn!(db.pool(), |conn| diesel::sql_query(sql).execute(conn).await).unwrap();
+    db.execute_raw(sql).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -56,7 +55,10 @@ async fn migrations_apply_once() {
 async fn keys_find_their_account_and_mode() {
     for t in TestDb::all().await {
         let db = t.migrated().await;
+        assert!(!db.any_account().await.unwrap());
         db.create_account(new_account("acct_a", false)).await.unwrap();
+        assert!(db.any_account().await.unwrap());
+        assert!(db.demo_key(Mode::Test).await.unwrap().is_none());
         db.create_account(new_account("acct_demo", true)).await.unwrap();
         let owner = db.find_key("hash-acct_a-live").await.unwrap().unwrap();
         assert_eq!((owner.account_id.as_str(), owner.mode), ("acct_a", Mode::Live), "{}", t.backend());

@@ -1,4 +1,4 @@
-//! On a fresh database `serve` creates a demo account, and every start
+//! On an empty database `serve` creates a demo account, and every start
 //! prints its test key so the first request can be made right away.
 
 use crate::App;
@@ -19,16 +19,20 @@ pub enum DemoAccountError {
 }
 
 impl App {
-    /// The demo account's test key, creating the account when none exists.
-    pub async fn demo_test_key(&self) -> Result<Secret<String>, DemoAccountError> {
-        let Some(sealed) = self.ports.accounts.demo_key(Mode::Test).await? else {
-            let created = self.create_account(DEMO_ACCOUNT_NAME, None, true).await?;
-            return Ok(created.test_secret_key);
-        };
-        let opened = self.ports.vault.open(&sealed).map_err(|_| DemoAccountError::Unsealable)?;
-        String::from_utf8(opened.expose().clone())
-            .map(Secret::new)
-            .map_err(|_| DemoAccountError::Unsealable)
+    /// The demo account's test key: created with the account when the
+    /// database holds no account at all, `None` when it holds real
+    /// accounts and no demo.
+    pub async fn demo_test_key(&self) -> Result<Option<Secret<String>>, DemoAccountError> {
+        if let Some(sealed) = self.ports.accounts.demo_key(Mode::Test).await? {
+            let opened = self.ports.vault.open(&sealed).map_err(|_| DemoAccountError::Unsealable)?;
+            let key = String::from_utf8(opened.expose().clone()).map_err(|_| DemoAccountError::Unsealable)?;
+            return Ok(Some(Secret::new(key)));
+        }
+        if self.ports.accounts.any_account().await? {
+            return Ok(None);
+        }
+        let created = self.create_account(DEMO_ACCOUNT_NAME, None, true).await?;
+        Ok(Some(created.test_secret_key))
     }
 }
 
@@ -43,13 +47,22 @@ mod tests {
     async fn creates_a_demo_account_on_an_empty_database() {
         let mut m = mocks_for_creation();
         m.accounts.expect_demo_key().return_once(|_| Ok(None));
+        m.accounts.expect_any_account().return_once(|| Ok(false));
         m.accounts
             .expect_create_account()
             .withf(|a| a.is_demo && a.name == "Demo")
             .times(1)
             .returning(|_| Ok(()));
-        let key = m.app().demo_test_key().await.unwrap();
+        let key = m.app().demo_test_key().await.unwrap().unwrap();
         assert!(key.expose().starts_with("sk_test_"));
+    }
+
+    #[tokio::test]
+    async fn never_adds_a_demo_account_beside_real_ones() {
+        let mut m = Mocks::default();
+        m.accounts.expect_demo_key().return_once(|_| Ok(None));
+        m.accounts.expect_any_account().return_once(|| Ok(true));
+        assert!(m.app().demo_test_key().await.unwrap().is_none());
     }
 
     #[tokio::test]
@@ -60,7 +73,8 @@ mod tests {
             .withf(|mode| *mode == Mode::Test)
             .return_once(|_| Ok(Some(b"sealed".to_vec())));
         m.vault.expect_open().return_once(|_| Ok(Secret::new(b"sk_test_abc".to_vec())));
-        assert_eq!(m.app().demo_test_key().await.unwrap().expose(), "sk_test_abc");
+        let key = m.app().demo_test_key().await.unwrap().unwrap();
+        assert_eq!(key.expose(), "sk_test_abc");
     }
 
     #[tokio::test]

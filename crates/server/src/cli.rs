@@ -1,0 +1,109 @@
+//! The command line. Every flag can also be set by its environment
+//! variable (`ISSUING_*`, and `DATABASE_URL`).
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use domain::Amount;
+use std::net::SocketAddr;
+
+#[derive(Parser)]
+#[command(name = "issuing", version, about = "Card issuing service", args_conflicts_with_subcommands = true)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+
+    /// With no command: `serve` with these arguments.
+    #[command(flatten)]
+    pub serve: ServeArgs,
+
+    /// Logs as text lines or JSON objects (to stderr).
+    #[arg(long, env = "ISSUING_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
+    pub log_format: LogFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run the HTTP API (the default when no command is given).
+    Serve(ServeArgs),
+    /// Apply pending database migrations and exit.
+    Migrate(DbArgs),
+    /// Manage client accounts.
+    #[command(subcommand)]
+    Accounts(AccountsCommand),
+    /// Inspect the ledger.
+    #[command(subcommand)]
+    Ledger(LedgerCommand),
+    /// Print the OpenAPI document.
+    Openapi,
+}
+
+#[derive(Args, Clone)]
+pub struct DbArgs {
+    /// `sqlite://path` (created when missing) or `postgres://...`.
+    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://issuing.db", hide_env_values = true)]
+    pub database_url: String,
+
+    /// 32 bytes as 64 hex characters, sealing keys and card data at rest.
+    /// Unset with SQLite: generated once into a 0600 file beside the database.
+    /// Required with PostgreSQL.
+    #[arg(long, env = "ISSUING_MASTER_KEY", hide_env_values = true)]
+    pub master_key: Option<String>,
+
+    /// Connections in the PostgreSQL pool (SQLite always uses one).
+    #[arg(long, env = "ISSUING_DB_POOL_SIZE", default_value_t = 16)]
+    pub db_pool_size: usize,
+}
+
+#[derive(Args, Clone)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub db: DbArgs,
+
+    /// Address of the API. Port 0 picks a free port (printed at start).
+    #[arg(long, env = "ISSUING_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+
+    /// Do not apply migrations at start (PostgreSQL; SQLite always migrates).
+    #[arg(long, env = "ISSUING_NO_MIGRATE")]
+    pub no_migrate: bool,
+
+    /// Kobo paid for 1 USD, served by the FX-rate endpoint as NGN-USD.
+    #[arg(long, env = "ISSUING_FX_NGN_USD", default_value = "160000", value_parser = parse_amount)]
+    pub fx_ngn_usd: Amount,
+
+    /// Kobo received for 1 USD, served by the FX-rate endpoint as USD-NGN.
+    #[arg(long, env = "ISSUING_FX_USD_NGN", default_value = "155000", value_parser = parse_amount)]
+    pub fx_usd_ngn: Amount,
+}
+
+fn parse_amount(value: &str) -> Result<Amount, String> {
+    Amount::parse_positive("rate", value).map_err(|e| e.to_string())
+}
+
+#[derive(Subcommand)]
+pub enum AccountsCommand {
+    /// Create an account; prints its id, keys and webhook secret as JSON.
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Where its webhooks go (sandbox and live), an http(s) URL.
+        #[arg(long)]
+        webhook_url: Option<String>,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum LedgerCommand {
+    /// Verify every ledger invariant; exits 1 and names each breach.
+    Check {
+        #[command(flatten)]
+        db: DbArgs,
+    },
+}
