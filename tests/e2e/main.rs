@@ -1,1 +1,9 @@
+//! Black-box tests: the built `issuing` binary over HTTP and its CLI, as a
+//! client and an operator use them, on SQLite and (with
+//! `TEST_DATABASE_URL`) on PostgreSQL.
 
+mod harness;
+
+mod accounts_and_keys;
+mod utility;
+mod wallets;

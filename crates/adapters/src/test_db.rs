@@ -37,7 +37,12 @@ impl TestDb {
     pub fn sqlite() -> TestDb {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let url = format!("sqlite://{}", dir.path().join("issuing.db").display());
-        TestDb { url, backend: "sqlite", pg_schema: None, _dir: Some(dir) }
+        TestDb {
+            url,
+            backend: "sqlite",
+            pg_schema: None,
+            _dir: Some(dir),
+        }
     }
 
     /// A fresh, empty schema in the database at `admin_url`.
@@ -70,12 +75,18 @@ impl TestDb {
 
     /// Runs raw SQL against the test database, as a tamperer would.
     pub async fn execute(&self, sql: &str) {
-        self.migrated().await.execute_raw(sql).await.expect("raw SQL on the test database");
+        self.migrated()
+            .await
+            .execute_raw(sql)
+            .await
+            .expect("raw SQL on the test database");
     }
 
     /// Connects and applies the migrations.
     pub async fn migrated(&self) -> Db {
-        let db = Db::connect(&self.url, 16).await.expect("connect to the test database");
+        let db = Db::connect(&self.url, 16)
+            .await
+            .expect("connect to the test database");
         migrate(&db).await.expect("migrate the test database");
         db
     }
@@ -83,14 +94,22 @@ impl TestDb {
 
 impl Drop for TestDb {
     fn drop(&mut self) {
-        let Some((admin_url, schema)) = self.pg_schema.take() else { return };
+        let Some((admin_url, schema)) = self.pg_schema.take() else {
+            return;
+        };
         // Drop may run inside a runtime, so the cleanup gets a thread and a
         // runtime of its own.
         let _ = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
             runtime.block_on(async {
                 let mut admin = AsyncPgConnection::establish(&admin_url).await.ok()?;
-                diesel::sql_query(format!("DROP SCHEMA {schema} CASCADE")).execute(&mut admin).await.ok()
+                diesel::sql_query(format!("DROP SCHEMA {schema} CASCADE"))
+                    .execute(&mut admin)
+                    .await
+                    .ok()
             })
         })
         .join();

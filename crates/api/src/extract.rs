@@ -1,8 +1,8 @@
 //! Extractors that turn a request into typed input or a clear 400/401/413:
 //! the JSON body, the query string, and the authenticated caller.
 
-use crate::error::ApiError;
 use crate::MAX_BODY_BYTES;
+use crate::error::ApiError;
 use actix_web::dev::Payload;
 use actix_web::http::StatusCode;
 use actix_web::{FromRequest, HttpRequest, web};
@@ -32,11 +32,22 @@ pub struct PathMode(pub Mode);
 fn describe(path: &str, message: &str) -> InvalidInput {
     let path = if path == "?" { "" } else { path };
     let message = message.split(" at line ").next().unwrap_or(message);
-    if let Some(missing) = message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')) {
-        let field = if path.is_empty() || path == "." { missing.to_string() } else { format!("{path}.{missing}") };
+    if let Some(missing) = message
+        .strip_prefix("missing field `")
+        .and_then(|m| m.strip_suffix('`'))
+    {
+        let field = if path.is_empty() || path == "." {
+            missing.to_string()
+        } else {
+            format!("{path}.{missing}")
+        };
         return InvalidInput::new(field, "is required");
     }
-    let field = if path.is_empty() || path == "." { "body" } else { path };
+    let field = if path.is_empty() || path == "." {
+        "body"
+    } else {
+        path
+    };
     InvalidInput::new(field, message)
 }
 
@@ -64,7 +75,8 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
             }
             let mut body = web::BytesMut::new();
             while let Some(chunk) = payload.next().await {
-                let chunk = chunk.map_err(|_| ApiError::from(InvalidInput::new("body", "could not be read")))?;
+                let chunk = chunk
+                    .map_err(|_| ApiError::from(InvalidInput::new("body", "could not be read")))?;
                 if body.len() + chunk.len() > MAX_BODY_BYTES {
                     return Err(payload_too_large());
                 }
@@ -74,15 +86,18 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
                 return Err(InvalidInput::new("body", "must be a JSON object").into());
             }
             let mut json = serde_json::Deserializer::from_slice(&body);
-            serde_path_to_error::deserialize(&mut json).map(Json).map_err(|e| {
-                let inner = e.inner();
-                if inner.is_syntax() || inner.is_eof() {
-                    let reason = inner.to_string();
-                    let reason = reason.split(" at line ").next().unwrap_or_default();
-                    return InvalidInput::new("body", format!("is not valid JSON ({reason})")).into();
-                }
-                describe(&e.path().to_string(), &inner.to_string()).into()
-            })
+            serde_path_to_error::deserialize(&mut json)
+                .map(Json)
+                .map_err(|e| {
+                    let inner = e.inner();
+                    if inner.is_syntax() || inner.is_eof() {
+                        let reason = inner.to_string();
+                        let reason = reason.split(" at line ").next().unwrap_or_default();
+                        return InvalidInput::new("body", format!("is not valid JSON ({reason})"))
+                            .into();
+                    }
+                    describe(&e.path().to_string(), &inner.to_string()).into()
+                })
         })
     }
 }
@@ -106,10 +121,17 @@ impl FromRequest for Authenticated {
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
         let app = req.app_data::<web::Data<app::App>>().cloned();
         let mode = req.app_data::<PathMode>().copied();
-        let header = req.headers().get("token").map(|v| v.to_str().unwrap_or_default().to_string());
+        let header = req
+            .headers()
+            .get("token")
+            .map(|v| v.to_str().unwrap_or_default().to_string());
         Box::pin(async move {
             let (Some(app), Some(PathMode(mode))) = (app, mode) else {
-                return Err(ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", "route is not wired"));
+                return Err(ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "route is not wired",
+                ));
             };
             let caller = app.authenticate(header.as_deref(), mode).await?;
             Ok(Authenticated(caller))
@@ -123,12 +145,25 @@ mod tests {
 
     #[test]
     fn messages_name_the_field() {
-        assert_eq!(describe(".", "missing field `amount` at line 1 column 2").to_string(), "amount: is required");
-        assert_eq!(describe("address", "missing field `city`").to_string(), "address.city: is required");
         assert_eq!(
-            describe("amount", "invalid type: integer `5`, expected a string at line 1 column 12").to_string(),
+            describe(".", "missing field `amount` at line 1 column 2").to_string(),
+            "amount: is required"
+        );
+        assert_eq!(
+            describe("address", "missing field `city`").to_string(),
+            "address.city: is required"
+        );
+        assert_eq!(
+            describe(
+                "amount",
+                "invalid type: integer `5`, expected a string at line 1 column 12"
+            )
+            .to_string(),
             "amount: invalid type: integer `5`, expected a string"
         );
-        assert_eq!(describe(".", "expected value at line 1 column 1").to_string(), "body: expected value");
+        assert_eq!(
+            describe(".", "expected value at line 1 column 1").to_string(),
+            "body: expected value"
+        );
     }
 }

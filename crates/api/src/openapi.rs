@@ -116,13 +116,21 @@ mod tests {
         ] {
             assert!(paths.iter().any(|k| k.as_str() == p), "{p} missing");
         }
-        assert!(!paths.iter().any(|k| k.as_str() == "/v1/issuing/cards/fund_issuing_wallet"));
+        assert!(
+            !paths
+                .iter()
+                .any(|k| k.as_str() == "/v1/issuing/cards/fund_issuing_wallet")
+        );
         let mut ids: Vec<String> = doc
             .paths
             .paths
             .values()
             .cloned()
-            .flat_map(|mut item| operations(&mut item).filter_map(|op| op.operation_id.clone()).collect::<Vec<_>>())
+            .flat_map(|mut item| {
+                operations(&mut item)
+                    .filter_map(|op| op.operation_id.clone())
+                    .collect::<Vec<_>>()
+            })
             .collect();
         let count = ids.len();
         ids.sort();

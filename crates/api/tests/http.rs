@@ -35,9 +35,17 @@ impl Mocks {
     fn authenticating() -> Self {
         let mut m = Mocks::default();
         m.accounts.expect_find_key().returning(|hash| {
-            let mode = if hash.contains("sk_live_") { Mode::Live } else { Mode::Test };
-            Ok((hash != "h:sk_test_unknownunknownunknownunknownunknown")
-                .then(|| KeyOwner { account_id: AccountId::new("acct_1"), mode }))
+            let mode = if hash.contains("sk_live_") {
+                Mode::Live
+            } else {
+                Mode::Test
+            };
+            Ok(
+                (hash != "h:sk_test_unknownunknownunknownunknownunknown").then(|| KeyOwner {
+                    account_id: AccountId::new("acct_1"),
+                    mode,
+                }),
+            )
         });
         m.clock.expect_now().return_const(1_000i64);
         m
@@ -63,7 +71,10 @@ impl Mocks {
     }
 }
 
-async fn call(mocks: Mocks, req: test::TestRequest) -> (StatusCode, actix_web::http::header::HeaderMap, Value) {
+async fn call(
+    mocks: Mocks,
+    req: test::TestRequest,
+) -> (StatusCode, actix_web::http::header::HeaderMap, Value) {
     let service = test::init_service(issuing_api::build(mocks.app())).await;
     let response = test::call_service(&service, req.to_request()).await;
     let (status, headers) = (response.status(), response.headers().clone());
@@ -98,7 +109,9 @@ async fn health_is_200_with_the_envelope_and_a_request_id() {
 #[actix_web::test]
 async fn health_is_503_when_the_database_is_unreachable_and_says_nothing_internal() {
     let mut m = Mocks::default();
-    m.health.expect_ping().returning(|| Err(StoreError("connection refused to 10.0.0.1".into())));
+    m.health
+        .expect_ping()
+        .returning(|| Err(StoreError("connection refused to 10.0.0.1".into())));
     let (status, _, body) = call(m, test::TestRequest::get().uri("/health")).await;
     assert_eq!(status, 503);
     assert_eq!(body["code"], "storage_unavailable");
@@ -109,19 +122,31 @@ async fn health_is_503_when_the_database_is_unreachable_and_says_nothing_interna
 async fn a_sane_request_id_is_echoed() {
     let mut m = Mocks::default();
     m.health.expect_ping().returning(|| Ok(()));
-    let req = test::TestRequest::get().uri("/health").insert_header(("x-request-id", "abc-123"));
+    let req = test::TestRequest::get()
+        .uri("/health")
+        .insert_header(("x-request-id", "abc-123"));
     let (_, headers, _) = call(m, req).await;
     assert_eq!(headers.get("x-request-id").unwrap(), "abc-123");
 }
 
 #[actix_web::test]
 async fn unknown_routes_are_json_404_and_wrong_methods_json_405() {
-    let (status, headers, body) = call(Mocks::default(), test::TestRequest::get().uri("/v1/nothing")).await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")));
+    let (status, headers, body) = call(
+        Mocks::default(),
+        test::TestRequest::get().uri("/v1/nothing"),
+    )
+    .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not_found"))
+    );
     assert!(headers.contains_key("x-request-id"));
     let req = test::TestRequest::delete().uri("/v1/issuing/sandbox/cards/fx-rate");
     let (status, _, body) = call(Mocks::default(), req).await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::METHOD_NOT_ALLOWED, Some("method_not_allowed")));
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::METHOD_NOT_ALLOWED, Some("method_not_allowed"))
+    );
 }
 
 #[actix_web::test]
@@ -137,16 +162,36 @@ async fn sandbox_helpers_do_not_exist_on_production_paths() {
 #[actix_web::test]
 async fn keys_are_checked_for_presence_shape_existence_and_mode() {
     let cases = [
-        (None, "/v1/issuing/sandbox/cards/get_issuing_wallet_balance", "missing_api_key"),
-        (Some("Bearer nope"), "/v1/issuing/sandbox/cards/get_issuing_wallet_balance", "malformed_api_key"),
-        (Some(LIVE_KEY), "/v1/issuing/sandbox/cards/get_issuing_wallet_balance", "malformed_api_key"),
+        (
+            None,
+            "/v1/issuing/sandbox/cards/get_issuing_wallet_balance",
+            "missing_api_key",
+        ),
+        (
+            Some("Bearer nope"),
+            "/v1/issuing/sandbox/cards/get_issuing_wallet_balance",
+            "malformed_api_key",
+        ),
+        (
+            Some(LIVE_KEY),
+            "/v1/issuing/sandbox/cards/get_issuing_wallet_balance",
+            "malformed_api_key",
+        ),
         (
             Some("Bearer sk_test_unknownunknownunknownunknownunknown"),
             "/v1/issuing/sandbox/cards/get_issuing_wallet_balance",
             "unknown_api_key",
         ),
-        (Some(&format!("Bearer {LIVE_KEY}")), "/v1/issuing/sandbox/cards/get_issuing_wallet_balance", "wrong_mode_api_key"),
-        (Some(&format!("Bearer {TEST_KEY}")), "/v1/issuing/cards/get_issuing_wallet_balance", "wrong_mode_api_key"),
+        (
+            Some(&format!("Bearer {LIVE_KEY}")),
+            "/v1/issuing/sandbox/cards/get_issuing_wallet_balance",
+            "wrong_mode_api_key",
+        ),
+        (
+            Some(&format!("Bearer {TEST_KEY}")),
+            "/v1/issuing/cards/get_issuing_wallet_balance",
+            "wrong_mode_api_key",
+        ),
     ];
     for (header, uri, code) in cases {
         let mut req = test::TestRequest::get().uri(uri);
@@ -156,7 +201,10 @@ async fn keys_are_checked_for_presence_shape_existence_and_mode() {
         let (status, _, body) = call(Mocks::authenticating(), req).await;
         assert_eq!(status, 401, "{header:?} {uri}");
         assert_eq!(body["code"], code, "{header:?} {uri}");
-        assert!(!body.to_string().contains("0123456789abcdefghij"), "the key is echoed: {body}");
+        assert!(
+            !body.to_string().contains("0123456789abcdefghij"),
+            "the key is echoed: {body}"
+        );
     }
 }
 
@@ -183,7 +231,10 @@ async fn bad_bodies_are_400_naming_the_field() {
         (r#"{"amount": "-25"}"#, "amount: must be a whole number"),
         (r#"{"amount": "2.5"}"#, "amount: must be a whole number"),
         (r#"{"amount": "0"}"#, "amount: must be greater than zero"),
-        (r#"{"amount": "99999999999999999999"}"#, "amount: is too large"),
+        (
+            r#"{"amount": "99999999999999999999"}"#,
+            "amount: is too large",
+        ),
     ];
     for (payload, expected) in cases {
         let (status, _, body) = call(Mocks::authenticating(), fund(TEST_KEY, payload)).await;
@@ -192,7 +243,8 @@ async fn bad_bodies_are_400_naming_the_field() {
         assert!(message.starts_with(expected), "{payload}: {message}");
         assert_eq!(body["code"], "invalid_request");
     }
-    let req = fund(TEST_KEY, r#"{"amount":"1"}"#).uri("/v1/issuing/sandbox/cards/fund_issuing_wallet?currency=EUR");
+    let req = fund(TEST_KEY, r#"{"amount":"1"}"#)
+        .uri("/v1/issuing/sandbox/cards/fund_issuing_wallet?currency=EUR");
     let (status, _, body) = call(Mocks::authenticating(), req).await;
     assert_eq!(status, 400);
     assert_eq!(body["message"], "currency: must be one of USD, NGN");
@@ -208,11 +260,20 @@ async fn bodies_over_64_kib_are_413() {
 
 #[actix_web::test]
 async fn balances_in_both_modes() {
-    for (key, prefix, mode) in [(TEST_KEY, "/v1/issuing/sandbox", Mode::Test), (LIVE_KEY, "/v1/issuing", Mode::Live)] {
+    for (key, prefix, mode) in [
+        (TEST_KEY, "/v1/issuing/sandbox", Mode::Test),
+        (LIVE_KEY, "/v1/issuing", Mode::Live),
+    ] {
         let mut m = Mocks::authenticating();
-        m.wallets.expect_balances().withf(move |_, m| *m == mode).returning(|_, _| {
-            Ok(WalletBalances { usd: Amount::from_minor(7).unwrap(), ngn: Amount::from_minor(9).unwrap() })
-        });
+        m.wallets
+            .expect_balances()
+            .withf(move |_, m| *m == mode)
+            .returning(|_, _| {
+                Ok(WalletBalances {
+                    usd: Amount::from_minor(7).unwrap(),
+                    ngn: Amount::from_minor(9).unwrap(),
+                })
+            });
         let req = test::TestRequest::get()
             .uri(&format!("{prefix}/cards/get_issuing_wallet_balance"))
             .insert_header(bearer(key));
@@ -228,16 +289,26 @@ async fn fx_rate_twice_in_a_minute_is_420_with_retry_after() {
     let mut m = Mocks::authenticating();
     m.rate_limits
         .expect_acquire()
-        .returning(|_, _, _, _, _, _| Ok(Permit::Denied { retry_after_secs: 37 }));
-    let req = test::TestRequest::get().uri("/v1/issuing/cards/fx-rate").insert_header(bearer(LIVE_KEY));
+        .returning(|_, _, _, _, _, _| {
+            Ok(Permit::Denied {
+                retry_after_secs: 37,
+            })
+        });
+    let req = test::TestRequest::get()
+        .uri("/v1/issuing/cards/fx-rate")
+        .insert_header(bearer(LIVE_KEY));
     let (status, headers, body) = call(m, req).await;
     assert_eq!(status.as_u16(), 420);
     assert_eq!(headers.get("retry-after").unwrap(), "37");
     assert_eq!(body["code"], "rate_limited");
 
     let mut m = Mocks::authenticating();
-    m.rate_limits.expect_acquire().returning(|_, _, _, _, _, _| Ok(Permit::Granted));
-    let req = test::TestRequest::get().uri("/v1/issuing/cards/fx-rate").insert_header(bearer(LIVE_KEY));
+    m.rate_limits
+        .expect_acquire()
+        .returning(|_, _, _, _, _, _| Ok(Permit::Granted));
+    let req = test::TestRequest::get()
+        .uri("/v1/issuing/cards/fx-rate")
+        .insert_header(bearer(LIVE_KEY));
     let (status, _, body) = call(m, req).await;
     assert_eq!(status, 200);
     assert_eq!(body["data"]["NGN-USD"], "160000");
@@ -246,15 +317,27 @@ async fn fx_rate_twice_in_a_minute_is_420_with_retry_after() {
 
 #[actix_web::test]
 async fn the_openapi_document_and_the_docs_page_are_served() {
-    let (status, _, body) = call(Mocks::default(), test::TestRequest::get().uri("/v1/openapi.json")).await;
+    let (status, _, body) = call(
+        Mocks::default(),
+        test::TestRequest::get().uri("/v1/openapi.json"),
+    )
+    .await;
     assert_eq!(status, 200);
     assert!(body["paths"]["/v1/issuing/sandbox/cards/fund_issuing_wallet"]["patch"].is_object());
 
     let service = test::init_service(issuing_api::build(Mocks::default().app())).await;
-    let response = test::call_service(&service, test::TestRequest::get().uri("/v1/docs/").to_request()).await;
+    let response = test::call_service(
+        &service,
+        test::TestRequest::get().uri("/v1/docs/").to_request(),
+    )
+    .await;
     assert_eq!(response.status(), 200);
     let page = String::from_utf8(test::read_body(response).await.to_vec()).unwrap();
     assert!(page.contains("swagger-ui"), "{page}");
-    let redirect = test::call_service(&service, test::TestRequest::get().uri("/v1/docs").to_request()).await;
+    let redirect = test::call_service(
+        &service,
+        test::TestRequest::get().uri("/v1/docs").to_request(),
+    )
+    .await;
     assert!(redirect.status().is_redirection());
 }

@@ -11,7 +11,9 @@ pub const MIN_RANDOM_CHARS: usize = 32;
 pub enum AuthError {
     #[error("missing API key: send the header `token: Bearer <secret key>`")]
     Missing,
-    #[error("malformed API key: the header must read `token: Bearer sk_test_...` or `token: Bearer sk_live_...`")]
+    #[error(
+        "malformed API key: the header must read `token: Bearer sk_test_...` or `token: Bearer sk_live_...`"
+    )]
     Malformed,
     #[error("unknown API key")]
     Unknown,
@@ -112,7 +114,11 @@ mod tests {
             short.as_str(),
         ];
         for h in bad {
-            assert_eq!(parse_header(Some(h), Mode::Test), Err(AuthError::Malformed), "{h}");
+            assert_eq!(
+                parse_header(Some(h), Mode::Test),
+                Err(AuthError::Malformed),
+                "{h}"
+            );
         }
     }
 

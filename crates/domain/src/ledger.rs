@@ -49,11 +49,24 @@ impl<A> Entry<A> {
     }
 
     /// Moves `amount` from one ledger account to another.
-    pub fn transfer(from: A, to: A, currency: Currency, amount: Amount) -> Result<Self, InvalidInput> {
+    pub fn transfer(
+        from: A,
+        to: A,
+        currency: Currency,
+        amount: Amount,
+    ) -> Result<Self, InvalidInput> {
         let minor = amount.minor();
         Self::new(vec![
-            Posting { account: from, currency, amount: -minor },
-            Posting { account: to, currency, amount: minor },
+            Posting {
+                account: from,
+                currency,
+                amount: -minor,
+            },
+            Posting {
+                account: to,
+                currency,
+                amount: minor,
+            },
         ])
         .map_err(|e| InvalidInput::new("amount", e.to_string()))
     }
@@ -67,34 +80,71 @@ impl<A> Entry<A> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Breach {
     /// An entry's postings do not sum to zero in one currency.
-    Unbalanced { entry_id: String, currency: String, sum: i64 },
+    Unbalanced {
+        entry_id: String,
+        currency: String,
+        sum: i64,
+    },
     /// An entry with fewer than two postings.
     TooFewPostings { entry_id: String, postings: i64 },
     /// A cached balance differs from the sum of its postings.
-    BalanceMismatch { ledger_account: String, cached: i64, postings: i64 },
+    BalanceMismatch {
+        ledger_account: String,
+        cached: i64,
+        postings: i64,
+    },
     /// A balance below zero on an account that may not go negative.
-    Negative { ledger_account: String, balance: i64 },
+    Negative {
+        ledger_account: String,
+        balance: i64,
+    },
     /// A posting in a currency other than its account's.
-    CurrencyMismatch { entry_id: String, ledger_account: String },
+    CurrencyMismatch {
+        entry_id: String,
+        ledger_account: String,
+    },
 }
 
 impl fmt::Display for Breach {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Breach::Unbalanced { entry_id, currency, sum } => {
-                write!(f, "entry {entry_id} is unbalanced in {currency}: postings sum to {sum}")
+            Breach::Unbalanced {
+                entry_id,
+                currency,
+                sum,
+            } => {
+                write!(
+                    f,
+                    "entry {entry_id} is unbalanced in {currency}: postings sum to {sum}"
+                )
             }
             Breach::TooFewPostings { entry_id, postings } => {
-                write!(f, "entry {entry_id} has {postings} posting(s); at least two are required")
+                write!(
+                    f,
+                    "entry {entry_id} has {postings} posting(s); at least two are required"
+                )
             }
-            Breach::BalanceMismatch { ledger_account, cached, postings } => write!(
+            Breach::BalanceMismatch {
+                ledger_account,
+                cached,
+                postings,
+            } => write!(
                 f,
                 "ledger account {ledger_account} caches balance {cached} but its postings sum to {postings}"
             ),
-            Breach::Negative { ledger_account, balance } => {
-                write!(f, "ledger account {ledger_account} is negative ({balance}) and may not be")
+            Breach::Negative {
+                ledger_account,
+                balance,
+            } => {
+                write!(
+                    f,
+                    "ledger account {ledger_account} is negative ({balance}) and may not be"
+                )
             }
-            Breach::CurrencyMismatch { entry_id, ledger_account } => write!(
+            Breach::CurrencyMismatch {
+                entry_id,
+                ledger_account,
+            } => write!(
                 f,
                 "entry {entry_id} posts to ledger account {ledger_account} in a currency it does not hold"
             ),
@@ -108,12 +158,22 @@ mod tests {
     use proptest::prelude::*;
 
     fn p(account: &'static str, currency: Currency, amount: i64) -> Posting<&'static str> {
-        Posting { account, currency, amount }
+        Posting {
+            account,
+            currency,
+            amount,
+        }
     }
 
     #[test]
     fn transfer_is_balanced() {
-        let e = Entry::transfer("faucet", "wallet", Currency::Usd, Amount::from_minor(500).unwrap()).unwrap();
+        let e = Entry::transfer(
+            "faucet",
+            "wallet",
+            Currency::Usd,
+            Amount::from_minor(500).unwrap(),
+        )
+        .unwrap();
         let sum: i64 = e.postings().iter().map(|p| p.amount).sum();
         assert_eq!(sum, 0);
         assert_eq!(e.postings()[1].amount, 500);
@@ -122,10 +182,22 @@ mod tests {
     #[test]
     fn rejects_unbalanced_short_and_zero() {
         use Currency::*;
-        assert_eq!(Entry::new(vec![p("a", Usd, 1)]), Err(EntryError::TooFewPostings));
-        assert_eq!(Entry::new(vec![p("a", Usd, 1), p("b", Usd, -2)]), Err(EntryError::Unbalanced("USD")));
-        assert_eq!(Entry::new(vec![p("a", Usd, 1), p("b", Ngn, -1)]), Err(EntryError::Unbalanced("NGN")));
-        assert_eq!(Entry::new(vec![p("a", Usd, 0), p("b", Usd, 0)]), Err(EntryError::ZeroPosting));
+        assert_eq!(
+            Entry::new(vec![p("a", Usd, 1)]),
+            Err(EntryError::TooFewPostings)
+        );
+        assert_eq!(
+            Entry::new(vec![p("a", Usd, 1), p("b", Usd, -2)]),
+            Err(EntryError::Unbalanced("USD"))
+        );
+        assert_eq!(
+            Entry::new(vec![p("a", Usd, 1), p("b", Ngn, -1)]),
+            Err(EntryError::Unbalanced("NGN"))
+        );
+        assert_eq!(
+            Entry::new(vec![p("a", Usd, 0), p("b", Usd, 0)]),
+            Err(EntryError::ZeroPosting)
+        );
     }
 
     #[test]
@@ -135,7 +207,11 @@ mod tests {
 
     #[test]
     fn breaches_name_what_is_broken() {
-        let b = Breach::BalanceMismatch { ledger_account: "la_1".into(), cached: 5, postings: 3 };
+        let b = Breach::BalanceMismatch {
+            ledger_account: "la_1".into(),
+            cached: 5,
+            postings: 3,
+        };
         assert!(b.to_string().contains("la_1"));
     }
 

@@ -66,7 +66,9 @@ mod tests {
         assert_eq!(Amount::parse("amount", "0").unwrap(), Amount::ZERO);
         assert_eq!(Amount::parse("amount", "007").unwrap().minor(), 7);
         assert_eq!(
-            Amount::parse("amount", "9223372036854775807").unwrap().minor(),
+            Amount::parse("amount", "9223372036854775807")
+                .unwrap()
+                .minor(),
             i64::MAX
         );
     }

@@ -27,7 +27,14 @@ mod tests {
 
     #[test]
     fn rejects_others_naming_the_field() {
-        for bad in ["", "example.com", "ftp://example.com", "mailto:a@b.c", "https://", "not a url"] {
+        for bad in [
+            "",
+            "example.com",
+            "ftp://example.com",
+            "mailto:a@b.c",
+            "https://",
+            "not a url",
+        ] {
             let e = parse("url", bad).unwrap_err();
             assert_eq!(e.field, "url", "{bad}");
         }

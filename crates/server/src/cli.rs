@@ -6,7 +6,12 @@ use domain::Amount;
 use std::net::SocketAddr;
 
 #[derive(Parser)]
-#[command(name = "issuing", version, about = "Card issuing service", args_conflicts_with_subcommands = true)]
+#[command(
+    name = "issuing",
+    version,
+    about = "Card issuing service",
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
@@ -45,7 +50,12 @@ pub enum Command {
 #[derive(Args, Clone)]
 pub struct DbArgs {
     /// `sqlite://path` (created when missing) or `postgres://...`.
-    #[arg(long, env = "DATABASE_URL", default_value = "sqlite://issuing.db", hide_env_values = true)]
+    #[arg(
+        long,
+        env = "DATABASE_URL",
+        default_value = "sqlite://issuing.db",
+        hide_env_values = true
+    )]
     pub database_url: String,
 
     /// 32 bytes as 64 hex characters, sealing keys and card data at rest.

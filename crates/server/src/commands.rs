@@ -2,16 +2,19 @@
 
 use crate::cli::{DbArgs, ServeArgs};
 use crate::wiring;
-use ports::ledger::LedgerAudit;
 use actix_web::{HttpServer, web};
 use anyhow::Context;
+use ports::ledger::LedgerAudit;
 use serde_json::json;
 use std::process::ExitCode;
 
 pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(&args.db, !args.no_migrate).await?;
     let app = wiring::app(db, &args.db, args)?;
-    let demo_key = app.demo_test_key().await.context("preparing the demo account")?;
+    let demo_key = app
+        .demo_test_key()
+        .await
+        .context("preparing the demo account")?;
     let data = web::Data::new(app);
     let server = HttpServer::new(move || api::build(data.clone()))
         .bind(args.listen)
@@ -57,7 +60,9 @@ pub async fn ledger_check(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, false).await?;
     let breaches = db.breaches().await?;
     if breaches.is_empty() {
-        println!("ledger check passed: every entry balances, every cached balance matches its postings");
+        println!(
+            "ledger check passed: every entry balances, every cached balance matches its postings"
+        );
         return Ok(ExitCode::SUCCESS);
     }
     for breach in &breaches {

@@ -12,7 +12,9 @@ use tracing_subscriber::EnvFilter;
 
 fn init_logs(format: LogFormat) {
     let filter = EnvFilter::try_from_env("ISSUING_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
-    let logs = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr);
+    let logs = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
     match format {
         LogFormat::Text => logs.init(),
         LogFormat::Json => logs.json().init(),
@@ -28,9 +30,11 @@ async fn main() -> ExitCode {
         None => commands::serve(&serve).await,
         Some(Command::Serve(args)) => commands::serve(&args).await,
         Some(Command::Migrate(db)) => commands::migrate(&db).await,
-        Some(Command::Accounts(AccountsCommand::Create { name, webhook_url, db })) => {
-            commands::create_account(&db, &serve, &name, webhook_url.as_deref()).await
-        }
+        Some(Command::Accounts(AccountsCommand::Create {
+            name,
+            webhook_url,
+            db,
+        })) => commands::create_account(&db, &serve, &name, webhook_url.as_deref()).await,
         Some(Command::Ledger(LedgerCommand::Check { db })) => commands::ledger_check(&db).await,
         Some(Command::Openapi) => commands::openapi(),
     };

@@ -15,7 +15,9 @@ pub fn load(database_url: &str, configured: Option<&str>) -> anyhow::Result<Mast
         Some(hex) => Secret::new(hex.to_string()),
         None => match sqlite_path(database_url) {
             Some(db_path) => from_file(PathBuf::from(format!("{db_path}.master.key")))?,
-            None => bail!("ISSUING_MASTER_KEY is required with PostgreSQL (64 hex characters; `openssl rand -hex 32` makes one)"),
+            None => bail!(
+                "ISSUING_MASTER_KEY is required with PostgreSQL (64 hex characters; `openssl rand -hex 32` makes one)"
+            ),
         },
     };
     MasterKeyVault::from_hex(&hex).context("ISSUING_MASTER_KEY")
@@ -25,12 +27,17 @@ fn from_file(path: PathBuf) -> anyhow::Result<Secret<String>> {
     match std::fs::read_to_string(&path) {
         Ok(hex) => return Ok(Secret::new(hex.trim().to_string())),
         Err(e) if e.kind() != ErrorKind::NotFound => {
-            return Err(e).with_context(|| format!("reading the master key file {}", path.display()));
+            return Err(e)
+                .with_context(|| format!("reading the master key file {}", path.display()));
         }
         Err(_) => {}
     }
     let hex = MasterKeyVault::generate_hex();
-    let created = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path);
+    let created = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(&path);
     match created {
         Ok(mut file) => {
             file.write_all(hex.expose().as_bytes())
@@ -40,6 +47,8 @@ fn from_file(path: PathBuf) -> anyhow::Result<Secret<String>> {
         }
         // Another process created it first: use theirs.
         Err(e) if e.kind() == ErrorKind::AlreadyExists => from_file(path),
-        Err(e) => Err(e).with_context(|| format!("creating the master key file {}", path.display())),
+        Err(e) => {
+            Err(e).with_context(|| format!("creating the master key file {}", path.display()))
+        }
     }
 }

@@ -90,7 +90,10 @@ mod tests {
     #[test]
     fn rejects_bad_master_keys() {
         for bad in ["", "abc", &"zz".repeat(32), &"ab".repeat(31)] {
-            assert!(MasterKeyVault::from_hex(&Secret::new(bad.to_string())).is_err(), "{bad}");
+            assert!(
+                MasterKeyVault::from_hex(&Secret::new(bad.to_string())).is_err(),
+                "{bad}"
+            );
         }
     }
 

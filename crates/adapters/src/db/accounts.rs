@@ -70,15 +70,24 @@ impl AccountStore for Db {
         let ledger_rows = &opening_ledger_accounts(&account.id, account.created_at);
         with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                    diesel::insert_into(accounts::table).values(account_row).execute(conn).await?;
-                    // Row by row: diesel-async cannot batch-insert on SQLite.
-                    for row in key_rows {
-                        diesel::insert_into(api_keys::table).values(row).execute(conn).await?;
-                    }
-                    for row in ledger_rows {
-                        diesel::insert_into(ledger_accounts::table).values(row).execute(conn).await?;
-                    }
-                    Ok(())
+                diesel::insert_into(accounts::table)
+                    .values(account_row)
+                    .execute(conn)
+                    .await?;
+                // Row by row: diesel-async cannot batch-insert on SQLite.
+                for row in key_rows {
+                    diesel::insert_into(api_keys::table)
+                        .values(row)
+                        .execute(conn)
+                        .await?;
+                }
+                for row in ledger_rows {
+                    diesel::insert_into(ledger_accounts::table)
+                        .values(row)
+                        .execute(conn)
+                        .await?;
+                }
+                Ok(())
             })
             .await
         })?;
@@ -102,7 +111,11 @@ impl AccountStore for Db {
 
     async fn any_account(&self) -> Result<bool, StoreError> {
         let found = with_conn!(self.pool(), |conn| {
-            accounts::table.select(accounts::id).first::<String>(conn).await.optional()
+            accounts::table
+                .select(accounts::id)
+                .first::<String>(conn)
+                .await
+                .optional()
         })?;
         Ok(found.is_some())
     }

@@ -13,7 +13,9 @@ pub use migrate::migrate;
 
 use diesel::SqliteConnection;
 use diesel_async::pooled_connection::deadpool::Pool;
-use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
+use diesel_async::pooled_connection::{
+    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
+};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use ports::StoreError;
@@ -34,18 +36,22 @@ pub enum DbPool {
 macro_rules! with_conn {
     ($pool:expr, |$conn:ident| $body:expr) => {
         match $pool {
-            $crate::db::DbPool::Pg(pool) => async {
-                let mut guard = pool.get().await.map_err($crate::db::DbError::pool)?;
-                let $conn = &mut *guard;
-                $body.map_err($crate::db::DbError::from)
+            $crate::db::DbPool::Pg(pool) => {
+                async {
+                    let mut guard = pool.get().await.map_err($crate::db::DbError::pool)?;
+                    let $conn = &mut *guard;
+                    $body.map_err($crate::db::DbError::from)
+                }
+                .await
             }
-            .await,
-            $crate::db::DbPool::Sqlite(pool) => async {
-                let mut guard = pool.get().await.map_err($crate::db::DbError::pool)?;
-                let $conn = &mut *guard;
-                $body.map_err($crate::db::DbError::from)
+            $crate::db::DbPool::Sqlite(pool) => {
+                async {
+                    let mut guard = pool.get().await.map_err($crate::db::DbError::pool)?;
+                    let $conn = &mut *guard;
+                    $body.map_err($crate::db::DbError::from)
+                }
+                .await
             }
-            .await,
         }
     };
 }
@@ -107,12 +113,22 @@ impl Db {
                 })
             });
             let manager = AsyncDieselConnectionManager::new_with_config(path, config);
-            DbPool::Sqlite(Pool::builder(manager).max_size(SQLITE_POOL_SIZE).build().map_err(DbError::pool)?)
+            DbPool::Sqlite(
+                Pool::builder(manager)
+                    .max_size(SQLITE_POOL_SIZE)
+                    .build()
+                    .map_err(DbError::pool)?,
+            )
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let mut config = ManagerConfig::<AsyncPgConnection>::default();
             config.recycling_method = RecyclingMethod::Fast;
             let manager = AsyncDieselConnectionManager::new_with_config(url, config);
-            DbPool::Pg(Pool::builder(manager).max_size(pg_pool_size).build().map_err(DbError::pool)?)
+            DbPool::Pg(
+                Pool::builder(manager)
+                    .max_size(pg_pool_size)
+                    .build()
+                    .map_err(DbError::pool)?,
+            )
         } else {
             return Err(StoreError(
                 "database URL must start with sqlite:// or postgres://".to_string(),
@@ -133,11 +149,15 @@ impl Db {
 
     #[cfg(any(test, feature = "test-support"))]
     pub(crate) async fn execute_raw(&self, sql: &str) -> Result<usize, StoreError> {
-        Ok(with_conn!(self.pool(), |conn| diesel::sql_query(sql).execute(conn).await)?)
+        Ok(with_conn!(self.pool(), |conn| diesel::sql_query(sql)
+            .execute(conn)
+            .await)?)
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
-        with_conn!(self.pool(), |conn| diesel::sql_query("SELECT 1").execute(conn).await)?;
+        with_conn!(self.pool(), |conn| diesel::sql_query("SELECT 1")
+            .execute(conn)
+            .await)?;
         Ok(())
     }
 }

@@ -67,4 +67,11 @@ diesel::table! {
 }
 
 diesel::joinable!(api_keys -> accounts (account_id));
-diesel::allow_tables_to_appear_in_same_query!(accounts, api_keys, ledger_accounts, ledger_entries, ledger_postings, rate_limits);
+diesel::allow_tables_to_appear_in_same_query!(
+    accounts,
+    api_keys,
+    ledger_accounts,
+    ledger_entries,
+    ledger_postings,
+    rate_limits
+);

@@ -56,14 +56,26 @@ async fn keys_find_their_account_and_mode() {
     for t in TestDb::all().await {
         let db = t.migrated().await;
         assert!(!db.any_account().await.unwrap());
-        db.create_account(new_account("acct_a", false)).await.unwrap();
+        db.create_account(new_account("acct_a", false))
+            .await
+            .unwrap();
         assert!(db.any_account().await.unwrap());
         assert!(db.demo_key(Mode::Test).await.unwrap().is_none());
-        db.create_account(new_account("acct_demo", true)).await.unwrap();
+        db.create_account(new_account("acct_demo", true))
+            .await
+            .unwrap();
         let owner = db.find_key("hash-acct_a-live").await.unwrap().unwrap();
-        assert_eq!((owner.account_id.as_str(), owner.mode), ("acct_a", Mode::Live), "{}", t.backend());
+        assert_eq!(
+            (owner.account_id.as_str(), owner.mode),
+            ("acct_a", Mode::Live),
+            "{}",
+            t.backend()
+        );
         assert!(db.find_key("hash-nobody").await.unwrap().is_none());
-        assert_eq!(db.demo_key(Mode::Test).await.unwrap().unwrap(), b"sealed-acct_demo-test");
+        assert_eq!(
+            db.demo_key(Mode::Test).await.unwrap().unwrap(),
+            b"sealed-acct_demo-test"
+        );
     }
 }
 
@@ -71,7 +83,9 @@ async fn keys_find_their_account_and_mode() {
 async fn a_duplicate_key_leaves_no_partial_account() {
     for t in TestDb::all().await {
         let db = t.migrated().await;
-        db.create_account(new_account("acct_a", false)).await.unwrap();
+        db.create_account(new_account("acct_a", false))
+            .await
+            .unwrap();
         let mut twin = new_account("acct_b", false);
         twin.keys[1].lookup_hash = "hash-acct_a-live".into();
         assert!(db.create_account(twin).await.is_err(), "{}", t.backend());
@@ -87,7 +101,12 @@ async fn a_new_account_has_empty_wallets_in_both_modes() {
         let acct = with_account(&db, "acct_a").await;
         for mode in Mode::BOTH {
             let b = db.balances(&acct, mode).await.unwrap();
-            assert_eq!((b.usd, b.ngn), (Amount::ZERO, Amount::ZERO), "{}", t.backend());
+            assert_eq!(
+                (b.usd, b.ngn),
+                (Amount::ZERO, Amount::ZERO),
+                "{}",
+                t.backend()
+            );
         }
     }
 }
@@ -98,13 +117,31 @@ async fn funding_credits_one_wallet_in_a_balanced_entry() {
         let db = t.migrated().await;
         let acct = with_account(&db, "acct_a").await;
         let other = with_account(&db, "acct_b").await;
-        assert_eq!(db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(500), 1).await.unwrap(), amount(500));
-        assert_eq!(db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(250), 2).await.unwrap(), amount(750));
-        db.fund_from_faucet(&acct, Mode::Test, Currency::Ngn, amount(9), 3).await.unwrap();
+        assert_eq!(
+            db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(500), 1)
+                .await
+                .unwrap(),
+            amount(500)
+        );
+        assert_eq!(
+            db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(250), 2)
+                .await
+                .unwrap(),
+            amount(750)
+        );
+        db.fund_from_faucet(&acct, Mode::Test, Currency::Ngn, amount(9), 3)
+            .await
+            .unwrap();
         let b = db.balances(&acct, Mode::Test).await.unwrap();
         assert_eq!((b.usd, b.ngn), (amount(750), amount(9)), "{}", t.backend());
-        assert_eq!(db.balances(&acct, Mode::Live).await.unwrap().usd, Amount::ZERO);
-        assert_eq!(db.balances(&other, Mode::Test).await.unwrap().usd, Amount::ZERO);
+        assert_eq!(
+            db.balances(&acct, Mode::Live).await.unwrap().usd,
+            Amount::ZERO
+        );
+        assert_eq!(
+            db.balances(&other, Mode::Test).await.unwrap().usd,
+            Amount::ZERO
+        );
         assert_eq!(db.breaches().await.unwrap(), vec![]);
     }
 }
@@ -116,12 +153,20 @@ async fn fifty_concurrent_fundings_sum_exactly() {
         let acct = with_account(&db, "acct_a").await;
         let fundings = (1..=50).map(|i| {
             let (db, acct) = (db.clone(), acct.clone());
-            tokio::spawn(async move { db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(i), i).await })
+            tokio::spawn(async move {
+                db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(i), i)
+                    .await
+            })
         });
         for f in futures::future::join_all(fundings).await {
             f.unwrap().unwrap();
         }
-        assert_eq!(db.balances(&acct, Mode::Test).await.unwrap().usd, amount(50 * 51 / 2), "{}", t.backend());
+        assert_eq!(
+            db.balances(&acct, Mode::Test).await.unwrap().usd,
+            amount(50 * 51 / 2),
+            "{}",
+            t.backend()
+        );
         assert_eq!(db.breaches().await.unwrap(), vec![]);
     }
 }
@@ -131,10 +176,21 @@ async fn a_funding_past_the_largest_balance_is_refused_without_a_trace() {
     for t in TestDb::all().await {
         let db = t.migrated().await;
         let acct = with_account(&db, "acct_a").await;
-        db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(i64::MAX - 10), 1).await.unwrap();
-        let refused = db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(11), 2).await;
-        assert!(matches!(refused, Err(FundWalletError::BalanceLimit)), "{}", t.backend());
-        assert_eq!(db.balances(&acct, Mode::Test).await.unwrap().usd, amount(i64::MAX - 10));
+        db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(i64::MAX - 10), 1)
+            .await
+            .unwrap();
+        let refused = db
+            .fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(11), 2)
+            .await;
+        assert!(
+            matches!(refused, Err(FundWalletError::BalanceLimit)),
+            "{}",
+            t.backend()
+        );
+        assert_eq!(
+            db.balances(&acct, Mode::Test).await.unwrap().usd,
+            amount(i64::MAX - 10)
+        );
         assert_eq!(db.breaches().await.unwrap(), vec![]);
     }
 }
@@ -144,21 +200,60 @@ async fn the_ledger_check_names_every_breach() {
     for t in TestDb::all().await {
         let db = t.migrated().await;
         let acct = with_account(&db, "acct_a").await;
-        db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(100), 1).await.unwrap();
+        db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(100), 1)
+            .await
+            .unwrap();
         let wallet = "la_acct_a_test_issuing_wallet_USD";
         let ngn_wallet = "la_acct_a_test_issuing_wallet_NGN";
-        exec(&db, &format!("UPDATE ledger_accounts SET balance = balance + 1 WHERE id = '{wallet}'")).await;
-        exec(&db, &format!("UPDATE ledger_accounts SET balance = -5 WHERE id = '{ngn_wallet}'")).await;
-        exec(&db, "INSERT INTO ledger_entries VALUES ('le_bad', 'acct_a', FALSE, 'tamper', 1)").await;
-        exec(&db, &format!("INSERT INTO ledger_postings VALUES ('le_bad', 0, '{wallet}', 'NGN', 3)")).await;
+        exec(
+            &db,
+            &format!("UPDATE ledger_accounts SET balance = balance + 1 WHERE id = '{wallet}'"),
+        )
+        .await;
+        exec(
+            &db,
+            &format!("UPDATE ledger_accounts SET balance = -5 WHERE id = '{ngn_wallet}'"),
+        )
+        .await;
+        exec(
+            &db,
+            "INSERT INTO ledger_entries VALUES ('le_bad', 'acct_a', FALSE, 'tamper', 1)",
+        )
+        .await;
+        exec(
+            &db,
+            &format!("INSERT INTO ledger_postings VALUES ('le_bad', 0, '{wallet}', 'NGN', 3)"),
+        )
+        .await;
         let breaches = db.breaches().await.unwrap();
         let expected = [
-            Breach::Unbalanced { entry_id: "le_bad".into(), currency: "NGN".into(), sum: 3 },
-            Breach::TooFewPostings { entry_id: "le_bad".into(), postings: 1 },
-            Breach::BalanceMismatch { ledger_account: ngn_wallet.into(), cached: -5, postings: 0 },
-            Breach::BalanceMismatch { ledger_account: wallet.into(), cached: 101, postings: 103 },
-            Breach::Negative { ledger_account: ngn_wallet.into(), balance: -5 },
-            Breach::CurrencyMismatch { entry_id: "le_bad".into(), ledger_account: wallet.into() },
+            Breach::Unbalanced {
+                entry_id: "le_bad".into(),
+                currency: "NGN".into(),
+                sum: 3,
+            },
+            Breach::TooFewPostings {
+                entry_id: "le_bad".into(),
+                postings: 1,
+            },
+            Breach::BalanceMismatch {
+                ledger_account: ngn_wallet.into(),
+                cached: -5,
+                postings: 0,
+            },
+            Breach::BalanceMismatch {
+                ledger_account: wallet.into(),
+                cached: 101,
+                postings: 103,
+            },
+            Breach::Negative {
+                ledger_account: ngn_wallet.into(),
+                balance: -5,
+            },
+            Breach::CurrencyMismatch {
+                entry_id: "le_bad".into(),
+                ledger_account: wallet.into(),
+            },
         ];
         assert_eq!(breaches, expected, "{}", t.backend());
     }
@@ -171,14 +266,33 @@ async fn rate_limits_grant_once_per_window() {
         let acct = with_account(&db, "acct_a").await;
         let acquire = |mode, subject: &'static str, now| {
             let (db, acct) = (db.clone(), acct.clone());
-            async move { db.acquire(&acct, mode, "fx_rate", subject, 60, now).await.unwrap() }
+            async move {
+                db.acquire(&acct, mode, "fx_rate", subject, 60, now)
+                    .await
+                    .unwrap()
+            }
         };
-        assert_eq!(acquire(Mode::Test, "", 1_000).await, Permit::Granted, "{}", t.backend());
-        assert_eq!(acquire(Mode::Test, "", 1_010).await, Permit::Denied { retry_after_secs: 50 });
+        assert_eq!(
+            acquire(Mode::Test, "", 1_000).await,
+            Permit::Granted,
+            "{}",
+            t.backend()
+        );
+        assert_eq!(
+            acquire(Mode::Test, "", 1_010).await,
+            Permit::Denied {
+                retry_after_secs: 50
+            }
+        );
         assert_eq!(acquire(Mode::Live, "", 1_010).await, Permit::Granted);
         assert_eq!(acquire(Mode::Test, "other", 1_010).await, Permit::Granted);
         assert_eq!(acquire(Mode::Test, "", 1_060).await, Permit::Granted);
-        assert_eq!(acquire(Mode::Test, "", 1_119).await, Permit::Denied { retry_after_secs: 1 });
+        assert_eq!(
+            acquire(Mode::Test, "", 1_119).await,
+            Permit::Denied {
+                retry_after_secs: 1
+            }
+        );
     }
 }
 
@@ -189,7 +303,11 @@ async fn concurrent_callers_get_one_grant_per_window() {
         let acct = with_account(&db, "acct_a").await;
         let calls = (0..20).map(|_| {
             let (db, acct) = (db.clone(), acct.clone());
-            tokio::spawn(async move { db.acquire(&acct, Mode::Test, "x", "card_1", 3, 50).await.unwrap() })
+            tokio::spawn(async move {
+                db.acquire(&acct, Mode::Test, "x", "card_1", 3, 50)
+                    .await
+                    .unwrap()
+            })
         });
         let granted = futures::future::join_all(calls)
             .await
@@ -211,6 +329,11 @@ async fn sealed_secrets_are_what_is_stored() {
         account.keys[0].sealed = vault.seal(b"sk_test_demo");
         db.create_account(account).await.unwrap();
         let sealed = db.demo_key(Mode::Test).await.unwrap().unwrap();
-        assert_eq!(vault.open(&sealed).unwrap(), Secret::new(b"sk_test_demo".to_vec()), "{}", t.backend());
+        assert_eq!(
+            vault.open(&sealed).unwrap(),
+            Secret::new(b"sk_test_demo".to_vec()),
+            "{}",
+            t.backend()
+        );
     }
 }

@@ -24,5 +24,11 @@ pub struct HealthData {
 )]
 pub async fn health(app: web::Data<app::App>) -> Result<HttpResponse, ApiError> {
     app.health().await?;
-    Ok(success(StatusCode::OK, "The service is healthy", HealthData { database: "reachable" }))
+    Ok(success(
+        StatusCode::OK,
+        "The service is healthy",
+        HealthData {
+            database: "reachable",
+        },
+    ))
 }

@@ -9,7 +9,7 @@ pub mod wallets;
 use crate::error::ApiError;
 use crate::extract::PathMode;
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, ResponseError, Resource, Route, web};
+use actix_web::{HttpRequest, HttpResponse, Resource, ResponseError, Route, web};
 use domain::Mode;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -43,7 +43,9 @@ fn both_modes(cfg: &mut web::ServiceConfig) {
 
 /// One path with one method; any other method on it is a JSON 405.
 fn endpoint(path: &str, route: Route) -> Resource {
-    web::resource(path).route(route).default_service(web::to(method_not_allowed))
+    web::resource(path)
+        .route(route)
+        .default_service(web::to(method_not_allowed))
 }
 
 pub async fn not_found(req: HttpRequest) -> HttpResponse {

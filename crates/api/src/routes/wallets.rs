@@ -64,7 +64,11 @@ pub async fn fund_issuing_wallet(
         amount: amount.to_string(),
         issuing_balance: balance.to_string(),
     };
-    Ok(success(StatusCode::OK, "Issuing wallet was funded successfully", data))
+    Ok(success(
+        StatusCode::OK,
+        "Issuing wallet was funded successfully",
+        data,
+    ))
 }
 
 #[derive(Serialize, ToSchema)]
@@ -99,5 +103,9 @@ pub async fn get_issuing_wallet_balance(
         issuing_balance_usd: balances.usd.to_string(),
         issuing_balance_ngn: balances.ngn.to_string(),
     };
-    Ok(success(StatusCode::OK, "Issuing wallet balance was fetched successfully", data))
+    Ok(success(
+        StatusCode::OK,
+        "Issuing wallet balance was fetched successfully",
+        data,
+    ))
 }

@@ -31,10 +31,19 @@ impl DomainError for AuthenticateError {
 impl App {
     /// `header` is the `token` header's value; `required` is the mode of
     /// the path (sandbox paths need a test key, production a live key).
-    pub async fn authenticate(&self, header: Option<&str>, required: Mode) -> Result<Caller, AuthenticateError> {
+    pub async fn authenticate(
+        &self,
+        header: Option<&str>,
+        required: Mode,
+    ) -> Result<Caller, AuthenticateError> {
         let key = api_key::parse_header(header, required)?;
         let hash = self.ports.vault.lookup_hash(key.expose());
-        let owner = self.ports.accounts.find_key(&hash).await?.ok_or(AuthError::Unknown)?;
+        let owner = self
+            .ports
+            .accounts
+            .find_key(&hash)
+            .await?
+            .ok_or(AuthError::Unknown)?;
         Ok(Caller {
             account_id: owner.account_id,
             mode: owner.mode,
@@ -57,14 +66,21 @@ mod tests {
         m.vault.expect_lookup_hash().returning(|s| format!("h:{s}"));
         m.accounts.expect_find_key().returning(move |hash| {
             assert_eq!(hash, format!("h:{KEY}"));
-            Ok(found.then(|| KeyOwner { account_id: AccountId::new("acct_9"), mode: Mode::Test }))
+            Ok(found.then(|| KeyOwner {
+                account_id: AccountId::new("acct_9"),
+                mode: Mode::Test,
+            }))
         });
         m
     }
 
     #[tokio::test]
     async fn a_known_key_authenticates_its_account() {
-        let caller = mocks(true).app().authenticate(Some(&format!("Bearer {KEY}")), Mode::Test).await.unwrap();
+        let caller = mocks(true)
+            .app()
+            .authenticate(Some(&format!("Bearer {KEY}")), Mode::Test)
+            .await
+            .unwrap();
         assert_eq!(caller.account_id.as_str(), "acct_9");
         assert_eq!(caller.mode, Mode::Test);
         assert_eq!(caller.secret_key.expose(), KEY);
@@ -72,7 +88,11 @@ mod tests {
 
     #[tokio::test]
     async fn an_unknown_key_is_unauthorized() {
-        let e = mocks(false).app().authenticate(Some(&format!("Bearer {KEY}")), Mode::Test).await.unwrap_err();
+        let e = mocks(false)
+            .app()
+            .authenticate(Some(&format!("Bearer {KEY}")), Mode::Test)
+            .await
+            .unwrap_err();
         assert!(matches!(e, AuthenticateError::Auth(AuthError::Unknown)));
         assert_eq!(e.kind(), ErrorKind::Unauthorized);
     }
@@ -80,7 +100,14 @@ mod tests {
     #[tokio::test]
     async fn a_test_key_on_a_live_path_never_reaches_the_store() {
         // No expectations: any store call would panic.
-        let e = Mocks::default().app().authenticate(Some(&format!("Bearer {KEY}")), Mode::Live).await.unwrap_err();
-        assert!(matches!(e, AuthenticateError::Auth(AuthError::TestKeyOnLive)));
+        let e = Mocks::default()
+            .app()
+            .authenticate(Some(&format!("Bearer {KEY}")), Mode::Live)
+            .await
+            .unwrap_err();
+        assert!(matches!(
+            e,
+            AuthenticateError::Auth(AuthError::TestKeyOnLive)
+        ));
     }
 }

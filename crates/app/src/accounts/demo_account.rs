@@ -10,7 +10,9 @@ const DEMO_ACCOUNT_NAME: &str = "Demo";
 
 #[derive(Debug, thiserror::Error)]
 pub enum DemoAccountError {
-    #[error("the demo account's key cannot be opened: is ISSUING_MASTER_KEY the one this database was created with?")]
+    #[error(
+        "the demo account's key cannot be opened: is ISSUING_MASTER_KEY the one this database was created with?"
+    )]
     Unsealable,
     #[error(transparent)]
     Create(#[from] CreateAccountError),
@@ -24,8 +26,13 @@ impl App {
     /// accounts and no demo.
     pub async fn demo_test_key(&self) -> Result<Option<Secret<String>>, DemoAccountError> {
         if let Some(sealed) = self.ports.accounts.demo_key(Mode::Test).await? {
-            let opened = self.ports.vault.open(&sealed).map_err(|_| DemoAccountError::Unsealable)?;
-            let key = String::from_utf8(opened.expose().clone()).map_err(|_| DemoAccountError::Unsealable)?;
+            let opened = self
+                .ports
+                .vault
+                .open(&sealed)
+                .map_err(|_| DemoAccountError::Unsealable)?;
+            let key = String::from_utf8(opened.expose().clone())
+                .map_err(|_| DemoAccountError::Unsealable)?;
             return Ok(Some(Secret::new(key)));
         }
         if self.ports.accounts.any_account().await? {
@@ -72,7 +79,9 @@ mod tests {
             .expect_demo_key()
             .withf(|mode| *mode == Mode::Test)
             .return_once(|_| Ok(Some(b"sealed".to_vec())));
-        m.vault.expect_open().return_once(|_| Ok(Secret::new(b"sk_test_abc".to_vec())));
+        m.vault
+            .expect_open()
+            .return_once(|_| Ok(Secret::new(b"sk_test_abc".to_vec())));
         let key = m.app().demo_test_key().await.unwrap().unwrap();
         assert_eq!(key.expose(), "sk_test_abc");
     }
@@ -80,7 +89,9 @@ mod tests {
     #[tokio::test]
     async fn a_wrong_master_key_is_a_clear_error() {
         let mut m = Mocks::default();
-        m.accounts.expect_demo_key().return_once(|_| Ok(Some(b"sealed".to_vec())));
+        m.accounts
+            .expect_demo_key()
+            .return_once(|_| Ok(Some(b"sealed".to_vec())));
         m.vault.expect_open().return_once(|_| Err(VaultError));
         let e = m.app().demo_test_key().await.unwrap_err();
         assert!(e.to_string().contains("ISSUING_MASTER_KEY"));

@@ -8,7 +8,9 @@ use ports::wallets::FundWalletError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum FundIssuingWalletError {
-    #[error("issuing wallets are funded through the dashboard in production; this helper is sandbox only")]
+    #[error(
+        "issuing wallets are funded through the dashboard in production; this helper is sandbox only"
+    )]
     SandboxOnly,
     #[error("amount: the wallet balance would exceed the largest amount it can hold")]
     BalanceLimit,
@@ -79,10 +81,18 @@ mod tests {
         m.wallets
             .expect_fund_from_faucet()
             .withf(|acct, mode, cur, amt, now| {
-                acct.as_str() == "acct_1" && *mode == Mode::Test && *cur == Currency::Ngn && amt.minor() == 700 && *now == 5
+                acct.as_str() == "acct_1"
+                    && *mode == Mode::Test
+                    && *cur == Currency::Ngn
+                    && amt.minor() == 700
+                    && *now == 5
             })
             .return_once(|_, _, _, _, _| Ok(Amount::from_minor(1_700).unwrap()));
-        let balance = m.app().fund_issuing_wallet(&caller(Mode::Test), Currency::Ngn, amount(700)).await.unwrap();
+        let balance = m
+            .app()
+            .fund_issuing_wallet(&caller(Mode::Test), Currency::Ngn, amount(700))
+            .await
+            .unwrap();
         assert_eq!(balance.minor(), 1_700);
     }
 
@@ -103,7 +113,11 @@ mod tests {
         m.wallets
             .expect_fund_from_faucet()
             .return_once(|_, _, _, _, _| Err(FundWalletError::BalanceLimit));
-        let e = m.app().fund_issuing_wallet(&caller(Mode::Test), Currency::Usd, amount(1)).await.unwrap_err();
+        let e = m
+            .app()
+            .fund_issuing_wallet(&caller(Mode::Test), Currency::Usd, amount(1))
+            .await
+            .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidRequest);
         assert!(e.to_string().starts_with("amount:"));
     }

@@ -1,0 +1,99 @@
+use crate::harness::{Server, bearer, client, issuing, run};
+use adapters::test_db::TestDb;
+use serde_json::Value;
+
+fn create_account(db: &TestDb, extra: &[&str]) -> std::process::Output {
+    run(issuing(db)
+        .args(["accounts", "create", "--name", "Acme Fintech"])
+        .args(extra))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accounts_create_prints_keys_that_work_only_in_their_own_mode() {
+    for db in TestDb::all().await {
+        let server = Server::start(&db);
+        let out = create_account(&db, &["--webhook-url", "https://acme.test/hooks"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let created: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        let (test, live) = (
+            created["test_secret_key"].as_str().unwrap(),
+            created["live_secret_key"].as_str().unwrap(),
+        );
+        assert!(created["account_id"].as_str().unwrap().starts_with("acct_"));
+        assert!(test.starts_with("sk_test_") && test.len() >= "sk_test_".len() + 32);
+        assert!(live.starts_with("sk_live_") && live.len() >= "sk_live_".len() + 32);
+        assert!(
+            created["webhook_secret"]
+                .as_str()
+                .unwrap()
+                .starts_with("whsec_")
+        );
+
+        let sandbox = server.url("/v1/issuing/sandbox/cards/get_issuing_wallet_balance");
+        let production = server.url("/v1/issuing/cards/get_issuing_wallet_balance");
+        let get = |url: &str, key: Option<&str>| {
+            let mut req = client().get(url);
+            if let Some(k) = key {
+                req = req.header("token", bearer(k));
+            }
+            req.send()
+        };
+        assert_eq!(
+            get(&sandbox, Some(test)).await.unwrap().status(),
+            200,
+            "{}",
+            db.backend()
+        );
+        assert_eq!(get(&production, Some(live)).await.unwrap().status(), 200);
+        for (url, key) in [
+            (&sandbox, Some(live)),
+            (&production, Some(test)),
+            (&sandbox, None),
+            (&production, None),
+        ] {
+            let response = get(url, key).await.unwrap();
+            assert_eq!(response.status(), 401, "{url} {key:?}");
+            let body: Value = response.json().await.unwrap();
+            assert!(
+                body["message"].is_string() && body["code"].is_string(),
+                "{body}"
+            );
+        }
+        let forged = format!("sk_test_{}", "x".repeat(40));
+        assert_eq!(get(&sandbox, Some(&forged)).await.unwrap().status(), 401);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accounts_create_rejects_a_bad_webhook_url_and_stores_nothing() {
+    for db in TestDb::all().await {
+        let out = create_account(&db, &["--webhook-url", "ftp://acme.test"]);
+        assert!(!out.status.success(), "{}", db.backend());
+        assert!(String::from_utf8_lossy(&out.stderr).contains("webhook_url"));
+        assert!(out.stdout.is_empty());
+        // Nothing was stored, so the next start still sees an empty
+        // database and makes the demo account.
+        let server = Server::start(&db);
+        assert!(server.demo_key.starts_with("sk_test_"));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_keeps_the_master_key_and_the_demo_key() {
+    for db in TestDb::all().await {
+        let first = Server::start(&db).demo_key.clone();
+        let second = Server::start(&db);
+        assert_eq!(second.demo_key, first, "{}", db.backend());
+        let response = client()
+            .get(second.url("/v1/issuing/sandbox/cards/get_issuing_wallet_balance"))
+            .header("token", bearer(&first))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200);
+    }
+}

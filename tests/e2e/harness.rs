@@ -1,0 +1,124 @@
+//! Starts the real binary on a free port against a test database, and
+//! runs its CLI against the same database.
+
+use adapters::test_db::TestDb;
+use std::io::{BufRead, BufReader, Read};
+use std::path::PathBuf;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// The master key the tests give PostgreSQL runs (SQLite runs let the
+/// binary generate its key file, as a new user would).
+const PG_MASTER_KEY: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+
+pub fn binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_issuing"))
+}
+
+/// The `issuing` command with the database (and key) of `db`.
+pub fn issuing(db: &TestDb) -> Command {
+    let mut cmd = Command::new(binary());
+    cmd.env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("DATABASE_URL", db.url())
+        .env("ISSUING_LOG", "info");
+    if db.backend() == "postgres" {
+        cmd.env("ISSUING_MASTER_KEY", PG_MASTER_KEY);
+    }
+    cmd
+}
+
+pub fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("the issuing binary runs")
+}
+
+pub struct Server {
+    child: Child,
+    pub base: String,
+    pub demo_key: String,
+    stderr: mpsc::Receiver<String>,
+}
+
+impl Server {
+    pub fn start(db: &TestDb) -> Server {
+        let mut child = issuing(db)
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start the issuing binary");
+        // Stderr is drained on a thread so the server never blocks on it.
+        let mut err = child.stderr.take().unwrap();
+        let (err_tx, stderr) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut all = String::new();
+            let _ = err.read_to_string(&mut all);
+            let _ = err_tx.send(all);
+        });
+        let (tx, rx) = mpsc::channel();
+        let out = child.stdout.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let (mut base, mut demo_key) = (None, None);
+        while base.is_none() || demo_key.is_none() {
+            let line = rx
+                .recv_timeout(Duration::from_secs(60))
+                .expect("the server prints its address and demo key");
+            if let Some(addr) = line.strip_prefix("issuing API listening on ") {
+                base = Some(addr.to_string());
+            } else if let Some(key) = line.strip_prefix("demo account test key: ") {
+                demo_key = Some(key.to_string());
+            }
+        }
+        Server {
+            child,
+            base: base.unwrap(),
+            demo_key: demo_key.unwrap(),
+            stderr,
+        }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Stops the server and returns everything it logged.
+    pub fn stop(mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.stderr
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
+pub fn bearer(key: &str) -> String {
+    format!("Bearer {key}")
+}
+
+/// `issuing ledger check` on `db`: (passed, what it printed).
+pub fn ledger_check(db: &TestDb) -> (bool, String) {
+    let out = run(issuing(db).args(["ledger", "check"]));
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
