@@ -5,5 +5,6 @@
 mod harness;
 
 mod accounts_and_keys;
+mod cli;
 mod utility;
 mod wallets;
