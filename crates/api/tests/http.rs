@@ -3,79 +3,44 @@
 
 use actix_web::http::StatusCode;
 use actix_web::{test, web};
-use app::{App, Ports, Settings};
-use domain::fx::FxRates;
+use app::testing::Mocks;
 use domain::ids::AccountId;
 use domain::{Amount, Mode};
 use ports::StoreError;
-use ports::accounts::{KeyOwner, MockAccountStore};
-use ports::clock::MockClock;
-use ports::health::MockHealth;
-use ports::ids::MockIds;
-use ports::rate_limits::{MockRateLimits, Permit};
-use ports::vault::MockVault;
-use ports::wallets::{MockWalletStore, WalletBalances};
+use ports::accounts::KeyOwner;
+use ports::rate_limits::Permit;
+use ports::wallets::WalletBalances;
 use serde_json::Value;
-use std::sync::Arc;
 
 const TEST_KEY: &str = "sk_test_0123456789abcdefghij0123456789abcdefghij";
 const LIVE_KEY: &str = "sk_live_0123456789abcdefghij0123456789abcdefghij";
 
-#[derive(Default)]
-struct Mocks {
-    accounts: MockAccountStore,
-    wallets: MockWalletStore,
-    rate_limits: MockRateLimits,
-    health: MockHealth,
-    clock: MockClock,
-}
-
-impl Mocks {
-    /// Keys resolve to `acct_1` in their own mode.
-    fn authenticating() -> Self {
-        let mut m = Mocks::default();
-        m.accounts.expect_find_key().returning(|hash| {
-            let mode = if hash.contains("sk_live_") {
-                Mode::Live
-            } else {
-                Mode::Test
-            };
-            Ok(
-                (hash != "h:sk_test_unknownunknownunknownunknownunknown").then(|| KeyOwner {
-                    account_id: AccountId::new("acct_1"),
-                    mode,
-                }),
-            )
-        });
-        m.clock.expect_now().return_const(1_000i64);
-        m
-    }
-
-    fn app(self) -> web::Data<App> {
-        let mut vault = MockVault::new();
-        vault.expect_lookup_hash().returning(|k| format!("h:{k}"));
-        let ports = Ports {
-            accounts: Arc::new(self.accounts),
-            wallets: Arc::new(self.wallets),
-            rate_limits: Arc::new(self.rate_limits),
-            health: Arc::new(self.health),
-            clock: Arc::new(self.clock),
-            ids: Arc::new(MockIds::new()),
-            vault: Arc::new(vault),
+/// Mocks whose keys resolve to `acct_1` in their own mode.
+fn authenticating() -> Mocks {
+    let mut m = Mocks::default();
+    m.accounts.expect_find_key().returning(|hash| {
+        let mode = if hash.contains("sk_live_") {
+            Mode::Live
+        } else {
+            Mode::Test
         };
-        let fx_rates = FxRates {
-            ngn_usd: Amount::from_minor(160_000).unwrap(),
-            usd_ngn: Amount::from_minor(155_000).unwrap(),
-        };
-        web::Data::new(App::new(ports, Settings { fx_rates }))
-    }
+        Ok(
+            (hash != "h:sk_test_unknownunknownunknownunknownunknown").then(|| KeyOwner {
+                account_id: AccountId::new("acct_1"),
+                mode,
+            }),
+        )
+    });
+    m.vault.expect_lookup_hash().returning(|k| format!("h:{k}"));
+    m.clock.expect_now().return_const(1_000i64);
+    m
 }
 
 async fn call(
     mocks: Mocks,
     req: test::TestRequest,
 ) -> (StatusCode, actix_web::http::header::HeaderMap, Value) {
-    let service = test::init_service(issuing_api::build(mocks.app())).await;
+    let service = test::init_service(issuing_api::build(web::Data::new(mocks.app()))).await;
     let response = test::call_service(&service, req.to_request()).await;
     let (status, headers) = (response.status(), response.headers().clone());
     let body = test::read_body(response).await;
@@ -198,7 +163,7 @@ async fn keys_are_checked_for_presence_shape_existence_and_mode() {
         if let Some(h) = header {
             req = req.insert_header(("token", h.to_string()));
         }
-        let (status, _, body) = call(Mocks::authenticating(), req).await;
+        let (status, _, body) = call(authenticating(), req).await;
         assert_eq!(status, 401, "{header:?} {uri}");
         assert_eq!(body["code"], code, "{header:?} {uri}");
         assert!(
@@ -210,7 +175,7 @@ async fn keys_are_checked_for_presence_shape_existence_and_mode() {
 
 #[actix_web::test]
 async fn funding_answers_the_new_balance() {
-    let mut m = Mocks::authenticating();
+    let mut m = authenticating();
     m.wallets
         .expect_fund_from_faucet()
         .withf(|_, mode, _, amount, _| *mode == Mode::Test && amount.minor() == 2_500)
@@ -237,7 +202,7 @@ async fn bad_bodies_are_400_naming_the_field() {
         ),
     ];
     for (payload, expected) in cases {
-        let (status, _, body) = call(Mocks::authenticating(), fund(TEST_KEY, payload)).await;
+        let (status, _, body) = call(authenticating(), fund(TEST_KEY, payload)).await;
         assert_eq!(status, 400, "{payload}");
         let message = body["message"].as_str().unwrap();
         assert!(message.starts_with(expected), "{payload}: {message}");
@@ -245,7 +210,7 @@ async fn bad_bodies_are_400_naming_the_field() {
     }
     let req = fund(TEST_KEY, r#"{"amount":"1"}"#)
         .uri("/v1/issuing/sandbox/cards/fund_issuing_wallet?currency=EUR");
-    let (status, _, body) = call(Mocks::authenticating(), req).await;
+    let (status, _, body) = call(authenticating(), req).await;
     assert_eq!(status, 400);
     assert_eq!(body["message"], "currency: must be one of USD, NGN");
 }
@@ -253,7 +218,7 @@ async fn bad_bodies_are_400_naming_the_field() {
 #[actix_web::test]
 async fn bodies_over_64_kib_are_413() {
     let big = format!(r#"{{"amount":"1","pad":"{}"}}"#, "x".repeat(70 * 1024));
-    let (status, _, body) = call(Mocks::authenticating(), fund(TEST_KEY, &big)).await;
+    let (status, _, body) = call(authenticating(), fund(TEST_KEY, &big)).await;
     assert_eq!(status, 413);
     assert_eq!(body["code"], "payload_too_large");
 }
@@ -264,7 +229,7 @@ async fn balances_in_both_modes() {
         (TEST_KEY, "/v1/issuing/sandbox", Mode::Test),
         (LIVE_KEY, "/v1/issuing", Mode::Live),
     ] {
-        let mut m = Mocks::authenticating();
+        let mut m = authenticating();
         m.wallets
             .expect_balances()
             .withf(move |_, m| *m == mode)
@@ -286,7 +251,7 @@ async fn balances_in_both_modes() {
 
 #[actix_web::test]
 async fn fx_rate_twice_in_a_minute_is_420_with_retry_after() {
-    let mut m = Mocks::authenticating();
+    let mut m = authenticating();
     m.rate_limits
         .expect_acquire()
         .returning(|_, _, _, _, _, _| {
@@ -302,7 +267,7 @@ async fn fx_rate_twice_in_a_minute_is_420_with_retry_after() {
     assert_eq!(headers.get("retry-after").unwrap(), "37");
     assert_eq!(body["code"], "rate_limited");
 
-    let mut m = Mocks::authenticating();
+    let mut m = authenticating();
     m.rate_limits
         .expect_acquire()
         .returning(|_, _, _, _, _, _| Ok(Permit::Granted));
@@ -325,7 +290,8 @@ async fn the_openapi_document_and_the_docs_page_are_served() {
     assert_eq!(status, 200);
     assert!(body["paths"]["/v1/issuing/sandbox/cards/fund_issuing_wallet"]["patch"].is_object());
 
-    let service = test::init_service(issuing_api::build(Mocks::default().app())).await;
+    let service =
+        test::init_service(issuing_api::build(web::Data::new(Mocks::default().app()))).await;
     let response = test::call_service(
         &service,
         test::TestRequest::get().uri("/v1/docs/").to_request(),

@@ -58,10 +58,11 @@ pub struct Caller {
     pub secret_key: Secret<String>,
 }
 
-#[cfg(test)]
-pub(crate) mod testing {
-    //! Mocked ports for use-case tests: each test sets expectations only on
-    //! the ports its use case should touch; any other call panics.
+#[cfg(any(test, feature = "mocks"))]
+pub mod testing {
+    //! An `App` over mocked ports, for the tests of this crate and of the
+    //! HTTP layer: each test sets expectations only on the ports it should
+    //! touch; any other call panics.
 
     use super::*;
     use domain::Amount;
