@@ -95,6 +95,9 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         let mut response = HttpResponse::build(self.status);
+        if self.status.as_u16() == RATE_LIMITED {
+            response.reason("Rate Limited");
+        }
         if let Some(secs) = self.retry_after_secs {
             response.insert_header((header::RETRY_AFTER, HeaderValue::from(secs)));
         }
