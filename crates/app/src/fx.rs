@@ -36,7 +36,7 @@ impl DomainError for FxRateError {
 
 impl App {
     pub async fn get_fx_rate(&self, caller: &Caller) -> Result<FxRates, FxRateError> {
-        let now = self.ports.clock.now();
+        let now = self.now_for(&caller.account_id, caller.mode).await?;
         let permit = self
             .ports
             .rate_limits
@@ -67,7 +67,8 @@ mod tests {
     #[tokio::test]
     async fn granted_returns_the_configured_rates() {
         let mut m = Mocks::default();
-        m.clock.expect_now().return_const(1_000i64);
+        m.clock.expect_now().return_const(900i64);
+        m.test_clocks.expect_offset().return_once(|_| Ok(100));
         m.rate_limits
             .expect_acquire()
             .withf(|_, mode, action, _, window, now| {

@@ -3,20 +3,32 @@
 //! ports; it never holds a connection or a transaction.
 
 pub mod accounts;
+mod error;
+pub mod events;
 pub mod fx;
 pub mod health;
+pub mod jobs;
+pub mod test_clock;
 pub mod wallets;
+mod webhook;
+
+pub use error::RequestError;
 
 use domain::fx::FxRates;
 use domain::ids::AccountId;
 use domain::{Mode, Secret};
 use ports::accounts::AccountStore;
+use ports::StoreError;
 use ports::clock::Clock;
+use ports::events::EventStore;
 use ports::health::Health;
 use ports::ids::Ids;
+use ports::jobs::JobStore;
 use ports::rate_limits::RateLimits;
+use ports::test_clocks::TestClocks;
 use ports::vault::Vault;
 use ports::wallets::WalletStore;
+use ports::webhooks::WebhookSender;
 use std::sync::Arc;
 
 /// The outside world, as the use cases see it.
@@ -25,6 +37,10 @@ pub struct Ports {
     pub accounts: Arc<dyn AccountStore>,
     pub wallets: Arc<dyn WalletStore>,
     pub rate_limits: Arc<dyn RateLimits>,
+    pub events: Arc<dyn EventStore>,
+    pub jobs: Arc<dyn JobStore>,
+    pub test_clocks: Arc<dyn TestClocks>,
+    pub webhooks: Arc<dyn WebhookSender>,
     pub health: Arc<dyn Health>,
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn Ids>,
@@ -47,6 +63,16 @@ impl App {
     pub fn new(ports: Ports, settings: Settings) -> Self {
         Self { ports, settings }
     }
+
+    /// Now, as the caller's mode sees it: real time in live mode, the
+    /// account's test clock in the sandbox. Every time rule reads this.
+    pub(crate) async fn now_for(&self, account: &AccountId, mode: Mode) -> Result<i64, StoreError> {
+        let now = self.ports.clock.now();
+        Ok(match mode {
+            Mode::Live => now,
+            Mode::Test => now + self.ports.test_clocks.offset(account).await?,
+        })
+    }
 }
 
 /// An authenticated caller: the account, the mode its key is for, and the
@@ -68,17 +94,25 @@ pub mod testing {
     use domain::Amount;
     use ports::accounts::MockAccountStore;
     use ports::clock::MockClock;
+    use ports::events::MockEventStore;
     use ports::health::MockHealth;
     use ports::ids::MockIds;
+    use ports::jobs::MockJobStore;
     use ports::rate_limits::MockRateLimits;
+    use ports::test_clocks::MockTestClocks;
     use ports::vault::MockVault;
     use ports::wallets::MockWalletStore;
+    use ports::webhooks::MockWebhookSender;
 
     #[derive(Default)]
     pub struct Mocks {
         pub accounts: MockAccountStore,
         pub wallets: MockWalletStore,
         pub rate_limits: MockRateLimits,
+        pub events: MockEventStore,
+        pub jobs: MockJobStore,
+        pub test_clocks: MockTestClocks,
+        pub webhooks: MockWebhookSender,
         pub health: MockHealth,
         pub clock: MockClock,
         pub ids: MockIds,
@@ -91,6 +125,10 @@ pub mod testing {
                 accounts: Arc::new(self.accounts),
                 wallets: Arc::new(self.wallets),
                 rate_limits: Arc::new(self.rate_limits),
+                events: Arc::new(self.events),
+                jobs: Arc::new(self.jobs),
+                test_clocks: Arc::new(self.test_clocks),
+                webhooks: Arc::new(self.webhooks),
                 health: Arc::new(self.health),
                 clock: Arc::new(self.clock),
                 ids: Arc::new(self.ids),

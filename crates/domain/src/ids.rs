@@ -46,6 +46,17 @@ id_type!(
     "le_"
 );
 
+id_type!(
+    /// A webhook event.
+    EventId,
+    "evt_"
+);
+id_type!(
+    /// A background job.
+    JobId,
+    "job_"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,11 +4,14 @@
 pub mod api_key;
 pub mod currency;
 pub mod error;
+pub mod events;
 pub mod fx;
 pub mod ids;
 pub mod ledger;
 pub mod mode;
 pub mod money;
+pub mod paging;
+pub mod retry;
 pub mod secret;
 pub mod webhook_url;
 

@@ -4,12 +4,16 @@
 
 pub mod accounts;
 pub mod clock;
+pub mod events;
 pub mod health;
 pub mod ids;
+pub mod jobs;
 pub mod ledger;
 pub mod rate_limits;
+pub mod test_clocks;
 pub mod vault;
 pub mod wallets;
+pub mod webhooks;
 
 use domain::{DomainError, ErrorKind};
 

@@ -3,9 +3,9 @@
 //! sealed under the master key.
 
 use crate::App;
+use crate::error::RequestError;
 use domain::ids::AccountId;
-use domain::{DomainError, ErrorKind, InvalidInput, Mode, Secret, api_key, webhook_url};
-use ports::StoreError;
+use domain::{InvalidInput, Mode, Secret, api_key, webhook_url};
 use ports::accounts::{NewAccount, StoredKey};
 
 const KEY_RANDOM_CHARS: usize = 40;
@@ -20,36 +20,13 @@ pub struct CreatedAccount {
     pub webhook_secret: Secret<String>,
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum CreateAccountError {
-    #[error(transparent)]
-    Invalid(#[from] InvalidInput),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-impl DomainError for CreateAccountError {
-    fn kind(&self) -> ErrorKind {
-        match self {
-            CreateAccountError::Invalid(e) => e.kind(),
-            CreateAccountError::Store(e) => e.kind(),
-        }
-    }
-    fn code(&self) -> &'static str {
-        match self {
-            CreateAccountError::Invalid(e) => e.code(),
-            CreateAccountError::Store(e) => e.code(),
-        }
-    }
-}
-
 impl App {
     pub async fn create_account(
         &self,
         name: &str,
         webhook_url: Option<&str>,
         is_demo: bool,
-    ) -> Result<CreatedAccount, CreateAccountError> {
+    ) -> Result<CreatedAccount, RequestError> {
         let name = name.trim();
         if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
             return Err(InvalidInput::new(
@@ -102,6 +79,7 @@ impl App {
 pub(crate) mod tests {
     use super::*;
     use crate::testing::Mocks;
+    use domain::{DomainError, ErrorKind};
 
     /// Mocks that make ids and seal secrets reversibly (by reversing the
     /// bytes), so a test can tell a sealed value from a clear one.

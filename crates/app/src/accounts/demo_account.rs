@@ -2,7 +2,7 @@
 //! prints its test key so the first request can be made right away.
 
 use crate::App;
-use crate::accounts::CreateAccountError;
+use crate::error::RequestError;
 use domain::{Mode, Secret};
 use ports::StoreError;
 
@@ -15,7 +15,7 @@ pub enum DemoAccountError {
     )]
     Unsealable,
     #[error(transparent)]
-    Create(#[from] CreateAccountError),
+    Create(#[from] RequestError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -1,0 +1,143 @@
+//! One delivery attempt of one event: a signed POST of
+//! `{event, event_id, created_at, data}`; a 2xx answer delivers it.
+
+use crate::App;
+use domain::Secret;
+use domain::events::DeliveryState;
+use domain::ids::EventId;
+use ports::events::DeliveryAttempt;
+use ports::webhooks::WebhookRequest;
+use serde_json::json;
+
+impl App {
+    /// `Err` carries why the attempt failed, for the job to retry on.
+    /// `last_attempt` marks the event failed rather than pending.
+    pub(crate) async fn deliver_webhook(&self, id: &EventId, last_attempt: bool) -> Result<(), String> {
+        let store = |e: ports::StoreError| e.to_string();
+        let Some(target) = self.ports.events.delivery_target(id).await.map_err(store)? else {
+            return Ok(());
+        };
+        let Some(url) = target.url else {
+            return self.ports.events.mark_no_endpoint(id).await.map_err(store);
+        };
+        let open = |sealed: &[u8]| {
+            let opened = self.ports.vault.open(sealed).map_err(|e| e.to_string())?;
+            String::from_utf8(opened.expose().clone())
+                .map(Secret::new)
+                .map_err(|_| "a sealed secret is not text".to_string())
+        };
+        let data: serde_json::Value =
+            serde_json::from_str(&target.event.data).map_err(|e| format!("stored event data: {e}"))?;
+        let body = json!({
+            "event": target.event.event,
+            "event_id": id.as_str(),
+            "created_at": target.event.created_at,
+            "data": data,
+        });
+        let now = self.ports.clock.now();
+        let request = WebhookRequest {
+            url: url.clone(),
+            body: body.to_string(),
+            timestamp: now,
+            webhook_secret: open(&target.sealed_webhook_secret)?,
+            secret_key: open(&target.sealed_secret_key)?,
+        };
+        let response = self.ports.webhooks.send(request).await;
+        let delivered = response.delivered();
+        let state = match (delivered, last_attempt) {
+            (true, _) => DeliveryState::Delivered,
+            (false, true) => DeliveryState::Failed,
+            (false, false) => DeliveryState::Pending,
+        };
+        let failure = match (response.status, &response.error) {
+            (_, Some(error)) => error.clone(),
+            (Some(status), None) => format!("the endpoint answered {status}"),
+            (None, None) => "no answer".to_string(),
+        };
+        let attempt = DeliveryAttempt {
+            attempt: target.event.attempts + 1,
+            attempted_at: now,
+            url,
+            status_code: response.status,
+            error: response.error,
+            duration_ms: response.duration_ms,
+        };
+        self.ports.events.record_attempt(id, attempt, state).await.map_err(store)?;
+        if delivered { Ok(()) } else { Err(failure) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::Mocks;
+    use domain::events::DeliveryState;
+    use domain::ids::EventId;
+    use domain::{Mode, Secret};
+    use ports::events::{DeliveryTarget, EventRecord};
+    use ports::webhooks::WebhookResponse;
+
+    fn target(url: Option<&str>) -> DeliveryTarget {
+        DeliveryTarget {
+            event: EventRecord {
+                id: EventId::new("evt_1"),
+                mode: Mode::Test,
+                event: "webhook.test".into(),
+                data: r#"{"k":"v"}"#.into(),
+                created_at: 77,
+                delivery_state: DeliveryState::Pending,
+                attempts: 2,
+                delivered_at: None,
+            },
+            url: url.map(str::to_string),
+            sealed_secret_key: b"sealed-key".to_vec(),
+            sealed_webhook_secret: b"sealed-whsec".to_vec(),
+        }
+    }
+
+    fn mocks(status: Option<u16>, expected: DeliveryState) -> Mocks {
+        let mut m = Mocks::default();
+        m.events.expect_delivery_target().returning(|_| Ok(Some(target(Some("http://hooks.test/x")))));
+        m.vault
+            .expect_open()
+            .returning(|s| Ok(Secret::new(s.strip_prefix(b"sealed-").unwrap().to_vec())));
+        m.clock.expect_now().return_const(5_000i64);
+        m.webhooks.expect_send().times(1).returning(move |req| {
+            let body: serde_json::Value = serde_json::from_str(&req.body).unwrap();
+            assert_eq!(body["event"], "webhook.test");
+            assert_eq!(body["event_id"], "evt_1");
+            assert_eq!(body["created_at"], 77);
+            assert_eq!(body["data"]["k"], "v");
+            assert_eq!((req.secret_key.expose().as_str(), req.webhook_secret.expose().as_str()), ("key", "whsec"));
+            assert_eq!(req.timestamp, 5_000);
+            WebhookResponse { status, error: status.is_none().then(|| "connection refused".into()), duration_ms: 3 }
+        });
+        m.events
+            .expect_record_attempt()
+            .times(1)
+            .withf(move |_, attempt, state| attempt.attempt == 3 && *state == expected)
+            .returning(|_, _, _| Ok(()));
+        m
+    }
+
+    #[tokio::test]
+    async fn a_2xx_delivers() {
+        let app = mocks(Some(204), DeliveryState::Delivered).app();
+        assert_eq!(app.deliver_webhook(&EventId::new("evt_1"), false).await, Ok(()));
+    }
+
+    #[tokio::test]
+    async fn anything_else_stays_pending_until_the_last_attempt() {
+        let app = mocks(Some(302), DeliveryState::Pending).app();
+        assert_eq!(app.deliver_webhook(&EventId::new("evt_1"), false).await, Err("the endpoint answered 302".into()));
+        let app = mocks(None, DeliveryState::Failed).app();
+        assert_eq!(app.deliver_webhook(&EventId::new("evt_1"), true).await, Err("connection refused".into()));
+    }
+
+    #[tokio::test]
+    async fn no_webhook_url_marks_the_event_and_sends_nothing() {
+        let mut m = Mocks::default();
+        m.events.expect_delivery_target().returning(|_| Ok(Some(target(None))));
+        m.events.expect_mark_no_endpoint().times(1).returning(|_| Ok(()));
+        assert_eq!(m.app().deliver_webhook(&EventId::new("evt_1"), false).await, Ok(()));
+    }
+}

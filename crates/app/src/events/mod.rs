@@ -1,0 +1,49 @@
+//! The webhook event log: emitting, listing, redelivering, delivering.
+
+mod deliver_webhook;
+mod event_log;
+mod send_test_event;
+
+pub use event_log::EventError;
+
+use crate::App;
+use domain::Mode;
+use domain::ids::{AccountId, EventId, JobId};
+use domain::retry::RetrySchedule;
+use ports::StoreError;
+use ports::events::NewEvent;
+use ports::jobs::{JobKind, NewJob};
+
+impl App {
+    /// The job that delivers `event`, due now.
+    pub(crate) fn delivery_job(&self, event: &EventId) -> NewJob {
+        NewJob {
+            id: JobId::with_suffix(&self.ports.ids.unique()),
+            kind: JobKind::DeliverWebhook,
+            subject: event.to_string(),
+            max_attempts: RetrySchedule::WEBHOOKS.max_attempts(),
+            run_at: self.ports.clock.now(),
+        }
+    }
+
+    /// Stores an event with its delivery job; returns its id.
+    pub(crate) async fn emit(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        event: &'static str,
+        data: serde_json::Value,
+    ) -> Result<EventId, StoreError> {
+        let id = EventId::with_suffix(&self.ports.ids.unique());
+        let new_event = NewEvent {
+            id: id.clone(),
+            account_id: account.clone(),
+            mode,
+            event,
+            data: data.to_string(),
+            created_at: self.now_for(account, mode).await?,
+        };
+        self.ports.events.emit(new_event, self.delivery_job(&id)).await?;
+        Ok(id)
+    }
+}

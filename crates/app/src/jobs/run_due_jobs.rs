@@ -1,0 +1,107 @@
+//! Workers call this in a loop: lease due jobs, run each, then finish,
+//! reschedule (with backoff and jitter) or park it.
+
+use crate::App;
+use domain::ids::EventId;
+use domain::retry::RetrySchedule;
+use ports::StoreError;
+use ports::jobs::{Job, JobKind};
+
+/// How long a claimed job is leased: a worker that dies mid-job leaves it
+/// to be claimed again after this.
+const LEASE_SECS: i64 = 300;
+
+impl App {
+    /// Runs up to `limit` due jobs; returns how many were claimed.
+    pub async fn run_due_jobs(&self, limit: u32) -> Result<usize, StoreError> {
+        let jobs = self.ports.jobs.claim(self.ports.clock.now(), LEASE_SECS, limit).await?;
+        let claimed = jobs.len();
+        for job in jobs {
+            self.run_job(job).await?;
+        }
+        Ok(claimed)
+    }
+
+    async fn run_job(&self, job: Job) -> Result<(), StoreError> {
+        let last_attempt = job.attempts >= job.max_attempts;
+        let (outcome, schedule) = match job.kind {
+            JobKind::DeliverWebhook => (
+                self.deliver_webhook(&EventId::new(&job.subject), last_attempt).await,
+                RetrySchedule::WEBHOOKS,
+            ),
+        };
+        let now = self.ports.clock.now();
+        let Err(error) = outcome else {
+            return self.ports.jobs.complete(&job.id, now).await;
+        };
+        tracing::warn!(job = %job.id, kind = job.kind.as_str(), attempts = job.attempts, %error, "job attempt failed");
+        let delay = (!last_attempt)
+            .then(|| schedule.delay(job.attempts, self.ports.ids.fraction()))
+            .flatten();
+        match delay {
+            Some(delay) => self.ports.jobs.reschedule(&job.id, &error, now + delay, now).await,
+            None => self.ports.jobs.park(&job.id, &error, now).await,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::Mocks;
+    use domain::Mode;
+    use domain::ids::{AccountId, JobId};
+    use ports::jobs::{Job, JobKind};
+
+    fn job(attempts: u32) -> Job {
+        Job {
+            id: JobId::new("job_1"),
+            account_id: AccountId::new("acct_1"),
+            mode: Mode::Test,
+            kind: JobKind::DeliverWebhook,
+            subject: "evt_1".into(),
+            attempts,
+            max_attempts: 10,
+        }
+    }
+
+    /// A job whose delivery finds an event with nowhere to go fails
+    /// nothing; one whose event lookup fails is retried or parked.
+    fn mocks(attempts: u32, lookup_fails: bool) -> Mocks {
+        let mut m = Mocks::default();
+        m.clock.expect_now().return_const(1_000i64);
+        m.ids.expect_fraction().return_const(0.5);
+        m.jobs.expect_claim().times(1).returning(move |_, lease, _| {
+            assert_eq!(lease, 300);
+            Ok(vec![job(attempts)])
+        });
+        m.events.expect_delivery_target().returning(move |_| {
+            if lookup_fails { Err(ports::StoreError("down".into())) } else { Ok(None) }
+        });
+        m
+    }
+
+    #[tokio::test]
+    async fn a_finished_job_is_completed() {
+        let mut m = mocks(1, false);
+        m.jobs.expect_complete().times(1).returning(|_, _| Ok(()));
+        assert_eq!(m.app().run_due_jobs(8).await.unwrap(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_failed_attempt_is_rescheduled_on_the_retry_schedule() {
+        let mut m = mocks(2, true);
+        m.jobs
+            .expect_reschedule()
+            .times(1)
+            .withf(|_, error, run_at, _| error.contains("down") && *run_at == 1_000 + 300)
+            .returning(|_, _, _, _| Ok(()));
+        m.app().run_due_jobs(8).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn the_last_failed_attempt_parks_the_job() {
+        let mut m = mocks(10, true);
+        m.jobs.expect_park().times(1).returning(|_, _, _| Ok(()));
+        m.app().run_due_jobs(8).await.unwrap();
+    }
+}

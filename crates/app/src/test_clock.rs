@@ -1,0 +1,64 @@
+//! `POST /v1/issuing/sandbox/test_clock/advance` and
+//! `GET /v1/issuing/sandbox/test_clock`: an account's sandbox jumps
+//! forward in time, so every time rule can be tried without waiting.
+//! Live mode always runs on real time.
+
+use crate::{App, Caller, RequestError};
+use domain::{InvalidInput, Mode};
+
+/// One jump at most ten years, so offsets stay far from overflow.
+const MAX_ADVANCE_SECS: i64 = 10 * 366 * 86_400;
+
+/// The sandbox's time and how far it is ahead of real time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TestClock {
+    pub now: i64,
+    pub offset_secs: i64,
+}
+
+impl App {
+    pub async fn advance_test_clock(&self, caller: &Caller, seconds: i64) -> Result<TestClock, RequestError> {
+        if caller.mode != Mode::Test {
+            return Err(RequestError::SandboxOnly);
+        }
+        if !(1..=MAX_ADVANCE_SECS).contains(&seconds) {
+            let rule = format!("must be a whole number from 1 to {MAX_ADVANCE_SECS}");
+            return Err(InvalidInput::new("seconds", rule).into());
+        }
+        let offset_secs = self.ports.test_clocks.advance(&caller.account_id, seconds).await?;
+        Ok(TestClock { now: self.ports.clock.now() + offset_secs, offset_secs })
+    }
+
+    pub async fn get_test_clock(&self, caller: &Caller) -> Result<TestClock, RequestError> {
+        if caller.mode != Mode::Test {
+            return Err(RequestError::SandboxOnly);
+        }
+        let offset_secs = self.ports.test_clocks.offset(&caller.account_id).await?;
+        Ok(TestClock { now: self.ports.clock.now() + offset_secs, offset_secs })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{Mocks, caller};
+    use domain::Mode;
+
+    #[tokio::test]
+    async fn advancing_moves_the_sandbox_clock() {
+        let mut m = Mocks::default();
+        m.clock.expect_now().return_const(1_000i64);
+        m.test_clocks.expect_advance().withf(|_, s| *s == 301).returning(|_, _| Ok(401));
+        let clock = m.app().advance_test_clock(&caller(Mode::Test), 301).await.unwrap();
+        assert_eq!((clock.now, clock.offset_secs), (1_401, 401));
+    }
+
+    #[tokio::test]
+    async fn bad_seconds_name_the_field_and_live_mode_is_refused() {
+        let app = Mocks::default().app();
+        for bad in [0, -5, 999_999_999_999] {
+            let e = app.advance_test_clock(&caller(Mode::Test), bad).await.unwrap_err();
+            assert!(e.to_string().starts_with("seconds:"), "{bad}: {e}");
+        }
+        assert!(app.advance_test_clock(&caller(Mode::Live), 5).await.is_err());
+    }
+}

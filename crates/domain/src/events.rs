@@ -1,0 +1,34 @@
+//! Webhook events: what happened, told to the account at least once.
+
+/// A sandbox helper's event, to try an endpoint and its signature checks.
+pub const WEBHOOK_TEST: &str = "webhook.test";
+
+/// Where an event's delivery stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryState {
+    /// Not yet answered with a 2xx; a job will try (again).
+    Pending,
+    /// An attempt was answered with a 2xx.
+    Delivered,
+    /// Every attempt of the retry schedule failed.
+    Failed,
+    /// The account had no webhook URL for the mode when delivery was due.
+    NoEndpoint,
+}
+
+impl DeliveryState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryState::Pending => "pending",
+            DeliveryState::Delivered => "delivered",
+            DeliveryState::Failed => "failed",
+            DeliveryState::NoEndpoint => "no_endpoint",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Self> {
+        [Self::Pending, Self::Delivered, Self::Failed, Self::NoEndpoint]
+            .into_iter()
+            .find(|s| s.as_str() == value)
+    }
+}

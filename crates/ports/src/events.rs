@@ -1,0 +1,80 @@
+use crate::StoreError;
+use crate::jobs::NewJob;
+use domain::Mode;
+use domain::events::DeliveryState;
+use domain::ids::{AccountId, EventId};
+use domain::paging::Page;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewEvent {
+    pub id: EventId,
+    pub account_id: AccountId,
+    pub mode: Mode,
+    pub event: &'static str,
+    /// The event's `data` object, as JSON text.
+    pub data: String,
+    pub created_at: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventRecord {
+    pub id: EventId,
+    pub mode: Mode,
+    pub event: String,
+    pub data: String,
+    pub created_at: i64,
+    pub delivery_state: DeliveryState,
+    pub attempts: u32,
+    pub delivered_at: Option<i64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryAttempt {
+    pub attempt: u32,
+    pub attempted_at: i64,
+    pub url: String,
+    pub status_code: Option<u16>,
+    pub error: Option<String>,
+    pub duration_ms: i64,
+}
+
+/// What delivering an event needs: the event, where it goes, and the
+/// sealed secrets that sign it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryTarget {
+    pub event: EventRecord,
+    pub url: Option<String>,
+    pub sealed_secret_key: Vec<u8>,
+    pub sealed_webhook_secret: Vec<u8>,
+}
+
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait::async_trait]
+pub trait EventStore: Send + Sync {
+    /// Stores an event and the job that delivers it, in one transaction.
+    async fn emit(&self, event: NewEvent, delivery: NewJob) -> Result<(), StoreError>;
+
+    /// The account's events of `mode`, newest first, and their total.
+    async fn list_events(&self, account: &AccountId, mode: Mode, page: Page)
+    -> Result<(Vec<EventRecord>, u64), StoreError>;
+
+    async fn get_event(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        id: &EventId,
+    ) -> Result<Option<(EventRecord, Vec<DeliveryAttempt>)>, StoreError>;
+
+    /// Queues another delivery; `false` when the account has no such event.
+    async fn redeliver(&self, account: &AccountId, mode: Mode, id: &EventId, delivery: NewJob)
+    -> Result<bool, StoreError>;
+
+    async fn delivery_target(&self, id: &EventId) -> Result<Option<DeliveryTarget>, StoreError>;
+
+    /// Records an attempt and where the event's delivery now stands.
+    async fn record_attempt(&self, id: &EventId, attempt: DeliveryAttempt, state: DeliveryState)
+    -> Result<(), StoreError>;
+
+    /// Marks the event as having had nowhere to go.
+    async fn mark_no_endpoint(&self, id: &EventId) -> Result<(), StoreError>;
+}

@@ -1,0 +1,84 @@
+use crate::StoreError;
+use domain::Mode;
+use domain::ids::{AccountId, JobId};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobKind {
+    /// POST an event to the account's webhook URL; subject: the event id.
+    DeliverWebhook,
+}
+
+impl JobKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::DeliverWebhook => "deliver_webhook",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Self> {
+        (value == "deliver_webhook").then_some(JobKind::DeliverWebhook)
+    }
+}
+
+/// A job to insert, in the same transaction as the change that promised it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewJob {
+    pub id: JobId,
+    pub kind: JobKind,
+    pub subject: String,
+    pub max_attempts: u32,
+    pub run_at: i64,
+}
+
+/// A job a worker has claimed (leased) and must finish, reschedule or park.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Job {
+    pub id: JobId,
+    pub account_id: AccountId,
+    pub mode: Mode,
+    pub kind: JobKind,
+    pub subject: String,
+    /// Attempts so far, this one included.
+    pub attempts: u32,
+    pub max_attempts: u32,
+}
+
+/// A job as operators see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JobSummary {
+    pub id: String,
+    pub account_id: String,
+    pub mode: Mode,
+    pub kind: String,
+    pub subject: String,
+    pub state: String,
+    pub attempts: u32,
+    pub max_attempts: u32,
+    pub run_at: i64,
+    pub last_error: Option<String>,
+}
+
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait::async_trait]
+pub trait JobStore: Send + Sync {
+    /// Leases up to `limit` due jobs (pending and due, or running with an
+    /// expired lease) for `lease_secs`. No job is leased twice at once, in
+    /// any number of processes.
+    async fn claim(&self, now: i64, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError>;
+
+    async fn complete(&self, id: &JobId, now: i64) -> Result<(), StoreError>;
+
+    /// Back to pending, due at `run_at`, keeping `error`.
+    async fn reschedule(&self, id: &JobId, error: &str, run_at: i64, now: i64) -> Result<(), StoreError>;
+
+    /// Gives up: the job is kept as failed with its last error.
+    async fn park(&self, id: &JobId, error: &str, now: i64) -> Result<(), StoreError>;
+
+    /// Pending, running and failed jobs (only failed ones with
+    /// `failed_only`), oldest first.
+    async fn list(&self, failed_only: bool, limit: u32) -> Result<Vec<JobSummary>, StoreError>;
+
+    /// A parked job back to pending, due now, with a fresh set of attempts.
+    /// `false` when no parked job has this id.
+    async fn retry(&self, id: &JobId, now: i64) -> Result<bool, StoreError>;
+}

@@ -1,0 +1,32 @@
+use domain::Secret;
+
+/// One signed POST of an event body.
+#[derive(Debug, Clone)]
+pub struct WebhookRequest {
+    pub url: String,
+    pub body: String,
+    /// Unix seconds (real time) signed into `x-issuing-signature`.
+    pub timestamp: i64,
+    pub webhook_secret: Secret<String>,
+    pub secret_key: Secret<String>,
+}
+
+/// What the receiver answered: a status, or why there was none.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WebhookResponse {
+    pub status: Option<u16>,
+    pub error: Option<String>,
+    pub duration_ms: i64,
+}
+
+impl WebhookResponse {
+    pub fn delivered(&self) -> bool {
+        self.status.is_some_and(|s| (200..300).contains(&s))
+    }
+}
+
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait::async_trait]
+pub trait WebhookSender: Send + Sync {
+    async fn send(&self, request: WebhookRequest) -> WebhookResponse;
+}
