@@ -7,3 +7,4 @@ pub mod db;
 pub mod system;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_db;
+pub mod webhook_sender;

@@ -22,7 +22,11 @@ pub struct RandomIds;
 
 impl Ids for RandomIds {
     fn unique(&self) -> String {
-        uuid::Uuid::new_v4().simple().to_string()
+        uuid::Uuid::now_v7().simple().to_string()
+    }
+
+    fn fraction(&self) -> f64 {
+        OsRng.r#gen::<f64>()
     }
 
     fn secret(&self, len: usize) -> Secret<String> {
@@ -47,6 +51,8 @@ mod tests {
         assert_eq!(a.expose().len(), 40);
         assert!(a.expose().bytes().all(|c| c.is_ascii_alphanumeric()));
         assert_ne!(a.expose(), b.expose());
-        assert_ne!(RandomIds.unique(), RandomIds.unique());
+        let (first, second) = (RandomIds.unique(), RandomIds.unique());
+        assert!(first < second, "ids are time-ordered: {first} {second}");
+        assert!((0.0..1.0).contains(&RandomIds.fraction()));
     }
 }

@@ -21,3 +21,18 @@ pub fn success<T: Serialize>(status: StatusCode, message: &'static str, data: T)
         data,
     })
 }
+
+/// The paging object of list responses (`data.meta`).
+#[derive(Serialize, ToSchema)]
+pub struct Meta {
+    pub total: u64,
+    pub pages: u64,
+    pub previous: Option<u64>,
+    pub next: Option<u64>,
+}
+
+impl From<domain::paging::Paging> for Meta {
+    fn from(p: domain::paging::Paging) -> Self {
+        Meta { total: p.total, pages: p.pages, previous: p.previous, next: p.next }
+    }
+}

@@ -26,11 +26,20 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::wallets::fund_issuing_wallet,
         routes::wallets::get_issuing_wallet_balance,
         routes::fx::get_fx_rate,
+        routes::webhook::set_webhook_url,
+        routes::events::list_events,
+        routes::events::get_event,
+        routes::events::redeliver_event,
+        routes::events::send_test_event,
+        routes::test_clock::advance_test_clock,
+        routes::test_clock::get_test_clock,
     ),
     modifiers(&TokenHeader),
     tags(
         (name = "utility", description = "Health and documentation"),
         (name = "wallets", description = "Issuing wallets and exchange rates"),
+        (name = "events", description = "Webhook events: the log, redelivery, the endpoint"),
+        (name = "sandbox", description = "Sandbox helpers"),
     )
 )]
 struct ApiDoc;

@@ -28,14 +28,21 @@ pub struct EventRecord {
     pub delivered_at: Option<i64>,
 }
 
+/// What one delivery attempt met.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DeliveryAttempt {
-    pub attempt: u32,
+pub struct AttemptOutcome {
     pub attempted_at: i64,
     pub url: String,
     pub status_code: Option<u16>,
     pub error: Option<String>,
     pub duration_ms: i64,
+}
+
+/// A recorded attempt, numbered from 1 per event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeliveryAttempt {
+    pub attempt: u32,
+    pub outcome: AttemptOutcome,
 }
 
 /// What delivering an event needs: the event, where it goes, and the
@@ -71,8 +78,10 @@ pub trait EventStore: Send + Sync {
 
     async fn delivery_target(&self, id: &EventId) -> Result<Option<DeliveryTarget>, StoreError>;
 
-    /// Records an attempt and where the event's delivery now stands.
-    async fn record_attempt(&self, id: &EventId, attempt: DeliveryAttempt, state: DeliveryState)
+    /// Records the next attempt (numbered by the store, so concurrent
+    /// deliveries of one event never collide) and where the delivery now
+    /// stands; a delivered event stays delivered.
+    async fn record_attempt(&self, id: &EventId, outcome: AttemptOutcome, state: DeliveryState)
     -> Result<(), StoreError>;
 
     /// Marks the event as having had nowhere to go.

@@ -35,8 +35,13 @@ pub enum LogFormat {
 pub enum Command {
     /// Run the HTTP API (the default when no command is given).
     Serve(ServeArgs),
+    /// Run background jobs (webhook deliveries, ...) without the API.
+    Worker(WorkerCommand),
     /// Apply pending database migrations and exit.
     Migrate(DbArgs),
+    /// Inspect and retry background jobs.
+    #[command(subcommand)]
+    Jobs(JobsCommand),
     /// Manage client accounts.
     #[command(subcommand)]
     Accounts(AccountsCommand),
@@ -82,6 +87,13 @@ pub struct ServeArgs {
     #[arg(long, env = "ISSUING_NO_MIGRATE")]
     pub no_migrate: bool,
 
+    /// Do not run background jobs in this process (run `issuing worker`).
+    #[arg(long, env = "ISSUING_NO_WORKERS")]
+    pub no_workers: bool,
+
+    #[command(flatten)]
+    pub worker: WorkerArgs,
+
     /// Kobo paid for 1 USD, served by the FX-rate endpoint as NGN-USD.
     #[arg(long, env = "ISSUING_FX_NGN_USD", default_value = "160000", value_parser = parse_amount)]
     pub fx_ngn_usd: Amount,
@@ -89,6 +101,51 @@ pub struct ServeArgs {
     /// Kobo received for 1 USD, served by the FX-rate endpoint as USD-NGN.
     #[arg(long, env = "ISSUING_FX_USD_NGN", default_value = "155000", value_parser = parse_amount)]
     pub fx_usd_ngn: Amount,
+}
+
+#[derive(Args, Clone)]
+pub struct WorkerArgs {
+    /// Job runners per process on PostgreSQL (SQLite always runs one).
+    #[arg(long, env = "ISSUING_WORKERS", default_value_t = 4)]
+    pub workers: usize,
+
+    /// How long an idle runner waits before looking for due jobs again.
+    #[arg(long, env = "ISSUING_WORKER_POLL_MS", default_value_t = 500)]
+    pub worker_poll_ms: u64,
+
+    /// Webhook delivery: time allowed to connect.
+    #[arg(long, env = "ISSUING_WEBHOOK_CONNECT_TIMEOUT_MS", default_value_t = 5_000)]
+    pub webhook_connect_timeout_ms: u64,
+
+    /// Webhook delivery: time allowed for the whole request.
+    #[arg(long, env = "ISSUING_WEBHOOK_TIMEOUT_MS", default_value_t = 10_000)]
+    pub webhook_timeout_ms: u64,
+}
+
+#[derive(Args, Clone)]
+pub struct WorkerCommand {
+    #[command(flatten)]
+    pub db: DbArgs,
+    #[command(flatten)]
+    pub worker: WorkerArgs,
+}
+
+#[derive(Subcommand)]
+pub enum JobsCommand {
+    /// Pending, running and failed jobs, oldest first.
+    List {
+        /// Only the parked (failed) ones.
+        #[arg(long)]
+        failed: bool,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Put a parked job back in the queue, with a fresh set of attempts.
+    Retry {
+        id: String,
+        #[command(flatten)]
+        db: DbArgs,
+    },
 }
 
 fn parse_amount(value: &str) -> Result<Amount, String> {

@@ -1,7 +1,9 @@
 //! What each subcommand does. Results go to stdout; logs to stderr.
 
-use crate::cli::{DbArgs, ServeArgs};
-use crate::wiring;
+use crate::cli::{DbArgs, ServeArgs, WorkerCommand};
+use crate::{wiring, workers};
+use domain::ids::JobId;
+use std::sync::Arc;
 use actix_web::{HttpServer, web};
 use anyhow::Context;
 use ports::ledger::LedgerAudit;
@@ -10,12 +12,16 @@ use std::process::ExitCode;
 
 pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(&args.db, !args.no_migrate).await?;
-    let app = wiring::app(db, &args.db, args)?;
+    let sqlite = db.is_sqlite();
+    let app = wiring::app(db, &args.db, args, &args.worker)?;
     let demo_key = app
         .demo_test_key()
         .await
         .context("preparing the demo account")?;
     let data = web::Data::new(app);
+    if !args.no_workers {
+        workers::spawn(data.clone().into_inner(), &args.worker, sqlite);
+    }
     let server = HttpServer::new(move || api::build(data.clone()))
         .bind(args.listen)
         .with_context(|| format!("listening on {}", args.listen))?;
@@ -28,6 +34,48 @@ pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     }
     server.run().await.context("running the HTTP server")?;
     Ok(ExitCode::SUCCESS)
+}
+
+pub async fn worker(args: &WorkerCommand, serve: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(&args.db, false).await?;
+    let sqlite = db.is_sqlite();
+    let app = Arc::new(wiring::app(db, &args.db, serve, &args.worker)?);
+    workers::spawn(app, &args.worker, sqlite);
+    tokio::signal::ctrl_c().await.context("waiting for a stop signal")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn list_jobs(db_args: &DbArgs, serve: &ServeArgs, failed: bool) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, false).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker)?;
+    for job in app.list_jobs(failed).await? {
+        let line = json!({
+            "id": job.id,
+            "account_id": job.account_id,
+            "livemode": job.mode.is_live(),
+            "kind": job.kind,
+            "subject": job.subject,
+            "state": job.state,
+            "attempts": job.attempts,
+            "max_attempts": job.max_attempts,
+            "run_at": job.run_at,
+            "last_error": job.last_error,
+        });
+        println!("{line}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn retry_job(db_args: &DbArgs, serve: &ServeArgs, id: &str) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, false).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker)?;
+    if app.retry_job(&JobId::new(id)).await? {
+        println!("job {id} is queued again");
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!("error: no parked (failed) job has the id {id}");
+        Ok(ExitCode::FAILURE)
+    }
 }
 
 pub async fn migrate(db: &DbArgs) -> anyhow::Result<ExitCode> {
@@ -43,7 +91,7 @@ pub async fn create_account(
     webhook_url: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, false).await?;
-    let app = wiring::app(db, db_args, serve)?;
+    let app = wiring::app(db, db_args, serve, &serve.worker)?;
     let created = app.create_account(name, webhook_url, false).await?;
     let out = json!({
         "account_id": created.account_id.as_str(),

@@ -4,9 +4,10 @@ mod cli;
 mod commands;
 mod master_key;
 mod wiring;
+mod workers;
 
 use clap::Parser;
-use cli::{AccountsCommand, Cli, Command, LedgerCommand, LogFormat};
+use cli::{AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat};
 use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
 
@@ -29,7 +30,10 @@ async fn main() -> ExitCode {
     let outcome = match cli.command {
         None => commands::serve(&serve).await,
         Some(Command::Serve(args)) => commands::serve(&args).await,
+        Some(Command::Worker(args)) => commands::worker(&args, &serve).await,
         Some(Command::Migrate(db)) => commands::migrate(&db).await,
+        Some(Command::Jobs(JobsCommand::List { failed, db })) => commands::list_jobs(&db, &serve, failed).await,
+        Some(Command::Jobs(JobsCommand::Retry { id, db })) => commands::retry_job(&db, &serve, &id).await,
         Some(Command::Accounts(AccountsCommand::Create {
             name,
             webhook_url,

@@ -1,9 +1,11 @@
 //! The composition root: adapters plugged into the use cases.
 
-use crate::cli::{DbArgs, ServeArgs};
+use crate::cli::{DbArgs, ServeArgs, WorkerArgs};
 use crate::master_key;
 use adapters::db::{Db, migrate};
 use adapters::system::{RandomIds, SystemClock};
+use adapters::webhook_sender::HttpWebhookSender;
+use std::time::Duration;
 use anyhow::Context;
 use app::{App, Ports, Settings};
 use domain::fx::FxRates;
@@ -24,13 +26,24 @@ pub async fn open_db(args: &DbArgs, migrate_pg: bool) -> anyhow::Result<Db> {
     Ok(db)
 }
 
-pub fn app(db: Db, args: &DbArgs, serve: &ServeArgs) -> anyhow::Result<App> {
+/// The use cases over `db`; `serve` gives the settings (defaults for
+/// commands other than serve).
+pub fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) -> anyhow::Result<App> {
     let vault = master_key::load(&args.database_url, args.master_key.as_deref())?;
+    let webhooks = HttpWebhookSender::new(
+        Duration::from_millis(worker.webhook_connect_timeout_ms),
+        Duration::from_millis(worker.webhook_timeout_ms),
+    )
+    .map_err(anyhow::Error::msg)?;
     let db = Arc::new(db);
     let ports = Ports {
         accounts: db.clone(),
         wallets: db.clone(),
         rate_limits: db.clone(),
+        events: db.clone(),
+        jobs: db.clone(),
+        test_clocks: db.clone(),
+        webhooks: Arc::new(webhooks),
         health: db,
         clock: Arc::new(SystemClock),
         ids: Arc::new(RandomIds),

@@ -3,10 +3,13 @@
 //! compiled for its own backend.
 
 mod accounts;
+mod events;
+mod jobs;
 mod ledger;
 mod migrate;
 mod rate_limits;
 mod schema;
+mod test_clocks;
 mod wallets;
 
 pub use migrate::migrate;

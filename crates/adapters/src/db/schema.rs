@@ -66,12 +66,67 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    jobs (id) {
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        kind -> Text,
+        subject -> Text,
+        state -> Text,
+        attempts -> Integer,
+        max_attempts -> Integer,
+        run_at -> BigInt,
+        locked_until -> Nullable<BigInt>,
+        last_error -> Nullable<Text>,
+        created_at -> BigInt,
+        updated_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    events (id) {
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        event -> Text,
+        data -> Text,
+        created_at -> BigInt,
+        delivery_state -> Text,
+        attempts -> Integer,
+        delivered_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    event_deliveries (event_id, attempt) {
+        event_id -> Text,
+        attempt -> Integer,
+        attempted_at -> BigInt,
+        url -> Text,
+        status_code -> Nullable<Integer>,
+        error -> Nullable<Text>,
+        duration_ms -> BigInt,
+    }
+}
+
+diesel::table! {
+    test_clocks (account_id) {
+        account_id -> Text,
+        offset_secs -> BigInt,
+    }
+}
+
 diesel::joinable!(api_keys -> accounts (account_id));
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,
     api_keys,
+    event_deliveries,
+    events,
+    jobs,
     ledger_accounts,
     ledger_entries,
     ledger_postings,
-    rate_limits
+    rate_limits,
+    test_clocks
 );

@@ -2,9 +2,12 @@
 //! mode scope; sandbox-only helpers exist only under `/sandbox` (404 on
 //! production paths).
 
+pub mod events;
 pub mod fx;
 pub mod health;
+pub mod test_clock;
 pub mod wallets;
+pub mod webhook;
 
 use crate::error::ApiError;
 use crate::extract::PathMode;
@@ -24,7 +27,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                 .service(endpoint(
                     "/cards/fund_issuing_wallet",
                     web::patch().to(wallets::fund_issuing_wallet),
-                )),
+                ))
+                .service(endpoint("/webhook/test", web::post().to(events::send_test_event)))
+                .service(endpoint("/test_clock", web::get().to(test_clock::get_test_clock)))
+                .service(endpoint("/test_clock/advance", web::post().to(test_clock::advance_test_clock))),
         )
         .service(
             web::scope("/v1/issuing")
@@ -38,7 +44,11 @@ fn both_modes(cfg: &mut web::ServiceConfig) {
         "/cards/get_issuing_wallet_balance",
         web::get().to(wallets::get_issuing_wallet_balance),
     ))
-    .service(endpoint("/cards/fx-rate", web::get().to(fx::get_fx_rate)));
+    .service(endpoint("/cards/fx-rate", web::get().to(fx::get_fx_rate)))
+    .service(endpoint("/webhook", web::patch().to(webhook::set_webhook_url)))
+    .service(endpoint("/events", web::get().to(events::list_events)))
+    .service(endpoint("/events/{event_id}", web::get().to(events::get_event)))
+    .service(endpoint("/events/{event_id}/redeliver", web::post().to(events::redeliver_event)));
 }
 
 /// One path with one method; any other method on it is a JSON 405.

@@ -5,7 +5,7 @@ use crate::App;
 use domain::Secret;
 use domain::events::DeliveryState;
 use domain::ids::EventId;
-use ports::events::DeliveryAttempt;
+use ports::events::AttemptOutcome;
 use ports::webhooks::WebhookRequest;
 use serde_json::json;
 
@@ -54,15 +54,14 @@ impl App {
             (Some(status), None) => format!("the endpoint answered {status}"),
             (None, None) => "no answer".to_string(),
         };
-        let attempt = DeliveryAttempt {
-            attempt: target.event.attempts + 1,
+        let outcome = AttemptOutcome {
             attempted_at: now,
             url,
             status_code: response.status,
             error: response.error,
             duration_ms: response.duration_ms,
         };
-        self.ports.events.record_attempt(id, attempt, state).await.map_err(store)?;
+        self.ports.events.record_attempt(id, outcome, state).await.map_err(store)?;
         if delivered { Ok(()) } else { Err(failure) }
     }
 }
@@ -114,7 +113,7 @@ mod tests {
         m.events
             .expect_record_attempt()
             .times(1)
-            .withf(move |_, attempt, state| attempt.attempt == 3 && *state == expected)
+            .withf(move |_, outcome, state| outcome.attempted_at == 5_000 && outcome.status_code == status && *state == expected)
             .returning(|_, _, _| Ok(()));
         m
     }

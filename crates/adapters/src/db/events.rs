@@ -1,0 +1,268 @@
+//! The webhook event log and its delivery attempts.
+
+use super::jobs::JobRow;
+use super::schema::{accounts, api_keys, event_deliveries, events, jobs};
+use super::{Db, DbError, with_conn};
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::Mode;
+use domain::events::DeliveryState;
+use domain::ids::{AccountId, EventId};
+use domain::paging::Page;
+use ports::StoreError;
+use ports::events::{AttemptOutcome, DeliveryAttempt, DeliveryTarget, EventRecord, EventStore, NewEvent};
+use ports::jobs::NewJob;
+
+#[derive(Insertable)]
+#[diesel(table_name = events)]
+pub struct EventRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    event: &'static str,
+    data: String,
+    created_at: i64,
+    delivery_state: &'static str,
+    attempts: i32,
+}
+
+impl EventRow {
+    pub fn new(event: NewEvent) -> Self {
+        EventRow {
+            id: event.id.to_string(),
+            account_id: event.account_id.to_string(),
+            livemode: event.mode.is_live(),
+            event: event.event,
+            data: event.data,
+            created_at: event.created_at,
+            delivery_state: DeliveryState::Pending.as_str(),
+            attempts: 0,
+        }
+    }
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = events)]
+struct StoredEvent {
+    id: String,
+    livemode: bool,
+    event: String,
+    data: String,
+    created_at: i64,
+    delivery_state: String,
+    attempts: i32,
+    delivered_at: Option<i64>,
+}
+
+impl StoredEvent {
+    fn record(self) -> Result<EventRecord, StoreError> {
+        let delivery_state = DeliveryState::parse(&self.delivery_state)
+            .ok_or_else(|| StoreError(format!("event {} has unknown delivery state", self.id)))?;
+        Ok(EventRecord {
+            id: EventId::new(self.id),
+            mode: Mode::from_live(self.livemode),
+            event: self.event,
+            data: self.data,
+            created_at: self.created_at,
+            delivery_state,
+            attempts: u32::try_from(self.attempts).unwrap_or(0),
+            delivered_at: self.delivered_at,
+        })
+    }
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = event_deliveries)]
+struct StoredAttempt {
+    attempt: i32,
+    attempted_at: i64,
+    url: String,
+    status_code: Option<i32>,
+    error: Option<String>,
+    duration_ms: i64,
+}
+
+/// The events an account sees in a mode.
+#[diesel::dsl::auto_type]
+fn of_account<'a>(account: &'a str, livemode: bool) -> _ {
+    events::account_id.eq(account).and(events::livemode.eq(livemode))
+}
+
+#[async_trait::async_trait]
+impl EventStore for Db {
+    async fn emit(&self, event: NewEvent, delivery: NewJob) -> Result<(), StoreError> {
+        let job = &JobRow::new(delivery, &event.account_id, event.mode, event.created_at);
+        let row = &EventRow::new(event);
+        with_conn!(self.pool(), |conn| {
+            conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                diesel::insert_into(events::table).values(row).execute(conn).await?;
+                diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                Ok(())
+            })
+            .await
+        })?;
+        Ok(())
+    }
+
+    async fn list_events(&self, account: &AccountId, mode: Mode, page: Page) -> Result<(Vec<EventRecord>, u64), StoreError> {
+        let (rows, total) = with_conn!(self.pool(), |conn| {
+            async {
+                let total = events::table.filter(of_account(account.as_str(), mode.is_live())).count().get_result::<i64>(conn).await?;
+                let rows = events::table
+                    .filter(of_account(account.as_str(), mode.is_live()))
+                    .order(events::id.desc())
+                    .limit(i64::from(page.size))
+                    .offset(page.offset())
+                    .select(StoredEvent::as_select())
+                    .load::<StoredEvent>(conn)
+                    .await?;
+                Ok::<_, diesel::result::Error>((rows, total))
+            }
+            .await
+        })?;
+        let records = rows.into_iter().map(StoredEvent::record).collect::<Result<_, _>>()?;
+        Ok((records, u64::try_from(total).unwrap_or(0)))
+    }
+
+    async fn get_event(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        id: &EventId,
+    ) -> Result<Option<(EventRecord, Vec<DeliveryAttempt>)>, StoreError> {
+        let found = with_conn!(self.pool(), |conn| {
+            async {
+                let Some(event) = events::table
+                    .filter(of_account(account.as_str(), mode.is_live()))
+                    .filter(events::id.eq(id.as_str()))
+                    .select(StoredEvent::as_select())
+                    .first::<StoredEvent>(conn)
+                    .await
+                    .optional()?
+                else {
+                    return Ok(None);
+                };
+                let attempts = event_deliveries::table
+                    .filter(event_deliveries::event_id.eq(id.as_str()))
+                    .order(event_deliveries::attempt)
+                    .select(StoredAttempt::as_select())
+                    .load::<StoredAttempt>(conn)
+                    .await?;
+                Ok::<_, diesel::result::Error>(Some((event, attempts)))
+            }
+            .await
+        })?;
+        let Some((event, attempts)) = found else { return Ok(None) };
+        let attempts = attempts
+            .into_iter()
+            .map(|a| DeliveryAttempt {
+                attempt: u32::try_from(a.attempt).unwrap_or(0),
+                outcome: AttemptOutcome {
+                    attempted_at: a.attempted_at,
+                    url: a.url,
+                    status_code: a.status_code.and_then(|s| u16::try_from(s).ok()),
+                    error: a.error,
+                    duration_ms: a.duration_ms,
+                },
+            })
+            .collect();
+        Ok(Some((event.record()?, attempts)))
+    }
+
+    async fn redeliver(&self, account: &AccountId, mode: Mode, id: &EventId, delivery: NewJob) -> Result<bool, StoreError> {
+        let job = &JobRow::new(delivery, account, mode, 0);
+        let queued = with_conn!(self.pool(), |conn| {
+            conn.transaction::<_, DbError, _>(async |conn| {
+                let found = diesel::update(events::table.filter(of_account(account.as_str(), mode.is_live())).filter(events::id.eq(id.as_str())))
+                    .set(events::delivery_state.eq(DeliveryState::Pending.as_str()))
+                    .execute(conn)
+                    .await?;
+                if found == 0 {
+                    return Ok(false);
+                }
+                diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                Ok(true)
+            })
+            .await
+        })?;
+        Ok(queued)
+    }
+
+    async fn delivery_target(&self, id: &EventId) -> Result<Option<DeliveryTarget>, StoreError> {
+        let found = with_conn!(self.pool(), |conn| {
+            async {
+                let Some((event, account_id)) = events::table
+                    .filter(events::id.eq(id.as_str()))
+                    .select((StoredEvent::as_select(), events::account_id))
+                    .first::<(StoredEvent, String)>(conn)
+                    .await
+                    .optional()?
+                else {
+                    return Ok(None);
+                };
+                let (url_test, url_live, sealed_webhook_secret) = accounts::table
+                    .filter(accounts::id.eq(&account_id))
+                    .select((accounts::webhook_url_test, accounts::webhook_url_live, accounts::webhook_secret_sealed))
+                    .first::<(Option<String>, Option<String>, Vec<u8>)>(conn)
+                    .await?;
+                let sealed_secret_key = api_keys::table
+                    .filter(api_keys::account_id.eq(&account_id))
+                    .filter(api_keys::livemode.eq(event.livemode))
+                    .select(api_keys::sealed_key)
+                    .first::<Vec<u8>>(conn)
+                    .await?;
+                let url = if event.livemode { url_live } else { url_test };
+                Ok::<_, diesel::result::Error>(Some((event, url, sealed_secret_key, sealed_webhook_secret)))
+            }
+            .await
+        })?;
+        let Some((event, url, sealed_secret_key, sealed_webhook_secret)) = found else { return Ok(None) };
+        Ok(Some(DeliveryTarget { event: event.record()?, url, sealed_secret_key, sealed_webhook_secret }))
+    }
+
+    async fn record_attempt(&self, id: &EventId, outcome: AttemptOutcome, state: DeliveryState) -> Result<(), StoreError> {
+        let outcome = &outcome;
+        let delivered_at = (state == DeliveryState::Delivered).then_some(outcome.attempted_at);
+        with_conn!(self.pool(), |conn| {
+            conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                let this = events::table.filter(events::id.eq(id.as_str()));
+                let attempt = diesel::update(this)
+                    .set(events::attempts.eq(events::attempts + 1))
+                    .returning(events::attempts)
+                    .get_result::<i32>(conn)
+                    .await?;
+                diesel::insert_into(event_deliveries::table)
+                    .values((
+                        event_deliveries::event_id.eq(id.as_str()),
+                        event_deliveries::attempt.eq(attempt),
+                        event_deliveries::attempted_at.eq(outcome.attempted_at),
+                        event_deliveries::url.eq(&outcome.url),
+                        event_deliveries::status_code.eq(outcome.status_code.map(i32::from)),
+                        event_deliveries::error.eq(&outcome.error),
+                        event_deliveries::duration_ms.eq(outcome.duration_ms),
+                    ))
+                    .execute(conn)
+                    .await?;
+                // A delivered event stays delivered, whatever a concurrent
+                // attempt met.
+                diesel::update(this.filter(events::delivery_state.ne(DeliveryState::Delivered.as_str())))
+                    .set((events::delivery_state.eq(state.as_str()), events::delivered_at.eq(delivered_at)))
+                    .execute(conn)
+                    .await?;
+                Ok(())
+            })
+            .await
+        })?;
+        Ok(())
+    }
+
+    async fn mark_no_endpoint(&self, id: &EventId) -> Result<(), StoreError> {
+        with_conn!(self.pool(), |conn| {
+            diesel::update(events::table.filter(events::id.eq(id.as_str())))
+                .set(events::delivery_state.eq(DeliveryState::NoEndpoint.as_str()))
+                .execute(conn)
+                .await
+        })?;
+        Ok(())
+    }
+}

@@ -1,0 +1,228 @@
+//! The job queue. Claiming leases due jobs with one UPDATE; on PostgreSQL
+//! its candidate rows are locked `FOR UPDATE SKIP LOCKED`, so any number of
+//! worker processes share the queue without waiting on each other or
+//! taking a job twice. SQLite has one writer at a time, so the same UPDATE
+//! is already exclusive there.
+
+use super::schema::jobs;
+use super::{Db, DbError, DbPool, with_conn};
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::Mode;
+use domain::ids::{AccountId, JobId};
+use ports::StoreError;
+use ports::jobs::{Job, JobKind, JobStore, JobSummary, NewJob};
+
+const PENDING: &str = "pending";
+const RUNNING: &str = "running";
+const FAILED: &str = "failed";
+
+#[derive(Insertable)]
+#[diesel(table_name = jobs)]
+pub struct JobRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    kind: &'static str,
+    subject: String,
+    state: &'static str,
+    attempts: i32,
+    max_attempts: i32,
+    run_at: i64,
+    created_at: i64,
+    updated_at: i64,
+}
+
+impl JobRow {
+    /// The row of `job`, for the account and mode whose change promised it.
+    pub fn new(job: NewJob, account: &AccountId, mode: Mode, now: i64) -> Self {
+        JobRow {
+            id: job.id.to_string(),
+            account_id: account.to_string(),
+            livemode: mode.is_live(),
+            kind: job.kind.as_str(),
+            subject: job.subject,
+            state: PENDING,
+            attempts: 0,
+            max_attempts: i32::try_from(job.max_attempts).unwrap_or(i32::MAX),
+            run_at: job.run_at,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = jobs)]
+struct ClaimedRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    kind: String,
+    subject: String,
+    attempts: i32,
+    max_attempts: i32,
+}
+
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = jobs)]
+struct SummaryRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    kind: String,
+    subject: String,
+    state: String,
+    attempts: i32,
+    max_attempts: i32,
+    run_at: i64,
+    last_error: Option<String>,
+}
+
+fn count(n: i32) -> u32 {
+    u32::try_from(n).unwrap_or(0)
+}
+
+/// Expands the claim for one backend, in one transaction: pick due ids
+/// (`$lock` adds the row-locking clause), then lease exactly those.
+macro_rules! claim_on {
+    ($pool:expr, $now:expr, $lease:expr, $limit:expr, $($lock:tt)*) => {{
+        let mut conn = $pool.get().await.map_err(DbError::pool)?;
+        conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+            let due = jobs::state
+                .eq(PENDING)
+                .and(jobs::run_at.le($now))
+                .or(jobs::state.eq(RUNNING).and(jobs::locked_until.le($now)));
+            let ids = jobs::table
+                .filter(due)
+                .order(jobs::run_at)
+                .limit($limit)
+                .select(jobs::id)
+                $($lock)*
+                .load::<String>(conn)
+                .await?;
+            if ids.is_empty() {
+                return Ok(Vec::new());
+            }
+            diesel::update(jobs::table.filter(jobs::id.eq_any(&ids)))
+                .set((
+                    jobs::state.eq(RUNNING),
+                    jobs::attempts.eq(jobs::attempts + 1),
+                    jobs::locked_until.eq($now + $lease),
+                    jobs::updated_at.eq($now),
+                ))
+                .returning(ClaimedRow::as_returning())
+                .get_results::<ClaimedRow>(conn)
+                .await
+        })
+        .await
+        .map_err(DbError::from)
+    }};
+}
+
+#[async_trait::async_trait]
+impl JobStore for Db {
+    async fn claim(&self, now: i64, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError> {
+        let limit = i64::from(limit);
+        let rows = match self.pool() {
+            DbPool::Pg(pool) => claim_on!(pool, now, lease_secs, limit, .for_update().skip_locked()),
+            DbPool::Sqlite(pool) => claim_on!(pool, now, lease_secs, limit,),
+        }?;
+        rows.into_iter()
+            .map(|r| {
+                let kind = JobKind::parse(&r.kind).ok_or_else(|| StoreError(format!("job {} has unknown kind {}", r.id, r.kind)))?;
+                Ok(Job {
+                    id: JobId::new(r.id),
+                    account_id: AccountId::new(r.account_id),
+                    mode: Mode::from_live(r.livemode),
+                    kind,
+                    subject: r.subject,
+                    attempts: count(r.attempts),
+                    max_attempts: count(r.max_attempts),
+                })
+            })
+            .collect()
+    }
+
+    async fn complete(&self, id: &JobId, _now: i64) -> Result<(), StoreError> {
+        // Finished jobs leave the queue; what they did is in its own tables.
+        with_conn!(self.pool(), |conn| {
+            diesel::delete(jobs::table.filter(jobs::id.eq(id.as_str()))).execute(conn).await
+        })?;
+        Ok(())
+    }
+
+    async fn reschedule(&self, id: &JobId, error: &str, run_at: i64, now: i64) -> Result<(), StoreError> {
+        with_conn!(self.pool(), |conn| {
+            diesel::update(jobs::table.filter(jobs::id.eq(id.as_str())))
+                .set((
+                    jobs::state.eq(PENDING),
+                    jobs::run_at.eq(run_at),
+                    jobs::locked_until.eq(None::<i64>),
+                    jobs::last_error.eq(error),
+                    jobs::updated_at.eq(now),
+                ))
+                .execute(conn)
+                .await
+        })?;
+        Ok(())
+    }
+
+    async fn park(&self, id: &JobId, error: &str, now: i64) -> Result<(), StoreError> {
+        with_conn!(self.pool(), |conn| {
+            diesel::update(jobs::table.filter(jobs::id.eq(id.as_str())))
+                .set((
+                    jobs::state.eq(FAILED),
+                    jobs::locked_until.eq(None::<i64>),
+                    jobs::last_error.eq(error),
+                    jobs::updated_at.eq(now),
+                ))
+                .execute(conn)
+                .await
+        })?;
+        Ok(())
+    }
+
+    async fn list(&self, failed_only: bool, limit: u32) -> Result<Vec<JobSummary>, StoreError> {
+        let states: &[&str] = if failed_only { &[FAILED] } else { &[PENDING, RUNNING, FAILED] };
+        let rows = with_conn!(self.pool(), |conn| {
+            jobs::table
+                .filter(jobs::state.eq_any(states))
+                .order((jobs::created_at, jobs::id))
+                .limit(i64::from(limit))
+                .select(SummaryRow::as_select())
+                .load::<SummaryRow>(conn)
+                .await
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|r| JobSummary {
+                id: r.id,
+                account_id: r.account_id,
+                mode: Mode::from_live(r.livemode),
+                kind: r.kind,
+                subject: r.subject,
+                state: r.state,
+                attempts: count(r.attempts),
+                max_attempts: count(r.max_attempts),
+                run_at: r.run_at,
+                last_error: r.last_error,
+            })
+            .collect())
+    }
+
+    async fn retry(&self, id: &JobId, now: i64) -> Result<bool, StoreError> {
+        let updated = with_conn!(self.pool(), |conn| {
+            diesel::update(jobs::table.filter(jobs::id.eq(id.as_str())).filter(jobs::state.eq(FAILED)))
+                .set((
+                    jobs::state.eq(PENDING),
+                    jobs::attempts.eq(0),
+                    jobs::run_at.eq(now),
+                    jobs::updated_at.eq(now),
+                ))
+                .execute(conn)
+                .await
+        })?;
+        Ok(updated == 1)
+    }
+}

@@ -1,0 +1,51 @@
+use super::schema::{jobs, test_clocks};
+use super::{Db, with_conn};
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::ids::AccountId;
+use ports::StoreError;
+use ports::test_clocks::TestClocks;
+
+#[async_trait::async_trait]
+impl TestClocks for Db {
+    async fn offset(&self, account: &AccountId) -> Result<i64, StoreError> {
+        let offset = with_conn!(self.pool(), |conn| {
+            test_clocks::table
+                .filter(test_clocks::account_id.eq(account.as_str()))
+                .select(test_clocks::offset_secs)
+                .first::<i64>(conn)
+                .await
+                .optional()
+        })?;
+        Ok(offset.unwrap_or(0))
+    }
+
+    async fn advance(&self, account: &AccountId, secs: i64) -> Result<i64, StoreError> {
+        let offset = with_conn!(self.pool(), |conn| {
+            conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                let offset = diesel::insert_into(test_clocks::table)
+                    .values((test_clocks::account_id.eq(account.as_str()), test_clocks::offset_secs.eq(secs)))
+                    .on_conflict(test_clocks::account_id)
+                    .do_update()
+                    .set(test_clocks::offset_secs.eq(test_clocks::offset_secs + secs))
+                    .returning(test_clocks::offset_secs)
+                    .get_result::<i64>(conn)
+                    .await?;
+                // Jobs run on real time; the sandbox's pending ones come
+                // forward by the jump.
+                diesel::update(
+                    jobs::table
+                        .filter(jobs::account_id.eq(account.as_str()))
+                        .filter(jobs::livemode.eq(false))
+                        .filter(jobs::state.eq("pending")),
+                )
+                .set(jobs::run_at.eq(jobs::run_at - secs))
+                .execute(conn)
+                .await?;
+                Ok(offset)
+            })
+            .await
+        })?;
+        Ok(offset)
+    }
+}
