@@ -42,8 +42,15 @@ pub struct Server {
 
 impl Server {
     pub fn start(db: &TestDb) -> Server {
+        Server::start_with(db, &[])
+    }
+
+    /// Starts `issuing serve` with extra arguments. Idle job runners look
+    /// for work every 50 ms, so tests need not wait.
+    pub fn start_with(db: &TestDb, args: &[&str]) -> Server {
         let mut child = issuing(db)
-            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(["serve", "--listen", "127.0.0.1:0", "--worker-poll-ms", "50"])
+            .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -86,6 +93,12 @@ impl Server {
         format!("{}{path}", self.base)
     }
 
+    /// Kills the process at once (SIGKILL): no shutdown of any kind.
+    pub fn kill(mut self) {
+        self.child.kill().unwrap();
+        let _ = self.child.wait();
+    }
+
     /// Stops the server and returns everything it logged.
     pub fn stop(mut self) -> String {
         let _ = self.child.kill();
@@ -104,6 +117,9 @@ impl Drop for Server {
 }
 
 pub fn client() -> reqwest::Client {
+    // reqwest is built without a TLS provider of its own (see adapters'
+    // webhook sender); the test client gets the same one.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     reqwest::Client::builder()
         .timeout(Duration::from_secs(30))
         .build()
@@ -112,6 +128,22 @@ pub fn client() -> reqwest::Client {
 
 pub fn bearer(key: &str) -> String {
     format!("Bearer {key}")
+}
+
+/// An account made with `issuing accounts create`, as JSON.
+pub fn create_account(db: &TestDb, webhook_url: Option<&str>) -> serde_json::Value {
+    let mut cmd = issuing(db);
+    cmd.args(["accounts", "create", "--name", "Acme Fintech"]);
+    if let Some(url) = webhook_url {
+        cmd.args(["--webhook-url", url]);
+    }
+    let out = run(&mut cmd);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
 /// `issuing ledger check` on `db`: (passed, what it printed).

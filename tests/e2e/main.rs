@@ -3,8 +3,11 @@
 //! `TEST_DATABASE_URL`) on PostgreSQL.
 
 mod harness;
+mod receiver;
 
 mod accounts_and_keys;
 mod cli;
+mod test_clock;
 mod utility;
 mod wallets;
+mod webhooks;

@@ -126,3 +126,28 @@ async fn the_ledger_check_fails_and_names_a_tampered_balance() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bodies_that_fail_to_parse_never_break_the_server() {
+    for db in TestDb::all().await {
+        let server = Server::start(&db);
+        // More bad requests than the server has workers: a body that fails
+        // while the key is being looked up must not cancel the lookup.
+        for _ in 0..6 {
+            let response = client()
+                .patch(server.url("/v1/issuing/sandbox/cards/fund_issuing_wallet"))
+                .header("token", bearer(&server.demo_key))
+                .json(&json!({ "amount": 5 }))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), 400, "{}", db.backend());
+        }
+        assert_eq!(
+            fund(&server, &server.demo_key, "USD", "5").await.status(),
+            200
+        );
+        let logs = server.stop();
+        assert!(!logs.contains("panicked"), "{logs}");
+    }
+}

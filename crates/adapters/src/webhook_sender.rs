@@ -35,9 +35,13 @@ impl HttpWebhookSender {
 
 /// The `x-issuing-signature` value for `body` sent at `timestamp`.
 pub fn issuing_signature(webhook_secret: &str, timestamp: i64, body: &str) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(webhook_secret.as_bytes()).expect("HMAC takes keys of any length");
+    let mut mac = Hmac::<Sha256>::new_from_slice(webhook_secret.as_bytes())
+        .expect("HMAC takes keys of any length");
     mac.update(format!("{timestamp}.{body}").as_bytes());
-    format!("t={timestamp},v1={}", hex::encode(mac.finalize().into_bytes()))
+    format!(
+        "t={timestamp},v1={}",
+        hex::encode(mac.finalize().into_bytes())
+    )
 }
 
 #[async_trait::async_trait]
@@ -58,7 +62,11 @@ impl WebhookSender for HttpWebhookSender {
             .await;
         let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
         match result {
-            Ok(response) => WebhookResponse { status: Some(response.status().as_u16()), error: None, duration_ms },
+            Ok(response) => WebhookResponse {
+                status: Some(response.status().as_u16()),
+                error: None,
+                duration_ms,
+            },
             Err(e) => {
                 let kind = if e.is_timeout() {
                     "timed out"
@@ -67,7 +75,11 @@ impl WebhookSender for HttpWebhookSender {
                 } else {
                     "request failed"
                 };
-                WebhookResponse { status: None, error: Some(format!("{kind}: {e}")), duration_ms }
+                WebhookResponse {
+                    status: None,
+                    error: Some(format!("{kind}: {e}")),
+                    duration_ms,
+                }
             }
         }
     }
@@ -82,7 +94,10 @@ mod tests {
         // Expected value from Python's hmac module:
         // hmac.new(b"whsec_x", b"1700000000.{}", hashlib.sha256).hexdigest()
         let sig = issuing_signature("whsec_x", 1_700_000_000, "{}");
-        assert_eq!(sig, "t=1700000000,v1=be8cb8325f2202445260a855532f967e30ad2a9394ce28da66ee02880ddcb661");
+        assert_eq!(
+            sig,
+            "t=1700000000,v1=be8cb8325f2202445260a855532f967e30ad2a9394ce28da66ee02880ddcb661"
+        );
         assert_ne!(sig, issuing_signature("whsec_x", 1_700_000_001, "{}"));
         assert_ne!(sig, issuing_signature("whsec_y", 1_700_000_000, "{}"));
     }

@@ -33,6 +33,11 @@ pub struct Meta {
 
 impl From<domain::paging::Paging> for Meta {
     fn from(p: domain::paging::Paging) -> Self {
-        Meta { total: p.total, pages: p.pages, previous: p.previous, next: p.next }
+        Meta {
+            total: p.total,
+            pages: p.pages,
+            previous: p.previous,
+            next: p.next,
+        }
     }
 }

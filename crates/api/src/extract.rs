@@ -119,21 +119,30 @@ impl FromRequest for Authenticated {
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let app = req.app_data::<web::Data<app::App>>().cloned();
-        let mode = req.app_data::<PathMode>().copied();
+        let app = req
+            .app_data::<web::Data<app::App>>()
+            .cloned()
+            .expect("the app is wired");
+        let PathMode(mode) = *req
+            .app_data::<PathMode>()
+            .expect("every keyed route sits in a mode scope");
         let header = req
             .headers()
             .get("token")
             .map(|v| v.to_str().unwrap_or_default().to_string());
+        // The lookup runs as a task of its own: actix drops the other
+        // extractors' futures as soon as one fails (a bad body), and a
+        // storage query must not be cancelled half-way.
+        let lookup =
+            actix_web::rt::spawn(async move { app.authenticate(header.as_deref(), mode).await });
         Box::pin(async move {
-            let (Some(app), Some(PathMode(mode))) = (app, mode) else {
-                return Err(ApiError::new(
+            let caller = lookup.await.map_err(|_| {
+                ApiError::new(
                     StatusCode::INTERNAL_SERVER_ERROR,
                     "internal",
-                    "route is not wired",
-                ));
-            };
-            let caller = app.authenticate(header.as_deref(), mode).await?;
+                    "authentication did not finish",
+                )
+            })??;
             Ok(Authenticated(caller))
         })
     }

@@ -1,5 +1,10 @@
 //! Every response carries `x-request-id` (the caller's, when it sent a
 //! sane one), and every request is logged once in a span with that id.
+//!
+//! Each request also runs as a task of its own, so a client that hangs up
+//! never cancels storage work half-way: the work finishes, and its result
+//! is dropped. (Cancelling SQLite work from actix's single-threaded
+//! workers would also panic inside diesel-async's blocking wrapper.)
 //! Only the method and the path are logged: query strings can carry
 //! single-use tokens, and headers carry keys. (tracing-actix-web's root
 //! span records the full target, query included, hence this small
@@ -29,12 +34,15 @@ fn request_id(req: &ServiceRequest) -> String {
 
 pub async fn trace_requests(
     req: ServiceRequest,
-    next: Next<impl MessageBody>,
+    next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let id = request_id(&req);
     let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.path());
     let started = Instant::now();
-    let mut response = next.call(req).instrument(span.clone()).await?;
+    let handled = actix_web::rt::spawn(next.call(req).instrument(span.clone()));
+    let mut response = handled
+        .await
+        .map_err(|_| actix_web::error::ErrorInternalServerError("the request's task failed"))??;
     let value = HeaderValue::from_str(&id).expect("request ids are visible ASCII");
     response.headers_mut().insert(REQUEST_ID, value);
     span.in_scope(|| {

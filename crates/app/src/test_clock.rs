@@ -17,7 +17,11 @@ pub struct TestClock {
 }
 
 impl App {
-    pub async fn advance_test_clock(&self, caller: &Caller, seconds: i64) -> Result<TestClock, RequestError> {
+    pub async fn advance_test_clock(
+        &self,
+        caller: &Caller,
+        seconds: i64,
+    ) -> Result<TestClock, RequestError> {
         if caller.mode != Mode::Test {
             return Err(RequestError::SandboxOnly);
         }
@@ -25,8 +29,15 @@ impl App {
             let rule = format!("must be a whole number from 1 to {MAX_ADVANCE_SECS}");
             return Err(InvalidInput::new("seconds", rule).into());
         }
-        let offset_secs = self.ports.test_clocks.advance(&caller.account_id, seconds).await?;
-        Ok(TestClock { now: self.ports.clock.now() + offset_secs, offset_secs })
+        let offset_secs = self
+            .ports
+            .test_clocks
+            .advance(&caller.account_id, seconds)
+            .await?;
+        Ok(TestClock {
+            now: self.ports.clock.now() + offset_secs,
+            offset_secs,
+        })
     }
 
     pub async fn get_test_clock(&self, caller: &Caller) -> Result<TestClock, RequestError> {
@@ -34,7 +45,10 @@ impl App {
             return Err(RequestError::SandboxOnly);
         }
         let offset_secs = self.ports.test_clocks.offset(&caller.account_id).await?;
-        Ok(TestClock { now: self.ports.clock.now() + offset_secs, offset_secs })
+        Ok(TestClock {
+            now: self.ports.clock.now() + offset_secs,
+            offset_secs,
+        })
     }
 }
 
@@ -47,8 +61,15 @@ mod tests {
     async fn advancing_moves_the_sandbox_clock() {
         let mut m = Mocks::default();
         m.clock.expect_now().return_const(1_000i64);
-        m.test_clocks.expect_advance().withf(|_, s| *s == 301).returning(|_, _| Ok(401));
-        let clock = m.app().advance_test_clock(&caller(Mode::Test), 301).await.unwrap();
+        m.test_clocks
+            .expect_advance()
+            .withf(|_, s| *s == 301)
+            .returning(|_, _| Ok(401));
+        let clock = m
+            .app()
+            .advance_test_clock(&caller(Mode::Test), 301)
+            .await
+            .unwrap();
         assert_eq!((clock.now, clock.offset_secs), (1_401, 401));
     }
 
@@ -56,9 +77,16 @@ mod tests {
     async fn bad_seconds_name_the_field_and_live_mode_is_refused() {
         let app = Mocks::default().app();
         for bad in [0, -5, 999_999_999_999] {
-            let e = app.advance_test_clock(&caller(Mode::Test), bad).await.unwrap_err();
+            let e = app
+                .advance_test_clock(&caller(Mode::Test), bad)
+                .await
+                .unwrap_err();
             assert!(e.to_string().starts_with("seconds:"), "{bad}: {e}");
         }
-        assert!(app.advance_test_clock(&caller(Mode::Live), 5).await.is_err());
+        assert!(
+            app.advance_test_clock(&caller(Mode::Live), 5)
+                .await
+                .is_err()
+        );
     }
 }

@@ -5,9 +5,16 @@ use crate::{App, Caller, RequestError};
 use domain::webhook_url;
 
 impl App {
-    pub async fn set_webhook_url(&self, caller: &Caller, url: &str) -> Result<String, RequestError> {
+    pub async fn set_webhook_url(
+        &self,
+        caller: &Caller,
+        url: &str,
+    ) -> Result<String, RequestError> {
         let url = webhook_url::parse("url", url)?;
-        self.ports.accounts.set_webhook_url(&caller.account_id, caller.mode, &url).await?;
+        self.ports
+            .accounts
+            .set_webhook_url(&caller.account_id, caller.mode, &url)
+            .await?;
         Ok(url)
     }
 }

@@ -27,8 +27,13 @@ impl DeliveryState {
     }
 
     pub fn parse(value: &str) -> Option<Self> {
-        [Self::Pending, Self::Delivered, Self::Failed, Self::NoEndpoint]
-            .into_iter()
-            .find(|s| s.as_str() == value)
+        [
+            Self::Pending,
+            Self::Delivered,
+            Self::Failed,
+            Self::NoEndpoint,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == value)
     }
 }

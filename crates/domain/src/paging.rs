@@ -58,15 +58,50 @@ mod tests {
     use proptest::prelude::*;
 
     fn page(n: u32) -> Page {
-        Page { number: n, size: 20 }
+        Page {
+            number: n,
+            size: 20,
+        }
     }
 
     #[test]
     fn paging_at_the_edges() {
-        assert_eq!(page(1).paging(0), Paging { total: 0, pages: 0, previous: None, next: None });
-        assert_eq!(page(1).paging(20), Paging { total: 20, pages: 1, previous: None, next: None });
-        assert_eq!(page(1).paging(21), Paging { total: 21, pages: 2, previous: None, next: Some(2) });
-        assert_eq!(page(2).paging(21), Paging { total: 21, pages: 2, previous: Some(1), next: None });
+        assert_eq!(
+            page(1).paging(0),
+            Paging {
+                total: 0,
+                pages: 0,
+                previous: None,
+                next: None
+            }
+        );
+        assert_eq!(
+            page(1).paging(20),
+            Paging {
+                total: 20,
+                pages: 1,
+                previous: None,
+                next: None
+            }
+        );
+        assert_eq!(
+            page(1).paging(21),
+            Paging {
+                total: 21,
+                pages: 2,
+                previous: None,
+                next: Some(2)
+            }
+        );
+        assert_eq!(
+            page(2).paging(21),
+            Paging {
+                total: 21,
+                pages: 2,
+                previous: Some(1),
+                next: None
+            }
+        );
         assert_eq!(page(9).paging(21).previous, Some(2));
     }
 

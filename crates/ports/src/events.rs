@@ -62,8 +62,12 @@ pub trait EventStore: Send + Sync {
     async fn emit(&self, event: NewEvent, delivery: NewJob) -> Result<(), StoreError>;
 
     /// The account's events of `mode`, newest first, and their total.
-    async fn list_events(&self, account: &AccountId, mode: Mode, page: Page)
-    -> Result<(Vec<EventRecord>, u64), StoreError>;
+    async fn list_events(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        page: Page,
+    ) -> Result<(Vec<EventRecord>, u64), StoreError>;
 
     async fn get_event(
         &self,
@@ -73,16 +77,25 @@ pub trait EventStore: Send + Sync {
     ) -> Result<Option<(EventRecord, Vec<DeliveryAttempt>)>, StoreError>;
 
     /// Queues another delivery; `false` when the account has no such event.
-    async fn redeliver(&self, account: &AccountId, mode: Mode, id: &EventId, delivery: NewJob)
-    -> Result<bool, StoreError>;
+    async fn redeliver(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        id: &EventId,
+        delivery: NewJob,
+    ) -> Result<bool, StoreError>;
 
     async fn delivery_target(&self, id: &EventId) -> Result<Option<DeliveryTarget>, StoreError>;
 
     /// Records the next attempt (numbered by the store, so concurrent
     /// deliveries of one event never collide) and where the delivery now
     /// stands; a delivered event stays delivered.
-    async fn record_attempt(&self, id: &EventId, outcome: AttemptOutcome, state: DeliveryState)
-    -> Result<(), StoreError>;
+    async fn record_attempt(
+        &self,
+        id: &EventId,
+        outcome: AttemptOutcome,
+        state: DeliveryState,
+    ) -> Result<(), StoreError>;
 
     /// Marks the event as having had nowhere to go.
     async fn mark_no_endpoint(&self, id: &EventId) -> Result<(), StoreError>;

@@ -69,7 +69,13 @@ pub trait JobStore: Send + Sync {
     async fn complete(&self, id: &JobId, now: i64) -> Result<(), StoreError>;
 
     /// Back to pending, due at `run_at`, keeping `error`.
-    async fn reschedule(&self, id: &JobId, error: &str, run_at: i64, now: i64) -> Result<(), StoreError>;
+    async fn reschedule(
+        &self,
+        id: &JobId,
+        error: &str,
+        run_at: i64,
+        now: i64,
+    ) -> Result<(), StoreError>;
 
     /// Gives up: the job is kept as failed with its last error.
     async fn park(&self, id: &JobId, error: &str, now: i64) -> Result<(), StoreError>;

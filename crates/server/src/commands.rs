@@ -2,13 +2,13 @@
 
 use crate::cli::{DbArgs, ServeArgs, WorkerCommand};
 use crate::{wiring, workers};
-use domain::ids::JobId;
-use std::sync::Arc;
 use actix_web::{HttpServer, web};
 use anyhow::Context;
+use domain::ids::JobId;
 use ports::ledger::LedgerAudit;
 use serde_json::json;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(&args.db, !args.no_migrate).await?;
@@ -41,11 +41,17 @@ pub async fn worker(args: &WorkerCommand, serve: &ServeArgs) -> anyhow::Result<E
     let sqlite = db.is_sqlite();
     let app = Arc::new(wiring::app(db, &args.db, serve, &args.worker)?);
     workers::spawn(app, &args.worker, sqlite);
-    tokio::signal::ctrl_c().await.context("waiting for a stop signal")?;
+    tokio::signal::ctrl_c()
+        .await
+        .context("waiting for a stop signal")?;
     Ok(ExitCode::SUCCESS)
 }
 
-pub async fn list_jobs(db_args: &DbArgs, serve: &ServeArgs, failed: bool) -> anyhow::Result<ExitCode> {
+pub async fn list_jobs(
+    db_args: &DbArgs,
+    serve: &ServeArgs,
+    failed: bool,
+) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, false).await?;
     let app = wiring::app(db, db_args, serve, &serve.worker)?;
     for job in app.list_jobs(failed).await? {

@@ -32,8 +32,12 @@ async fn main() -> ExitCode {
         Some(Command::Serve(args)) => commands::serve(&args).await,
         Some(Command::Worker(args)) => commands::worker(&args, &serve).await,
         Some(Command::Migrate(db)) => commands::migrate(&db).await,
-        Some(Command::Jobs(JobsCommand::List { failed, db })) => commands::list_jobs(&db, &serve, failed).await,
-        Some(Command::Jobs(JobsCommand::Retry { id, db })) => commands::retry_job(&db, &serve, &id).await,
+        Some(Command::Jobs(JobsCommand::List { failed, db })) => {
+            commands::list_jobs(&db, &serve, failed).await
+        }
+        Some(Command::Jobs(JobsCommand::Retry { id, db })) => {
+            commands::retry_job(&db, &serve, &id).await
+        }
         Some(Command::Accounts(AccountsCommand::Create {
             name,
             webhook_url,

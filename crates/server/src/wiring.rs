@@ -5,11 +5,11 @@ use crate::master_key;
 use adapters::db::{Db, migrate};
 use adapters::system::{RandomIds, SystemClock};
 use adapters::webhook_sender::HttpWebhookSender;
-use std::time::Duration;
 use anyhow::Context;
 use app::{App, Ports, Settings};
 use domain::fx::FxRates;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// Connects to the database, applying migrations when `migrate` is set
 /// (always on SQLite, which has no separate deploy step).

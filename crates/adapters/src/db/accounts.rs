@@ -94,11 +94,24 @@ impl AccountStore for Db {
         Ok(())
     }
 
-    async fn set_webhook_url(&self, account: &AccountId, mode: Mode, url: &str) -> Result<(), StoreError> {
+    async fn set_webhook_url(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        url: &str,
+    ) -> Result<(), StoreError> {
         let target = accounts::table.filter(accounts::id.eq(account.as_str()));
         with_conn!(self.pool(), |conn| match mode {
-            Mode::Test => diesel::update(target).set(accounts::webhook_url_test.eq(url)).execute(conn).await,
-            Mode::Live => diesel::update(target).set(accounts::webhook_url_live.eq(url)).execute(conn).await,
+            Mode::Test =>
+                diesel::update(target)
+                    .set(accounts::webhook_url_test.eq(url))
+                    .execute(conn)
+                    .await,
+            Mode::Live =>
+                diesel::update(target)
+                    .set(accounts::webhook_url_live.eq(url))
+                    .execute(conn)
+                    .await,
         })?;
         Ok(())
     }

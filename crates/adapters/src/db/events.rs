@@ -10,7 +10,9 @@ use domain::events::DeliveryState;
 use domain::ids::{AccountId, EventId};
 use domain::paging::Page;
 use ports::StoreError;
-use ports::events::{AttemptOutcome, DeliveryAttempt, DeliveryTarget, EventRecord, EventStore, NewEvent};
+use ports::events::{
+    AttemptOutcome, DeliveryAttempt, DeliveryTarget, EventRecord, EventStore, NewEvent,
+};
 use ports::jobs::NewJob;
 
 #[derive(Insertable)]
@@ -85,7 +87,9 @@ struct StoredAttempt {
 /// The events an account sees in a mode.
 #[diesel::dsl::auto_type]
 fn of_account<'a>(account: &'a str, livemode: bool) -> _ {
-    events::account_id.eq(account).and(events::livemode.eq(livemode))
+    events::account_id
+        .eq(account)
+        .and(events::livemode.eq(livemode))
 }
 
 #[async_trait::async_trait]
@@ -95,8 +99,14 @@ impl EventStore for Db {
         let row = &EventRow::new(event);
         with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                diesel::insert_into(events::table).values(row).execute(conn).await?;
-                diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                diesel::insert_into(events::table)
+                    .values(row)
+                    .execute(conn)
+                    .await?;
+                diesel::insert_into(jobs::table)
+                    .values(job)
+                    .execute(conn)
+                    .await?;
                 Ok(())
             })
             .await
@@ -104,10 +114,19 @@ impl EventStore for Db {
         Ok(())
     }
 
-    async fn list_events(&self, account: &AccountId, mode: Mode, page: Page) -> Result<(Vec<EventRecord>, u64), StoreError> {
+    async fn list_events(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        page: Page,
+    ) -> Result<(Vec<EventRecord>, u64), StoreError> {
         let (rows, total) = with_conn!(self.pool(), |conn| {
             async {
-                let total = events::table.filter(of_account(account.as_str(), mode.is_live())).count().get_result::<i64>(conn).await?;
+                let total = events::table
+                    .filter(of_account(account.as_str(), mode.is_live()))
+                    .count()
+                    .get_result::<i64>(conn)
+                    .await?;
                 let rows = events::table
                     .filter(of_account(account.as_str(), mode.is_live()))
                     .order(events::id.desc())
@@ -120,7 +139,10 @@ impl EventStore for Db {
             }
             .await
         })?;
-        let records = rows.into_iter().map(StoredEvent::record).collect::<Result<_, _>>()?;
+        let records = rows
+            .into_iter()
+            .map(StoredEvent::record)
+            .collect::<Result<_, _>>()?;
         Ok((records, u64::try_from(total).unwrap_or(0)))
     }
 
@@ -152,7 +174,9 @@ impl EventStore for Db {
             }
             .await
         })?;
-        let Some((event, attempts)) = found else { return Ok(None) };
+        let Some((event, attempts)) = found else {
+            return Ok(None);
+        };
         let attempts = attempts
             .into_iter()
             .map(|a| DeliveryAttempt {
@@ -169,18 +193,31 @@ impl EventStore for Db {
         Ok(Some((event.record()?, attempts)))
     }
 
-    async fn redeliver(&self, account: &AccountId, mode: Mode, id: &EventId, delivery: NewJob) -> Result<bool, StoreError> {
+    async fn redeliver(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        id: &EventId,
+        delivery: NewJob,
+    ) -> Result<bool, StoreError> {
         let job = &JobRow::new(delivery, account, mode, 0);
         let queued = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, DbError, _>(async |conn| {
-                let found = diesel::update(events::table.filter(of_account(account.as_str(), mode.is_live())).filter(events::id.eq(id.as_str())))
-                    .set(events::delivery_state.eq(DeliveryState::Pending.as_str()))
-                    .execute(conn)
-                    .await?;
+                let found = diesel::update(
+                    events::table
+                        .filter(of_account(account.as_str(), mode.is_live()))
+                        .filter(events::id.eq(id.as_str())),
+                )
+                .set(events::delivery_state.eq(DeliveryState::Pending.as_str()))
+                .execute(conn)
+                .await?;
                 if found == 0 {
                     return Ok(false);
                 }
-                diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                diesel::insert_into(jobs::table)
+                    .values(job)
+                    .execute(conn)
+                    .await?;
                 Ok(true)
             })
             .await
@@ -202,7 +239,11 @@ impl EventStore for Db {
                 };
                 let (url_test, url_live, sealed_webhook_secret) = accounts::table
                     .filter(accounts::id.eq(&account_id))
-                    .select((accounts::webhook_url_test, accounts::webhook_url_live, accounts::webhook_secret_sealed))
+                    .select((
+                        accounts::webhook_url_test,
+                        accounts::webhook_url_live,
+                        accounts::webhook_secret_sealed,
+                    ))
                     .first::<(Option<String>, Option<String>, Vec<u8>)>(conn)
                     .await?;
                 let sealed_secret_key = api_keys::table
@@ -212,15 +253,32 @@ impl EventStore for Db {
                     .first::<Vec<u8>>(conn)
                     .await?;
                 let url = if event.livemode { url_live } else { url_test };
-                Ok::<_, diesel::result::Error>(Some((event, url, sealed_secret_key, sealed_webhook_secret)))
+                Ok::<_, diesel::result::Error>(Some((
+                    event,
+                    url,
+                    sealed_secret_key,
+                    sealed_webhook_secret,
+                )))
             }
             .await
         })?;
-        let Some((event, url, sealed_secret_key, sealed_webhook_secret)) = found else { return Ok(None) };
-        Ok(Some(DeliveryTarget { event: event.record()?, url, sealed_secret_key, sealed_webhook_secret }))
+        let Some((event, url, sealed_secret_key, sealed_webhook_secret)) = found else {
+            return Ok(None);
+        };
+        Ok(Some(DeliveryTarget {
+            event: event.record()?,
+            url,
+            sealed_secret_key,
+            sealed_webhook_secret,
+        }))
     }
 
-    async fn record_attempt(&self, id: &EventId, outcome: AttemptOutcome, state: DeliveryState) -> Result<(), StoreError> {
+    async fn record_attempt(
+        &self,
+        id: &EventId,
+        outcome: AttemptOutcome,
+        state: DeliveryState,
+    ) -> Result<(), StoreError> {
         let outcome = &outcome;
         let delivered_at = (state == DeliveryState::Delivered).then_some(outcome.attempted_at);
         with_conn!(self.pool(), |conn| {
@@ -245,10 +303,15 @@ impl EventStore for Db {
                     .await?;
                 // A delivered event stays delivered, whatever a concurrent
                 // attempt met.
-                diesel::update(this.filter(events::delivery_state.ne(DeliveryState::Delivered.as_str())))
-                    .set((events::delivery_state.eq(state.as_str()), events::delivered_at.eq(delivered_at)))
-                    .execute(conn)
-                    .await?;
+                diesel::update(
+                    this.filter(events::delivery_state.ne(DeliveryState::Delivered.as_str())),
+                )
+                .set((
+                    events::delivery_state.eq(state.as_str()),
+                    events::delivered_at.eq(delivered_at),
+                ))
+                .execute(conn)
+                .await?;
                 Ok(())
             })
             .await

@@ -125,12 +125,16 @@ impl JobStore for Db {
     async fn claim(&self, now: i64, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError> {
         let limit = i64::from(limit);
         let rows = match self.pool() {
-            DbPool::Pg(pool) => claim_on!(pool, now, lease_secs, limit, .for_update().skip_locked()),
+            DbPool::Pg(pool) => {
+                claim_on!(pool, now, lease_secs, limit, .for_update().skip_locked())
+            }
             DbPool::Sqlite(pool) => claim_on!(pool, now, lease_secs, limit,),
         }?;
         rows.into_iter()
             .map(|r| {
-                let kind = JobKind::parse(&r.kind).ok_or_else(|| StoreError(format!("job {} has unknown kind {}", r.id, r.kind)))?;
+                let kind = JobKind::parse(&r.kind).ok_or_else(|| {
+                    StoreError(format!("job {} has unknown kind {}", r.id, r.kind))
+                })?;
                 Ok(Job {
                     id: JobId::new(r.id),
                     account_id: AccountId::new(r.account_id),
@@ -147,12 +151,20 @@ impl JobStore for Db {
     async fn complete(&self, id: &JobId, _now: i64) -> Result<(), StoreError> {
         // Finished jobs leave the queue; what they did is in its own tables.
         with_conn!(self.pool(), |conn| {
-            diesel::delete(jobs::table.filter(jobs::id.eq(id.as_str()))).execute(conn).await
+            diesel::delete(jobs::table.filter(jobs::id.eq(id.as_str())))
+                .execute(conn)
+                .await
         })?;
         Ok(())
     }
 
-    async fn reschedule(&self, id: &JobId, error: &str, run_at: i64, now: i64) -> Result<(), StoreError> {
+    async fn reschedule(
+        &self,
+        id: &JobId,
+        error: &str,
+        run_at: i64,
+        now: i64,
+    ) -> Result<(), StoreError> {
         with_conn!(self.pool(), |conn| {
             diesel::update(jobs::table.filter(jobs::id.eq(id.as_str())))
                 .set((
@@ -184,7 +196,11 @@ impl JobStore for Db {
     }
 
     async fn list(&self, failed_only: bool, limit: u32) -> Result<Vec<JobSummary>, StoreError> {
-        let states: &[&str] = if failed_only { &[FAILED] } else { &[PENDING, RUNNING, FAILED] };
+        let states: &[&str] = if failed_only {
+            &[FAILED]
+        } else {
+            &[PENDING, RUNNING, FAILED]
+        };
         let rows = with_conn!(self.pool(), |conn| {
             jobs::table
                 .filter(jobs::state.eq_any(states))
@@ -213,15 +229,19 @@ impl JobStore for Db {
 
     async fn retry(&self, id: &JobId, now: i64) -> Result<bool, StoreError> {
         let updated = with_conn!(self.pool(), |conn| {
-            diesel::update(jobs::table.filter(jobs::id.eq(id.as_str())).filter(jobs::state.eq(FAILED)))
-                .set((
-                    jobs::state.eq(PENDING),
-                    jobs::attempts.eq(0),
-                    jobs::run_at.eq(now),
-                    jobs::updated_at.eq(now),
-                ))
-                .execute(conn)
-                .await
+            diesel::update(
+                jobs::table
+                    .filter(jobs::id.eq(id.as_str()))
+                    .filter(jobs::state.eq(FAILED)),
+            )
+            .set((
+                jobs::state.eq(PENDING),
+                jobs::attempts.eq(0),
+                jobs::run_at.eq(now),
+                jobs::updated_at.eq(now),
+            ))
+            .execute(conn)
+            .await
         })?;
         Ok(updated == 1)
     }

@@ -24,7 +24,10 @@ impl TestClocks for Db {
         let offset = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
                 let offset = diesel::insert_into(test_clocks::table)
-                    .values((test_clocks::account_id.eq(account.as_str()), test_clocks::offset_secs.eq(secs)))
+                    .values((
+                        test_clocks::account_id.eq(account.as_str()),
+                        test_clocks::offset_secs.eq(secs),
+                    ))
                     .on_conflict(test_clocks::account_id)
                     .do_update()
                     .set(test_clocks::offset_secs.eq(test_clocks::offset_secs + secs))

@@ -28,9 +28,18 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     "/cards/fund_issuing_wallet",
                     web::patch().to(wallets::fund_issuing_wallet),
                 ))
-                .service(endpoint("/webhook/test", web::post().to(events::send_test_event)))
-                .service(endpoint("/test_clock", web::get().to(test_clock::get_test_clock)))
-                .service(endpoint("/test_clock/advance", web::post().to(test_clock::advance_test_clock))),
+                .service(endpoint(
+                    "/webhook/test",
+                    web::post().to(events::send_test_event),
+                ))
+                .service(endpoint(
+                    "/test_clock",
+                    web::get().to(test_clock::get_test_clock),
+                ))
+                .service(endpoint(
+                    "/test_clock/advance",
+                    web::post().to(test_clock::advance_test_clock),
+                )),
         )
         .service(
             web::scope("/v1/issuing")
@@ -45,10 +54,19 @@ fn both_modes(cfg: &mut web::ServiceConfig) {
         web::get().to(wallets::get_issuing_wallet_balance),
     ))
     .service(endpoint("/cards/fx-rate", web::get().to(fx::get_fx_rate)))
-    .service(endpoint("/webhook", web::patch().to(webhook::set_webhook_url)))
+    .service(endpoint(
+        "/webhook",
+        web::patch().to(webhook::set_webhook_url),
+    ))
     .service(endpoint("/events", web::get().to(events::list_events)))
-    .service(endpoint("/events/{event_id}", web::get().to(events::get_event)))
-    .service(endpoint("/events/{event_id}/redeliver", web::post().to(events::redeliver_event)));
+    .service(endpoint(
+        "/events/{event_id}",
+        web::get().to(events::get_event),
+    ))
+    .service(endpoint(
+        "/events/{event_id}/redeliver",
+        web::post().to(events::redeliver_event),
+    ));
 }
 
 /// One path with one method; any other method on it is a JSON 405.
@@ -58,7 +76,9 @@ fn endpoint(path: &str, route: Route) -> Resource {
         .default_service(web::to(method_not_allowed))
 }
 
-pub async fn not_found(req: HttpRequest) -> HttpResponse {
+/// Reads (and drops) the body, so the connection stays usable for the
+/// client's next request.
+pub async fn not_found(req: HttpRequest, _body: web::Bytes) -> HttpResponse {
     ApiError::new(
         StatusCode::NOT_FOUND,
         "not_found",
@@ -67,7 +87,7 @@ pub async fn not_found(req: HttpRequest) -> HttpResponse {
     .error_response()
 }
 
-async fn method_not_allowed(req: HttpRequest) -> HttpResponse {
+async fn method_not_allowed(req: HttpRequest, _body: web::Bytes) -> HttpResponse {
     ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         "method_not_allowed",

@@ -24,7 +24,10 @@ pub struct TestClockData {
 
 impl From<TestClock> for TestClockData {
     fn from(c: TestClock) -> Self {
-        TestClockData { now: c.now, offset_secs: c.offset_secs }
+        TestClockData {
+            now: c.now,
+            offset_secs: c.offset_secs,
+        }
     }
 }
 
@@ -49,7 +52,11 @@ pub async fn advance_test_clock(
     Json(body): Json<AdvanceBody>,
 ) -> Result<HttpResponse, ApiError> {
     let clock = app.advance_test_clock(&caller.0, body.seconds).await?;
-    Ok(success(StatusCode::OK, "The test clock was advanced", TestClockData::from(clock)))
+    Ok(success(
+        StatusCode::OK,
+        "The test clock was advanced",
+        TestClockData::from(clock),
+    ))
 }
 
 /// Sandbox only: the account's sandbox time.
@@ -63,7 +70,14 @@ pub async fn advance_test_clock(
         (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
     )
 )]
-pub async fn get_test_clock(app: web::Data<app::App>, caller: Authenticated) -> Result<HttpResponse, ApiError> {
+pub async fn get_test_clock(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+) -> Result<HttpResponse, ApiError> {
     let clock = app.get_test_clock(&caller.0).await?;
-    Ok(success(StatusCode::OK, "The test clock was fetched", TestClockData::from(clock)))
+    Ok(success(
+        StatusCode::OK,
+        "The test clock was fetched",
+        TestClockData::from(clock),
+    ))
 }

@@ -37,5 +37,9 @@ pub async fn set_webhook_url(
     Json(body): Json<WebhookBody>,
 ) -> Result<HttpResponse, ApiError> {
     let url = app.set_webhook_url(&caller.0, &body.url).await?;
-    Ok(success(StatusCode::OK, "Webhook URL was set successfully", WebhookData { url }))
+    Ok(success(
+        StatusCode::OK,
+        "Webhook URL was set successfully",
+        WebhookData { url },
+    ))
 }

@@ -12,7 +12,11 @@ use serde_json::json;
 impl App {
     /// `Err` carries why the attempt failed, for the job to retry on.
     /// `last_attempt` marks the event failed rather than pending.
-    pub(crate) async fn deliver_webhook(&self, id: &EventId, last_attempt: bool) -> Result<(), String> {
+    pub(crate) async fn deliver_webhook(
+        &self,
+        id: &EventId,
+        last_attempt: bool,
+    ) -> Result<(), String> {
         let store = |e: ports::StoreError| e.to_string();
         let Some(target) = self.ports.events.delivery_target(id).await.map_err(store)? else {
             return Ok(());
@@ -26,8 +30,8 @@ impl App {
                 .map(Secret::new)
                 .map_err(|_| "a sealed secret is not text".to_string())
         };
-        let data: serde_json::Value =
-            serde_json::from_str(&target.event.data).map_err(|e| format!("stored event data: {e}"))?;
+        let data: serde_json::Value = serde_json::from_str(&target.event.data)
+            .map_err(|e| format!("stored event data: {e}"))?;
         let body = json!({
             "event": target.event.event,
             "event_id": id.as_str(),
@@ -61,7 +65,11 @@ impl App {
             error: response.error,
             duration_ms: response.duration_ms,
         };
-        self.ports.events.record_attempt(id, outcome, state).await.map_err(store)?;
+        self.ports
+            .events
+            .record_attempt(id, outcome, state)
+            .await
+            .map_err(store)?;
         if delivered { Ok(()) } else { Err(failure) }
     }
 }
@@ -95,7 +103,9 @@ mod tests {
 
     fn mocks(status: Option<u16>, expected: DeliveryState) -> Mocks {
         let mut m = Mocks::default();
-        m.events.expect_delivery_target().returning(|_| Ok(Some(target(Some("http://hooks.test/x")))));
+        m.events
+            .expect_delivery_target()
+            .returning(|_| Ok(Some(target(Some("http://hooks.test/x")))));
         m.vault
             .expect_open()
             .returning(|s| Ok(Secret::new(s.strip_prefix(b"sealed-").unwrap().to_vec())));
@@ -106,14 +116,26 @@ mod tests {
             assert_eq!(body["event_id"], "evt_1");
             assert_eq!(body["created_at"], 77);
             assert_eq!(body["data"]["k"], "v");
-            assert_eq!((req.secret_key.expose().as_str(), req.webhook_secret.expose().as_str()), ("key", "whsec"));
+            assert_eq!(
+                (
+                    req.secret_key.expose().as_str(),
+                    req.webhook_secret.expose().as_str()
+                ),
+                ("key", "whsec")
+            );
             assert_eq!(req.timestamp, 5_000);
-            WebhookResponse { status, error: status.is_none().then(|| "connection refused".into()), duration_ms: 3 }
+            WebhookResponse {
+                status,
+                error: status.is_none().then(|| "connection refused".into()),
+                duration_ms: 3,
+            }
         });
         m.events
             .expect_record_attempt()
             .times(1)
-            .withf(move |_, outcome, state| outcome.attempted_at == 5_000 && outcome.status_code == status && *state == expected)
+            .withf(move |_, outcome, state| {
+                outcome.attempted_at == 5_000 && outcome.status_code == status && *state == expected
+            })
             .returning(|_, _, _| Ok(()));
         m
     }
@@ -121,22 +143,39 @@ mod tests {
     #[tokio::test]
     async fn a_2xx_delivers() {
         let app = mocks(Some(204), DeliveryState::Delivered).app();
-        assert_eq!(app.deliver_webhook(&EventId::new("evt_1"), false).await, Ok(()));
+        assert_eq!(
+            app.deliver_webhook(&EventId::new("evt_1"), false).await,
+            Ok(())
+        );
     }
 
     #[tokio::test]
     async fn anything_else_stays_pending_until_the_last_attempt() {
         let app = mocks(Some(302), DeliveryState::Pending).app();
-        assert_eq!(app.deliver_webhook(&EventId::new("evt_1"), false).await, Err("the endpoint answered 302".into()));
+        assert_eq!(
+            app.deliver_webhook(&EventId::new("evt_1"), false).await,
+            Err("the endpoint answered 302".into())
+        );
         let app = mocks(None, DeliveryState::Failed).app();
-        assert_eq!(app.deliver_webhook(&EventId::new("evt_1"), true).await, Err("connection refused".into()));
+        assert_eq!(
+            app.deliver_webhook(&EventId::new("evt_1"), true).await,
+            Err("connection refused".into())
+        );
     }
 
     #[tokio::test]
     async fn no_webhook_url_marks_the_event_and_sends_nothing() {
         let mut m = Mocks::default();
-        m.events.expect_delivery_target().returning(|_| Ok(Some(target(None))));
-        m.events.expect_mark_no_endpoint().times(1).returning(|_| Ok(()));
-        assert_eq!(m.app().deliver_webhook(&EventId::new("evt_1"), false).await, Ok(()));
+        m.events
+            .expect_delivery_target()
+            .returning(|_| Ok(Some(target(None))));
+        m.events
+            .expect_mark_no_endpoint()
+            .times(1)
+            .returning(|_| Ok(()));
+        assert_eq!(
+            m.app().deliver_webhook(&EventId::new("evt_1"), false).await,
+            Ok(())
+        );
     }
 }

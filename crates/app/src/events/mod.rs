@@ -43,7 +43,10 @@ impl App {
             data: data.to_string(),
             created_at: self.now_for(account, mode).await?,
         };
-        self.ports.events.emit(new_event, self.delivery_job(&id)).await?;
+        self.ports
+            .events
+            .emit(new_event, self.delivery_job(&id))
+            .await?;
         Ok(id)
     }
 }

@@ -17,7 +17,9 @@ impl App {
             "livemode": false,
             "issuing_app_id": caller.account_id.as_str(),
         });
-        Ok(self.emit(&caller.account_id, caller.mode, WEBHOOK_TEST, data).await?)
+        Ok(self
+            .emit(&caller.account_id, caller.mode, WEBHOOK_TEST, data)
+            .await?)
     }
 }
 
@@ -37,7 +39,10 @@ mod tests {
             assert_eq!(event.event, "webhook.test");
             assert_eq!(event.created_at, 1_050, "sandbox time");
             assert!(event.data.contains("\"livemode\":false"));
-            assert_eq!((job.kind, job.subject.as_str()), (JobKind::DeliverWebhook, event.id.as_str()));
+            assert_eq!(
+                (job.kind, job.subject.as_str()),
+                (JobKind::DeliverWebhook, event.id.as_str())
+            );
             assert_eq!(job.run_at, 1_000, "jobs run on real time");
             Ok(())
         });
@@ -47,6 +52,12 @@ mod tests {
 
     #[tokio::test]
     async fn live_mode_is_refused() {
-        assert!(Mocks::default().app().send_test_event(&caller(Mode::Live)).await.is_err());
+        assert!(
+            Mocks::default()
+                .app()
+                .send_test_event(&caller(Mode::Live))
+                .await
+                .is_err()
+        );
     }
 }

@@ -1,0 +1,91 @@
+use crate::harness::{Server, bearer, client, create_account};
+use adapters::test_db::TestDb;
+use serde_json::{Value, json};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advancing_the_sandbox_by_301_seconds_lets_a_rate_limited_call_through_and_live_stays() {
+    for db in TestDb::all().await {
+        let server = Server::start(&db);
+        let created = create_account(&db, None);
+        let (test, live) = (
+            created["test_secret_key"].as_str().unwrap(),
+            created["live_secret_key"].as_str().unwrap(),
+        );
+        let fx = |prefix: &'static str, key: &str| {
+            client()
+                .get(server.url(&format!("{prefix}/cards/fx-rate")))
+                .header("token", bearer(key))
+                .send()
+        };
+        assert_eq!(
+            fx("/v1/issuing/sandbox", test).await.unwrap().status(),
+            200,
+            "{}",
+            db.backend()
+        );
+        assert_eq!(fx("/v1/issuing/sandbox", test).await.unwrap().status(), 420);
+        assert_eq!(fx("/v1/issuing", live).await.unwrap().status(), 200);
+        assert_eq!(fx("/v1/issuing", live).await.unwrap().status(), 420);
+
+        let advanced = client()
+            .post(server.url("/v1/issuing/sandbox/test_clock/advance"))
+            .header("token", bearer(test))
+            .json(&json!({"seconds": 301}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(advanced.status(), 200);
+        let body: Value = advanced.json().await.unwrap();
+        assert_eq!(body["data"]["offset_secs"], 301);
+
+        assert_eq!(fx("/v1/issuing/sandbox", test).await.unwrap().status(), 200);
+        assert_eq!(
+            fx("/v1/issuing", live).await.unwrap().status(),
+            420,
+            "live mode never moves"
+        );
+        let clock: Value = client()
+            .get(server.url("/v1/issuing/sandbox/test_clock"))
+            .header("token", bearer(test))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(clock["data"]["offset_secs"], 301);
+        // Another account's sandbox did not move.
+        let other: Value = client()
+            .get(server.url("/v1/issuing/sandbox/test_clock"))
+            .header("token", bearer(&server.demo_key))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(other["data"]["offset_secs"], 0);
+        // The clock has no production path, and bad input names the field.
+        let live_path = client()
+            .post(server.url("/v1/issuing/test_clock/advance"))
+            .header("token", bearer(live))
+            .json(&json!({"seconds": 5}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(live_path.status(), 404);
+        let bad = client()
+            .post(server.url("/v1/issuing/sandbox/test_clock/advance"))
+            .header("token", bearer(test))
+            .json(&json!({"seconds": "soon"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(bad.status(), 400);
+        let body: Value = bad.json().await.unwrap();
+        assert!(
+            body["message"].as_str().unwrap().starts_with("seconds:"),
+            "{body}"
+        );
+    }
+}

@@ -1,0 +1,374 @@
+use crate::harness::{Server, bearer, client, create_account, issuing, run};
+use crate::receiver::{Delivery, Receiver};
+use adapters::crypto::aes_everywhere;
+use adapters::test_db::TestDb;
+use adapters::webhook_sender::issuing_signature;
+use domain::Secret;
+use serde_json::{Value, json};
+use std::collections::HashSet;
+use std::time::Duration;
+
+const SANDBOX: &str = "/v1/issuing/sandbox";
+
+struct Keys {
+    test: String,
+    webhook_secret: String,
+}
+
+fn keys(created: &Value) -> Keys {
+    Keys {
+        test: created["test_secret_key"].as_str().unwrap().to_string(),
+        webhook_secret: created["webhook_secret"].as_str().unwrap().to_string(),
+    }
+}
+
+async fn send_test_event(server: &Server, key: &str) -> String {
+    let response = client()
+        .post(server.url(&format!("{SANDBOX}/webhook/test")))
+        .header("token", bearer(key))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 202);
+    let body: Value = response.json().await.unwrap();
+    body["data"]["event_id"].as_str().unwrap().to_string()
+}
+
+async fn get(server: &Server, key: &str, path: &str) -> (u16, Value) {
+    let response = client()
+        .get(server.url(path))
+        .header("token", bearer(key))
+        .send()
+        .await
+        .unwrap();
+    (response.status().as_u16(), response.json().await.unwrap())
+}
+
+/// Both signatures hold, and the body is `{event, event_id, created_at, data}`.
+fn assert_signed(d: &Delivery, keys: &Keys) {
+    let (t, _) = d
+        .issuing_signature
+        .strip_prefix("t=")
+        .unwrap()
+        .split_once(",v1=")
+        .unwrap();
+    let t: i64 = t.parse().unwrap();
+    assert_eq!(
+        d.issuing_signature,
+        issuing_signature(&keys.webhook_secret, t, &d.body)
+    );
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64;
+    assert!((now - t).abs() < 300, "the signed time is real time");
+    let opened =
+        aes_everywhere::decrypt(&d.webhook_signature, &Secret::new(keys.test.clone())).unwrap();
+    assert_eq!(opened.expose(), keys.webhook_secret.as_bytes());
+    let body: Value = serde_json::from_str(&d.body).unwrap();
+    assert_eq!(body["event"], "webhook.test");
+    assert_eq!(body["event_id"], d.event_id);
+    assert!(body["created_at"].is_i64());
+    assert_eq!(body["data"]["livemode"], false);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_stored_event_arrives_signed_and_the_log_says_so() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let server = Server::start(&db);
+        let keys = keys(&create_account(&db, Some(&receiver.url)));
+        let mut sent = Vec::new();
+        for _ in 0..5 {
+            sent.push(send_test_event(&server, &keys.test).await);
+        }
+        assert!(
+            receiver.wait_for(30, |r| r.accepted().len() == 5).await,
+            "{}: {:?}",
+            db.backend(),
+            receiver.deliveries()
+        );
+        for d in receiver.deliveries() {
+            assert_signed(&d, &keys);
+        }
+        let (status, page) = get(&server, &keys.test, &format!("{SANDBOX}/events?page=1")).await;
+        assert_eq!(status, 200);
+        let listed: Vec<&str> = page["data"]["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["event_id"].as_str().unwrap())
+            .collect();
+        let newest_first: Vec<&str> = sent.iter().rev().map(String::as_str).collect();
+        assert_eq!(listed, newest_first, "{}", db.backend());
+        assert_eq!(
+            page["data"]["meta"],
+            json!({"total": 5, "pages": 1, "previous": null, "next": null})
+        );
+        assert!(receiver.wait_for(10, |_| true).await);
+        let (_, one) = get(
+            &server,
+            &keys.test,
+            &format!("{SANDBOX}/events/{}", sent[0]),
+        )
+        .await;
+        assert_eq!(one["data"]["delivery"]["state"], "delivered", "{one}");
+        assert_eq!(one["data"]["attempts"][0]["status_code"], 200);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_receiver_that_refuses_for_a_while_loses_nothing() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        receiver.refuse(true);
+        let server = Server::start(&db);
+        let keys = keys(&create_account(&db, Some(&receiver.url)));
+        let mut sent = HashSet::new();
+        for _ in 0..4 {
+            sent.insert(send_test_event(&server, &keys.test).await);
+        }
+        assert!(
+            receiver.wait_for(30, |r| r.deliveries().len() >= 4).await,
+            "{}",
+            db.backend()
+        );
+        receiver.refuse(false);
+        // Retries are a minute out; the sandbox's test clock brings them
+        // forward, as an integrator would.
+        let advance = client()
+            .post(server.url(&format!("{SANDBOX}/test_clock/advance")))
+            .header("token", bearer(&keys.test))
+            .json(&json!({"seconds": 3600}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(advance.status(), 200);
+        assert!(
+            receiver.wait_for(30, |r| r.accepted().len() == 4).await,
+            "{}: {:?}",
+            db.backend(),
+            receiver.deliveries()
+        );
+        let arrived: HashSet<String> = receiver.accepted().into_keys().collect();
+        assert_eq!(arrived, sent);
+        let id = sent.iter().next().unwrap();
+        assert!(receiver.wait_for(10, |_| true).await);
+        let (_, event) = get(&server, &keys.test, &format!("{SANDBOX}/events/{id}")).await;
+        let attempts = event["data"]["attempts"].as_array().unwrap();
+        assert_eq!(attempts.first().unwrap()["status_code"], 500, "{event}");
+        assert_eq!(attempts.last().unwrap()["status_code"], 200, "{event}");
+        assert_eq!(event["data"]["delivery"]["state"], "delivered");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_accepted_before_a_sigkill_is_delivered_after_restart() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let server = Server::start_with(&db, &["--no-workers"]);
+        let keys = keys(&create_account(&db, Some(&receiver.url)));
+        let id = send_test_event(&server, &keys.test).await;
+        server.kill();
+        assert!(receiver.deliveries().is_empty());
+        let _restarted = Server::start(&db);
+        assert!(
+            receiver
+                .wait_for(30, |r| r.accepted().contains_key(&id))
+                .await,
+            "{}",
+            db.backend()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn redelivery_sends_the_same_event_again_and_accounts_see_only_their_own() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let server = Server::start(&db);
+        let keys = keys(&create_account(&db, Some(&receiver.url)));
+        let id = send_test_event(&server, &keys.test).await;
+        assert!(
+            receiver
+                .wait_for(30, |r| r.accepted().get(&id) == Some(&1))
+                .await
+        );
+        let redeliver = client()
+            .post(server.url(&format!("{SANDBOX}/events/{id}/redeliver")))
+            .header("token", bearer(&keys.test))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(redeliver.status(), 202);
+        assert!(
+            receiver
+                .wait_for(30, |r| r.accepted().get(&id) == Some(&2))
+                .await,
+            "{}",
+            db.backend()
+        );
+
+        // The demo account and the live mode see nothing of it.
+        let (status, body) =
+            get(&server, &server.demo_key, &format!("{SANDBOX}/events/{id}")).await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (400, Some("event_not_found"))
+        );
+        let other = create_account(&db, None);
+        let live = other["live_secret_key"].as_str().unwrap();
+        let (status, body) = get(&server, live, "/v1/issuing/events").await;
+        assert_eq!(
+            (status, body["data"]["meta"]["total"].as_u64()),
+            (200, Some(0))
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_webhook_url_is_validated_and_used() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let server = Server::start(&db);
+        let keys = keys(&create_account(&db, None));
+        let set = |url: &str| {
+            client()
+                .patch(server.url(&format!("{SANDBOX}/webhook")))
+                .header("token", bearer(&keys.test))
+                .json(&json!({ "url": url }))
+                .send()
+        };
+        let bad = set("ftp://nope").await.unwrap();
+        assert_eq!(bad.status(), 400);
+        let body: Value = bad.json().await.unwrap();
+        assert!(
+            body["message"].as_str().unwrap().starts_with("url:"),
+            "{body}"
+        );
+
+        // With no URL the event is kept, marked, and can be redelivered later.
+        let early = send_test_event(&server, &keys.test).await;
+        let marked = async {
+            for _ in 0..200 {
+                let (_, e) = get(&server, &keys.test, &format!("{SANDBOX}/events/{early}")).await;
+                if e["data"]["delivery"]["state"] == "no_endpoint" {
+                    return true;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            false
+        };
+        assert!(marked.await, "{}", db.backend());
+        assert_eq!(set(&receiver.url).await.unwrap().status(), 200);
+        let late = send_test_event(&server, &keys.test).await;
+        assert!(
+            receiver
+                .wait_for(30, |r| r.accepted().contains_key(&late))
+                .await
+        );
+        assert!(!receiver.accepted().contains_key(&early));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_that_keeps_failing_is_parked_listed_and_retried() {
+    let db = TestDb::sqlite();
+    let receiver = Receiver::start();
+    receiver.refuse(true);
+    let server = Server::start(&db);
+    let keys = keys(&create_account(&db, Some(&receiver.url)));
+    let id = send_test_event(&server, &keys.test).await;
+    let mut state = Value::Null;
+    for _ in 0..100 {
+        client()
+            .post(server.url(&format!("{SANDBOX}/test_clock/advance")))
+            .header("token", bearer(&keys.test))
+            .json(&json!({"seconds": 200_000}))
+            .send()
+            .await
+            .unwrap();
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        state = get(&server, &keys.test, &format!("{SANDBOX}/events/{id}"))
+            .await
+            .1;
+        if state["data"]["delivery"]["state"] == "failed" {
+            break;
+        }
+    }
+    assert_eq!(state["data"]["delivery"]["state"], "failed", "{state}");
+    assert_eq!(state["data"]["delivery"]["attempts"], 10);
+
+    let listed = run(issuing(&db).args(["jobs", "list", "--failed"]));
+    let line: Value =
+        serde_json::from_slice(listed.stdout.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    assert_eq!(
+        (line["subject"].as_str(), line["state"].as_str()),
+        (Some(id.as_str()), Some("failed"))
+    );
+    assert!(
+        line["last_error"].as_str().unwrap().contains("500"),
+        "{line}"
+    );
+
+    receiver.refuse(false);
+    let retried = run(issuing(&db).args(["jobs", "retry", line["id"].as_str().unwrap()]));
+    assert!(retried.status.success());
+    assert!(
+        receiver
+            .wait_for(30, |r| r.accepted().contains_key(&id))
+            .await
+    );
+    let again = run(issuing(&db).args(["jobs", "retry", "job_nonexistent"]));
+    assert!(!again.status.success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_worker_processes_deliver_a_thousand_events_once_each() {
+    let Some(db) = TestDb::all()
+        .await
+        .into_iter()
+        .find(|db| db.backend() == "postgres")
+    else {
+        return;
+    };
+    let receiver = Receiver::start();
+    receiver.hold(Duration::from_millis(2));
+    let server = Server::start_with(&db, &["--no-workers"]);
+    let keys = keys(&create_account(&db, Some(&receiver.url)));
+    let mut sent = HashSet::new();
+    for chunk in 0..20 {
+        let calls = (0..50).map(|_| send_test_event(&server, &keys.test));
+        sent.extend(futures::future::join_all(calls).await);
+        assert_eq!(sent.len(), (chunk + 1) * 50);
+    }
+    let spawn_worker = || {
+        issuing(&db)
+            .args(["worker", "--workers", "4", "--worker-poll-ms", "50"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut workers = [spawn_worker(), spawn_worker()];
+    let all = receiver
+        .wait_for(120, |r| r.accepted().len() == 1_000)
+        .await;
+    for w in &mut workers {
+        let _ = w.kill();
+        let _ = w.wait();
+    }
+    assert!(all, "{} of 1000 arrived", receiver.accepted().len());
+    let arrived: HashSet<String> = receiver.accepted().into_keys().collect();
+    assert_eq!(arrived, sent);
+    assert_eq!(
+        receiver.overlaps(),
+        Vec::<String>::new(),
+        "an event was delivered twice at the same time"
+    );
+    assert_eq!(
+        receiver.deliveries().len(),
+        1_000,
+        "every event was delivered exactly once"
+    );
+}
