@@ -179,3 +179,5 @@ impl ports::health::Health for Db {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_jobs;

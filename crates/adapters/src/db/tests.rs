@@ -13,7 +13,7 @@ use ports::rate_limits::{Permit, RateLimits};
 use ports::vault::Vault;
 use ports::wallets::{FundWalletError, WalletStore};
 
-fn new_account(id: &str, is_demo: bool) -> NewAccount {
+pub(super) fn new_account(id: &str, is_demo: bool) -> NewAccount {
     let key = |mode: Mode| StoredKey {
         mode,
         lookup_hash: format!("hash-{id}-{}", mode.as_str()),
@@ -30,7 +30,7 @@ fn new_account(id: &str, is_demo: bool) -> NewAccount {
     }
 }
 
-async fn with_account(db: &Db, id: &str) -> AccountId {
+pub(super) async fn with_account(db: &Db, id: &str) -> AccountId {
     db.create_account(new_account(id, false)).await.unwrap();
     AccountId::new(id)
 }

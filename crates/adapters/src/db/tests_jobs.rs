@@ -1,0 +1,361 @@
+//! The job queue, the event log and test clocks, on SQLite and (with
+//! `TEST_DATABASE_URL`) PostgreSQL.
+
+use super::tests::{new_account, with_account};
+use crate::test_db::TestDb;
+use domain::Mode;
+use domain::events::DeliveryState;
+use domain::ids::{EventId, JobId};
+use domain::paging::Page;
+use ports::accounts::AccountStore;
+use ports::events::{AttemptOutcome, EventStore, NewEvent};
+use ports::jobs::{JobKind, JobStore, NewJob};
+use ports::test_clocks::TestClocks;
+use std::collections::HashSet;
+
+fn job(id: &str, run_at: i64) -> NewJob {
+    NewJob {
+        id: JobId::new(id),
+        kind: JobKind::DeliverWebhook,
+        subject: format!("evt_{id}"),
+        max_attempts: 3,
+        run_at,
+    }
+}
+
+fn event(id: &str, account: &str, mode: Mode) -> NewEvent {
+    NewEvent {
+        id: EventId::new(id),
+        account_id: domain::ids::AccountId::new(account),
+        mode,
+        event: "webhook.test",
+        data: r#"{"x":1}"#.into(),
+        created_at: 100,
+    }
+}
+
+fn outcome(status: Option<u16>) -> AttemptOutcome {
+    AttemptOutcome {
+        attempted_at: 200,
+        url: "http://hooks.test".into(),
+        status_code: status,
+        error: None,
+        duration_ms: 4,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn due_jobs_are_leased_once_and_come_back_when_the_lease_expires() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        with_account(&db, "acct_a").await;
+        db.emit(event("evt_1", "acct_a", Mode::Test), job("job_1", 10))
+            .await
+            .unwrap();
+        db.emit(event("evt_2", "acct_a", Mode::Test), job("job_2", 50))
+            .await
+            .unwrap();
+        assert!(
+            db.claim(9, 300, 10).await.unwrap().is_empty(),
+            "{}: not due yet",
+            t.backend()
+        );
+        let claimed = db.claim(10, 300, 10).await.unwrap();
+        assert_eq!(claimed.len(), 1);
+        assert_eq!((claimed[0].id.as_str(), claimed[0].attempts), ("job_1", 1));
+        assert!(db.claim(20, 300, 10).await.unwrap().is_empty(), "leased");
+        let again = db.claim(310, 300, 10).await.unwrap();
+        let ids: HashSet<&str> = again.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            HashSet::from(["job_1", "job_2"]),
+            "the expired lease and the due job"
+        );
+        assert_eq!(
+            again
+                .iter()
+                .find(|j| j.id.as_str() == "job_1")
+                .unwrap()
+                .attempts,
+            2
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_claims_never_share_a_job() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        with_account(&db, "acct_a").await;
+        for i in 0..60 {
+            db.emit(
+                event(&format!("evt_{i}"), "acct_a", Mode::Test),
+                job(&format!("job_{i}"), 1),
+            )
+            .await
+            .unwrap();
+        }
+        let claims = (0..12).map(|_| {
+            let db = db.clone();
+            tokio::spawn(async move { db.claim(5, 300, 7).await.unwrap() })
+        });
+        let mut seen = Vec::new();
+        for c in futures::future::join_all(claims).await {
+            seen.extend(c.unwrap().into_iter().map(|j| j.id.to_string()));
+        }
+        let unique: HashSet<&String> = seen.iter().collect();
+        assert_eq!(
+            unique.len(),
+            seen.len(),
+            "{}: a job was leased twice",
+            t.backend()
+        );
+        assert_eq!(seen.len(), 60);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        with_account(&db, "acct_a").await;
+        db.emit(event("evt_1", "acct_a", Mode::Test), job("job_1", 1))
+            .await
+            .unwrap();
+        let id = JobId::new("job_1");
+        db.claim(1, 300, 1).await.unwrap();
+        db.reschedule(&id, "refused", 100, 2).await.unwrap();
+        assert!(
+            db.claim(99, 300, 1).await.unwrap().is_empty(),
+            "{}",
+            t.backend()
+        );
+        assert_eq!(db.claim(100, 300, 1).await.unwrap().len(), 1);
+        db.park(&id, "gave up: 500", 101).await.unwrap();
+        assert!(
+            db.claim(10_000, 300, 1).await.unwrap().is_empty(),
+            "parked jobs never run"
+        );
+        let failed = db.list(true, 10).await.unwrap();
+        assert_eq!(failed.len(), 1);
+        assert_eq!(
+            (failed[0].state.as_str(), failed[0].last_error.as_deref()),
+            ("failed", Some("gave up: 500"))
+        );
+        assert!(db.retry(&id, 200).await.unwrap());
+        assert!(
+            !db.retry(&id, 200).await.unwrap(),
+            "only parked jobs are retried"
+        );
+        let back = db.claim(200, 300, 1).await.unwrap();
+        assert_eq!(back[0].attempts, 1, "a fresh set of attempts");
+        db.complete(&id, 201).await.unwrap();
+        assert!(db.list(false, 10).await.unwrap().is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn events_page_newest_first_within_their_account_and_mode() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        with_account(&db, "acct_a").await;
+        with_account(&db, "acct_b").await;
+        for i in 0..25 {
+            db.emit(
+                event(&format!("evt_{i:02}"), "acct_a", Mode::Test),
+                job(&format!("job_{i}"), 1),
+            )
+            .await
+            .unwrap();
+        }
+        db.emit(event("evt_live", "acct_a", Mode::Live), job("job_live", 1))
+            .await
+            .unwrap();
+        db.emit(
+            event("evt_other", "acct_b", Mode::Test),
+            job("job_other", 1),
+        )
+        .await
+        .unwrap();
+        let acct = domain::ids::AccountId::new("acct_a");
+        let (first, total) = db
+            .list_events(
+                &acct,
+                Mode::Test,
+                Page {
+                    number: 1,
+                    size: 20,
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!((first.len(), total), (20, 25), "{}", t.backend());
+        assert_eq!(first[0].id.as_str(), "evt_24");
+        let (second, _) = db
+            .list_events(
+                &acct,
+                Mode::Test,
+                Page {
+                    number: 2,
+                    size: 20,
+                },
+            )
+            .await
+            .unwrap();
+        assert_eq!(second.last().unwrap().id.as_str(), "evt_00");
+        assert!(
+            db.get_event(&acct, Mode::Test, &EventId::new("evt_other"))
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            db.get_event(&acct, Mode::Test, &EventId::new("evt_live"))
+                .await
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            db.get_event(&acct, Mode::Live, &EventId::new("evt_live"))
+                .await
+                .unwrap()
+                .is_some()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn attempts_are_numbered_and_a_delivered_event_stays_delivered() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        with_account(&db, "acct_a").await;
+        db.emit(event("evt_1", "acct_a", Mode::Test), job("job_1", 1))
+            .await
+            .unwrap();
+        let id = EventId::new("evt_1");
+        db.record_attempt(&id, outcome(Some(500)), DeliveryState::Pending)
+            .await
+            .unwrap();
+        db.record_attempt(&id, outcome(Some(200)), DeliveryState::Delivered)
+            .await
+            .unwrap();
+        db.record_attempt(&id, outcome(None), DeliveryState::Failed)
+            .await
+            .unwrap();
+        let acct = domain::ids::AccountId::new("acct_a");
+        let (record, attempts) = db.get_event(&acct, Mode::Test, &id).await.unwrap().unwrap();
+        assert_eq!(
+            record.delivery_state,
+            DeliveryState::Delivered,
+            "{}",
+            t.backend()
+        );
+        assert_eq!((record.attempts, record.delivered_at), (3, Some(200)));
+        let numbers: Vec<u32> = attempts.iter().map(|a| a.attempt).collect();
+        assert_eq!(numbers, vec![1, 2, 3]);
+        assert_eq!(attempts[0].outcome.status_code, Some(500));
+
+        assert!(
+            db.redeliver(&acct, Mode::Test, &id, job("job_again", 1))
+                .await
+                .unwrap()
+        );
+        assert!(
+            !db.redeliver(&acct, Mode::Live, &id, job("job_wrong", 1))
+                .await
+                .unwrap()
+        );
+        let (record, _) = db.get_event(&acct, Mode::Test, &id).await.unwrap().unwrap();
+        assert_eq!(record.delivery_state, DeliveryState::Pending);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delivery_target_carries_the_url_and_sealed_secrets_of_the_events_mode() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        db.create_account(new_account("acct_a", false))
+            .await
+            .unwrap();
+        let acct = domain::ids::AccountId::new("acct_a");
+        db.set_webhook_url(&acct, Mode::Live, "https://live.test/h")
+            .await
+            .unwrap();
+        db.emit(event("evt_t", "acct_a", Mode::Test), job("job_t", 1))
+            .await
+            .unwrap();
+        db.emit(event("evt_l", "acct_a", Mode::Live), job("job_l", 1))
+            .await
+            .unwrap();
+        let test = db
+            .delivery_target(&EventId::new("evt_t"))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            test.url.as_deref(),
+            Some("https://hooks.test/x"),
+            "{}",
+            t.backend()
+        );
+        assert_eq!(test.sealed_secret_key, b"sealed-acct_a-test");
+        let live = db
+            .delivery_target(&EventId::new("evt_l"))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(live.url.as_deref(), Some("https://live.test/h"));
+        assert_eq!(live.sealed_secret_key, b"sealed-acct_a-live");
+        assert_eq!(live.sealed_webhook_secret, b"sealed-whsec");
+        assert!(
+            db.delivery_target(&EventId::new("evt_none"))
+                .await
+                .unwrap()
+                .is_none()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advancing_a_test_clock_brings_only_that_sandboxs_pending_jobs_forward() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        with_account(&db, "acct_a").await;
+        with_account(&db, "acct_b").await;
+        db.emit(event("evt_a", "acct_a", Mode::Test), job("job_a", 1_000))
+            .await
+            .unwrap();
+        db.emit(
+            event("evt_live", "acct_a", Mode::Live),
+            job("job_live", 1_000),
+        )
+        .await
+        .unwrap();
+        db.emit(event("evt_b", "acct_b", Mode::Test), job("job_b", 1_000))
+            .await
+            .unwrap();
+        let acct = domain::ids::AccountId::new("acct_a");
+        assert_eq!(db.offset(&acct).await.unwrap(), 0);
+        assert_eq!(
+            db.advance(&acct, 600).await.unwrap(),
+            600,
+            "{}",
+            t.backend()
+        );
+        assert_eq!(db.advance(&acct, 1).await.unwrap(), 601);
+        assert_eq!(
+            db.offset(&domain::ids::AccountId::new("acct_b"))
+                .await
+                .unwrap(),
+            0
+        );
+        let due: Vec<String> = db
+            .claim(500, 300, 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|j| j.id.to_string())
+            .collect();
+        assert_eq!(due, vec!["job_a".to_string()]);
+    }
+}
