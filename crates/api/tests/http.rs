@@ -33,6 +33,7 @@ fn authenticating() -> Mocks {
     });
     m.vault.expect_lookup_hash().returning(|k| format!("h:{k}"));
     m.clock.expect_now().return_const(1_000i64);
+    m.test_clocks.expect_offset().returning(|_| Ok(0));
     m
 }
 

@@ -66,7 +66,8 @@ pub trait JobStore: Send + Sync {
     /// any number of processes.
     async fn claim(&self, now: i64, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError>;
 
-    async fn complete(&self, id: &JobId, now: i64) -> Result<(), StoreError>;
+    /// The job is done: it leaves the queue.
+    async fn complete(&self, id: &JobId) -> Result<(), StoreError>;
 
     /// Back to pending, due at `run_at`, keeping `error`.
     async fn reschedule(

@@ -95,7 +95,7 @@ fn of_account<'a>(account: &'a str, livemode: bool) -> _ {
 #[async_trait::async_trait]
 impl EventStore for Db {
     async fn emit(&self, event: NewEvent, delivery: NewJob) -> Result<(), StoreError> {
-        let job = &JobRow::new(delivery, &event.account_id, event.mode, event.created_at);
+        let job = &JobRow::new(delivery, &event.account_id, event.mode);
         let row = &EventRow::new(event);
         with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
@@ -200,7 +200,7 @@ impl EventStore for Db {
         id: &EventId,
         delivery: NewJob,
     ) -> Result<bool, StoreError> {
-        let job = &JobRow::new(delivery, account, mode, 0);
+        let job = &JobRow::new(delivery, account, mode);
         let queued = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, DbError, _>(async |conn| {
                 let found = diesel::update(

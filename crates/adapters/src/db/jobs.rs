@@ -34,8 +34,9 @@ pub struct JobRow {
 }
 
 impl JobRow {
-    /// The row of `job`, for the account and mode whose change promised it.
-    pub fn new(job: NewJob, account: &AccountId, mode: Mode, now: i64) -> Self {
+    /// The row of `job`, for the account and mode whose change promised
+    /// it. A job is made when it is first due, so that is its creation time.
+    pub fn new(job: NewJob, account: &AccountId, mode: Mode) -> Self {
         JobRow {
             id: job.id.to_string(),
             account_id: account.to_string(),
@@ -46,8 +47,8 @@ impl JobRow {
             attempts: 0,
             max_attempts: i32::try_from(job.max_attempts).unwrap_or(i32::MAX),
             run_at: job.run_at,
-            created_at: now,
-            updated_at: now,
+            created_at: job.run_at,
+            updated_at: job.run_at,
         }
     }
 }
@@ -148,7 +149,7 @@ impl JobStore for Db {
             .collect()
     }
 
-    async fn complete(&self, id: &JobId, _now: i64) -> Result<(), StoreError> {
+    async fn complete(&self, id: &JobId) -> Result<(), StoreError> {
         // Finished jobs leave the queue; what they did is in its own tables.
         with_conn!(self.pool(), |conn| {
             diesel::delete(jobs::table.filter(jobs::id.eq(id.as_str())))

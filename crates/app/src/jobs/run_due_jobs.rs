@@ -35,10 +35,10 @@ impl App {
                 RetrySchedule::WEBHOOKS,
             ),
         };
-        let now = self.ports.clock.now();
         let Err(error) = outcome else {
-            return self.ports.jobs.complete(&job.id, now).await;
+            return self.ports.jobs.complete(&job.id).await;
         };
+        let now = self.ports.clock.now();
         tracing::warn!(job = %job.id, kind = job.kind.as_str(), attempts = job.attempts, %error, "job attempt failed");
         let delay = (!last_attempt)
             .then(|| schedule.delay(job.attempts, self.ports.ids.fraction()))
@@ -100,7 +100,7 @@ mod tests {
     #[tokio::test]
     async fn a_finished_job_is_completed() {
         let mut m = mocks(1, false);
-        m.jobs.expect_complete().times(1).returning(|_, _| Ok(()));
+        m.jobs.expect_complete().times(1).returning(|_| Ok(()));
         assert_eq!(m.app().run_due_jobs(8).await.unwrap(), 1);
     }
 

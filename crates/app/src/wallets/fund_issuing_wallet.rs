@@ -1,48 +1,9 @@
 //! `PATCH /v1/issuing/sandbox/cards/fund_issuing_wallet?currency=`: the
 //! sandbox faucet. In production wallets are funded through the dashboard.
 
-use crate::{App, Caller};
-use domain::{Amount, Currency, DomainError, ErrorKind, Mode};
-use ports::StoreError;
+use crate::{App, Caller, RequestError};
+use domain::{Amount, Currency, InvalidInput, Mode};
 use ports::wallets::FundWalletError;
-
-#[derive(Debug, thiserror::Error)]
-pub enum FundIssuingWalletError {
-    #[error(
-        "issuing wallets are funded through the dashboard in production; this helper is sandbox only"
-    )]
-    SandboxOnly,
-    #[error("amount: the wallet balance would exceed the largest amount it can hold")]
-    BalanceLimit,
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-impl From<FundWalletError> for FundIssuingWalletError {
-    fn from(e: FundWalletError) -> Self {
-        match e {
-            FundWalletError::BalanceLimit => FundIssuingWalletError::BalanceLimit,
-            FundWalletError::Store(e) => FundIssuingWalletError::Store(e),
-        }
-    }
-}
-
-impl DomainError for FundIssuingWalletError {
-    fn kind(&self) -> ErrorKind {
-        match self {
-            FundIssuingWalletError::SandboxOnly => ErrorKind::Forbidden,
-            FundIssuingWalletError::BalanceLimit => ErrorKind::InvalidRequest,
-            FundIssuingWalletError::Store(e) => e.kind(),
-        }
-    }
-    fn code(&self) -> &'static str {
-        match self {
-            FundIssuingWalletError::SandboxOnly => "sandbox_only",
-            FundIssuingWalletError::BalanceLimit => "wallet_balance_limit",
-            FundIssuingWalletError::Store(e) => e.code(),
-        }
-    }
-}
 
 impl App {
     /// Credits the issuing wallet of `currency`; returns its new balance.
@@ -51,17 +12,25 @@ impl App {
         caller: &Caller,
         currency: Currency,
         amount: Amount,
-    ) -> Result<Amount, FundIssuingWalletError> {
+    ) -> Result<Amount, RequestError> {
         if caller.mode != Mode::Test {
-            return Err(FundIssuingWalletError::SandboxOnly);
+            return Err(RequestError::SandboxOnly);
         }
-        let now = self.ports.clock.now();
-        let balance = self
+        let now = self.now_for(&caller.account_id, caller.mode).await?;
+        let funded = self
             .ports
             .wallets
             .fund_from_faucet(&caller.account_id, caller.mode, currency, amount, now)
-            .await?;
-        Ok(balance)
+            .await;
+        match funded {
+            Ok(balance) => Ok(balance),
+            Err(FundWalletError::BalanceLimit) => Err(InvalidInput::new(
+                "amount",
+                "the wallet balance would exceed the largest amount it can hold",
+            )
+            .into()),
+            Err(FundWalletError::Store(e)) => Err(e.into()),
+        }
     }
 }
 
@@ -69,15 +38,17 @@ impl App {
 mod tests {
     use super::*;
     use crate::testing::{Mocks, caller};
+    use domain::{DomainError, ErrorKind};
 
     fn amount(n: i64) -> Amount {
         Amount::from_minor(n).unwrap()
     }
 
     #[tokio::test]
-    async fn funds_the_wallet_of_the_currency() {
+    async fn funds_the_wallet_of_the_currency_at_sandbox_time() {
         let mut m = Mocks::default();
         m.clock.expect_now().return_const(5i64);
+        m.test_clocks.expect_offset().returning(|_| Ok(10));
         m.wallets
             .expect_fund_from_faucet()
             .withf(|acct, mode, cur, amt, now| {
@@ -85,7 +56,7 @@ mod tests {
                     && *mode == Mode::Test
                     && *cur == Currency::Ngn
                     && amt.minor() == 700
-                    && *now == 5
+                    && *now == 15
             })
             .return_once(|_, _, _, _, _| Ok(Amount::from_minor(1_700).unwrap()));
         let balance = m
@@ -107,9 +78,10 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_balance_past_the_limit_is_a_bad_request() {
+    async fn a_balance_past_the_limit_is_a_bad_request_naming_the_amount() {
         let mut m = Mocks::default();
         m.clock.expect_now().return_const(5i64);
+        m.test_clocks.expect_offset().returning(|_| Ok(0));
         m.wallets
             .expect_fund_from_faucet()
             .return_once(|_, _, _, _, _| Err(FundWalletError::BalanceLimit));

@@ -2,5 +2,3 @@
 
 mod fund_issuing_wallet;
 mod get_issuing_wallet_balance;
-
-pub use fund_issuing_wallet::FundIssuingWalletError;
