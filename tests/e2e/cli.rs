@@ -26,11 +26,7 @@ async fn migrate_applies_the_schema_and_a_second_run_is_a_no_op() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_without_a_master_key_is_a_clear_error() {
-    let Some(db) = TestDb::all()
-        .await
-        .into_iter()
-        .find(|db| db.backend() == "postgres")
-    else {
+    let Some(db) = TestDb::postgres_from_env().await else {
         return;
     };
     let out = run(issuing(&db)

@@ -130,6 +130,17 @@ pub fn bearer(key: &str) -> String {
     format!("Bearer {key}")
 }
 
+/// GET `path` with `key`: the status and the JSON body.
+pub async fn get_json(server: &Server, key: &str, path: &str) -> (u16, serde_json::Value) {
+    let response = client()
+        .get(server.url(path))
+        .header("token", bearer(key))
+        .send()
+        .await
+        .unwrap();
+    (response.status().as_u16(), response.json().await.unwrap())
+}
+
 /// An account made with `issuing accounts create`, as JSON.
 pub fn create_account(db: &TestDb, webhook_url: Option<&str>) -> serde_json::Value {
     let mut cmd = issuing(db);

@@ -1,4 +1,4 @@
-use crate::harness::{Server, bearer, client, create_account};
+use crate::harness::{Server, bearer, client, create_account, get_json};
 use adapters::test_db::TestDb;
 use serde_json::{Value, json};
 
@@ -44,26 +44,11 @@ async fn advancing_the_sandbox_by_301_seconds_lets_a_rate_limited_call_through_a
             420,
             "live mode never moves"
         );
-        let clock: Value = client()
-            .get(server.url("/v1/issuing/sandbox/test_clock"))
-            .header("token", bearer(test))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let (_, clock) = get_json(&server, test, "/v1/issuing/sandbox/test_clock").await;
         assert_eq!(clock["data"]["offset_secs"], 301);
         // Another account's sandbox did not move.
-        let other: Value = client()
-            .get(server.url("/v1/issuing/sandbox/test_clock"))
-            .header("token", bearer(&server.demo_key))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let (_, other) =
+            get_json(&server, &server.demo_key, "/v1/issuing/sandbox/test_clock").await;
         assert_eq!(other["data"]["offset_secs"], 0);
         // The clock has no production path, and bad input names the field.
         let live_path = client()

@@ -1,4 +1,4 @@
-use crate::harness::{Server, bearer, client, create_account, issuing, run};
+use crate::harness::{Server, bearer, client, create_account, get_json, issuing, run};
 use crate::receiver::{Delivery, Receiver};
 use adapters::crypto::aes_everywhere;
 use adapters::test_db::TestDb;
@@ -32,16 +32,6 @@ async fn send_test_event(server: &Server, key: &str) -> String {
     assert_eq!(response.status(), 202);
     let body: Value = response.json().await.unwrap();
     body["data"]["event_id"].as_str().unwrap().to_string()
-}
-
-async fn get(server: &Server, key: &str, path: &str) -> (u16, Value) {
-    let response = client()
-        .get(server.url(path))
-        .header("token", bearer(key))
-        .send()
-        .await
-        .unwrap();
-    (response.status().as_u16(), response.json().await.unwrap())
 }
 
 /// Both signatures hold, and the body is `{event, event_id, created_at, data}`.
@@ -91,7 +81,8 @@ async fn every_stored_event_arrives_signed_and_the_log_says_so() {
         for d in receiver.deliveries() {
             assert_signed(&d, &keys);
         }
-        let (status, page) = get(&server, &keys.test, &format!("{SANDBOX}/events?page=1")).await;
+        let (status, page) =
+            get_json(&server, &keys.test, &format!("{SANDBOX}/events?page=1")).await;
         assert_eq!(status, 200);
         let listed: Vec<&str> = page["data"]["events"]
             .as_array()
@@ -106,7 +97,7 @@ async fn every_stored_event_arrives_signed_and_the_log_says_so() {
             json!({"total": 5, "pages": 1, "previous": null, "next": null})
         );
         assert!(receiver.wait_for(10, |_| true).await);
-        let (_, one) = get(
+        let (_, one) = get_json(
             &server,
             &keys.test,
             &format!("{SANDBOX}/events/{}", sent[0]),
@@ -154,7 +145,7 @@ async fn a_receiver_that_refuses_for_a_while_loses_nothing() {
         assert_eq!(arrived, sent);
         let id = sent.iter().next().unwrap();
         assert!(receiver.wait_for(10, |_| true).await);
-        let (_, event) = get(&server, &keys.test, &format!("{SANDBOX}/events/{id}")).await;
+        let (_, event) = get_json(&server, &keys.test, &format!("{SANDBOX}/events/{id}")).await;
         let attempts = event["data"]["attempts"].as_array().unwrap();
         assert_eq!(attempts.first().unwrap()["status_code"], 500, "{event}");
         assert_eq!(attempts.last().unwrap()["status_code"], 200, "{event}");
@@ -211,14 +202,14 @@ async fn redelivery_sends_the_same_event_again_and_accounts_see_only_their_own()
 
         // The demo account and the live mode see nothing of it.
         let (status, body) =
-            get(&server, &server.demo_key, &format!("{SANDBOX}/events/{id}")).await;
+            get_json(&server, &server.demo_key, &format!("{SANDBOX}/events/{id}")).await;
         assert_eq!(
             (status, body["code"].as_str()),
             (400, Some("event_not_found"))
         );
         let other = create_account(&db, None);
         let live = other["live_secret_key"].as_str().unwrap();
-        let (status, body) = get(&server, live, "/v1/issuing/events").await;
+        let (status, body) = get_json(&server, live, "/v1/issuing/events").await;
         assert_eq!(
             (status, body["data"]["meta"]["total"].as_u64()),
             (200, Some(0))
@@ -251,7 +242,8 @@ async fn the_webhook_url_is_validated_and_used() {
         let early = send_test_event(&server, &keys.test).await;
         let marked = async {
             for _ in 0..200 {
-                let (_, e) = get(&server, &keys.test, &format!("{SANDBOX}/events/{early}")).await;
+                let (_, e) =
+                    get_json(&server, &keys.test, &format!("{SANDBOX}/events/{early}")).await;
                 if e["data"]["delivery"]["state"] == "no_endpoint" {
                     return true;
                 }
@@ -289,7 +281,7 @@ async fn a_job_that_keeps_failing_is_parked_listed_and_retried() {
             .await
             .unwrap();
         tokio::time::sleep(Duration::from_millis(150)).await;
-        state = get(&server, &keys.test, &format!("{SANDBOX}/events/{id}"))
+        state = get_json(&server, &keys.test, &format!("{SANDBOX}/events/{id}"))
             .await
             .1;
         if state["data"]["delivery"]["state"] == "failed" {
@@ -325,11 +317,7 @@ async fn a_job_that_keeps_failing_is_parked_listed_and_retried() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_worker_processes_deliver_a_thousand_events_once_each() {
-    let Some(db) = TestDb::all()
-        .await
-        .into_iter()
-        .find(|db| db.backend() == "postgres")
-    else {
+    let Some(db) = TestDb::postgres_from_env().await else {
         return;
     };
     let receiver = Receiver::start();

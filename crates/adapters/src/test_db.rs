@@ -22,16 +22,23 @@ impl TestDb {
     /// harness's output capture.
     pub async fn all() -> Vec<TestDb> {
         let mut dbs = vec![TestDb::sqlite()];
-        match std::env::var("TEST_DATABASE_URL") {
-            Ok(url) => dbs.push(TestDb::postgres(&url).await),
-            Err(_) => SKIP_NOTICE.call_once(|| {
+        dbs.extend(TestDb::postgres_from_env().await);
+        dbs
+    }
+
+    /// A fresh PostgreSQL schema when `TEST_DATABASE_URL` is set; says so
+    /// when it is not.
+    pub async fn postgres_from_env() -> Option<TestDb> {
+        let Ok(url) = std::env::var("TEST_DATABASE_URL") else {
+            SKIP_NOTICE.call_once(|| {
                 let _ = writeln!(
                     std::io::stderr(),
                     "note: TEST_DATABASE_URL is not set: tests ran on SQLite only, not on PostgreSQL"
                 );
-            }),
-        }
-        dbs
+            });
+            return None;
+        };
+        Some(TestDb::postgres(&url).await)
     }
 
     pub fn sqlite() -> TestDb {
