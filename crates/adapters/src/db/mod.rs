@@ -100,22 +100,7 @@ impl Db {
     /// `postgres://...`. Does not run migrations.
     pub async fn connect(url: &str, pg_pool_size: usize) -> Result<Self, StoreError> {
         let pool = if let Some(path) = sqlite_path(url) {
-            let mut config = ManagerConfig::<SqliteAsync>::default();
-            config.recycling_method = RecyclingMethod::Fast;
-            config.custom_setup = Box::new(|path| {
-                let path = path.to_string();
-                Box::pin(async move {
-                    let mut conn = SqliteAsync::establish(&path).await?;
-                    conn.batch_execute(
-                        "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
-                         PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
-                    )
-                    .await
-                    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
-                    Ok(conn)
-                })
-            });
-            let manager = AsyncDieselConnectionManager::new_with_config(path, config);
+            let manager = manager::<SqliteAsync>(path, SQLITE_SESSION);
             DbPool::Sqlite(
                 Pool::builder(manager)
                     .max_size(SQLITE_POOL_SIZE)
@@ -123,9 +108,7 @@ impl Db {
                     .map_err(DbError::pool)?,
             )
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let mut config = ManagerConfig::<AsyncPgConnection>::default();
-            config.recycling_method = RecyclingMethod::Fast;
-            let manager = AsyncDieselConnectionManager::new_with_config(url, config);
+            let manager = manager::<AsyncPgConnection>(url, POSTGRES_SESSION);
             DbPool::Pg(
                 Pool::builder(manager)
                     .max_size(pg_pool_size)
@@ -163,6 +146,37 @@ impl Db {
             .await)?;
         Ok(())
     }
+}
+
+/// Run on every new SQLite connection: WAL so readers never wait for the
+/// writer, a busy timeout for other processes' writes, foreign keys on.
+const SQLITE_SESSION: &str = "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 10000; \
+     PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;";
+
+/// Run on every new PostgreSQL connection: a name in `pg_stat_activity`,
+/// and no transaction left idle (a bug) holding locks for long.
+const POSTGRES_SESSION: &str =
+    "SET application_name = 'issuing'; SET idle_in_transaction_session_timeout = '60s';";
+
+/// One pool manager per backend: connections are checked out without a
+/// test query (`Fast`), and each new one runs `session` first.
+fn manager<C>(url: &str, session: &'static str) -> AsyncDieselConnectionManager<C>
+where
+    C: AsyncConnection + SimpleAsyncConnection + 'static,
+{
+    let mut config = ManagerConfig::<C>::default();
+    config.recycling_method = RecyclingMethod::Fast;
+    config.custom_setup = Box::new(move |url| {
+        let url = url.to_string();
+        Box::pin(async move {
+            let mut conn = C::establish(&url).await?;
+            conn.batch_execute(session)
+                .await
+                .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+            Ok(conn)
+        })
+    });
+    AsyncDieselConnectionManager::new_with_config(url, config)
 }
 
 /// The file path of a `sqlite://` URL, `None` for any other URL.

@@ -337,3 +337,31 @@ async fn sealed_secrets_are_what_is_stored() {
         );
     }
 }
+
+#[derive(diesel::QueryableByName)]
+struct Setting {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    value: String,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_connection_starts_with_its_session_settings() {
+    use diesel_async::RunQueryDsl;
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        let query = match t.backend() {
+            "sqlite" => "SELECT journal_mode AS value FROM pragma_journal_mode",
+            _ => "SELECT current_setting('application_name') AS value",
+        };
+        let setting = super::with_conn!(db.pool(), |conn| diesel::sql_query(query)
+            .get_result::<Setting>(conn)
+            .await)
+        .unwrap();
+        let expected = if t.backend() == "sqlite" {
+            "wal"
+        } else {
+            "issuing"
+        };
+        assert_eq!(setting.value, expected, "{}", t.backend());
+    }
+}
