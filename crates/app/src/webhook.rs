@@ -2,7 +2,7 @@
 //! the key's mode are delivered.
 
 use crate::{App, Caller, RequestError};
-use domain::webhook_url;
+use domain::http_url;
 
 impl App {
     pub async fn set_webhook_url(
@@ -10,7 +10,7 @@ impl App {
         caller: &Caller,
         url: &str,
     ) -> Result<String, RequestError> {
-        let url = webhook_url::parse("url", url)?;
+        let url = http_url::parse("url", url)?;
         self.ports
             .accounts
             .set_webhook_url(&caller.account_id, caller.mode, &url)

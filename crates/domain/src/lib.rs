@@ -2,10 +2,12 @@
 //! every type here is valid by construction and every rule is a function.
 
 pub mod api_key;
+pub mod cardholders;
 pub mod currency;
 pub mod error;
 pub mod events;
 pub mod fx;
+pub mod http_url;
 pub mod ids;
 pub mod ledger;
 pub mod mode;
@@ -13,7 +15,6 @@ pub mod money;
 pub mod paging;
 pub mod retry;
 pub mod secret;
-pub mod webhook_url;
 
 pub use currency::Currency;
 pub use error::{DomainError, ErrorKind, InvalidInput};

@@ -5,7 +5,7 @@
 use crate::App;
 use crate::error::RequestError;
 use domain::ids::AccountId;
-use domain::{InvalidInput, Mode, Secret, api_key, webhook_url};
+use domain::{InvalidInput, Mode, Secret, api_key, http_url};
 use ports::accounts::{NewAccount, StoredKey};
 
 const KEY_RANDOM_CHARS: usize = 40;
@@ -36,7 +36,7 @@ impl App {
             .into());
         }
         let webhook_url = webhook_url
-            .map(|u| webhook_url::parse("webhook_url", u))
+            .map(|u| http_url::parse("webhook_url", u))
             .transpose()?;
 
         let test_secret_key =

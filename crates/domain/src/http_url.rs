@@ -1,4 +1,4 @@
-//! Where an account's webhooks are delivered: an absolute http(s) URL.
+//! Absolute http(s) URLs: webhook endpoints, ID and selfie images.
 
 use crate::InvalidInput;
 

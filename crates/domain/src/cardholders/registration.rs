@@ -1,0 +1,343 @@
+//! A registration request, checked field by field: every failure names
+//! the field and the rule.
+
+use super::identity::{IdentityInput, check_name};
+use super::{Country, Identity};
+use crate::InvalidInput;
+use phonenumber::PhoneNumber;
+
+/// A state or region, with its LGAs or districts where they are known.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct State {
+    pub name: String,
+    pub code: String,
+    pub lgas: Vec<String>,
+}
+
+/// The reference data addresses are checked against, per country.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Regions {
+    pub countries: Vec<(Country, Vec<State>)>,
+}
+
+impl Regions {
+    pub fn states(&self, country: Country) -> &[State] {
+        self.countries
+            .iter()
+            .find(|(c, _)| *c == country)
+            .map_or(&[], |(_, s)| s.as_slice())
+    }
+
+    /// The state named (or coded) `state` in any supported country.
+    pub fn find_state(&self, state: &str) -> Option<&State> {
+        self.countries
+            .iter()
+            .flat_map(|(_, states)| states)
+            .find(|s| {
+                s.name.eq_ignore_ascii_case(state.trim())
+                    || s.code.eq_ignore_ascii_case(state.trim())
+            })
+    }
+
+    /// The state's canonical name, and the LGA's where one is given.
+    fn check(
+        &self,
+        country: Country,
+        state: &str,
+        lga: Option<&str>,
+    ) -> Result<(String, Option<String>), InvalidInput> {
+        let found = self
+            .states(country)
+            .iter()
+            .find(|s| {
+                s.name.eq_ignore_ascii_case(state.trim())
+                    || s.code.eq_ignore_ascii_case(state.trim())
+            })
+            .ok_or_else(|| {
+                InvalidInput::new(
+                    "address.state",
+                    format!("is not a state of {} (see get_all_states)", country.name()),
+                )
+            })?;
+        let lga = match lga.map(str::trim).filter(|l| !l.is_empty()) {
+            None => None,
+            Some(l) if found.lgas.is_empty() => Some(l.to_string()),
+            Some(l) => Some(
+                found
+                    .lgas
+                    .iter()
+                    .find(|known| known.eq_ignore_ascii_case(l))
+                    .cloned()
+                    .ok_or_else(|| {
+                        InvalidInput::new(
+                            "address.lga",
+                            format!("is not an LGA of {} (see get_all_lga)", found.name),
+                        )
+                    })?,
+            ),
+        };
+        Ok((found.name.clone(), lga))
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AddressInput {
+    pub address: Option<String>,
+    pub city: Option<String>,
+    pub state: Option<String>,
+    pub country: Option<String>,
+    pub postal_code: Option<String>,
+    pub house_no: Option<String>,
+    pub lga: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Address {
+    pub address: String,
+    pub city: String,
+    pub state: String,
+    pub country: Country,
+    pub postal_code: String,
+    pub house_no: String,
+    pub lga: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RegistrationInput {
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    pub address: Option<AddressInput>,
+    pub phone: Option<String>,
+    pub email_address: Option<String>,
+    pub identity: Option<IdentityInput>,
+}
+
+/// A registration whose every field passed its rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Registration {
+    pub first_name: String,
+    pub last_name: String,
+    pub address: Address,
+    /// E.164.
+    pub phone: String,
+    pub email_address: Option<String>,
+    pub identity: Identity,
+}
+
+fn required<'a>(value: &'a Option<String>, field: &str) -> Result<&'a str, InvalidInput> {
+    value
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| InvalidInput::new(field, "is required"))
+}
+
+/// An E.164 number (`+`, country code, number) that is valid for `country`.
+pub fn check_phone(field: &str, value: &str, country: Country) -> Result<String, InvalidInput> {
+    let rule = format!(
+        "must be a valid {} phone number in E.164 form, e.g. +234...",
+        country.name()
+    );
+    if !value.starts_with('+') {
+        return Err(InvalidInput::new(field, rule));
+    }
+    let number: PhoneNumber =
+        phonenumber::parse(None, value).map_err(|_| InvalidInput::new(field, rule.clone()))?;
+    let region = number.country().id().map(|id| id.as_ref().to_string());
+    if !phonenumber::is_valid(&number) || region.as_deref() != Some(country.iso()) {
+        return Err(InvalidInput::new(field, rule));
+    }
+    Ok(number.format().mode(phonenumber::Mode::E164).to_string())
+}
+
+impl AddressInput {
+    fn check(&self, regions: &Regions) -> Result<Address, InvalidInput> {
+        let country = Country::parse(
+            "address.country",
+            required(&self.country, "address.country")?,
+        )?;
+        let line = required(&self.address, "address.address")?;
+        if line.chars().filter(|c| c.is_alphabetic()).count() < 3 {
+            return Err(InvalidInput::new(
+                "address.address",
+                "must have at least 3 letters",
+            ));
+        }
+        let city = required(&self.city, "address.city")?;
+        let house_no = required(&self.house_no, "address.house_no")?;
+        let house_ok = house_no.len() <= 20
+            && house_no
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '-' | '/'));
+        if !house_ok || !house_no.chars().any(|c| c.is_ascii_digit()) {
+            return Err(InvalidInput::new(
+                "address.house_no",
+                "must be a house number such as 12 or 12B",
+            ));
+        }
+        let postal_code = self
+            .postal_code
+            .as_deref()
+            .map(str::trim)
+            .unwrap_or_default();
+        country.check_postal_code("address.postal_code", postal_code)?;
+        let (state, lga) = regions.check(
+            country,
+            required(&self.state, "address.state")?,
+            self.lga.as_deref(),
+        )?;
+        Ok(Address {
+            address: line.to_string(),
+            city: city.to_string(),
+            state,
+            country,
+            postal_code: postal_code.to_string(),
+            house_no: house_no.to_string(),
+            lga,
+        })
+    }
+}
+
+impl RegistrationInput {
+    pub fn check(&self, regions: &Regions) -> Result<Registration, InvalidInput> {
+        let first_name = check_name("first_name", required(&self.first_name, "first_name")?)?;
+        let last_name = check_name("last_name", required(&self.last_name, "last_name")?)?;
+        let address = self
+            .address
+            .as_ref()
+            .ok_or_else(|| InvalidInput::new("address", "is required"))?
+            .check(regions)?;
+        let phone = check_phone("phone", required(&self.phone, "phone")?, address.country)?;
+        let email_address = self
+            .email_address
+            .as_deref()
+            .map(str::trim)
+            .filter(|e| !e.is_empty())
+            .map(|e| {
+                email_address::EmailAddress::parse_with_options(e, Default::default())
+                    .map(|_| e.to_string())
+                    .map_err(|_| InvalidInput::new("email_address", "must be an email address"))
+            })
+            .transpose()?;
+        let identity = self
+            .identity
+            .as_ref()
+            .ok_or_else(|| InvalidInput::new("identity", "is required"))?
+            .check(address.country)?;
+        Ok(Registration {
+            first_name,
+            last_name,
+            address,
+            phone,
+            email_address,
+            identity,
+        })
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    pub fn regions() -> Regions {
+        Regions {
+            countries: vec![
+                (
+                    Country::Nigeria,
+                    vec![State {
+                        name: "Lagos".into(),
+                        code: "LA".into(),
+                        lgas: vec!["Ikeja".into(), "Eti Osa".into()],
+                    }],
+                ),
+                (
+                    Country::Kenya,
+                    vec![State {
+                        name: "Nairobi City".into(),
+                        code: "30".into(),
+                        lgas: vec![],
+                    }],
+                ),
+            ],
+        }
+    }
+
+    pub fn nigerian() -> RegistrationInput {
+        RegistrationInput {
+            first_name: Some("Adaeze".into()),
+            last_name: Some("Okafor".into()),
+            address: Some(AddressInput {
+                address: Some("Admiralty Way".into()),
+                city: Some("Lekki".into()),
+                state: Some("lagos".into()),
+                country: Some("Nigeria".into()),
+                postal_code: Some("106104".into()),
+                house_no: Some("12B".into()),
+                lga: Some("eti osa".into()),
+            }),
+            phone: Some("+2348031234567".into()),
+            email_address: Some("adaeze@example.com".into()),
+            identity: Some(IdentityInput {
+                id_type: Some("NIGERIAN_BVN_VERIFICATION".into()),
+                bvn: Some("22212345678".into()),
+                selfie_image: Some("https://img.test/s.png".into()),
+                ..Default::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn a_good_registration_is_normalised() {
+        let r = nigerian().check(&regions()).unwrap();
+        assert_eq!(
+            (r.address.state.as_str(), r.address.lga.as_deref()),
+            ("Lagos", Some("Eti Osa"))
+        );
+        assert_eq!(r.phone, "+2348031234567");
+    }
+
+    #[test]
+    fn every_rule_names_its_field() {
+        type Spoil = fn(&mut RegistrationInput);
+        let cases: [(Spoil, &str); 12] = [
+            (|r| r.first_name = Some("Al".into()), "first_name"),
+            (|r| r.last_name = None, "last_name"),
+            (
+                |r| r.address.as_mut().unwrap().country = Some("Togo".into()),
+                "address.country",
+            ),
+            (
+                |r| r.address.as_mut().unwrap().address = Some("12".into()),
+                "address.address",
+            ),
+            (
+                |r| r.address.as_mut().unwrap().postal_code = Some("1234".into()),
+                "address.postal_code",
+            ),
+            (
+                |r| r.address.as_mut().unwrap().house_no = Some("#?".into()),
+                "address.house_no",
+            ),
+            (
+                |r| r.address.as_mut().unwrap().state = Some("Texas".into()),
+                "address.state",
+            ),
+            (
+                |r| r.address.as_mut().unwrap().lga = Some("Kano Municipal".into()),
+                "address.lga",
+            ),
+            (|r| r.phone = Some("08031234567".into()), "phone"),
+            (|r| r.phone = Some("+254712345678".into()), "phone"),
+            (
+                |r| r.email_address = Some("not-an-email".into()),
+                "email_address",
+            ),
+            (|r| r.identity = None, "identity"),
+        ];
+        for (spoil, field) in cases {
+            let mut input = nigerian();
+            spoil(&mut input);
+            assert_eq!(input.check(&regions()).unwrap_err().field, field);
+        }
+    }
+}
