@@ -13,11 +13,7 @@ async fn accounts_create_prints_keys_that_work_only_in_their_own_mode() {
     for db in TestDb::all().await {
         let server = Server::start(&db);
         let out = create_account(&db, &["--webhook-url", "https://acme.test/hooks"]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let created: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
         let (test, live) = (
             created["test_secret_key"].as_str().unwrap(),
@@ -26,12 +22,7 @@ async fn accounts_create_prints_keys_that_work_only_in_their_own_mode() {
         assert!(created["account_id"].as_str().unwrap().starts_with("acct_"));
         assert!(test.starts_with("sk_test_") && test.len() >= "sk_test_".len() + 32);
         assert!(live.starts_with("sk_live_") && live.len() >= "sk_live_".len() + 32);
-        assert!(
-            created["webhook_secret"]
-                .as_str()
-                .unwrap()
-                .starts_with("whsec_")
-        );
+        assert!(created["webhook_secret"].as_str().unwrap().starts_with("whsec_"));
 
         let sandbox = server.url("/v1/issuing/sandbox/cards/get_issuing_wallet_balance");
         let production = server.url("/v1/issuing/cards/get_issuing_wallet_balance");
@@ -58,10 +49,7 @@ async fn accounts_create_prints_keys_that_work_only_in_their_own_mode() {
             let response = get(url, key).await.unwrap();
             assert_eq!(response.status(), 401, "{url} {key:?}");
             let body: Value = response.json().await.unwrap();
-            assert!(
-                body["message"].is_string() && body["code"].is_string(),
-                "{body}"
-            );
+            assert!(body["message"].is_string() && body["code"].is_string(), "{body}");
         }
         let forged = format!("sk_test_{}", "x".repeat(40));
         assert_eq!(get(&sandbox, Some(&forged)).await.unwrap().status(), 401);

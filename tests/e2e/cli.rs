@@ -47,23 +47,10 @@ async fn a_malformed_master_key_or_database_url_is_named() {
         .env("ISSUING_MASTER_KEY", "not-hex")
         .args(["accounts", "create", "--name", "X"]));
     assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("ISSUING_MASTER_KEY"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(
-        !stderr(&out).contains("not-hex"),
-        "the key's value is echoed"
-    );
+    assert!(stderr(&out).contains("ISSUING_MASTER_KEY"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("not-hex"), "the key's value is echoed");
 
-    let out = run(issuing(&db)
-        .env("DATABASE_URL", "mysql://nope")
-        .arg("migrate"));
+    let out = run(issuing(&db).env("DATABASE_URL", "mysql://nope").arg("migrate"));
     assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("sqlite:// or postgres://"),
-        "{}",
-        stderr(&out)
-    );
+    assert!(stderr(&out).contains("sqlite:// or postgres://"), "{}", stderr(&out));
 }

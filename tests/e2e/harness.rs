@@ -103,9 +103,7 @@ impl Server {
     pub fn stop(mut self) -> String {
         let _ = self.child.kill();
         let _ = self.child.wait();
-        self.stderr
-            .recv_timeout(Duration::from_secs(10))
-            .unwrap_or_default()
+        self.stderr.recv_timeout(Duration::from_secs(10)).unwrap_or_default()
     }
 }
 
@@ -149,19 +147,12 @@ pub fn create_account(db: &TestDb, webhook_url: Option<&str>) -> serde_json::Val
         cmd.args(["--webhook-url", url]);
     }
     let out = run(&mut cmd);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("one JSON object")
 }
 
 /// `issuing ledger check` on `db`: (passed, what it printed).
 pub fn ledger_check(db: &TestDb) -> (bool, String) {
     let out = run(issuing(db).args(["ledger", "check"]));
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
 }

@@ -47,8 +47,7 @@ async fn advancing_the_sandbox_by_301_seconds_lets_a_rate_limited_call_through_a
         let (_, clock) = get_json(&server, test, "/v1/issuing/sandbox/test_clock").await;
         assert_eq!(clock["data"]["offset_secs"], 301);
         // Another account's sandbox did not move.
-        let (_, other) =
-            get_json(&server, &server.demo_key, "/v1/issuing/sandbox/test_clock").await;
+        let (_, other) = get_json(&server, &server.demo_key, "/v1/issuing/sandbox/test_clock").await;
         assert_eq!(other["data"]["offset_secs"], 0);
         // The clock has no production path, and bad input names the field.
         let live_path = client()
@@ -68,9 +67,6 @@ async fn advancing_the_sandbox_by_301_seconds_lets_a_rate_limited_call_through_a
             .unwrap();
         assert_eq!(bad.status(), 400);
         let body: Value = bad.json().await.unwrap();
-        assert!(
-            body["message"].as_str().unwrap().starts_with("seconds:"),
-            "{body}"
-        );
+        assert!(body["message"].as_str().unwrap().starts_with("seconds:"), "{body}");
     }
 }

@@ -25,11 +25,7 @@ async fn health_docs_and_openapi_are_served_with_request_ids() {
         assert_eq!(docs.status(), 200);
         assert!(docs.text().await.unwrap().contains("swagger-ui"));
 
-        let missing = client()
-            .get(server.url("/v1/issuing/nothing"))
-            .send()
-            .await
-            .unwrap();
+        let missing = client().get(server.url("/v1/issuing/nothing")).send().await.unwrap();
         assert_eq!(missing.status(), 404);
         let body: Value = missing.json().await.unwrap();
         assert_eq!(body["code"], "not_found");

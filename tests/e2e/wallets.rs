@@ -89,16 +89,9 @@ async fn a_refused_funding_leaves_no_trace() {
         let refused = fund(&server, &server.demo_key, "USD", "1000").await;
         assert_eq!(refused.status(), 400, "{}", db.backend());
         let body: Value = refused.json().await.unwrap();
-        assert!(
-            body["message"].as_str().unwrap().starts_with("amount:"),
-            "{body}"
-        );
+        assert!(body["message"].as_str().unwrap().starts_with("amount:"), "{body}");
         for bad in ["-5", "1.50", "abc", ""] {
-            assert_eq!(
-                fund(&server, &server.demo_key, "USD", bad).await.status(),
-                400,
-                "{bad}"
-            );
+            assert_eq!(fund(&server, &server.demo_key, "USD", bad).await.status(), 400, "{bad}");
         }
         let body = balance(&server, &server.demo_key).await;
         assert_eq!(body["data"]["issuing_balance_USD"], "9223372036854775000");
@@ -111,10 +104,7 @@ async fn a_refused_funding_leaves_no_trace() {
 async fn the_ledger_check_fails_and_names_a_tampered_balance() {
     for db in TestDb::all().await {
         let server = Server::start(&db);
-        assert_eq!(
-            fund(&server, &server.demo_key, "USD", "500").await.status(),
-            200
-        );
+        assert_eq!(fund(&server, &server.demo_key, "USD", "500").await.status(), 200);
         drop(server);
         db.execute("UPDATE ledger_accounts SET balance = balance + 7 WHERE code = 'issuing_wallet' AND currency = 'USD' AND livemode = FALSE")
             .await;
@@ -143,10 +133,7 @@ async fn bodies_that_fail_to_parse_never_break_the_server() {
                 .unwrap();
             assert_eq!(response.status(), 400, "{}", db.backend());
         }
-        assert_eq!(
-            fund(&server, &server.demo_key, "USD", "5").await.status(),
-            200
-        );
+        assert_eq!(fund(&server, &server.demo_key, "USD", "5").await.status(), 200);
         let logs = server.stop();
         assert!(!logs.contains("panicked"), "{logs}");
     }

@@ -43,17 +43,13 @@ fn assert_signed(d: &Delivery, keys: &Keys) {
         .split_once(",v1=")
         .unwrap();
     let t: i64 = t.parse().unwrap();
-    assert_eq!(
-        d.issuing_signature,
-        issuing_signature(&keys.webhook_secret, t, &d.body)
-    );
+    assert_eq!(d.issuing_signature, issuing_signature(&keys.webhook_secret, t, &d.body));
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs() as i64;
     assert!((now - t).abs() < 300, "the signed time is real time");
-    let opened =
-        aes_everywhere::decrypt(&d.webhook_signature, &Secret::new(keys.test.clone())).unwrap();
+    let opened = aes_everywhere::decrypt(&d.webhook_signature, &Secret::new(keys.test.clone())).unwrap();
     assert_eq!(opened.expose(), keys.webhook_secret.as_bytes());
     let body: Value = serde_json::from_str(&d.body).unwrap();
     assert_eq!(body["event"], "webhook.test");
@@ -81,8 +77,7 @@ async fn every_stored_event_arrives_signed_and_the_log_says_so() {
         for d in receiver.deliveries() {
             assert_signed(&d, &keys);
         }
-        let (status, page) =
-            get_json(&server, &keys.test, &format!("{SANDBOX}/events?page=1")).await;
+        let (status, page) = get_json(&server, &keys.test, &format!("{SANDBOX}/events?page=1")).await;
         assert_eq!(status, 200);
         let listed: Vec<&str> = page["data"]["events"]
             .as_array()
@@ -97,12 +92,7 @@ async fn every_stored_event_arrives_signed_and_the_log_says_so() {
             json!({"total": 5, "pages": 1, "previous": null, "next": null})
         );
         assert!(receiver.wait_for(10, |_| true).await);
-        let (_, one) = get_json(
-            &server,
-            &keys.test,
-            &format!("{SANDBOX}/events/{}", sent[0]),
-        )
-        .await;
+        let (_, one) = get_json(&server, &keys.test, &format!("{SANDBOX}/events/{}", sent[0])).await;
         assert_eq!(one["data"]["delivery"]["state"], "delivered", "{one}");
         assert_eq!(one["data"]["attempts"][0]["status_code"], 200);
     }
@@ -164,9 +154,7 @@ async fn an_event_accepted_before_a_sigkill_is_delivered_after_restart() {
         assert!(receiver.deliveries().is_empty());
         let _restarted = Server::start(&db);
         assert!(
-            receiver
-                .wait_for(30, |r| r.accepted().contains_key(&id))
-                .await,
+            receiver.wait_for(30, |r| r.accepted().contains_key(&id)).await,
             "{}",
             db.backend()
         );
@@ -180,11 +168,7 @@ async fn redelivery_sends_the_same_event_again_and_accounts_see_only_their_own()
         let server = Server::start(&db);
         let keys = keys(&create_account(&db, Some(&receiver.url)));
         let id = send_test_event(&server, &keys.test).await;
-        assert!(
-            receiver
-                .wait_for(30, |r| r.accepted().get(&id) == Some(&1))
-                .await
-        );
+        assert!(receiver.wait_for(30, |r| r.accepted().get(&id) == Some(&1)).await);
         let redeliver = client()
             .post(server.url(&format!("{SANDBOX}/events/{id}/redeliver")))
             .header("token", bearer(&keys.test))
@@ -193,27 +177,18 @@ async fn redelivery_sends_the_same_event_again_and_accounts_see_only_their_own()
             .unwrap();
         assert_eq!(redeliver.status(), 202);
         assert!(
-            receiver
-                .wait_for(30, |r| r.accepted().get(&id) == Some(&2))
-                .await,
+            receiver.wait_for(30, |r| r.accepted().get(&id) == Some(&2)).await,
             "{}",
             db.backend()
         );
 
         // The demo account and the live mode see nothing of it.
-        let (status, body) =
-            get_json(&server, &server.demo_key, &format!("{SANDBOX}/events/{id}")).await;
-        assert_eq!(
-            (status, body["code"].as_str()),
-            (400, Some("event_not_found"))
-        );
+        let (status, body) = get_json(&server, &server.demo_key, &format!("{SANDBOX}/events/{id}")).await;
+        assert_eq!((status, body["code"].as_str()), (400, Some("event_not_found")));
         let other = create_account(&db, None);
         let live = other["live_secret_key"].as_str().unwrap();
         let (status, body) = get_json(&server, live, "/v1/issuing/events").await;
-        assert_eq!(
-            (status, body["data"]["meta"]["total"].as_u64()),
-            (200, Some(0))
-        );
+        assert_eq!((status, body["data"]["meta"]["total"].as_u64()), (200, Some(0)));
     }
 }
 
@@ -233,17 +208,13 @@ async fn the_webhook_url_is_validated_and_used() {
         let bad = set("ftp://nope").await.unwrap();
         assert_eq!(bad.status(), 400);
         let body: Value = bad.json().await.unwrap();
-        assert!(
-            body["message"].as_str().unwrap().starts_with("url:"),
-            "{body}"
-        );
+        assert!(body["message"].as_str().unwrap().starts_with("url:"), "{body}");
 
         // With no URL the event is kept, marked, and can be redelivered later.
         let early = send_test_event(&server, &keys.test).await;
         let marked = async {
             for _ in 0..200 {
-                let (_, e) =
-                    get_json(&server, &keys.test, &format!("{SANDBOX}/events/{early}")).await;
+                let (_, e) = get_json(&server, &keys.test, &format!("{SANDBOX}/events/{early}")).await;
                 if e["data"]["delivery"]["state"] == "no_endpoint" {
                     return true;
                 }
@@ -254,11 +225,7 @@ async fn the_webhook_url_is_validated_and_used() {
         assert!(marked.await, "{}", db.backend());
         assert_eq!(set(&receiver.url).await.unwrap().status(), 200);
         let late = send_test_event(&server, &keys.test).await;
-        assert!(
-            receiver
-                .wait_for(30, |r| r.accepted().contains_key(&late))
-                .await
-        );
+        assert!(receiver.wait_for(30, |r| r.accepted().contains_key(&late)).await);
         assert!(!receiver.accepted().contains_key(&early));
     }
 }
@@ -281,9 +248,7 @@ async fn a_job_that_keeps_failing_is_parked_listed_and_retried() {
             .await
             .unwrap();
         tokio::time::sleep(Duration::from_millis(150)).await;
-        state = get_json(&server, &keys.test, &format!("{SANDBOX}/events/{id}"))
-            .await
-            .1;
+        state = get_json(&server, &keys.test, &format!("{SANDBOX}/events/{id}")).await.1;
         if state["data"]["delivery"]["state"] == "failed" {
             break;
         }
@@ -292,25 +257,17 @@ async fn a_job_that_keeps_failing_is_parked_listed_and_retried() {
     assert_eq!(state["data"]["delivery"]["attempts"], 10);
 
     let listed = run(issuing(&db).args(["jobs", "list", "--failed"]));
-    let line: Value =
-        serde_json::from_slice(listed.stdout.split(|b| *b == b'\n').next().unwrap()).unwrap();
+    let line: Value = serde_json::from_slice(listed.stdout.split(|b| *b == b'\n').next().unwrap()).unwrap();
     assert_eq!(
         (line["subject"].as_str(), line["state"].as_str()),
         (Some(id.as_str()), Some("failed"))
     );
-    assert!(
-        line["last_error"].as_str().unwrap().contains("500"),
-        "{line}"
-    );
+    assert!(line["last_error"].as_str().unwrap().contains("500"), "{line}");
 
     receiver.refuse(false);
     let retried = run(issuing(&db).args(["jobs", "retry", line["id"].as_str().unwrap()]));
     assert!(retried.status.success());
-    assert!(
-        receiver
-            .wait_for(30, |r| r.accepted().contains_key(&id))
-            .await
-    );
+    assert!(receiver.wait_for(30, |r| r.accepted().contains_key(&id)).await);
     let again = run(issuing(&db).args(["jobs", "retry", "job_nonexistent"]));
     assert!(!again.status.success());
 }
@@ -339,9 +296,7 @@ async fn two_worker_processes_deliver_a_thousand_events_once_each() {
             .unwrap()
     };
     let mut workers = [spawn_worker(), spawn_worker()];
-    let all = receiver
-        .wait_for(120, |r| r.accepted().len() == 1_000)
-        .await;
+    let all = receiver.wait_for(120, |r| r.accepted().len() == 1_000).await;
     for w in &mut workers {
         let _ = w.kill();
         let _ = w.wait();

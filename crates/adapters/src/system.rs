@@ -30,13 +30,7 @@ impl Ids for RandomIds {
     }
 
     fn secret(&self, len: usize) -> Secret<String> {
-        Secret::new(
-            OsRng
-                .sample_iter(&Alphanumeric)
-                .take(len)
-                .map(char::from)
-                .collect(),
-        )
+        Secret::new(OsRng.sample_iter(&Alphanumeric).take(len).map(char::from).collect())
     }
 }
 

@@ -91,9 +91,7 @@ impl TestDb {
 
     /// Connects and applies the migrations.
     pub async fn migrated(&self) -> Db {
-        let db = Db::connect(&self.url, 16)
-            .await
-            .expect("connect to the test database");
+        let db = Db::connect(&self.url, 16).await.expect("connect to the test database");
         migrate(&db).await.expect("migrate the test database");
         db
     }

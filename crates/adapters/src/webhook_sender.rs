@@ -35,13 +35,9 @@ impl HttpWebhookSender {
 
 /// The `x-issuing-signature` value for `body` sent at `timestamp`.
 pub fn issuing_signature(webhook_secret: &str, timestamp: i64, body: &str) -> String {
-    let mut mac = Hmac::<Sha256>::new_from_slice(webhook_secret.as_bytes())
-        .expect("HMAC takes keys of any length");
+    let mut mac = Hmac::<Sha256>::new_from_slice(webhook_secret.as_bytes()).expect("HMAC takes keys of any length");
     mac.update(format!("{timestamp}.{body}").as_bytes());
-    format!(
-        "t={timestamp},v1={}",
-        hex::encode(mac.finalize().into_bytes())
-    )
+    format!("t={timestamp},v1={}", hex::encode(mac.finalize().into_bytes()))
 }
 
 #[async_trait::async_trait]

@@ -9,10 +9,7 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-const SCRIPT: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/tests/aes_everywhere/reference.py"
-);
+const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/aes_everywhere/reference.py");
 
 #[derive(Serialize, Deserialize)]
 struct Vector {
@@ -46,8 +43,7 @@ fn python_has_the_reference_library() -> bool {
 
 #[test]
 fn committed_reference_ciphertexts_decrypt() {
-    let vectors: Vec<Vector> =
-        serde_json::from_str(include_str!("aes_everywhere/vectors.json")).unwrap();
+    let vectors: Vec<Vector> = serde_json::from_str(include_str!("aes_everywhere/vectors.json")).unwrap();
     assert!(vectors.len() >= 8);
     decrypts_all(&vectors);
 }
@@ -57,15 +53,8 @@ fn fresh_reference_ciphertexts_decrypt_and_ours_decrypt_there() {
     if !python_has_the_reference_library() {
         return;
     }
-    let made = Command::new("python3")
-        .args([SCRIPT, "make"])
-        .output()
-        .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+    let made = Command::new("python3").args([SCRIPT, "make"]).output().unwrap();
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
     let theirs: Vec<Vector> = serde_json::from_slice(&made.stdout).unwrap();
     decrypts_all(&theirs);
 
@@ -84,9 +73,5 @@ fn fresh_reference_ciphertexts_decrypt_and_ours_decrypt_there() {
         .unwrap();
     serde_json::to_writer(check.stdin.take().unwrap(), &ours).unwrap();
     let checked = check.wait_with_output().unwrap();
-    assert!(
-        checked.status.success(),
-        "{}",
-        String::from_utf8_lossy(&checked.stderr)
-    );
+    assert!(checked.status.success(), "{}", String::from_utf8_lossy(&checked.stderr));
 }

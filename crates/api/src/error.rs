@@ -78,13 +78,7 @@ impl<E: DomainError> From<E> for ApiError {
 
 impl fmt::Display for ApiError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} {}: {}",
-            self.status.as_u16(),
-            self.body.code,
-            self.body.message
-        )
+        write!(f, "{} {}: {}", self.status.as_u16(), self.body.code, self.body.message)
     }
 }
 

@@ -43,11 +43,7 @@ fn describe(path: &str, message: &str) -> InvalidInput {
         };
         return InvalidInput::new(field, "is required");
     }
-    let field = if path.is_empty() || path == "." {
-        "body"
-    } else {
-        path
-    };
+    let field = if path.is_empty() || path == "." { "body" } else { path };
     InvalidInput::new(field, message)
 }
 
@@ -75,8 +71,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
             }
             let mut body = web::BytesMut::new();
             while let Some(chunk) = payload.next().await {
-                let chunk = chunk
-                    .map_err(|_| ApiError::from(InvalidInput::new("body", "could not be read")))?;
+                let chunk = chunk.map_err(|_| ApiError::from(InvalidInput::new("body", "could not be read")))?;
                 if body.len() + chunk.len() > MAX_BODY_BYTES {
                     return Err(payload_too_large());
                 }
@@ -86,18 +81,15 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
                 return Err(InvalidInput::new("body", "must be a JSON object").into());
             }
             let mut json = serde_json::Deserializer::from_slice(&body);
-            serde_path_to_error::deserialize(&mut json)
-                .map(Json)
-                .map_err(|e| {
-                    let inner = e.inner();
-                    if inner.is_syntax() || inner.is_eof() {
-                        let reason = inner.to_string();
-                        let reason = reason.split(" at line ").next().unwrap_or_default();
-                        return InvalidInput::new("body", format!("is not valid JSON ({reason})"))
-                            .into();
-                    }
-                    describe(&e.path().to_string(), &inner.to_string()).into()
-                })
+            serde_path_to_error::deserialize(&mut json).map(Json).map_err(|e| {
+                let inner = e.inner();
+                if inner.is_syntax() || inner.is_eof() {
+                    let reason = inner.to_string();
+                    let reason = reason.split(" at line ").next().unwrap_or_default();
+                    return InvalidInput::new("body", format!("is not valid JSON ({reason})")).into();
+                }
+                describe(&e.path().to_string(), &inner.to_string()).into()
+            })
         })
     }
 }
@@ -133,8 +125,7 @@ impl FromRequest for Authenticated {
         // The lookup runs as a task of its own: actix drops the other
         // extractors' futures as soon as one fails (a bad body), and a
         // storage query must not be cancelled half-way.
-        let lookup =
-            actix_web::rt::spawn(async move { app.authenticate(header.as_deref(), mode).await });
+        let lookup = actix_web::rt::spawn(async move { app.authenticate(header.as_deref(), mode).await });
         Box::pin(async move {
             let caller = lookup.await.map_err(|_| {
                 ApiError::new(

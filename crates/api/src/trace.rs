@@ -24,10 +24,7 @@ fn request_id(req: &ServiceRequest) -> String {
         .get(&REQUEST_ID)
         .and_then(|v| v.to_str().ok())
         .filter(|v| {
-            !v.is_empty()
-                && v.len() <= 64
-                && v.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            !v.is_empty() && v.len() <= 64 && v.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         })
         .map_or_else(|| uuid::Uuid::new_v4().to_string(), str::to_string)
 }

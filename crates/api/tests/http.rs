@@ -37,10 +37,7 @@ fn authenticating() -> Mocks {
     m
 }
 
-async fn call(
-    mocks: Mocks,
-    req: test::TestRequest,
-) -> (StatusCode, actix_web::http::header::HeaderMap, Value) {
+async fn call(mocks: Mocks, req: test::TestRequest) -> (StatusCode, actix_web::http::header::HeaderMap, Value) {
     let service = test::init_service(issuing_api::build(web::Data::new(mocks.app()))).await;
     let response = test::call_service(&service, req.to_request()).await;
     let (status, headers) = (response.status(), response.headers().clone());
@@ -97,11 +94,7 @@ async fn a_sane_request_id_is_echoed() {
 
 #[actix_web::test]
 async fn unknown_routes_are_json_404_and_wrong_methods_json_405() {
-    let (status, headers, body) = call(
-        Mocks::default(),
-        test::TestRequest::get().uri("/v1/nothing"),
-    )
-    .await;
+    let (status, headers, body) = call(Mocks::default(), test::TestRequest::get().uri("/v1/nothing")).await;
     assert_eq!(
         (status, body["code"].as_str()),
         (StatusCode::NOT_FOUND, Some("not_found"))
@@ -197,10 +190,7 @@ async fn bad_bodies_are_400_naming_the_field() {
         (r#"{"amount": "-25"}"#, "amount: must be a whole number"),
         (r#"{"amount": "2.5"}"#, "amount: must be a whole number"),
         (r#"{"amount": "0"}"#, "amount: must be greater than zero"),
-        (
-            r#"{"amount": "99999999999999999999"}"#,
-            "amount: is too large",
-        ),
+        (r#"{"amount": "99999999999999999999"}"#, "amount: is too large"),
     ];
     for (payload, expected) in cases {
         let (status, _, body) = call(authenticating(), fund(TEST_KEY, payload)).await;
@@ -209,8 +199,7 @@ async fn bad_bodies_are_400_naming_the_field() {
         assert!(message.starts_with(expected), "{payload}: {message}");
         assert_eq!(body["code"], "invalid_request");
     }
-    let req = fund(TEST_KEY, r#"{"amount":"1"}"#)
-        .uri("/v1/issuing/sandbox/cards/fund_issuing_wallet?currency=EUR");
+    let req = fund(TEST_KEY, r#"{"amount":"1"}"#).uri("/v1/issuing/sandbox/cards/fund_issuing_wallet?currency=EUR");
     let (status, _, body) = call(authenticating(), req).await;
     assert_eq!(status, 400);
     assert_eq!(body["message"], "currency: must be one of USD, NGN");
@@ -255,11 +244,7 @@ async fn fx_rate_twice_in_a_minute_is_420_with_retry_after() {
     let mut m = authenticating();
     m.rate_limits
         .expect_acquire()
-        .returning(|_, _, _, _, _, _| {
-            Ok(Permit::Denied {
-                retry_after_secs: 37,
-            })
-        });
+        .returning(|_, _, _, _, _, _| Ok(Permit::Denied { retry_after_secs: 37 }));
     let req = test::TestRequest::get()
         .uri("/v1/issuing/cards/fx-rate")
         .insert_header(bearer(LIVE_KEY));
@@ -283,28 +268,15 @@ async fn fx_rate_twice_in_a_minute_is_420_with_retry_after() {
 
 #[actix_web::test]
 async fn the_openapi_document_and_the_docs_page_are_served() {
-    let (status, _, body) = call(
-        Mocks::default(),
-        test::TestRequest::get().uri("/v1/openapi.json"),
-    )
-    .await;
+    let (status, _, body) = call(Mocks::default(), test::TestRequest::get().uri("/v1/openapi.json")).await;
     assert_eq!(status, 200);
     assert!(body["paths"]["/v1/issuing/sandbox/cards/fund_issuing_wallet"]["patch"].is_object());
 
-    let service =
-        test::init_service(issuing_api::build(web::Data::new(Mocks::default().app()))).await;
-    let response = test::call_service(
-        &service,
-        test::TestRequest::get().uri("/v1/docs/").to_request(),
-    )
-    .await;
+    let service = test::init_service(issuing_api::build(web::Data::new(Mocks::default().app()))).await;
+    let response = test::call_service(&service, test::TestRequest::get().uri("/v1/docs/").to_request()).await;
     assert_eq!(response.status(), 200);
     let page = String::from_utf8(test::read_body(response).await.to_vec()).unwrap();
     assert!(page.contains("swagger-ui"), "{page}");
-    let redirect = test::call_service(
-        &service,
-        test::TestRequest::get().uri("/v1/docs").to_request(),
-    )
-    .await;
+    let redirect = test::call_service(&service, test::TestRequest::get().uri("/v1/docs").to_request()).await;
     assert!(redirect.status().is_redirection());
 }

@@ -40,20 +40,11 @@ impl App {
         let permit = self
             .ports
             .rate_limits
-            .acquire(
-                &caller.account_id,
-                caller.mode,
-                "fx_rate",
-                "",
-                FX_RATE_WINDOW_SECS,
-                now,
-            )
+            .acquire(&caller.account_id, caller.mode, "fx_rate", "", FX_RATE_WINDOW_SECS, now)
             .await?;
         match permit {
             Permit::Granted => Ok(self.settings.fx_rates),
-            Permit::Denied { retry_after_secs } => {
-                Err(FxRateError::RateLimited { retry_after_secs })
-            }
+            Permit::Denied { retry_after_secs } => Err(FxRateError::RateLimited { retry_after_secs }),
         }
     }
 }
@@ -86,23 +77,11 @@ mod tests {
         m.rate_limits
             .expect_acquire()
             .withf(|account, mode, action, subject, _, _| {
-                account.as_str() == "acct_1"
-                    && *mode == Mode::Live
-                    && action == "fx_rate"
-                    && subject.is_empty()
+                account.as_str() == "acct_1" && *mode == Mode::Live && action == "fx_rate" && subject.is_empty()
             })
-            .return_once(|_, _, _, _, _, _| {
-                Ok(Permit::Denied {
-                    retry_after_secs: 42,
-                })
-            });
+            .return_once(|_, _, _, _, _, _| Ok(Permit::Denied { retry_after_secs: 42 }));
         let err = m.app().get_fx_rate(&caller(Mode::Live)).await.unwrap_err();
-        assert_eq!(
-            err.kind(),
-            ErrorKind::RateLimited {
-                retry_after_secs: 42
-            }
-        );
+        assert_eq!(err.kind(), ErrorKind::RateLimited { retry_after_secs: 42 });
         assert_eq!(err.code(), "rate_limited");
     }
 }

@@ -3,6 +3,7 @@
 //! ports; it never holds a connection or a transaction.
 
 pub mod accounts;
+pub mod cardholders;
 mod error;
 pub mod events;
 pub mod fx;
@@ -14,16 +15,19 @@ mod webhook;
 
 pub use error::RequestError;
 
+use domain::cardholders::registration::Regions;
 use domain::fx::FxRates;
 use domain::ids::AccountId;
 use domain::{Mode, Secret};
 use ports::StoreError;
 use ports::accounts::AccountStore;
+use ports::cardholders::CardholderStore;
 use ports::clock::Clock;
 use ports::events::EventStore;
 use ports::health::Health;
 use ports::ids::Ids;
 use ports::jobs::JobStore;
+use ports::kyc::KycVerifier;
 use ports::rate_limits::RateLimits;
 use ports::test_clocks::TestClocks;
 use ports::vault::Vault;
@@ -35,6 +39,8 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Ports {
     pub accounts: Arc<dyn AccountStore>,
+    pub cardholders: Arc<dyn CardholderStore>,
+    pub kyc: Arc<dyn KycVerifier>,
     pub wallets: Arc<dyn WalletStore>,
     pub rate_limits: Arc<dyn RateLimits>,
     pub events: Arc<dyn EventStore>,
@@ -48,9 +54,11 @@ pub struct Ports {
 }
 
 /// Settings the use cases read.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     pub fx_rates: FxRates,
+    /// States and LGAs that addresses are checked against.
+    pub regions: Arc<Regions>,
 }
 
 #[derive(Clone)]
@@ -92,12 +100,17 @@ pub mod testing {
 
     use super::*;
     use domain::Amount;
+    use domain::cardholders::Country;
+    use domain::cardholders::identity::IdentityInput;
+    use domain::cardholders::registration::{AddressInput, RegistrationInput, State};
     use ports::accounts::MockAccountStore;
+    use ports::cardholders::MockCardholderStore;
     use ports::clock::MockClock;
     use ports::events::MockEventStore;
     use ports::health::MockHealth;
     use ports::ids::MockIds;
     use ports::jobs::MockJobStore;
+    use ports::kyc::MockKycVerifier;
     use ports::rate_limits::MockRateLimits;
     use ports::test_clocks::MockTestClocks;
     use ports::vault::MockVault;
@@ -107,6 +120,8 @@ pub mod testing {
     #[derive(Default)]
     pub struct Mocks {
         pub accounts: MockAccountStore,
+        pub cardholders: MockCardholderStore,
+        pub kyc: MockKycVerifier,
         pub wallets: MockWalletStore,
         pub rate_limits: MockRateLimits,
         pub events: MockEventStore,
@@ -123,6 +138,8 @@ pub mod testing {
         pub fn app(self) -> App {
             let ports = Ports {
                 accounts: Arc::new(self.accounts),
+                cardholders: Arc::new(self.cardholders),
+                kyc: Arc::new(self.kyc),
                 wallets: Arc::new(self.wallets),
                 rate_limits: Arc::new(self.rate_limits),
                 events: Arc::new(self.events),
@@ -138,7 +155,53 @@ pub mod testing {
                 ngn_usd: Amount::from_minor(160_000).unwrap(),
                 usd_ngn: Amount::from_minor(155_000).unwrap(),
             };
-            App::new(ports, Settings { fx_rates })
+            App::new(
+                ports,
+                Settings {
+                    fx_rates,
+                    regions: Arc::new(regions()),
+                },
+            )
+        }
+    }
+
+    /// Lagos with two LGAs, and Nairobi.
+    pub fn regions() -> Regions {
+        let state = |name: &str, code: &str, lgas: &[&str]| State {
+            name: name.into(),
+            code: code.into(),
+            lgas: lgas.iter().map(|l| l.to_string()).collect(),
+        };
+        Regions {
+            countries: vec![
+                (Country::Nigeria, vec![state("Lagos", "LA", &["Ikeja", "Eti Osa"])]),
+                (Country::Kenya, vec![state("Nairobi City", "30", &[])]),
+            ],
+        }
+    }
+
+    /// A Nigerian registration on the BVN route that passes every rule.
+    pub fn nigerian() -> RegistrationInput {
+        RegistrationInput {
+            first_name: Some("Adaeze".into()),
+            last_name: Some("Okafor".into()),
+            address: Some(AddressInput {
+                address: Some("Admiralty Way".into()),
+                city: Some("Lekki".into()),
+                state: Some("Lagos".into()),
+                country: Some("Nigeria".into()),
+                postal_code: Some("106104".into()),
+                house_no: Some("12B".into()),
+                lga: Some("Eti Osa".into()),
+            }),
+            phone: Some("+2348031234567".into()),
+            email_address: Some("adaeze@example.com".into()),
+            identity: Some(IdentityInput {
+                id_type: Some("NIGERIAN_BVN_VERIFICATION".into()),
+                bvn: Some("22212345678".into()),
+                selfie_image: Some("https://img.test/s.png".into()),
+                ..Default::default()
+            }),
         }
     }
 

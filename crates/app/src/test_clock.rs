@@ -17,11 +17,7 @@ pub struct TestClock {
 }
 
 impl App {
-    pub async fn advance_test_clock(
-        &self,
-        caller: &Caller,
-        seconds: i64,
-    ) -> Result<TestClock, RequestError> {
+    pub async fn advance_test_clock(&self, caller: &Caller, seconds: i64) -> Result<TestClock, RequestError> {
         if caller.mode != Mode::Test {
             return Err(RequestError::SandboxOnly);
         }
@@ -29,11 +25,7 @@ impl App {
             let rule = format!("must be a whole number from 1 to {MAX_ADVANCE_SECS}");
             return Err(InvalidInput::new("seconds", rule).into());
         }
-        let offset_secs = self
-            .ports
-            .test_clocks
-            .advance(&caller.account_id, seconds)
-            .await?;
+        let offset_secs = self.ports.test_clocks.advance(&caller.account_id, seconds).await?;
         Ok(TestClock {
             now: self.ports.clock.now() + offset_secs,
             offset_secs,
@@ -65,11 +57,7 @@ mod tests {
             .expect_advance()
             .withf(|_, s| *s == 301)
             .returning(|_, _| Ok(401));
-        let clock = m
-            .app()
-            .advance_test_clock(&caller(Mode::Test), 301)
-            .await
-            .unwrap();
+        let clock = m.app().advance_test_clock(&caller(Mode::Test), 301).await.unwrap();
         assert_eq!((clock.now, clock.offset_secs), (1_401, 401));
     }
 
@@ -77,16 +65,9 @@ mod tests {
     async fn bad_seconds_name_the_field_and_live_mode_is_refused() {
         let app = Mocks::default().app();
         for bad in [0, -5, 999_999_999_999] {
-            let e = app
-                .advance_test_clock(&caller(Mode::Test), bad)
-                .await
-                .unwrap_err();
+            let e = app.advance_test_clock(&caller(Mode::Test), bad).await.unwrap_err();
             assert!(e.to_string().starts_with("seconds:"), "{bad}: {e}");
         }
-        assert!(
-            app.advance_test_clock(&caller(Mode::Live), 5)
-                .await
-                .is_err()
-        );
+        assert!(app.advance_test_clock(&caller(Mode::Live), 5).await.is_err());
     }
 }

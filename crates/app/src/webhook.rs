@@ -5,11 +5,7 @@ use crate::{App, Caller, RequestError};
 use domain::http_url;
 
 impl App {
-    pub async fn set_webhook_url(
-        &self,
-        caller: &Caller,
-        url: &str,
-    ) -> Result<String, RequestError> {
+    pub async fn set_webhook_url(&self, caller: &Caller, url: &str) -> Result<String, RequestError> {
         let url = http_url::parse("url", url)?;
         self.ports
             .accounts

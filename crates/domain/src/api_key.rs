@@ -11,9 +11,7 @@ pub const MIN_RANDOM_CHARS: usize = 32;
 pub enum AuthError {
     #[error("missing API key: send the header `token: Bearer <secret key>`")]
     Missing,
-    #[error(
-        "malformed API key: the header must read `token: Bearer sk_test_...` or `token: Bearer sk_live_...`"
-    )]
+    #[error("malformed API key: the header must read `token: Bearer sk_test_...` or `token: Bearer sk_live_...`")]
     Malformed,
     #[error("unknown API key")]
     Unknown,
@@ -54,10 +52,7 @@ pub fn format_key(mode: Mode, random: &str) -> Secret<String> {
 /// store's question.
 pub fn parse_header(header: Option<&str>, required: Mode) -> Result<Secret<String>, AuthError> {
     let header = header.ok_or(AuthError::Missing)?;
-    let key = header
-        .strip_prefix("Bearer ")
-        .ok_or(AuthError::Malformed)?
-        .trim();
+    let key = header.strip_prefix("Bearer ").ok_or(AuthError::Malformed)?.trim();
     let mode = Mode::BOTH
         .into_iter()
         .find(|m| key.starts_with(prefix(*m)))
@@ -114,11 +109,7 @@ mod tests {
             short.as_str(),
         ];
         for h in bad {
-            assert_eq!(
-                parse_header(Some(h), Mode::Test),
-                Err(AuthError::Malformed),
-                "{h}"
-            );
+            assert_eq!(parse_header(Some(h), Mode::Test), Err(AuthError::Malformed), "{h}");
         }
     }
 

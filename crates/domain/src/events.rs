@@ -1,5 +1,9 @@
 //! Webhook events: what happened, told to the account at least once.
 
+pub const CARDHOLDER_VERIFICATION_SUCCESSFUL: &str = "cardholder_verification.successful";
+pub const CARDHOLDER_VERIFICATION_MANUAL_REVIEW: &str = "cardholder_verification.manual_review";
+pub const CARDHOLDER_VERIFICATION_FAILED: &str = "cardholder_verification.failed";
+
 /// A sandbox helper's event, to try an endpoint and its signature checks.
 pub const WEBHOOK_TEST: &str = "webhook.test";
 
@@ -27,13 +31,8 @@ impl DeliveryState {
     }
 
     pub fn parse(value: &str) -> Option<Self> {
-        [
-            Self::Pending,
-            Self::Delivered,
-            Self::Failed,
-            Self::NoEndpoint,
-        ]
-        .into_iter()
-        .find(|s| s.as_str() == value)
+        [Self::Pending, Self::Delivered, Self::Failed, Self::NoEndpoint]
+            .into_iter()
+            .find(|s| s.as_str() == value)
     }
 }

@@ -47,6 +47,11 @@ id_type!(
 );
 
 id_type!(
+    /// A registered end user.
+    CardholderId,
+    "ch_"
+);
+id_type!(
     /// A webhook event.
     EventId,
     "evt_"

@@ -49,12 +49,7 @@ impl<A> Entry<A> {
     }
 
     /// Moves `amount` from one ledger account to another.
-    pub fn transfer(
-        from: A,
-        to: A,
-        currency: Currency,
-        amount: Amount,
-    ) -> Result<Self, InvalidInput> {
+    pub fn transfer(from: A, to: A, currency: Currency, amount: Amount) -> Result<Self, InvalidInput> {
         let minor = amount.minor();
         Self::new(vec![
             Posting {
@@ -94,15 +89,9 @@ pub enum Breach {
         postings: i64,
     },
     /// A balance below zero on an account that may not go negative.
-    Negative {
-        ledger_account: String,
-        balance: i64,
-    },
+    Negative { ledger_account: String, balance: i64 },
     /// A posting in a currency other than its account's.
-    CurrencyMismatch {
-        entry_id: String,
-        ledger_account: String,
-    },
+    CurrencyMismatch { entry_id: String, ledger_account: String },
 }
 
 impl fmt::Display for Breach {
@@ -113,10 +102,7 @@ impl fmt::Display for Breach {
                 currency,
                 sum,
             } => {
-                write!(
-                    f,
-                    "entry {entry_id} is unbalanced in {currency}: postings sum to {sum}"
-                )
+                write!(f, "entry {entry_id} is unbalanced in {currency}: postings sum to {sum}")
             }
             Breach::TooFewPostings { entry_id, postings } => {
                 write!(
@@ -167,13 +153,7 @@ mod tests {
 
     #[test]
     fn transfer_is_balanced() {
-        let e = Entry::transfer(
-            "faucet",
-            "wallet",
-            Currency::Usd,
-            Amount::from_minor(500).unwrap(),
-        )
-        .unwrap();
+        let e = Entry::transfer("faucet", "wallet", Currency::Usd, Amount::from_minor(500).unwrap()).unwrap();
         let sum: i64 = e.postings().iter().map(|p| p.amount).sum();
         assert_eq!(sum, 0);
         assert_eq!(e.postings()[1].amount, 500);
@@ -182,10 +162,7 @@ mod tests {
     #[test]
     fn rejects_unbalanced_short_and_zero() {
         use Currency::*;
-        assert_eq!(
-            Entry::new(vec![p("a", Usd, 1)]),
-            Err(EntryError::TooFewPostings)
-        );
+        assert_eq!(Entry::new(vec![p("a", Usd, 1)]), Err(EntryError::TooFewPostings));
         assert_eq!(
             Entry::new(vec![p("a", Usd, 1), p("b", Usd, -2)]),
             Err(EntryError::Unbalanced("USD"))

@@ -24,10 +24,7 @@ impl Amount {
                 "must be a whole number of minor units (digits only: no sign, decimal point or spaces)",
             ));
         }
-        value
-            .parse::<i64>()
-            .map(Amount)
-            .map_err(|_| rule("is too large"))
+        value.parse::<i64>().map(Amount).map_err(|_| rule("is too large"))
     }
 
     /// Parses like [`Amount::parse`] and also rejects zero.
@@ -66,9 +63,7 @@ mod tests {
         assert_eq!(Amount::parse("amount", "0").unwrap(), Amount::ZERO);
         assert_eq!(Amount::parse("amount", "007").unwrap().minor(), 7);
         assert_eq!(
-            Amount::parse("amount", "9223372036854775807")
-                .unwrap()
-                .minor(),
+            Amount::parse("amount", "9223372036854775807").unwrap().minor(),
             i64::MAX
         );
     }

@@ -58,10 +58,7 @@ mod tests {
     use proptest::prelude::*;
 
     fn page(n: u32) -> Page {
-        Page {
-            number: n,
-            size: 20,
-        }
+        Page { number: n, size: 20 }
     }
 
     #[test]

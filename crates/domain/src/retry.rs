@@ -9,14 +9,10 @@ pub struct RetrySchedule(&'static [i64]);
 impl RetrySchedule {
     /// Webhook deliveries: retried for about three days
     /// (1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h).
-    pub const WEBHOOKS: RetrySchedule = RetrySchedule(&[
-        60, 300, 1_800, 7_200, 18_000, 36_000, 36_000, 86_400, 86_400,
-    ]);
+    pub const WEBHOOKS: RetrySchedule = RetrySchedule(&[60, 300, 1_800, 7_200, 18_000, 36_000, 36_000, 86_400, 86_400]);
 
     pub fn max_attempts(self) -> u32 {
-        u32::try_from(self.0.len())
-            .unwrap_or(u32::MAX)
-            .saturating_add(1)
+        u32::try_from(self.0.len()).unwrap_or(u32::MAX).saturating_add(1)
     }
 
     /// Seconds to wait after `failed_attempts` failures (1 = the first

@@ -37,12 +37,7 @@ pub trait AccountStore: Send + Sync {
     async fn create_account(&self, account: NewAccount) -> Result<(), StoreError>;
 
     /// Where the account's webhooks of `mode` go.
-    async fn set_webhook_url(
-        &self,
-        account: &AccountId,
-        mode: Mode,
-        url: &str,
-    ) -> Result<(), StoreError>;
+    async fn set_webhook_url(&self, account: &AccountId, mode: Mode, url: &str) -> Result<(), StoreError>;
 
     async fn find_key(&self, lookup_hash: &str) -> Result<Option<KeyOwner>, StoreError>;
 

@@ -6,17 +6,22 @@ use domain::ids::{AccountId, JobId};
 pub enum JobKind {
     /// POST an event to the account's webhook URL; subject: the event id.
     DeliverWebhook,
+    /// Verify a cardholder registered asynchronously; subject: its id.
+    VerifyCardholder,
 }
 
 impl JobKind {
     pub fn as_str(self) -> &'static str {
         match self {
             JobKind::DeliverWebhook => "deliver_webhook",
+            JobKind::VerifyCardholder => "verify_cardholder",
         }
     }
 
     pub fn parse(value: &str) -> Option<Self> {
-        (value == "deliver_webhook").then_some(JobKind::DeliverWebhook)
+        [JobKind::DeliverWebhook, JobKind::VerifyCardholder]
+            .into_iter()
+            .find(|k| k.as_str() == value)
     }
 }
 
@@ -70,13 +75,7 @@ pub trait JobStore: Send + Sync {
     async fn complete(&self, id: &JobId) -> Result<(), StoreError>;
 
     /// Back to pending, due at `run_at`, keeping `error`.
-    async fn reschedule(
-        &self,
-        id: &JobId,
-        error: &str,
-        run_at: i64,
-        now: i64,
-    ) -> Result<(), StoreError>;
+    async fn reschedule(&self, id: &JobId, error: &str, run_at: i64, now: i64) -> Result<(), StoreError>;
 
     /// Gives up: the job is kept as failed with its last error.
     async fn park(&self, id: &JobId, error: &str, now: i64) -> Result<(), StoreError>;

@@ -3,11 +3,13 @@
 //! tested against mocks.
 
 pub mod accounts;
+pub mod cardholders;
 pub mod clock;
 pub mod events;
 pub mod health;
 pub mod ids;
 pub mod jobs;
+pub mod kyc;
 pub mod ledger;
 pub mod rate_limits;
 pub mod test_clocks;

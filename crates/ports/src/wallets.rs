@@ -30,6 +30,5 @@ pub trait WalletStore: Send + Sync {
         now: i64,
     ) -> Result<Amount, FundWalletError>;
 
-    async fn balances(&self, account: &AccountId, mode: Mode)
-    -> Result<WalletBalances, StoreError>;
+    async fn balances(&self, account: &AccountId, mode: Mode) -> Result<WalletBalances, StoreError>;
 }

@@ -114,11 +114,7 @@ pub struct WorkerArgs {
     pub worker_poll_ms: u64,
 
     /// Webhook delivery: time allowed to connect.
-    #[arg(
-        long,
-        env = "ISSUING_WEBHOOK_CONNECT_TIMEOUT_MS",
-        default_value_t = 5_000
-    )]
+    #[arg(long, env = "ISSUING_WEBHOOK_CONNECT_TIMEOUT_MS", default_value_t = 5_000)]
     pub webhook_connect_timeout_ms: u64,
 
     /// Webhook delivery: time allowed for the whole request.

@@ -14,10 +14,7 @@ pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(&args.db, !args.no_migrate).await?;
     let sqlite = db.is_sqlite();
     let app = wiring::app(db, &args.db, args, &args.worker)?;
-    let demo_key = app
-        .demo_test_key()
-        .await
-        .context("preparing the demo account")?;
+    let demo_key = app.demo_test_key().await.context("preparing the demo account")?;
     let data = web::Data::new(app);
     if !args.no_workers {
         workers::spawn(data.clone().into_inner(), &args.worker, sqlite);
@@ -41,17 +38,11 @@ pub async fn worker(args: &WorkerCommand, serve: &ServeArgs) -> anyhow::Result<E
     let sqlite = db.is_sqlite();
     let app = Arc::new(wiring::app(db, &args.db, serve, &args.worker)?);
     workers::spawn(app, &args.worker, sqlite);
-    tokio::signal::ctrl_c()
-        .await
-        .context("waiting for a stop signal")?;
+    tokio::signal::ctrl_c().await.context("waiting for a stop signal")?;
     Ok(ExitCode::SUCCESS)
 }
 
-pub async fn list_jobs(
-    db_args: &DbArgs,
-    serve: &ServeArgs,
-    failed: bool,
-) -> anyhow::Result<ExitCode> {
+pub async fn list_jobs(db_args: &DbArgs, serve: &ServeArgs, failed: bool) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, false).await?;
     let app = wiring::app(db, db_args, serve, &serve.worker)?;
     for job in app.list_jobs(failed).await? {
@@ -114,9 +105,7 @@ pub async fn ledger_check(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, false).await?;
     let breaches = db.breaches().await?;
     if breaches.is_empty() {
-        println!(
-            "ledger check passed: every entry balances, every cached balance matches its postings"
-        );
+        println!("ledger check passed: every entry balances, every cached balance matches its postings");
         return Ok(ExitCode::SUCCESS);
     }
     for breach in &breaches {

@@ -32,17 +32,11 @@ async fn main() -> ExitCode {
         Some(Command::Serve(args)) => commands::serve(&args).await,
         Some(Command::Worker(args)) => commands::worker(&args, &serve).await,
         Some(Command::Migrate(db)) => commands::migrate(&db).await,
-        Some(Command::Jobs(JobsCommand::List { failed, db })) => {
-            commands::list_jobs(&db, &serve, failed).await
+        Some(Command::Jobs(JobsCommand::List { failed, db })) => commands::list_jobs(&db, &serve, failed).await,
+        Some(Command::Jobs(JobsCommand::Retry { id, db })) => commands::retry_job(&db, &serve, &id).await,
+        Some(Command::Accounts(AccountsCommand::Create { name, webhook_url, db })) => {
+            commands::create_account(&db, &serve, &name, webhook_url.as_deref()).await
         }
-        Some(Command::Jobs(JobsCommand::Retry { id, db })) => {
-            commands::retry_job(&db, &serve, &id).await
-        }
-        Some(Command::Accounts(AccountsCommand::Create {
-            name,
-            webhook_url,
-            db,
-        })) => commands::create_account(&db, &serve, &name, webhook_url.as_deref()).await,
         Some(Command::Ledger(LedgerCommand::Check { db })) => commands::ledger_check(&db).await,
         Some(Command::Openapi) => commands::openapi(),
     };

@@ -27,17 +27,12 @@ fn from_file(path: PathBuf) -> anyhow::Result<Secret<String>> {
     match std::fs::read_to_string(&path) {
         Ok(hex) => return Ok(Secret::new(hex.trim().to_string())),
         Err(e) if e.kind() != ErrorKind::NotFound => {
-            return Err(e)
-                .with_context(|| format!("reading the master key file {}", path.display()));
+            return Err(e).with_context(|| format!("reading the master key file {}", path.display()));
         }
         Err(_) => {}
     }
     let hex = MasterKeyVault::generate_hex();
-    let created = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(&path);
+    let created = OpenOptions::new().write(true).create_new(true).mode(0o600).open(&path);
     match created {
         Ok(mut file) => {
             file.write_all(hex.expose().as_bytes())
@@ -47,8 +42,6 @@ fn from_file(path: PathBuf) -> anyhow::Result<Secret<String>> {
         }
         // Another process created it first: use theirs.
         Err(e) if e.kind() == ErrorKind::AlreadyExists => from_file(path),
-        Err(e) => {
-            Err(e).with_context(|| format!("creating the master key file {}", path.display()))
-        }
+        Err(e) => Err(e).with_context(|| format!("creating the master key file {}", path.display())),
     }
 }

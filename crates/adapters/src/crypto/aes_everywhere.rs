@@ -51,8 +51,7 @@ pub fn encrypt(plain: &[u8], passphrase: &Secret<String>) -> String {
 
 fn encrypt_with_salt(plain: &[u8], passphrase: &Secret<String>, salt: [u8; SALT_LEN]) -> String {
     let (key, iv) = evp_bytes_to_key(passphrase.expose().as_bytes(), &salt);
-    let ciphertext = cbc::Encryptor::<Aes256>::new(&key.into(), &iv.into())
-        .encrypt_padded_vec_mut::<Pkcs7>(plain);
+    let ciphertext = cbc::Encryptor::<Aes256>::new(&key.into(), &iv.into()).encrypt_padded_vec_mut::<Pkcs7>(plain);
     let mut out = Vec::with_capacity(MAGIC.len() + SALT_LEN + ciphertext.len());
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&salt);
@@ -60,10 +59,7 @@ fn encrypt_with_salt(plain: &[u8], passphrase: &Secret<String>, salt: [u8; SALT_
     BASE64.encode(out)
 }
 
-pub fn decrypt(
-    encoded: &str,
-    passphrase: &Secret<String>,
-) -> Result<Secret<Vec<u8>>, DecryptError> {
+pub fn decrypt(encoded: &str, passphrase: &Secret<String>) -> Result<Secret<Vec<u8>>, DecryptError> {
     let raw = BASE64.decode(encoded.trim()).map_err(|_| DecryptError)?;
     let rest = raw.strip_prefix(MAGIC.as_slice()).ok_or(DecryptError)?;
     if rest.len() <= SALT_LEN {
@@ -92,10 +88,7 @@ mod tests {
 
     #[test]
     fn decrypts_the_reference_vectors() {
-        assert_eq!(
-            clear("U2FsdGVkX1+Z9xSlpZGuO2zo51XUtsCGZPs8bKQ/jYg=", "pass"),
-            "test"
-        );
+        assert_eq!(clear("U2FsdGVkX1+Z9xSlpZGuO2zo51XUtsCGZPs8bKQ/jYg=", "pass"), "test");
         assert_eq!(
             clear(
                 "U2FsdGVkX18Kp+T3M9VajicIO9WGQQuAlMscLGiTnVyHRj2jHObWshzJXQ6RpJtW",
@@ -107,9 +100,7 @@ mod tests {
 
     #[test]
     fn encrypting_with_the_reference_salt_gives_the_reference_ciphertext() {
-        let raw = BASE64
-            .decode("U2FsdGVkX1+Z9xSlpZGuO2zo51XUtsCGZPs8bKQ/jYg=")
-            .unwrap();
+        let raw = BASE64.decode("U2FsdGVkX1+Z9xSlpZGuO2zo51XUtsCGZPs8bKQ/jYg=").unwrap();
         let salt: [u8; 8] = raw[8..16].try_into().unwrap();
         assert_eq!(
             encrypt_with_salt(b"test", &pass("pass"), salt),
@@ -123,11 +114,7 @@ mod tests {
         let truncated = &good[..good.len() - 8];
         let cases = ["", "not base64!", "dGVzdA==", "U2FsdGVkX18=", truncated];
         for bad in cases {
-            assert_eq!(
-                decrypt(bad, &pass("sk_test_key")),
-                Err(DecryptError),
-                "{bad:?}"
-            );
+            assert_eq!(decrypt(bad, &pass("sk_test_key")), Err(DecryptError), "{bad:?}");
         }
         // A wrong passphrase either fails the padding check or yields other
         // bytes; it never yields the PIN.

@@ -76,10 +76,7 @@ impl AccountStore for Db {
                     .await?;
                 // Row by row: diesel-async cannot batch-insert on SQLite.
                 for row in key_rows {
-                    diesel::insert_into(api_keys::table)
-                        .values(row)
-                        .execute(conn)
-                        .await?;
+                    diesel::insert_into(api_keys::table).values(row).execute(conn).await?;
                 }
                 for row in ledger_rows {
                     diesel::insert_into(ledger_accounts::table)
@@ -94,12 +91,7 @@ impl AccountStore for Db {
         Ok(())
     }
 
-    async fn set_webhook_url(
-        &self,
-        account: &AccountId,
-        mode: Mode,
-        url: &str,
-    ) -> Result<(), StoreError> {
+    async fn set_webhook_url(&self, account: &AccountId, mode: Mode, url: &str) -> Result<(), StoreError> {
         let target = accounts::table.filter(accounts::id.eq(account.as_str()));
         with_conn!(self.pool(), |conn| match mode {
             Mode::Test =>

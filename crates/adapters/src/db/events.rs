@@ -10,9 +10,7 @@ use domain::events::DeliveryState;
 use domain::ids::{AccountId, EventId};
 use domain::paging::Page;
 use ports::StoreError;
-use ports::events::{
-    AttemptOutcome, DeliveryAttempt, DeliveryTarget, EventRecord, EventStore, NewEvent,
-};
+use ports::events::{AttemptOutcome, DeliveryAttempt, DeliveryTarget, EventRecord, EventStore, NewEvent};
 use ports::jobs::NewJob;
 
 #[derive(Insertable)]
@@ -87,9 +85,7 @@ struct StoredAttempt {
 /// The events an account sees in a mode.
 #[diesel::dsl::auto_type]
 fn of_account<'a>(account: &'a str, livemode: bool) -> _ {
-    events::account_id
-        .eq(account)
-        .and(events::livemode.eq(livemode))
+    events::account_id.eq(account).and(events::livemode.eq(livemode))
 }
 
 #[async_trait::async_trait]
@@ -99,14 +95,8 @@ impl EventStore for Db {
         let row = &EventRow::new(event);
         with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                diesel::insert_into(events::table)
-                    .values(row)
-                    .execute(conn)
-                    .await?;
-                diesel::insert_into(jobs::table)
-                    .values(job)
-                    .execute(conn)
-                    .await?;
+                diesel::insert_into(events::table).values(row).execute(conn).await?;
+                diesel::insert_into(jobs::table).values(job).execute(conn).await?;
                 Ok(())
             })
             .await
@@ -139,10 +129,7 @@ impl EventStore for Db {
             }
             .await
         })?;
-        let records = rows
-            .into_iter()
-            .map(StoredEvent::record)
-            .collect::<Result<_, _>>()?;
+        let records = rows.into_iter().map(StoredEvent::record).collect::<Result<_, _>>()?;
         Ok((records, u64::try_from(total).unwrap_or(0)))
     }
 
@@ -214,10 +201,7 @@ impl EventStore for Db {
                 if found == 0 {
                     return Ok(false);
                 }
-                diesel::insert_into(jobs::table)
-                    .values(job)
-                    .execute(conn)
-                    .await?;
+                diesel::insert_into(jobs::table).values(job).execute(conn).await?;
                 Ok(true)
             })
             .await
@@ -253,12 +237,7 @@ impl EventStore for Db {
                     .first::<Vec<u8>>(conn)
                     .await?;
                 let url = if event.livemode { url_live } else { url_test };
-                Ok::<_, diesel::result::Error>(Some((
-                    event,
-                    url,
-                    sealed_secret_key,
-                    sealed_webhook_secret,
-                )))
+                Ok::<_, diesel::result::Error>(Some((event, url, sealed_secret_key, sealed_webhook_secret)))
             }
             .await
         })?;
@@ -303,15 +282,13 @@ impl EventStore for Db {
                     .await?;
                 // A delivered event stays delivered, whatever a concurrent
                 // attempt met.
-                diesel::update(
-                    this.filter(events::delivery_state.ne(DeliveryState::Delivered.as_str())),
-                )
-                .set((
-                    events::delivery_state.eq(state.as_str()),
-                    events::delivered_at.eq(delivered_at),
-                ))
-                .execute(conn)
-                .await?;
+                diesel::update(this.filter(events::delivery_state.ne(DeliveryState::Delivered.as_str())))
+                    .set((
+                        events::delivery_state.eq(state.as_str()),
+                        events::delivered_at.eq(delivered_at),
+                    ))
+                    .execute(conn)
+                    .await?;
                 Ok(())
             })
             .await

@@ -133,9 +133,8 @@ impl JobStore for Db {
         }?;
         rows.into_iter()
             .map(|r| {
-                let kind = JobKind::parse(&r.kind).ok_or_else(|| {
-                    StoreError(format!("job {} has unknown kind {}", r.id, r.kind))
-                })?;
+                let kind = JobKind::parse(&r.kind)
+                    .ok_or_else(|| StoreError(format!("job {} has unknown kind {}", r.id, r.kind)))?;
                 Ok(Job {
                     id: JobId::new(r.id),
                     account_id: AccountId::new(r.account_id),
@@ -159,13 +158,7 @@ impl JobStore for Db {
         Ok(())
     }
 
-    async fn reschedule(
-        &self,
-        id: &JobId,
-        error: &str,
-        run_at: i64,
-        now: i64,
-    ) -> Result<(), StoreError> {
+    async fn reschedule(&self, id: &JobId, error: &str, run_at: i64, now: i64) -> Result<(), StoreError> {
         with_conn!(self.pool(), |conn| {
             diesel::update(jobs::table.filter(jobs::id.eq(id.as_str())))
                 .set((

@@ -34,18 +34,8 @@ impl LedgerCode {
 }
 
 /// Ledger account ids are derived, so a money step needs no lookup.
-pub fn ledger_account_id(
-    account: &AccountId,
-    mode: Mode,
-    code: LedgerCode,
-    currency: Currency,
-) -> String {
-    format!(
-        "la_{account}_{}_{}_{}",
-        mode.as_str(),
-        code.as_str(),
-        currency.code()
-    )
+pub fn ledger_account_id(account: &AccountId, mode: Mode, code: LedgerCode, currency: Currency) -> String {
+    format!("la_{account}_{}_{}_{}", mode.as_str(), code.as_str(), currency.code())
 }
 
 #[derive(Insertable)]
@@ -62,13 +52,7 @@ pub struct LedgerAccountRow {
 }
 
 impl LedgerAccountRow {
-    pub fn new(
-        account: &AccountId,
-        mode: Mode,
-        code: LedgerCode,
-        currency: Currency,
-        now: i64,
-    ) -> Self {
+    pub fn new(account: &AccountId, mode: Mode, code: LedgerCode, currency: Currency, now: i64) -> Self {
         Self {
             id: ledger_account_id(account, mode, code, currency),
             account_id: account.to_string(),
@@ -197,25 +181,16 @@ const CURRENCY_MISMATCH: &str = "SELECT p.entry_id, p.ledger_account_id AS ledge
 #[async_trait::async_trait]
 impl ports::ledger::LedgerAudit for Db {
     async fn breaches(&self) -> Result<Vec<Breach>, StoreError> {
-        let (unbalanced, short, mismatched, negative, currency) =
-            with_conn!(self.pool(), |conn| {
-                let unbalanced = diesel::sql_query(UNBALANCED)
-                    .load::<UnbalancedRow>(conn)
-                    .await?;
-                let short = diesel::sql_query(SHORT_ENTRIES)
-                    .load::<ShortEntryRow>(conn)
-                    .await?;
-                let mismatched = diesel::sql_query(MISMATCHED)
-                    .load::<MismatchRow>(conn)
-                    .await?;
-                let negative = diesel::sql_query(NEGATIVE)
-                    .load::<NegativeRow>(conn)
-                    .await?;
-                let currency = diesel::sql_query(CURRENCY_MISMATCH)
-                    .load::<CurrencyMismatchRow>(conn)
-                    .await?;
-                Ok::<_, diesel::result::Error>((unbalanced, short, mismatched, negative, currency))
-            })?;
+        let (unbalanced, short, mismatched, negative, currency) = with_conn!(self.pool(), |conn| {
+            let unbalanced = diesel::sql_query(UNBALANCED).load::<UnbalancedRow>(conn).await?;
+            let short = diesel::sql_query(SHORT_ENTRIES).load::<ShortEntryRow>(conn).await?;
+            let mismatched = diesel::sql_query(MISMATCHED).load::<MismatchRow>(conn).await?;
+            let negative = diesel::sql_query(NEGATIVE).load::<NegativeRow>(conn).await?;
+            let currency = diesel::sql_query(CURRENCY_MISMATCH)
+                .load::<CurrencyMismatchRow>(conn)
+                .await?;
+            Ok::<_, diesel::result::Error>((unbalanced, short, mismatched, negative, currency))
+        })?;
         let breaches = unbalanced
             .into_iter()
             .map(|r| Breach::Unbalanced {

@@ -8,17 +8,12 @@ const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
 
 /// Applies every pending embedded migration; returns how many ran.
 pub async fn migrate(db: &Db) -> Result<usize, StoreError> {
-    let fail =
-        |e: Box<dyn std::error::Error + Send + Sync>| StoreError(format!("migration failed: {e}"));
-    let pool_error =
-        |e: diesel_async::pooled_connection::deadpool::PoolError| StoreError(e.to_string());
+    let fail = |e: Box<dyn std::error::Error + Send + Sync>| StoreError(format!("migration failed: {e}"));
+    let pool_error = |e: diesel_async::pooled_connection::deadpool::PoolError| StoreError(e.to_string());
     let applied = match db.pool() {
         DbPool::Pg(pool) => {
             let mut harness = AsyncMigrationHarness::new(pool.get().await.map_err(pool_error)?);
-            harness
-                .run_pending_migrations(POSTGRES)
-                .map_err(fail)?
-                .len()
+            harness.run_pending_migrations(POSTGRES).map_err(fail)?.len()
         }
         DbPool::Sqlite(pool) => {
             let mut harness = AsyncMigrationHarness::new(pool.get().await.map_err(pool_error)?);

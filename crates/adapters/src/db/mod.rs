@@ -16,9 +16,7 @@ pub use migrate::migrate;
 
 use diesel::SqliteConnection;
 use diesel_async::pooled_connection::deadpool::Pool;
-use diesel_async::pooled_connection::{
-    AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
-};
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use ports::StoreError;
@@ -141,9 +139,7 @@ impl Db {
     }
 
     async fn ping(&self) -> Result<(), StoreError> {
-        with_conn!(self.pool(), |conn| diesel::sql_query("SELECT 1")
-            .execute(conn)
-            .await)?;
+        with_conn!(self.pool(), |conn| diesel::sql_query("SELECT 1").execute(conn).await)?;
         Ok(())
     }
 }
@@ -155,8 +151,7 @@ const SQLITE_SESSION: &str = "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 1
 
 /// Run on every new PostgreSQL connection: a name in `pg_stat_activity`,
 /// and no transaction left idle (a bug) holding locks for long.
-const POSTGRES_SESSION: &str =
-    "SET application_name = 'issuing'; SET idle_in_transaction_session_timeout = '60s';";
+const POSTGRES_SESSION: &str = "SET application_name = 'issuing'; SET idle_in_transaction_session_timeout = '60s';";
 
 /// One pool manager per backend: connections are checked out without a
 /// test query (`Fast`), and each new one runs `session` first.

@@ -56,14 +56,10 @@ async fn keys_find_their_account_and_mode() {
     for t in TestDb::all().await {
         let db = t.migrated().await;
         assert!(!db.any_account().await.unwrap());
-        db.create_account(new_account("acct_a", false))
-            .await
-            .unwrap();
+        db.create_account(new_account("acct_a", false)).await.unwrap();
         assert!(db.any_account().await.unwrap());
         assert!(db.demo_key(Mode::Test).await.unwrap().is_none());
-        db.create_account(new_account("acct_demo", true))
-            .await
-            .unwrap();
+        db.create_account(new_account("acct_demo", true)).await.unwrap();
         let owner = db.find_key("hash-acct_a-live").await.unwrap().unwrap();
         assert_eq!(
             (owner.account_id.as_str(), owner.mode),
@@ -83,9 +79,7 @@ async fn keys_find_their_account_and_mode() {
 async fn a_duplicate_key_leaves_no_partial_account() {
     for t in TestDb::all().await {
         let db = t.migrated().await;
-        db.create_account(new_account("acct_a", false))
-            .await
-            .unwrap();
+        db.create_account(new_account("acct_a", false)).await.unwrap();
         let mut twin = new_account("acct_b", false);
         twin.keys[1].lookup_hash = "hash-acct_a-live".into();
         assert!(db.create_account(twin).await.is_err(), "{}", t.backend());
@@ -101,12 +95,7 @@ async fn a_new_account_has_empty_wallets_in_both_modes() {
         let acct = with_account(&db, "acct_a").await;
         for mode in Mode::BOTH {
             let b = db.balances(&acct, mode).await.unwrap();
-            assert_eq!(
-                (b.usd, b.ngn),
-                (Amount::ZERO, Amount::ZERO),
-                "{}",
-                t.backend()
-            );
+            assert_eq!((b.usd, b.ngn), (Amount::ZERO, Amount::ZERO), "{}", t.backend());
         }
     }
 }
@@ -134,14 +123,8 @@ async fn funding_credits_one_wallet_in_a_balanced_entry() {
             .unwrap();
         let b = db.balances(&acct, Mode::Test).await.unwrap();
         assert_eq!((b.usd, b.ngn), (amount(750), amount(9)), "{}", t.backend());
-        assert_eq!(
-            db.balances(&acct, Mode::Live).await.unwrap().usd,
-            Amount::ZERO
-        );
-        assert_eq!(
-            db.balances(&other, Mode::Test).await.unwrap().usd,
-            Amount::ZERO
-        );
+        assert_eq!(db.balances(&acct, Mode::Live).await.unwrap().usd, Amount::ZERO);
+        assert_eq!(db.balances(&other, Mode::Test).await.unwrap().usd, Amount::ZERO);
         assert_eq!(db.breaches().await.unwrap(), vec![]);
     }
 }
@@ -182,15 +165,8 @@ async fn a_funding_past_the_largest_balance_is_refused_without_a_trace() {
         let refused = db
             .fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(11), 2)
             .await;
-        assert!(
-            matches!(refused, Err(FundWalletError::BalanceLimit)),
-            "{}",
-            t.backend()
-        );
-        assert_eq!(
-            db.balances(&acct, Mode::Test).await.unwrap().usd,
-            amount(i64::MAX - 10)
-        );
+        assert!(matches!(refused, Err(FundWalletError::BalanceLimit)), "{}", t.backend());
+        assert_eq!(db.balances(&acct, Mode::Test).await.unwrap().usd, amount(i64::MAX - 10));
         assert_eq!(db.breaches().await.unwrap(), vec![]);
     }
 }
@@ -266,32 +242,19 @@ async fn rate_limits_grant_once_per_window() {
         let acct = with_account(&db, "acct_a").await;
         let acquire = |mode, subject: &'static str, now| {
             let (db, acct) = (db.clone(), acct.clone());
-            async move {
-                db.acquire(&acct, mode, "fx_rate", subject, 60, now)
-                    .await
-                    .unwrap()
-            }
+            async move { db.acquire(&acct, mode, "fx_rate", subject, 60, now).await.unwrap() }
         };
-        assert_eq!(
-            acquire(Mode::Test, "", 1_000).await,
-            Permit::Granted,
-            "{}",
-            t.backend()
-        );
+        assert_eq!(acquire(Mode::Test, "", 1_000).await, Permit::Granted, "{}", t.backend());
         assert_eq!(
             acquire(Mode::Test, "", 1_010).await,
-            Permit::Denied {
-                retry_after_secs: 50
-            }
+            Permit::Denied { retry_after_secs: 50 }
         );
         assert_eq!(acquire(Mode::Live, "", 1_010).await, Permit::Granted);
         assert_eq!(acquire(Mode::Test, "other", 1_010).await, Permit::Granted);
         assert_eq!(acquire(Mode::Test, "", 1_060).await, Permit::Granted);
         assert_eq!(
             acquire(Mode::Test, "", 1_119).await,
-            Permit::Denied {
-                retry_after_secs: 1
-            }
+            Permit::Denied { retry_after_secs: 1 }
         );
     }
 }
@@ -303,11 +266,7 @@ async fn concurrent_callers_get_one_grant_per_window() {
         let acct = with_account(&db, "acct_a").await;
         let calls = (0..20).map(|_| {
             let (db, acct) = (db.clone(), acct.clone());
-            tokio::spawn(async move {
-                db.acquire(&acct, Mode::Test, "x", "card_1", 3, 50)
-                    .await
-                    .unwrap()
-            })
+            tokio::spawn(async move { db.acquire(&acct, Mode::Test, "x", "card_1", 3, 50).await.unwrap() })
         });
         let granted = futures::future::join_all(calls)
             .await
@@ -357,11 +316,7 @@ async fn every_connection_starts_with_its_session_settings() {
             .get_result::<Setting>(conn)
             .await)
         .unwrap();
-        let expected = if t.backend() == "sqlite" {
-            "wal"
-        } else {
-            "issuing"
-        };
+        let expected = if t.backend() == "sqlite" { "wal" } else { "issuing" };
         assert_eq!(setting.value, expected, "{}", t.backend());
     }
 }

@@ -71,14 +71,7 @@ async fn due_jobs_are_leased_once_and_come_back_when_the_lease_expires() {
             HashSet::from(["job_1", "job_2"]),
             "the expired lease and the due job"
         );
-        assert_eq!(
-            again
-                .iter()
-                .find(|j| j.id.as_str() == "job_1")
-                .unwrap()
-                .attempts,
-            2
-        );
+        assert_eq!(again.iter().find(|j| j.id.as_str() == "job_1").unwrap().attempts, 2);
     }
 }
 
@@ -104,12 +97,7 @@ async fn concurrent_claims_never_share_a_job() {
             seen.extend(c.unwrap().into_iter().map(|j| j.id.to_string()));
         }
         let unique: HashSet<&String> = seen.iter().collect();
-        assert_eq!(
-            unique.len(),
-            seen.len(),
-            "{}: a job was leased twice",
-            t.backend()
-        );
+        assert_eq!(unique.len(), seen.len(), "{}: a job was leased twice", t.backend());
         assert_eq!(seen.len(), 60);
     }
 }
@@ -125,11 +113,7 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
         let id = JobId::new("job_1");
         db.claim(1, 300, 1).await.unwrap();
         db.reschedule(&id, "refused", 100, 2).await.unwrap();
-        assert!(
-            db.claim(99, 300, 1).await.unwrap().is_empty(),
-            "{}",
-            t.backend()
-        );
+        assert!(db.claim(99, 300, 1).await.unwrap().is_empty(), "{}", t.backend());
         assert_eq!(db.claim(100, 300, 1).await.unwrap().len(), 1);
         db.park(&id, "gave up: 500", 101).await.unwrap();
         assert!(
@@ -143,10 +127,7 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
             ("failed", Some("gave up: 500"))
         );
         assert!(db.retry(&id, 200).await.unwrap());
-        assert!(
-            !db.retry(&id, 200).await.unwrap(),
-            "only parked jobs are retried"
-        );
+        assert!(!db.retry(&id, 200).await.unwrap(), "only parked jobs are retried");
         let back = db.claim(200, 300, 1).await.unwrap();
         assert_eq!(back[0].attempts, 1, "a fresh set of attempts");
         db.complete(&id).await.unwrap();
@@ -171,35 +152,18 @@ async fn events_page_newest_first_within_their_account_and_mode() {
         db.emit(event("evt_live", "acct_a", Mode::Live), job("job_live", 1))
             .await
             .unwrap();
-        db.emit(
-            event("evt_other", "acct_b", Mode::Test),
-            job("job_other", 1),
-        )
-        .await
-        .unwrap();
+        db.emit(event("evt_other", "acct_b", Mode::Test), job("job_other", 1))
+            .await
+            .unwrap();
         let acct = domain::ids::AccountId::new("acct_a");
         let (first, total) = db
-            .list_events(
-                &acct,
-                Mode::Test,
-                Page {
-                    number: 1,
-                    size: 20,
-                },
-            )
+            .list_events(&acct, Mode::Test, Page { number: 1, size: 20 })
             .await
             .unwrap();
         assert_eq!((first.len(), total), (20, 25), "{}", t.backend());
         assert_eq!(first[0].id.as_str(), "evt_24");
         let (second, _) = db
-            .list_events(
-                &acct,
-                Mode::Test,
-                Page {
-                    number: 2,
-                    size: 20,
-                },
-            )
+            .list_events(&acct, Mode::Test, Page { number: 2, size: 20 })
             .await
             .unwrap();
         assert_eq!(second.last().unwrap().id.as_str(), "evt_00");
@@ -244,27 +208,14 @@ async fn attempts_are_numbered_and_a_delivered_event_stays_delivered() {
             .unwrap();
         let acct = domain::ids::AccountId::new("acct_a");
         let (record, attempts) = db.get_event(&acct, Mode::Test, &id).await.unwrap().unwrap();
-        assert_eq!(
-            record.delivery_state,
-            DeliveryState::Delivered,
-            "{}",
-            t.backend()
-        );
+        assert_eq!(record.delivery_state, DeliveryState::Delivered, "{}", t.backend());
         assert_eq!((record.attempts, record.delivered_at), (3, Some(200)));
         let numbers: Vec<u32> = attempts.iter().map(|a| a.attempt).collect();
         assert_eq!(numbers, vec![1, 2, 3]);
         assert_eq!(attempts[0].outcome.status_code, Some(500));
 
-        assert!(
-            db.redeliver(&acct, Mode::Test, &id, job("job_again", 1))
-                .await
-                .unwrap()
-        );
-        assert!(
-            !db.redeliver(&acct, Mode::Live, &id, job("job_wrong", 1))
-                .await
-                .unwrap()
-        );
+        assert!(db.redeliver(&acct, Mode::Test, &id, job("job_again", 1)).await.unwrap());
+        assert!(!db.redeliver(&acct, Mode::Live, &id, job("job_wrong", 1)).await.unwrap());
         let (record, _) = db.get_event(&acct, Mode::Test, &id).await.unwrap().unwrap();
         assert_eq!(record.delivery_state, DeliveryState::Pending);
     }
@@ -274,9 +225,7 @@ async fn attempts_are_numbered_and_a_delivered_event_stays_delivered() {
 async fn a_delivery_target_carries_the_url_and_sealed_secrets_of_the_events_mode() {
     for t in TestDb::all().await {
         let db = t.migrated().await;
-        db.create_account(new_account("acct_a", false))
-            .await
-            .unwrap();
+        db.create_account(new_account("acct_a", false)).await.unwrap();
         let acct = domain::ids::AccountId::new("acct_a");
         db.set_webhook_url(&acct, Mode::Live, "https://live.test/h")
             .await
@@ -287,32 +236,14 @@ async fn a_delivery_target_carries_the_url_and_sealed_secrets_of_the_events_mode
         db.emit(event("evt_l", "acct_a", Mode::Live), job("job_l", 1))
             .await
             .unwrap();
-        let test = db
-            .delivery_target(&EventId::new("evt_t"))
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(
-            test.url.as_deref(),
-            Some("https://hooks.test/x"),
-            "{}",
-            t.backend()
-        );
+        let test = db.delivery_target(&EventId::new("evt_t")).await.unwrap().unwrap();
+        assert_eq!(test.url.as_deref(), Some("https://hooks.test/x"), "{}", t.backend());
         assert_eq!(test.sealed_secret_key, b"sealed-acct_a-test");
-        let live = db
-            .delivery_target(&EventId::new("evt_l"))
-            .await
-            .unwrap()
-            .unwrap();
+        let live = db.delivery_target(&EventId::new("evt_l")).await.unwrap().unwrap();
         assert_eq!(live.url.as_deref(), Some("https://live.test/h"));
         assert_eq!(live.sealed_secret_key, b"sealed-acct_a-live");
         assert_eq!(live.sealed_webhook_secret, b"sealed-whsec");
-        assert!(
-            db.delivery_target(&EventId::new("evt_none"))
-                .await
-                .unwrap()
-                .is_none()
-        );
+        assert!(db.delivery_target(&EventId::new("evt_none")).await.unwrap().is_none());
     }
 }
 
@@ -325,30 +256,17 @@ async fn advancing_a_test_clock_brings_only_that_sandboxs_pending_jobs_forward()
         db.emit(event("evt_a", "acct_a", Mode::Test), job("job_a", 1_000))
             .await
             .unwrap();
-        db.emit(
-            event("evt_live", "acct_a", Mode::Live),
-            job("job_live", 1_000),
-        )
-        .await
-        .unwrap();
+        db.emit(event("evt_live", "acct_a", Mode::Live), job("job_live", 1_000))
+            .await
+            .unwrap();
         db.emit(event("evt_b", "acct_b", Mode::Test), job("job_b", 1_000))
             .await
             .unwrap();
         let acct = domain::ids::AccountId::new("acct_a");
         assert_eq!(db.offset(&acct).await.unwrap(), 0);
-        assert_eq!(
-            db.advance(&acct, 600).await.unwrap(),
-            600,
-            "{}",
-            t.backend()
-        );
+        assert_eq!(db.advance(&acct, 600).await.unwrap(), 600, "{}", t.backend());
         assert_eq!(db.advance(&acct, 1).await.unwrap(), 601);
-        assert_eq!(
-            db.offset(&domain::ids::AccountId::new("acct_b"))
-                .await
-                .unwrap(),
-            0
-        );
+        assert_eq!(db.offset(&domain::ids::AccountId::new("acct_b")).await.unwrap(), 0);
         let due: Vec<String> = db
             .claim(500, 300, 10)
             .await

@@ -24,8 +24,7 @@ impl WalletStore for Db {
         let entry = Entry::transfer(faucet.clone(), wallet.clone(), currency, amount)
             .map_err(|e| StoreError(format!("refused to post a wallet funding: {e}")))?;
         let entry_id = EntryId::with_suffix(&uuid::Uuid::new_v4().simple().to_string());
-        let (entry_row, posting_rows) =
-            &entry_rows(&entry_id, account, mode, "wallet_funding", &entry, now);
+        let (entry_row, posting_rows) = &entry_rows(&entry_id, account, mode, "wallet_funding", &entry, now);
         let a = amount.minor();
         let result = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, DbError, _>(async |conn| {
@@ -63,19 +62,14 @@ impl WalletStore for Db {
             .await
         });
         match result {
-            Ok(balance) => Amount::from_minor(balance).ok_or_else(|| {
-                StoreError(format!("wallet {wallet} holds a negative balance")).into()
-            }),
+            Ok(balance) => Amount::from_minor(balance)
+                .ok_or_else(|| StoreError(format!("wallet {wallet} holds a negative balance")).into()),
             Err(DbError::Refused) => Err(FundWalletError::BalanceLimit),
             Err(e) => Err(StoreError::from(e).into()),
         }
     }
 
-    async fn balances(
-        &self,
-        account: &AccountId,
-        mode: Mode,
-    ) -> Result<WalletBalances, StoreError> {
+    async fn balances(&self, account: &AccountId, mode: Mode) -> Result<WalletBalances, StoreError> {
         let rows = with_conn!(self.pool(), |conn| {
             ledger_accounts::table
                 .filter(ledger_accounts::account_id.eq(account.as_str()))
@@ -89,12 +83,8 @@ impl WalletStore for Db {
                 .await
         })?;
         let balance_of = |currency: Currency| {
-            let minor = rows
-                .iter()
-                .find(|(c, _)| c == currency.code())
-                .map_or(0, |(_, b)| *b);
-            Amount::from_minor(minor)
-                .ok_or_else(|| StoreError(format!("negative {} wallet balance", currency.code())))
+            let minor = rows.iter().find(|(c, _)| c == currency.code()).map_or(0, |(_, b)| *b);
+            Amount::from_minor(minor).ok_or_else(|| StoreError(format!("negative {} wallet balance", currency.code())))
         };
         Ok(WalletBalances {
             usd: balance_of(Currency::Usd)?,

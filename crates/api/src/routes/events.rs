@@ -121,11 +121,7 @@ pub async fn list_events(
         events: events.into_iter().map(EventView::from).collect(),
         meta: paging.into(),
     };
-    Ok(success(
-        StatusCode::OK,
-        "Events were fetched successfully",
-        data,
-    ))
+    Ok(success(StatusCode::OK, "Events were fetched successfully", data))
 }
 
 /// One event with every delivery attempt.
@@ -146,18 +142,12 @@ pub async fn get_event(
     caller: Authenticated,
     event_id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let (event, attempts) = app
-        .get_event(&caller.0, &EventId::new(event_id.into_inner()))
-        .await?;
+    let (event, attempts) = app.get_event(&caller.0, &EventId::new(event_id.into_inner())).await?;
     let data = EventDetail {
         event: event.into(),
         attempts: attempts.into_iter().map(AttemptView::from).collect(),
     };
-    Ok(success(
-        StatusCode::OK,
-        "Event was fetched successfully",
-        data,
-    ))
+    Ok(success(StatusCode::OK, "Event was fetched successfully", data))
 }
 
 /// Queue the event for delivery again (it keeps its `event_id`).
@@ -183,11 +173,7 @@ pub async fn redeliver_event(
     let data = EventIdData {
         event_id: id.to_string(),
     };
-    Ok(success(
-        StatusCode::ACCEPTED,
-        "The event will be delivered again",
-        data,
-    ))
+    Ok(success(StatusCode::ACCEPTED, "The event will be delivered again", data))
 }
 
 /// Sandbox only: a `webhook.test` event, to try the endpoint and its
@@ -202,17 +188,10 @@ pub async fn redeliver_event(
         (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
     )
 )]
-pub async fn send_test_event(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-) -> Result<HttpResponse, ApiError> {
+pub async fn send_test_event(app: web::Data<app::App>, caller: Authenticated) -> Result<HttpResponse, ApiError> {
     let id = app.send_test_event(&caller.0).await?;
     let data = EventIdData {
         event_id: id.to_string(),
     };
-    Ok(success(
-        StatusCode::ACCEPTED,
-        "A test event will be delivered",
-        data,
-    ))
+    Ok(success(StatusCode::ACCEPTED, "A test event will be delivered", data))
 }

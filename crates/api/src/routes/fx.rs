@@ -31,18 +31,11 @@ pub struct FxRateData {
         (status = 420, description = "Called less than a minute ago; see Retry-After", body = ErrorBody),
     )
 )]
-pub async fn get_fx_rate(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-) -> Result<HttpResponse, ApiError> {
+pub async fn get_fx_rate(app: web::Data<app::App>, caller: Authenticated) -> Result<HttpResponse, ApiError> {
     let rates = app.get_fx_rate(&caller.0).await?;
     let data = FxRateData {
         ngn_usd: rates.ngn_usd.to_string(),
         usd_ngn: rates.usd_ngn.to_string(),
     };
-    Ok(success(
-        StatusCode::OK,
-        "FX rate was fetched successfully",
-        data,
-    ))
+    Ok(success(StatusCode::OK, "FX rate was fetched successfully", data))
 }

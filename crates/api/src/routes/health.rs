@@ -27,8 +27,6 @@ pub async fn health(app: web::Data<app::App>) -> Result<HttpResponse, ApiError> 
     Ok(success(
         StatusCode::OK,
         "The service is healthy",
-        HealthData {
-            database: "reachable",
-        },
+        HealthData { database: "reachable" },
     ))
 }

@@ -28,14 +28,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     "/cards/fund_issuing_wallet",
                     web::patch().to(wallets::fund_issuing_wallet),
                 ))
-                .service(endpoint(
-                    "/webhook/test",
-                    web::post().to(events::send_test_event),
-                ))
-                .service(endpoint(
-                    "/test_clock",
-                    web::get().to(test_clock::get_test_clock),
-                ))
+                .service(endpoint("/webhook/test", web::post().to(events::send_test_event)))
+                .service(endpoint("/test_clock", web::get().to(test_clock::get_test_clock)))
                 .service(endpoint(
                     "/test_clock/advance",
                     web::post().to(test_clock::advance_test_clock),
@@ -54,15 +48,9 @@ fn both_modes(cfg: &mut web::ServiceConfig) {
         web::get().to(wallets::get_issuing_wallet_balance),
     ))
     .service(endpoint("/cards/fx-rate", web::get().to(fx::get_fx_rate)))
-    .service(endpoint(
-        "/webhook",
-        web::patch().to(webhook::set_webhook_url),
-    ))
+    .service(endpoint("/webhook", web::patch().to(webhook::set_webhook_url)))
     .service(endpoint("/events", web::get().to(events::list_events)))
-    .service(endpoint(
-        "/events/{event_id}",
-        web::get().to(events::get_event),
-    ))
+    .service(endpoint("/events/{event_id}", web::get().to(events::get_event)))
     .service(endpoint(
         "/events/{event_id}/redeliver",
         web::post().to(events::redeliver_event),

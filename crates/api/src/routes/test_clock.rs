@@ -70,10 +70,7 @@ pub async fn advance_test_clock(
         (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
     )
 )]
-pub async fn get_test_clock(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-) -> Result<HttpResponse, ApiError> {
+pub async fn get_test_clock(app: web::Data<app::App>, caller: Authenticated) -> Result<HttpResponse, ApiError> {
     let clock = app.get_test_clock(&caller.0).await?;
     Ok(success(
         StatusCode::OK,

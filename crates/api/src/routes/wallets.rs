@@ -65,11 +65,7 @@ pub async fn fund_issuing_wallet(
         amount: amount.to_string(),
         issuing_balance: balance.to_string(),
     };
-    Ok(success(
-        StatusCode::OK,
-        "Issuing wallet was funded successfully",
-        data,
-    ))
+    Ok(success(StatusCode::OK, "Issuing wallet was funded successfully", data))
 }
 
 #[derive(Serialize, ToSchema)]

@@ -31,19 +31,10 @@ impl DomainError for AuthenticateError {
 impl App {
     /// `header` is the `token` header's value; `required` is the mode of
     /// the path (sandbox paths need a test key, production a live key).
-    pub async fn authenticate(
-        &self,
-        header: Option<&str>,
-        required: Mode,
-    ) -> Result<Caller, AuthenticateError> {
+    pub async fn authenticate(&self, header: Option<&str>, required: Mode) -> Result<Caller, AuthenticateError> {
         let key = api_key::parse_header(header, required)?;
         let hash = self.ports.vault.lookup_hash(key.expose());
-        let owner = self
-            .ports
-            .accounts
-            .find_key(&hash)
-            .await?
-            .ok_or(AuthError::Unknown)?;
+        let owner = self.ports.accounts.find_key(&hash).await?.ok_or(AuthError::Unknown)?;
         Ok(Caller {
             account_id: owner.account_id,
             mode: owner.mode,
@@ -105,9 +96,6 @@ mod tests {
             .authenticate(Some(&format!("Bearer {KEY}")), Mode::Live)
             .await
             .unwrap_err();
-        assert!(matches!(
-            e,
-            AuthenticateError::Auth(AuthError::TestKeyOnLive)
-        ));
+        assert!(matches!(e, AuthenticateError::Auth(AuthError::TestKeyOnLive)));
     }
 }

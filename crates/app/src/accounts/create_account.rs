@@ -29,20 +29,12 @@ impl App {
     ) -> Result<CreatedAccount, RequestError> {
         let name = name.trim();
         if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
-            return Err(InvalidInput::new(
-                "name",
-                format!("must be 1 to {MAX_NAME_CHARS} characters"),
-            )
-            .into());
+            return Err(InvalidInput::new("name", format!("must be 1 to {MAX_NAME_CHARS} characters")).into());
         }
-        let webhook_url = webhook_url
-            .map(|u| http_url::parse("webhook_url", u))
-            .transpose()?;
+        let webhook_url = webhook_url.map(|u| http_url::parse("webhook_url", u)).transpose()?;
 
-        let test_secret_key =
-            api_key::format_key(Mode::Test, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());
-        let live_secret_key =
-            api_key::format_key(Mode::Live, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());
+        let test_secret_key = api_key::format_key(Mode::Test, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());
+        let live_secret_key = api_key::format_key(Mode::Live, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());
         let webhook_secret = Secret::new(format!(
             "whsec_{}",
             self.ports.ids.secret(WEBHOOK_SECRET_RANDOM_CHARS).expose()
@@ -91,12 +83,8 @@ pub(crate) mod tests {
             Secret::new(format!("{n}").repeat(len))
         });
         m.ids.expect_unique().return_const("u1".to_string());
-        m.vault
-            .expect_lookup_hash()
-            .returning(|s| format!("hash({s})"));
-        m.vault
-            .expect_seal()
-            .returning(|p| p.iter().rev().copied().collect());
+        m.vault.expect_lookup_hash().returning(|s| format!("hash({s})"));
+        m.vault.expect_seal().returning(|p| p.iter().rev().copied().collect());
         m.clock.expect_now().return_const(1_700_000_000i64);
         m
     }
@@ -121,18 +109,9 @@ pub(crate) mod tests {
             .create_account(" Acme ", Some("https://acme.test/hooks"), false)
             .await
             .unwrap();
-        assert_eq!(
-            created.test_secret_key.expose(),
-            &format!("sk_test_{}", "1".repeat(40))
-        );
-        assert_eq!(
-            created.live_secret_key.expose(),
-            &format!("sk_live_{}", "2".repeat(40))
-        );
-        assert_eq!(
-            created.webhook_secret.expose(),
-            &format!("whsec_{}", "3".repeat(32))
-        );
+        assert_eq!(created.test_secret_key.expose(), &format!("sk_test_{}", "1".repeat(40)));
+        assert_eq!(created.live_secret_key.expose(), &format!("sk_live_{}", "2".repeat(40)));
+        assert_eq!(created.webhook_secret.expose(), &format!("whsec_{}", "3".repeat(32)));
     }
 
     #[tokio::test]
@@ -140,10 +119,7 @@ pub(crate) mod tests {
         let app = mocks_for_creation().app();
         let e = app.create_account("  ", None, false).await.unwrap_err();
         assert!(e.to_string().starts_with("name:"), "{e}");
-        let e = app
-            .create_account("Acme", Some("ftp://x"), false)
-            .await
-            .unwrap_err();
+        let e = app.create_account("Acme", Some("ftp://x"), false).await.unwrap_err();
         assert!(e.to_string().starts_with("webhook_url:"), "{e}");
         assert_eq!(e.kind(), ErrorKind::InvalidRequest);
     }

@@ -10,9 +10,7 @@ const DEMO_ACCOUNT_NAME: &str = "Demo";
 
 #[derive(Debug, thiserror::Error)]
 pub enum DemoAccountError {
-    #[error(
-        "the demo account's key cannot be opened: is ISSUING_MASTER_KEY the one this database was created with?"
-    )]
+    #[error("the demo account's key cannot be opened: is ISSUING_MASTER_KEY the one this database was created with?")]
     Unsealable,
     #[error(transparent)]
     Create(#[from] RequestError),
@@ -31,8 +29,7 @@ impl App {
                 .vault
                 .open(&sealed)
                 .map_err(|_| DemoAccountError::Unsealable)?;
-            let key = String::from_utf8(opened.expose().clone())
-                .map_err(|_| DemoAccountError::Unsealable)?;
+            let key = String::from_utf8(opened.expose().clone()).map_err(|_| DemoAccountError::Unsealable)?;
             return Ok(Some(Secret::new(key)));
         }
         if self.ports.accounts.any_account().await? {

@@ -12,11 +12,7 @@ use serde_json::json;
 impl App {
     /// `Err` carries why the attempt failed, for the job to retry on.
     /// `last_attempt` marks the event failed rather than pending.
-    pub(crate) async fn deliver_webhook(
-        &self,
-        id: &EventId,
-        last_attempt: bool,
-    ) -> Result<(), String> {
+    pub(crate) async fn deliver_webhook(&self, id: &EventId, last_attempt: bool) -> Result<(), String> {
         let store = |e: ports::StoreError| e.to_string();
         let Some(target) = self.ports.events.delivery_target(id).await.map_err(store)? else {
             return Ok(());
@@ -30,8 +26,8 @@ impl App {
                 .map(Secret::new)
                 .map_err(|_| "a sealed secret is not text".to_string())
         };
-        let data: serde_json::Value = serde_json::from_str(&target.event.data)
-            .map_err(|e| format!("stored event data: {e}"))?;
+        let data: serde_json::Value =
+            serde_json::from_str(&target.event.data).map_err(|e| format!("stored event data: {e}"))?;
         let body = json!({
             "event": target.event.event,
             "event_id": id.as_str(),
@@ -117,10 +113,7 @@ mod tests {
             assert_eq!(body["created_at"], 77);
             assert_eq!(body["data"]["k"], "v");
             assert_eq!(
-                (
-                    req.secret_key.expose().as_str(),
-                    req.webhook_secret.expose().as_str()
-                ),
+                (req.secret_key.expose().as_str(), req.webhook_secret.expose().as_str()),
                 ("key", "whsec")
             );
             assert_eq!(req.timestamp, 5_000);
@@ -143,10 +136,7 @@ mod tests {
     #[tokio::test]
     async fn a_2xx_delivers() {
         let app = mocks(Some(204), DeliveryState::Delivered).app();
-        assert_eq!(
-            app.deliver_webhook(&EventId::new("evt_1"), false).await,
-            Ok(())
-        );
+        assert_eq!(app.deliver_webhook(&EventId::new("evt_1"), false).await, Ok(()));
     }
 
     #[tokio::test]
@@ -166,16 +156,8 @@ mod tests {
     #[tokio::test]
     async fn no_webhook_url_marks_the_event_and_sends_nothing() {
         let mut m = Mocks::default();
-        m.events
-            .expect_delivery_target()
-            .returning(|_| Ok(Some(target(None))));
-        m.events
-            .expect_mark_no_endpoint()
-            .times(1)
-            .returning(|_| Ok(()));
-        assert_eq!(
-            m.app().deliver_webhook(&EventId::new("evt_1"), false).await,
-            Ok(())
-        );
+        m.events.expect_delivery_target().returning(|_| Ok(Some(target(None))));
+        m.events.expect_mark_no_endpoint().times(1).returning(|_| Ok(()));
+        assert_eq!(m.app().deliver_webhook(&EventId::new("evt_1"), false).await, Ok(()));
     }
 }

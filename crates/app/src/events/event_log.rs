@@ -32,11 +32,7 @@ impl DomainError for EventError {
 }
 
 impl App {
-    pub async fn list_events(
-        &self,
-        caller: &Caller,
-        page: Page,
-    ) -> Result<(Vec<EventRecord>, Paging), StoreError> {
+    pub async fn list_events(&self, caller: &Caller, page: Page) -> Result<(Vec<EventRecord>, Paging), StoreError> {
         let (events, total) = self
             .ports
             .events
@@ -63,11 +59,7 @@ impl App {
             .events
             .redeliver(&caller.account_id, caller.mode, id, self.delivery_job(id))
             .await?;
-        if queued {
-            Ok(())
-        } else {
-            Err(EventError::NotFound)
-        }
+        if queued { Ok(()) } else { Err(EventError::NotFound) }
     }
 }
 
@@ -84,9 +76,7 @@ mod tests {
         m.clock.expect_now().return_const(1i64);
         m.events
             .expect_redeliver()
-            .withf(|acct, mode, id, _| {
-                acct.as_str() == "acct_1" && *mode == Mode::Live && id.as_str() == "evt_x"
-            })
+            .withf(|acct, mode, id, _| acct.as_str() == "acct_1" && *mode == Mode::Live && id.as_str() == "evt_x")
             .returning(|_, _, _, _| Ok(false));
         let e = m
             .app()
@@ -99,21 +89,9 @@ mod tests {
     #[tokio::test]
     async fn lists_with_paging() {
         let mut m = Mocks::default();
-        m.events
-            .expect_list_events()
-            .returning(|_, _, _| Ok((vec![], 41)));
-        let page = Page {
-            number: 2,
-            size: 20,
-        };
-        let (_, paging) = m
-            .app()
-            .list_events(&caller(Mode::Test), page)
-            .await
-            .unwrap();
-        assert_eq!(
-            (paging.pages, paging.previous, paging.next),
-            (3, Some(1), Some(3))
-        );
+        m.events.expect_list_events().returning(|_, _, _| Ok((vec![], 41)));
+        let page = Page { number: 2, size: 20 };
+        let (_, paging) = m.app().list_events(&caller(Mode::Test), page).await.unwrap();
+        assert_eq!((paging.pages, paging.previous, paging.next), (3, Some(1), Some(3)));
     }
 }

@@ -26,7 +26,27 @@ impl App {
         }
     }
 
-    /// Stores an event with its delivery job; returns its id.
+    /// A new event, at the mode's time, for a store step to save with the
+    /// change it reports (and its delivery job).
+    pub(crate) async fn new_event(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        event: &'static str,
+        data: serde_json::Value,
+    ) -> Result<NewEvent, StoreError> {
+        Ok(NewEvent {
+            id: EventId::with_suffix(&self.ports.ids.unique()),
+            account_id: account.clone(),
+            mode,
+            event,
+            data: data.to_string(),
+            created_at: self.now_for(account, mode).await?,
+        })
+    }
+
+    /// Stores an event that reports no other change, with its delivery
+    /// job; returns its id.
     pub(crate) async fn emit(
         &self,
         account: &AccountId,
@@ -34,19 +54,9 @@ impl App {
         event: &'static str,
         data: serde_json::Value,
     ) -> Result<EventId, StoreError> {
-        let id = EventId::with_suffix(&self.ports.ids.unique());
-        let new_event = NewEvent {
-            id: id.clone(),
-            account_id: account.clone(),
-            mode,
-            event,
-            data: data.to_string(),
-            created_at: self.now_for(account, mode).await?,
-        };
-        self.ports
-            .events
-            .emit(new_event, self.delivery_job(&id))
-            .await?;
+        let new_event = self.new_event(account, mode, event, data).await?;
+        let id = new_event.id.clone();
+        self.ports.events.emit(new_event, self.delivery_job(&id)).await?;
         Ok(id)
     }
 }

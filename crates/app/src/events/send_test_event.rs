@@ -17,9 +17,7 @@ impl App {
             "livemode": false,
             "issuing_app_id": caller.account_id.as_str(),
         });
-        Ok(self
-            .emit(&caller.account_id, caller.mode, WEBHOOK_TEST, data)
-            .await?)
+        Ok(self.emit(&caller.account_id, caller.mode, WEBHOOK_TEST, data).await?)
     }
 }
 

@@ -2,7 +2,7 @@
 //! reschedule (with backoff and jitter) or park it.
 
 use crate::App;
-use domain::ids::EventId;
+use domain::ids::{CardholderId, EventId};
 use domain::retry::RetrySchedule;
 use ports::StoreError;
 use ports::jobs::{Job, JobKind};
@@ -14,11 +14,7 @@ const LEASE_SECS: i64 = 300;
 impl App {
     /// Runs up to `limit` due jobs; returns how many were claimed.
     pub async fn run_due_jobs(&self, limit: u32) -> Result<usize, StoreError> {
-        let jobs = self
-            .ports
-            .jobs
-            .claim(self.ports.clock.now(), LEASE_SECS, limit)
-            .await?;
+        let jobs = self.ports.jobs.claim(self.ports.clock.now(), LEASE_SECS, limit).await?;
         let claimed = jobs.len();
         for job in jobs {
             self.run_job(job).await?;
@@ -30,8 +26,11 @@ impl App {
         let last_attempt = job.attempts >= job.max_attempts;
         let (outcome, schedule) = match job.kind {
             JobKind::DeliverWebhook => (
-                self.deliver_webhook(&EventId::new(&job.subject), last_attempt)
-                    .await,
+                self.deliver_webhook(&EventId::new(&job.subject), last_attempt).await,
+                RetrySchedule::WEBHOOKS,
+            ),
+            JobKind::VerifyCardholder => (
+                self.verify_cardholder(&CardholderId::new(&job.subject)).await,
                 RetrySchedule::WEBHOOKS,
             ),
         };
@@ -44,12 +43,7 @@ impl App {
             .then(|| schedule.delay(job.attempts, self.ports.ids.fraction()))
             .flatten();
         match delay {
-            Some(delay) => {
-                self.ports
-                    .jobs
-                    .reschedule(&job.id, &error, now + delay, now)
-                    .await
-            }
+            Some(delay) => self.ports.jobs.reschedule(&job.id, &error, now + delay, now).await,
             None => self.ports.jobs.park(&job.id, &error, now).await,
         }
     }
@@ -80,13 +74,10 @@ mod tests {
         let mut m = Mocks::default();
         m.clock.expect_now().return_const(1_000i64);
         m.ids.expect_fraction().return_const(0.5);
-        m.jobs
-            .expect_claim()
-            .times(1)
-            .returning(move |_, lease, _| {
-                assert_eq!(lease, 300);
-                Ok(vec![job(attempts)])
-            });
+        m.jobs.expect_claim().times(1).returning(move |_, lease, _| {
+            assert_eq!(lease, 300);
+            Ok(vec![job(attempts)])
+        });
         m.events.expect_delivery_target().returning(move |_| {
             if lookup_fails {
                 Err(ports::StoreError("down".into()))

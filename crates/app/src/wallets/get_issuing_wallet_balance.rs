@@ -5,13 +5,7 @@ use ports::StoreError;
 use ports::wallets::WalletBalances;
 
 impl App {
-    pub async fn get_issuing_wallet_balance(
-        &self,
-        caller: &Caller,
-    ) -> Result<WalletBalances, StoreError> {
-        self.ports
-            .wallets
-            .balances(&caller.account_id, caller.mode)
-            .await
+    pub async fn get_issuing_wallet_balance(&self, caller: &Caller) -> Result<WalletBalances, StoreError> {
+        self.ports.wallets.balances(&caller.account_id, caller.mode).await
     }
 }

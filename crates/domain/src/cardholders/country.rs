@@ -10,12 +10,7 @@ pub enum Country {
 }
 
 impl Country {
-    pub const ALL: [Country; 4] = [
-        Country::Nigeria,
-        Country::Ghana,
-        Country::Uganda,
-        Country::Kenya,
-    ];
+    pub const ALL: [Country; 4] = [Country::Nigeria, Country::Ghana, Country::Uganda, Country::Kenya];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -72,9 +67,7 @@ impl Country {
 
 fn ghana_post_gps(value: &str) -> bool {
     let parts: Vec<&str> = value.split('-').collect();
-    let digits = |s: &str, lo: usize, hi: usize| {
-        (lo..=hi).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit())
-    };
+    let digits = |s: &str, lo: usize, hi: usize| (lo..=hi).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
     matches!(parts.as_slice(), [region, area, place]
         if region.len() == 2 && region.bytes().all(|b| b.is_ascii_uppercase()) && digits(area, 1, 4) && digits(place, 4, 4))
 }

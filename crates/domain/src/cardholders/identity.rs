@@ -44,33 +44,17 @@ impl IdType {
         ),
         (IdType::GhanianSsnit, "GHANIAN_SSNIT", Country::Ghana),
         (IdType::GhanianVotersId, "GHANIAN_VOTERS_ID", Country::Ghana),
-        (
-            IdType::GhanianDriversLicense,
-            "GHANIAN_DRIVERS_LICENSE",
-            Country::Ghana,
-        ),
+        (IdType::GhanianDriversLicense, "GHANIAN_DRIVERS_LICENSE", Country::Ghana),
         (
             IdType::GhanianInternationalPassport,
             "GHANIAN_INTERNATIONAL_PASSPORT",
             Country::Ghana,
         ),
-        (
-            IdType::GhanianGhanaCard,
-            "GHANIAN_GHANA_CARD",
-            Country::Ghana,
-        ),
+        (IdType::GhanianGhanaCard, "GHANIAN_GHANA_CARD", Country::Ghana),
         (IdType::UgandaVotersId, "UGANDA_VOTERS_ID", Country::Uganda),
         (IdType::UgandaPassport, "UGANDA_PASSPORT", Country::Uganda),
-        (
-            IdType::UgandaNationalId,
-            "UGANDA_NATIONAL_ID",
-            Country::Uganda,
-        ),
-        (
-            IdType::UgandaDriversLicense,
-            "UGANDA_DRIVERS_LICENSE",
-            Country::Uganda,
-        ),
+        (IdType::UgandaNationalId, "UGANDA_NATIONAL_ID", Country::Uganda),
+        (IdType::UgandaDriversLicense, "UGANDA_DRIVERS_LICENSE", Country::Uganda),
         (IdType::KenyanVotersId, "KENYAN_VOTERS_ID", Country::Kenya),
     ];
 
@@ -104,11 +88,7 @@ impl IdType {
             .ok_or_else(|| {
                 InvalidInput::new(
                     "identity.id_type",
-                    format!(
-                        "must be one of {} for {}",
-                        allowed.join(", "),
-                        country.name()
-                    ),
+                    format!("must be one of {} for {}", allowed.join(", "), country.name()),
                 )
             })
     }
@@ -169,10 +149,7 @@ pub fn check_bvn(value: &str) -> Result<String, InvalidInput> {
     if value.len() == 11 && value.bytes().all(|b| b.is_ascii_digit()) {
         Ok(value.to_string())
     } else {
-        Err(InvalidInput::new(
-            "identity.bvn",
-            "must be a valid BVN: 11 digits",
-        ))
+        Err(InvalidInput::new("identity.bvn", "must be a valid BVN: 11 digits"))
     }
 }
 
@@ -261,19 +238,11 @@ impl IdentityInput {
                     NaiveDate::parse_from_str(dob, "%Y-%m-%d")
                         .ok()
                         .filter(|_| dob.len() == 10)
-                        .ok_or_else(|| {
-                            InvalidInput::new(
-                                "identity.date_of_birth",
-                                "must be a date as yyyy-mm-dd",
-                            )
-                        })?,
+                        .ok_or_else(|| InvalidInput::new("identity.date_of_birth", "must be a date as yyyy-mm-dd"))?,
                 );
                 let gender = required(&self.gender, "identity.gender")?;
                 if !matches!(gender, "male" | "female") {
-                    return Err(InvalidInput::new(
-                        "identity.gender",
-                        "must be 'male' or 'female'",
-                    ));
+                    return Err(InvalidInput::new("identity.gender", "must be 'male' or 'female'"));
                 }
                 identity.gender = Some(gender.to_string());
                 identity.selfie_image = Some(url(&self.selfie_image, "identity.selfie_image")?);
@@ -304,15 +273,10 @@ mod tests {
 
     #[test]
     fn each_country_shape_is_accepted() {
-        let bvn = input("NIGERIAN_BVN_VERIFICATION")
-            .check(Country::Nigeria)
-            .unwrap();
+        let bvn = input("NIGERIAN_BVN_VERIFICATION").check(Country::Nigeria).unwrap();
         assert_eq!(bvn.number(), "22212345678");
         let nin = input("NIGERIAN_NIN").check(Country::Nigeria).unwrap();
-        assert_eq!(
-            (nin.number(), nin.bvn.as_deref()),
-            ("A12345678", Some("22212345678"))
-        );
+        assert_eq!((nin.number(), nin.bvn.as_deref()), ("A12345678", Some("22212345678")));
         assert!(input("GHANIAN_GHANA_CARD").check(Country::Ghana).is_ok());
         assert!(
             input("UGANDA_NATIONAL_ID")
@@ -346,12 +310,7 @@ mod tests {
                 |i| i.selfie_image = Some("nope".into()),
                 "identity.selfie_image",
             ),
-            (
-                "NIGERIAN_NIN",
-                Country::Nigeria,
-                |i| i.id_no = None,
-                "identity.id_no",
-            ),
+            ("NIGERIAN_NIN", Country::Nigeria, |i| i.id_no = None, "identity.id_no"),
             (
                 "NIGERIAN_PVC",
                 Country::Nigeria,

@@ -37,16 +37,10 @@ impl KycFailure {
         match self {
             KycFailure::NotVerifiable => "identity: the BVN or ID could not be verified",
             KycFailure::BlacklistedProfile => "identity.bvn: the BVN profile is blacklisted",
-            KycFailure::IdMismatch => {
-                "identity.id_no: the ID number does not match the uploaded ID"
-            }
-            KycFailure::NameMismatch => {
-                "first_name: the name does not match the name on the BVN or ID"
-            }
+            KycFailure::IdMismatch => "identity.id_no: the ID number does not match the uploaded ID",
+            KycFailure::NameMismatch => "first_name: the name does not match the name on the BVN or ID",
             KycFailure::OtpNotSent => "phone: the OTP could not be sent to the phone on the BVN",
-            KycFailure::PhoneOnSeveralBvns => {
-                "phone: the phone number is tied to several BVNs (fraud suspected)"
-            }
+            KycFailure::PhoneOnSeveralBvns => "phone: the phone number is tied to several BVNs (fraud suspected)",
             KycFailure::Blacklisted => "identity: the individual is blacklisted for fraud",
         }
     }

@@ -33,10 +33,7 @@ impl Regions {
         self.countries
             .iter()
             .flat_map(|(_, states)| states)
-            .find(|s| {
-                s.name.eq_ignore_ascii_case(state.trim())
-                    || s.code.eq_ignore_ascii_case(state.trim())
-            })
+            .find(|s| s.name.eq_ignore_ascii_case(state.trim()) || s.code.eq_ignore_ascii_case(state.trim()))
     }
 
     /// The state's canonical name, and the LGA's where one is given.
@@ -49,10 +46,7 @@ impl Regions {
         let found = self
             .states(country)
             .iter()
-            .find(|s| {
-                s.name.eq_ignore_ascii_case(state.trim())
-                    || s.code.eq_ignore_ascii_case(state.trim())
-            })
+            .find(|s| s.name.eq_ignore_ascii_case(state.trim()) || s.code.eq_ignore_ascii_case(state.trim()))
             .ok_or_else(|| {
                 InvalidInput::new(
                     "address.state",
@@ -141,8 +135,7 @@ pub fn check_phone(field: &str, value: &str, country: Country) -> Result<String,
     if !value.starts_with('+') {
         return Err(InvalidInput::new(field, rule));
     }
-    let number: PhoneNumber =
-        phonenumber::parse(None, value).map_err(|_| InvalidInput::new(field, rule.clone()))?;
+    let number: PhoneNumber = phonenumber::parse(None, value).map_err(|_| InvalidInput::new(field, rule.clone()))?;
     let region = number.country().id().map(|id| id.as_ref().to_string());
     if !phonenumber::is_valid(&number) || region.as_deref() != Some(country.iso()) {
         return Err(InvalidInput::new(field, rule));
@@ -152,16 +145,10 @@ pub fn check_phone(field: &str, value: &str, country: Country) -> Result<String,
 
 impl AddressInput {
     fn check(&self, regions: &Regions) -> Result<Address, InvalidInput> {
-        let country = Country::parse(
-            "address.country",
-            required(&self.country, "address.country")?,
-        )?;
+        let country = Country::parse("address.country", required(&self.country, "address.country")?)?;
         let line = required(&self.address, "address.address")?;
         if line.chars().filter(|c| c.is_alphabetic()).count() < 3 {
-            return Err(InvalidInput::new(
-                "address.address",
-                "must have at least 3 letters",
-            ));
+            return Err(InvalidInput::new("address.address", "must have at least 3 letters"));
         }
         let city = required(&self.city, "address.city")?;
         let house_no = required(&self.house_no, "address.house_no")?;
@@ -175,17 +162,9 @@ impl AddressInput {
                 "must be a house number such as 12 or 12B",
             ));
         }
-        let postal_code = self
-            .postal_code
-            .as_deref()
-            .map(str::trim)
-            .unwrap_or_default();
+        let postal_code = self.postal_code.as_deref().map(str::trim).unwrap_or_default();
         country.check_postal_code("address.postal_code", postal_code)?;
-        let (state, lga) = regions.check(
-            country,
-            required(&self.state, "address.state")?,
-            self.lga.as_deref(),
-        )?;
+        let (state, lga) = regions.check(country, required(&self.state, "address.state")?, self.lga.as_deref())?;
         Ok(Address {
             address: line.to_string(),
             city: city.to_string(),
@@ -195,6 +174,42 @@ impl AddressInput {
             house_no: house_no.to_string(),
             lga,
         })
+    }
+}
+
+impl Registration {
+    /// The registration as input again, to apply a partial update and
+    /// check the result by the same rules.
+    pub fn to_input(&self) -> RegistrationInput {
+        let a = &self.address;
+        let i = &self.identity;
+        RegistrationInput {
+            first_name: Some(self.first_name.clone()),
+            last_name: Some(self.last_name.clone()),
+            address: Some(AddressInput {
+                address: Some(a.address.clone()),
+                city: Some(a.city.clone()),
+                state: Some(a.state.clone()),
+                country: Some(a.country.name().to_string()),
+                postal_code: Some(a.postal_code.clone()),
+                house_no: Some(a.house_no.clone()),
+                lga: a.lga.clone(),
+            }),
+            phone: Some(self.phone.clone()),
+            email_address: self.email_address.clone(),
+            identity: Some(IdentityInput {
+                id_type: Some(i.id_type.as_str().to_string()),
+                bvn: i.bvn.clone(),
+                id_no: i.id_no.clone(),
+                id_image: i.id_image.clone(),
+                selfie_image: i.selfie_image.clone(),
+                first_name: i.first_name.clone(),
+                last_name: i.last_name.clone(),
+                middle_name: i.middle_name.clone(),
+                date_of_birth: i.date_of_birth.map(|d| d.format("%Y-%m-%d").to_string()),
+                gender: i.gender.clone(),
+            }),
+        }
     }
 }
 
@@ -297,6 +312,12 @@ pub(crate) mod tests {
     }
 
     #[test]
+    fn a_registration_round_trips_through_its_input() {
+        let r = nigerian().check(&regions()).unwrap();
+        assert_eq!(r.to_input().check(&regions()).unwrap(), r);
+    }
+
+    #[test]
     fn every_rule_names_its_field() {
         type Spoil = fn(&mut RegistrationInput);
         let cases: [(Spoil, &str); 12] = [
@@ -328,10 +349,7 @@ pub(crate) mod tests {
             ),
             (|r| r.phone = Some("08031234567".into()), "phone"),
             (|r| r.phone = Some("+254712345678".into()), "phone"),
-            (
-                |r| r.email_address = Some("not-an-email".into()),
-                "email_address",
-            ),
+            (|r| r.email_address = Some("not-an-email".into()), "email_address"),
             (|r| r.identity = None, "identity"),
         ];
         for (spoil, field) in cases {

@@ -1,0 +1,115 @@
+//! `get_cardholder`, `update_cardholder`, `delete_cardholder/{id}` and
+//! `cards/get_all_cardholder`. A deleted cardholder is gone for every
+//! endpoint (400, as an unknown id).
+
+use crate::{App, Caller};
+use domain::cardholders::identity::IdentityInput;
+use domain::cardholders::registration::AddressInput;
+use domain::ids::CardholderId;
+use domain::paging::{Page, Paging};
+use domain::{DomainError, ErrorKind, InvalidInput};
+use ports::StoreError;
+use ports::cardholders::{CardholderRecord, SaveCardholderError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum CardholderError {
+    #[error("cardholder_id: no cardholder with this id")]
+    NotFound,
+    #[error(transparent)]
+    Invalid(#[from] InvalidInput),
+    #[error(transparent)]
+    Conflict(#[from] SaveCardholderError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl DomainError for CardholderError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            CardholderError::Conflict(SaveCardholderError::Store(e)) | CardholderError::Store(e) => e.kind(),
+            _ => ErrorKind::InvalidRequest,
+        }
+    }
+    fn code(&self) -> &'static str {
+        match self {
+            CardholderError::NotFound => "cardholder_not_found",
+            CardholderError::Invalid(e) => e.code(),
+            CardholderError::Conflict(SaveCardholderError::BvnUsed) => "bvn_already_used",
+            CardholderError::Conflict(SaveCardholderError::PhoneUsed) => "phone_already_used",
+            CardholderError::Conflict(SaveCardholderError::Store(e)) | CardholderError::Store(e) => e.code(),
+        }
+    }
+}
+
+/// The fields an update may change; absent ones stay as they are.
+#[derive(Debug, Clone, Default)]
+pub struct CardholderUpdate {
+    pub first_name: Option<String>,
+    pub last_name: Option<String>,
+    pub address: Option<AddressInput>,
+    pub phone: Option<String>,
+    pub identity: Option<IdentityInput>,
+    pub meta_data: Option<String>,
+}
+
+impl App {
+    pub async fn get_cardholder(
+        &self,
+        caller: &Caller,
+        id: &CardholderId,
+    ) -> Result<CardholderRecord, CardholderError> {
+        self.ports
+            .cardholders
+            .get(&caller.account_id, caller.mode, id)
+            .await?
+            .ok_or(CardholderError::NotFound)
+    }
+
+    /// Applies the update and checks the result by the registration rules;
+    /// identity is not verified again.
+    pub async fn update_cardholder(
+        &self,
+        caller: &Caller,
+        id: &CardholderId,
+        update: CardholderUpdate,
+    ) -> Result<CardholderRecord, CardholderError> {
+        let mut record = self.get_cardholder(caller, id).await?;
+        let mut input = record.registration.to_input();
+        input.first_name = update.first_name.or(input.first_name);
+        input.last_name = update.last_name.or(input.last_name);
+        input.address = update.address.or(input.address);
+        input.phone = update.phone.or(input.phone);
+        input.identity = update.identity.or(input.identity);
+        record.registration = input.check(&self.settings.regions)?;
+        record.meta_data = update.meta_data.or(record.meta_data);
+        self.ports.cardholders.update(record.clone()).await?;
+        Ok(record)
+    }
+
+    pub async fn delete_cardholder(&self, caller: &Caller, id: &CardholderId) -> Result<(), CardholderError> {
+        let now = self.now_for(&caller.account_id, caller.mode).await?;
+        if self
+            .ports
+            .cardholders
+            .delete(&caller.account_id, caller.mode, id, now)
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(CardholderError::NotFound)
+        }
+    }
+
+    pub async fn list_cardholders(
+        &self,
+        caller: &Caller,
+        page: Page,
+    ) -> Result<(Vec<CardholderRecord>, Paging), StoreError> {
+        let (records, total) = self
+            .ports
+            .cardholders
+            .list(&caller.account_id, caller.mode, page)
+            .await?;
+        Ok((records, page.paging(total)))
+    }
+}

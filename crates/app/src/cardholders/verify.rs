@@ -1,0 +1,143 @@
+//! The verification job of asynchronous registration, and the decision
+//! record shared with manual review: the status and the
+//! `cardholder_verification.*` event are stored together.
+
+use crate::App;
+use domain::cardholders::CardholderStatus;
+use domain::cardholders::kyc::{KycFailure, KycOutcome};
+use domain::events::{
+    CARDHOLDER_VERIFICATION_FAILED, CARDHOLDER_VERIFICATION_MANUAL_REVIEW, CARDHOLDER_VERIFICATION_SUCCESSFUL,
+};
+use domain::ids::CardholderId;
+use ports::StoreError;
+use ports::cardholders::{CardholderRecord, Decision};
+use serde_json::json;
+
+impl App {
+    /// `Err` carries why the attempt failed, for the job to retry on.
+    pub(crate) async fn verify_cardholder(&self, id: &CardholderId) -> Result<(), String> {
+        let Some(record) = self.ports.cardholders.get_any(id).await.map_err(|e| e.to_string())? else {
+            return Ok(()); // deleted meanwhile
+        };
+        if record.status != CardholderStatus::Pending {
+            return Ok(()); // decided by an earlier attempt
+        }
+        let outcome = self
+            .ports
+            .kyc
+            .verify(record.mode, &record.registration)
+            .await
+            .map_err(|e| e.to_string())?;
+        let decision = match outcome {
+            KycOutcome::Verified => Decision {
+                status: CardholderStatus::Verified,
+                blacklisted: false,
+                error_description: None,
+            },
+            KycOutcome::ManualReview => Decision {
+                status: CardholderStatus::ManualReview,
+                blacklisted: false,
+                error_description: None,
+            },
+            KycOutcome::Failed(failure) => Decision {
+                status: CardholderStatus::Failed,
+                blacklisted: failure == KycFailure::Blacklisted,
+                error_description: Some(failure.message().to_string()),
+            },
+        };
+        self.record_decision(&record, decision).await.map_err(|e| e.to_string())
+    }
+
+    pub(crate) async fn record_decision(
+        &self,
+        record: &CardholderRecord,
+        decision: Decision,
+    ) -> Result<(), StoreError> {
+        let name = match decision.status {
+            CardholderStatus::Verified => CARDHOLDER_VERIFICATION_SUCCESSFUL,
+            CardholderStatus::ManualReview => CARDHOLDER_VERIFICATION_MANUAL_REVIEW,
+            CardholderStatus::Pending | CardholderStatus::Failed => CARDHOLDER_VERIFICATION_FAILED,
+        };
+        let mut data = json!({
+            "cardholder_id": record.id.as_str(),
+            "is_active": decision.status.is_active(),
+            "livemode": record.mode.is_live(),
+            "issuing_app_id": record.account_id.as_str(),
+        });
+        if let Some(description) = &decision.error_description {
+            data["error_description"] = json!(description);
+        }
+        let event = self.new_event(&record.account_id, record.mode, name, data).await?;
+        let delivery = self.delivery_job(&event.id);
+        self.ports
+            .cardholders
+            .decide(&record.id, decision, event, delivery)
+            .await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::{Mocks, nigerian};
+    use domain::Mode;
+    use domain::cardholders::CardholderStatus;
+    use domain::cardholders::kyc::{KycFailure, KycOutcome};
+    use domain::ids::{AccountId, CardholderId};
+    use ports::cardholders::CardholderRecord;
+
+    fn pending() -> CardholderRecord {
+        CardholderRecord {
+            id: CardholderId::new("ch_1"),
+            account_id: AccountId::new("acct_1"),
+            mode: Mode::Test,
+            registration: nigerian().check(&crate::testing::regions()).unwrap(),
+            status: CardholderStatus::Pending,
+            blacklisted: false,
+            error_description: None,
+            meta_data: None,
+            created_at: 1,
+        }
+    }
+
+    fn mocks(outcome: KycOutcome, event: &'static str, status: CardholderStatus) -> Mocks {
+        let mut m = Mocks::default();
+        m.cardholders.expect_get_any().returning(|_| Ok(Some(pending())));
+        m.kyc.expect_verify().returning(move |_, _| Ok(outcome));
+        m.ids.expect_unique().returning(|| "u".into());
+        m.clock.expect_now().return_const(10i64);
+        m.test_clocks.expect_offset().returning(|_| Ok(0));
+        m.cardholders
+            .expect_decide()
+            .withf(move |id, decision, e, job| {
+                id.as_str() == "ch_1" && decision.status == status && e.event == event && job.subject == e.id.as_str()
+            })
+            .times(1)
+            .returning(|_, _, _, _| Ok(()));
+        m
+    }
+
+    #[tokio::test]
+    async fn each_outcome_is_recorded_with_its_event() {
+        let cases = [
+            (
+                KycOutcome::Verified,
+                "cardholder_verification.successful",
+                CardholderStatus::Verified,
+            ),
+            (
+                KycOutcome::ManualReview,
+                "cardholder_verification.manual_review",
+                CardholderStatus::ManualReview,
+            ),
+            (
+                KycOutcome::Failed(KycFailure::NameMismatch),
+                "cardholder_verification.failed",
+                CardholderStatus::Failed,
+            ),
+        ];
+        for (outcome, event, status) in cases {
+            let app = mocks(outcome, event, status).app();
+            assert_eq!(app.verify_cardholder(&CardholderId::new("ch_1")).await, Ok(()));
+        }
+    }
+}

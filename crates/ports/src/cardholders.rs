@@ -1,0 +1,90 @@
+use crate::StoreError;
+use crate::events::NewEvent;
+use crate::jobs::NewJob;
+use domain::Mode;
+use domain::cardholders::{CardholderStatus, Registration};
+use domain::ids::{AccountId, CardholderId};
+use domain::paging::Page;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardholderRecord {
+    pub id: CardholderId,
+    pub account_id: AccountId,
+    pub mode: Mode,
+    pub registration: Registration,
+    pub status: CardholderStatus,
+    pub blacklisted: bool,
+    pub error_description: Option<String>,
+    /// The client's free-form object, as JSON text.
+    pub meta_data: Option<String>,
+    pub created_at: i64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SaveCardholderError {
+    #[error("identity.bvn: this BVN is already used by a cardholder")]
+    BvnUsed,
+    #[error("phone: this phone number is already used by a cardholder")]
+    PhoneUsed,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A verification decision, stored with the event that reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Decision {
+    pub status: CardholderStatus,
+    pub blacklisted: bool,
+    pub error_description: Option<String>,
+}
+
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait::async_trait]
+pub trait CardholderStore: Send + Sync {
+    /// Whether the account's company address and utility bill are on file.
+    async fn account_profile_complete(&self, account: &AccountId) -> Result<bool, StoreError>;
+
+    /// Stores a new cardholder (with the job that verifies it, on the
+    /// asynchronous route) in one transaction; the BVN and the phone must
+    /// be free in the account and mode.
+    async fn insert(&self, record: CardholderRecord, verification: Option<NewJob>) -> Result<(), SaveCardholderError>;
+
+    /// A cardholder of the account and mode that is not deleted.
+    async fn get(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        id: &CardholderId,
+    ) -> Result<Option<CardholderRecord>, StoreError>;
+
+    /// Any cardholder that is not deleted, whatever its account (jobs and
+    /// manual review).
+    async fn get_any(&self, id: &CardholderId) -> Result<Option<CardholderRecord>, StoreError>;
+
+    /// Records a verification decision and the event that reports it (with
+    /// its delivery job), in one transaction.
+    async fn decide(
+        &self,
+        id: &CardholderId,
+        decision: Decision,
+        event: NewEvent,
+        delivery: NewJob,
+    ) -> Result<(), StoreError>;
+
+    /// Replaces the cardholder's details; the BVN and phone stay unique.
+    async fn update(&self, record: CardholderRecord) -> Result<(), SaveCardholderError>;
+
+    /// `false` when there was no such cardholder.
+    async fn delete(&self, account: &AccountId, mode: Mode, id: &CardholderId, now: i64) -> Result<bool, StoreError>;
+
+    /// Newest first, and the total.
+    async fn list(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        page: Page,
+    ) -> Result<(Vec<CardholderRecord>, u64), StoreError>;
+
+    /// Every case waiting for manual review, oldest first.
+    async fn in_review(&self) -> Result<Vec<CardholderRecord>, StoreError>;
+}
