@@ -4,6 +4,8 @@
 
 pub mod crypto;
 pub mod db;
+pub mod kyc_sandbox;
+pub mod reference;
 pub mod system;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_db;

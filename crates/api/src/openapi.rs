@@ -27,6 +27,14 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::wallets::get_issuing_wallet_balance,
         routes::fx::get_fx_rate,
         routes::webhook::set_webhook_url,
+        routes::cardholders::register_cardholder_synchronously,
+        routes::cardholders::register_cardholder,
+        routes::cardholders::update_cardholder,
+        routes::cardholders::get_cardholder,
+        routes::cardholders::delete_cardholder,
+        routes::cardholders::get_all_states,
+        routes::cardholders::get_all_lga,
+        routes::cardholders::get_all_cardholder,
         routes::events::list_events,
         routes::events::get_event,
         routes::events::redeliver_event,
@@ -38,6 +46,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
     tags(
         (name = "utility", description = "Health and documentation"),
         (name = "wallets", description = "Issuing wallets and exchange rates"),
+        (name = "cardholders", description = "Registration with identity verification, and the cardholder record"),
         (name = "events", description = "Webhook events: the log, redelivery, the endpoint"),
         (name = "sandbox", description = "Sandbox helpers"),
     )

@@ -17,6 +17,8 @@ pub struct NewAccount {
     pub name: String,
     pub is_demo: bool,
     pub webhook_url: Option<String>,
+    pub company_address: Option<String>,
+    pub utility_bill_url: Option<String>,
     pub webhook_secret_sealed: Vec<u8>,
     pub keys: [StoredKey; 2],
     pub created_at: i64,

@@ -45,6 +45,9 @@ pub enum Command {
     /// Manage client accounts.
     #[command(subcommand)]
     Accounts(AccountsCommand),
+    /// Manual KYC review of cardholders the automated check could not decide.
+    #[command(subcommand)]
+    Review(ReviewCommand),
     /// Inspect the ledger.
     #[command(subcommand)]
     Ledger(LedgerCommand),
@@ -161,6 +164,36 @@ pub enum AccountsCommand {
         /// Where its webhooks go (sandbox and live), an http(s) URL.
         #[arg(long)]
         webhook_url: Option<String>,
+        /// The company's address (registering cardholders needs it).
+        #[arg(long)]
+        company_address: Option<String>,
+        /// A URL of the company's utility bill (registering cardholders needs it).
+        #[arg(long)]
+        utility_bill_url: Option<String>,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum ReviewCommand {
+    /// Cases waiting for review, oldest first, one JSON object a line.
+    List {
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Verify the cardholder (active, `cardholder_verification.successful`).
+    Approve {
+        cardholder_id: String,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Refuse the cardholder (`cardholder_verification.failed`).
+    Reject {
+        cardholder_id: String,
+        /// Sent as the event's `error_description`.
+        #[arg(long)]
+        reason: Option<String>,
         #[command(flatten)]
         db: DbArgs,
     },

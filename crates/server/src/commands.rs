@@ -4,7 +4,8 @@ use crate::cli::{DbArgs, ServeArgs, WorkerCommand};
 use crate::{wiring, workers};
 use actix_web::{HttpServer, web};
 use anyhow::Context;
-use domain::ids::JobId;
+use app::accounts::AccountDetails;
+use domain::ids::{CardholderId, JobId};
 use ports::ledger::LedgerAudit;
 use serde_json::json;
 use std::process::ExitCode;
@@ -75,21 +76,54 @@ pub async fn retry_job(db_args: &DbArgs, serve: &ServeArgs, id: &str) -> anyhow:
     }
 }
 
+pub async fn review_list(db_args: &DbArgs, serve: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, false).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker)?;
+    for case in app.cases_in_review().await? {
+        let r = &case.registration;
+        let line = json!({
+            "cardholder_id": case.id.as_str(),
+            "account_id": case.account_id.as_str(),
+            "livemode": case.mode.is_live(),
+            "first_name": r.first_name,
+            "last_name": r.last_name,
+            "country": r.address.country.name(),
+            "id_type": r.identity.id_type.as_str(),
+            "created_at": case.created_at,
+        });
+        println!("{line}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn review(
+    db_args: &DbArgs,
+    serve: &ServeArgs,
+    cardholder_id: &str,
+    approve: bool,
+    reason: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, false).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker)?;
+    app.review_cardholder(&CardholderId::new(cardholder_id), approve, reason)
+        .await?;
+    println!(
+        "cardholder {cardholder_id} {}",
+        if approve { "approved" } else { "rejected" }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 pub async fn migrate(db: &DbArgs) -> anyhow::Result<ExitCode> {
     wiring::open_db(db, true).await?;
     println!("migrations are up to date");
     Ok(ExitCode::SUCCESS)
 }
 
-pub async fn create_account(
-    db_args: &DbArgs,
-    serve: &ServeArgs,
-    name: &str,
-    webhook_url: Option<&str>,
-) -> anyhow::Result<ExitCode> {
+pub async fn create_account(db_args: &DbArgs, serve: &ServeArgs, details: &AccountDetails) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, false).await?;
     let app = wiring::app(db, db_args, serve, &serve.worker)?;
-    let created = app.create_account(name, webhook_url, false).await?;
+    let created = app.create_account(details, false).await?;
     let out = json!({
         "account_id": created.account_id.as_str(),
         "test_secret_key": created.test_secret_key.expose(),

@@ -7,7 +7,7 @@ mod wiring;
 mod workers;
 
 use clap::Parser;
-use cli::{AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat};
+use cli::{AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, ReviewCommand};
 use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
 
@@ -34,9 +34,30 @@ async fn main() -> ExitCode {
         Some(Command::Migrate(db)) => commands::migrate(&db).await,
         Some(Command::Jobs(JobsCommand::List { failed, db })) => commands::list_jobs(&db, &serve, failed).await,
         Some(Command::Jobs(JobsCommand::Retry { id, db })) => commands::retry_job(&db, &serve, &id).await,
-        Some(Command::Accounts(AccountsCommand::Create { name, webhook_url, db })) => {
-            commands::create_account(&db, &serve, &name, webhook_url.as_deref()).await
+        Some(Command::Accounts(AccountsCommand::Create {
+            name,
+            webhook_url,
+            company_address,
+            utility_bill_url,
+            db,
+        })) => {
+            let details = app::accounts::AccountDetails {
+                name,
+                webhook_url,
+                company_address,
+                utility_bill_url,
+            };
+            commands::create_account(&db, &serve, &details).await
         }
+        Some(Command::Review(ReviewCommand::List { db })) => commands::review_list(&db, &serve).await,
+        Some(Command::Review(ReviewCommand::Approve { cardholder_id, db })) => {
+            commands::review(&db, &serve, &cardholder_id, true, None).await
+        }
+        Some(Command::Review(ReviewCommand::Reject {
+            cardholder_id,
+            reason,
+            db,
+        })) => commands::review(&db, &serve, &cardholder_id, false, reason.as_deref()).await,
         Some(Command::Ledger(LedgerCommand::Check { db })) => commands::ledger_check(&db).await,
         Some(Command::Openapi) => commands::openapi(),
     };

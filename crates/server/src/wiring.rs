@@ -3,6 +3,8 @@
 use crate::cli::{DbArgs, ServeArgs, WorkerArgs};
 use crate::master_key;
 use adapters::db::{Db, migrate};
+use adapters::kyc_sandbox::SandboxKyc;
+use adapters::reference;
 use adapters::system::{RandomIds, SystemClock};
 use adapters::webhook_sender::HttpWebhookSender;
 use anyhow::Context;
@@ -38,6 +40,8 @@ pub fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) -> any
     let db = Arc::new(db);
     let ports = Ports {
         accounts: db.clone(),
+        cardholders: db.clone(),
+        kyc: Arc::new(SandboxKyc),
         wallets: db.clone(),
         rate_limits: db.clone(),
         events: db.clone(),
@@ -53,5 +57,11 @@ pub fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) -> any
         ngn_usd: serve.fx_ngn_usd,
         usd_ngn: serve.fx_usd_ngn,
     };
-    Ok(App::new(ports, Settings { fx_rates }))
+    Ok(App::new(
+        ports,
+        Settings {
+            fx_rates,
+            regions: Arc::new(reference::regions()),
+        },
+    ))
 }

@@ -17,6 +17,8 @@ struct AccountRow<'a> {
     webhook_url_test: Option<&'a str>,
     webhook_url_live: Option<&'a str>,
     webhook_secret_sealed: &'a [u8],
+    company_address: Option<&'a str>,
+    utility_bill_url: Option<&'a str>,
     created_at: i64,
 }
 
@@ -54,6 +56,8 @@ impl AccountStore for Db {
             webhook_url_test: account.webhook_url.as_deref(),
             webhook_url_live: account.webhook_url.as_deref(),
             webhook_secret_sealed: &account.webhook_secret_sealed,
+            company_address: account.company_address.as_deref(),
+            utility_bill_url: account.utility_bill_url.as_deref(),
             created_at: account.created_at,
         };
         let key_rows = &account

@@ -3,6 +3,7 @@
 //! compiled for its own backend.
 
 mod accounts;
+mod cardholders;
 mod events;
 mod jobs;
 mod ledger;

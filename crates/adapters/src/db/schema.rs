@@ -10,6 +10,43 @@ diesel::table! {
         webhook_url_live -> Nullable<Text>,
         webhook_secret_sealed -> Binary,
         created_at -> BigInt,
+        company_address -> Nullable<Text>,
+        utility_bill_url -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    cardholders (id) {
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        first_name -> Text,
+        last_name -> Text,
+        email_address -> Nullable<Text>,
+        phone -> Text,
+        address -> Text,
+        city -> Text,
+        state -> Text,
+        country -> Text,
+        postal_code -> Text,
+        house_no -> Text,
+        lga -> Nullable<Text>,
+        id_type -> Text,
+        bvn -> Nullable<Text>,
+        id_no -> Nullable<Text>,
+        id_image -> Nullable<Text>,
+        selfie_image -> Nullable<Text>,
+        id_first_name -> Nullable<Text>,
+        id_last_name -> Nullable<Text>,
+        id_middle_name -> Nullable<Text>,
+        date_of_birth -> Nullable<Text>,
+        gender -> Nullable<Text>,
+        status -> Text,
+        blacklisted -> Bool,
+        error_description -> Nullable<Text>,
+        meta_data -> Nullable<Text>,
+        created_at -> BigInt,
+        deleted_at -> Nullable<BigInt>,
     }
 }
 
@@ -121,6 +158,7 @@ diesel::joinable!(api_keys -> accounts (account_id));
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,
     api_keys,
+    cardholders,
     event_deliveries,
     events,
     jobs,

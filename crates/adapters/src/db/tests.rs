@@ -24,6 +24,8 @@ pub(super) fn new_account(id: &str, is_demo: bool) -> NewAccount {
         name: format!("Account {id}"),
         is_demo,
         webhook_url: Some("https://hooks.test/x".into()),
+        company_address: Some("1 Marina, Lagos".into()),
+        utility_bill_url: Some("https://hooks.test/bill.pdf".into()),
         webhook_secret_sealed: b"sealed-whsec".to_vec(),
         keys: [key(Mode::Test), key(Mode::Live)],
         created_at: 1_700_000_000,

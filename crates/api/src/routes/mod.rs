@@ -2,6 +2,7 @@
 //! mode scope; sandbox-only helpers exist only under `/sandbox` (404 on
 //! production paths).
 
+pub mod cardholders;
 pub mod events;
 pub mod fx;
 pub mod health;
@@ -49,6 +50,38 @@ fn both_modes(cfg: &mut web::ServiceConfig) {
     ))
     .service(endpoint("/cards/fx-rate", web::get().to(fx::get_fx_rate)))
     .service(endpoint("/webhook", web::patch().to(webhook::set_webhook_url)))
+    .service(endpoint(
+        "/cardholder/register_cardholder_synchronously",
+        web::post().to(cardholders::register_cardholder_synchronously),
+    ))
+    .service(endpoint(
+        "/cardholder/register_cardholder",
+        web::post().to(cardholders::register_cardholder),
+    ))
+    .service(endpoint(
+        "/cardholder/update_cardholder",
+        web::patch().to(cardholders::update_cardholder),
+    ))
+    .service(endpoint(
+        "/cardholder/get_cardholder",
+        web::get().to(cardholders::get_cardholder),
+    ))
+    .service(endpoint(
+        "/cardholder/delete_cardholder/{cardholder_id}",
+        web::delete().to(cardholders::delete_cardholder),
+    ))
+    .service(endpoint(
+        "/cardholder/get_all_states",
+        web::get().to(cardholders::get_all_states),
+    ))
+    .service(endpoint(
+        "/cardholder/get_all_lga",
+        web::get().to(cardholders::get_all_lga),
+    ))
+    .service(endpoint(
+        "/cards/get_all_cardholder",
+        web::get().to(cardholders::get_all_cardholder),
+    ))
     .service(endpoint("/events", web::get().to(events::list_events)))
     .service(endpoint("/events/{event_id}", web::get().to(events::get_event)))
     .service(endpoint(

@@ -12,6 +12,16 @@ const KEY_RANDOM_CHARS: usize = 40;
 const WEBHOOK_SECRET_RANDOM_CHARS: usize = 32;
 const MAX_NAME_CHARS: usize = 200;
 
+/// What `issuing accounts create` is told about the account.
+#[derive(Debug, Clone, Default)]
+pub struct AccountDetails {
+    pub name: String,
+    pub webhook_url: Option<String>,
+    /// The company's own KYC profile: registering cardholders needs both.
+    pub company_address: Option<String>,
+    pub utility_bill_url: Option<String>,
+}
+
 #[derive(Debug)]
 pub struct CreatedAccount {
     pub account_id: AccountId,
@@ -23,15 +33,24 @@ pub struct CreatedAccount {
 impl App {
     pub async fn create_account(
         &self,
-        name: &str,
-        webhook_url: Option<&str>,
+        details: &AccountDetails,
         is_demo: bool,
     ) -> Result<CreatedAccount, RequestError> {
-        let name = name.trim();
+        let name = details.name.trim();
         if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
             return Err(InvalidInput::new("name", format!("must be 1 to {MAX_NAME_CHARS} characters")).into());
         }
-        let webhook_url = webhook_url.map(|u| http_url::parse("webhook_url", u)).transpose()?;
+        let url = |field: &str, value: &Option<String>| value.as_deref().map(|u| http_url::parse(field, u)).transpose();
+        let webhook_url = url("webhook_url", &details.webhook_url)?;
+        let utility_bill_url = url("utility_bill_url", &details.utility_bill_url)?;
+        let company_address = details.company_address.as_deref().map(str::trim).map(|a| {
+            if a.chars().filter(|c| c.is_alphabetic()).count() >= 3 {
+                Ok(a.to_string())
+            } else {
+                Err(InvalidInput::new("company_address", "must have at least 3 letters"))
+            }
+        });
+        let company_address = company_address.transpose()?;
 
         let test_secret_key = api_key::format_key(Mode::Test, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());
         let live_secret_key = api_key::format_key(Mode::Live, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());
@@ -50,6 +69,8 @@ impl App {
             name: name.to_string(),
             is_demo,
             webhook_url,
+            company_address,
+            utility_bill_url,
             webhook_secret_sealed: self.ports.vault.seal(webhook_secret.expose().as_bytes()),
             keys: [
                 store_key(Mode::Test, &test_secret_key),
@@ -96,6 +117,7 @@ pub(crate) mod tests {
             assert_eq!(a.id.as_str(), "acct_u1");
             assert_eq!(a.name, "Acme");
             assert_eq!(a.webhook_url.as_deref(), Some("https://acme.test/hooks"));
+            assert_eq!(a.company_address.as_deref(), Some("1 Marina, Lagos"));
             let test = format!("sk_test_{}", "1".repeat(40));
             assert_eq!(a.keys[0].mode, Mode::Test);
             assert_eq!(a.keys[0].lookup_hash, format!("hash({test})"));
@@ -106,7 +128,15 @@ pub(crate) mod tests {
         });
         let created = m
             .app()
-            .create_account(" Acme ", Some("https://acme.test/hooks"), false)
+            .create_account(
+                &AccountDetails {
+                    name: " Acme ".into(),
+                    webhook_url: Some("https://acme.test/hooks".into()),
+                    company_address: Some("1 Marina, Lagos".into()),
+                    utility_bill_url: Some("https://acme.test/bill.pdf".into()),
+                },
+                false,
+            )
             .await
             .unwrap();
         assert_eq!(created.test_secret_key.expose(), &format!("sk_test_{}", "1".repeat(40)));
@@ -117,9 +147,17 @@ pub(crate) mod tests {
     #[tokio::test]
     async fn rejects_a_bad_name_or_webhook_url_before_storing() {
         let app = mocks_for_creation().app();
-        let e = app.create_account("  ", None, false).await.unwrap_err();
+        let named = |name: &str| AccountDetails {
+            name: name.into(),
+            ..Default::default()
+        };
+        let e = app.create_account(&named("  "), false).await.unwrap_err();
         assert!(e.to_string().starts_with("name:"), "{e}");
-        let e = app.create_account("Acme", Some("ftp://x"), false).await.unwrap_err();
+        let bad_url = AccountDetails {
+            webhook_url: Some("ftp://x".into()),
+            ..named("Acme")
+        };
+        let e = app.create_account(&bad_url, false).await.unwrap_err();
         assert!(e.to_string().starts_with("webhook_url:"), "{e}");
         assert_eq!(e.kind(), ErrorKind::InvalidRequest);
     }

@@ -2,6 +2,7 @@
 //! prints its test key so the first request can be made right away.
 
 use crate::App;
+use crate::accounts::AccountDetails;
 use crate::error::RequestError;
 use domain::{Mode, Secret};
 use ports::StoreError;
@@ -35,7 +36,15 @@ impl App {
         if self.ports.accounts.any_account().await? {
             return Ok(None);
         }
-        let created = self.create_account(DEMO_ACCOUNT_NAME, None, true).await?;
+        // A complete company profile, so the sandbox can register
+        // cardholders right away.
+        let details = AccountDetails {
+            name: DEMO_ACCOUNT_NAME.to_string(),
+            webhook_url: None,
+            company_address: Some("1 Demo Street, Lagos".to_string()),
+            utility_bill_url: Some("https://example.com/demo-utility-bill.pdf".to_string()),
+        };
+        let created = self.create_account(&details, true).await?;
         Ok(Some(created.test_secret_key))
     }
 }

@@ -6,5 +6,5 @@ mod create_account;
 mod demo_account;
 
 pub use authenticate::AuthenticateError;
-pub use create_account::CreatedAccount;
+pub use create_account::{AccountDetails, CreatedAccount};
 pub use demo_account::DemoAccountError;

@@ -1,0 +1,64 @@
+//! The sandbox KYC verifier: the outcome is chosen by the last four digits
+//! of the identity number (the BVN on the BVN route, the ID number
+//! otherwise), like test card numbers. It stands in for a real provider in
+//! both modes until one is integrated behind the same port.
+//!
+//! | ends in | outcome |
+//! |---|---|
+//! | 0000 | the BVN or ID could not be verified |
+//! | 1111 | manual review |
+//! | 2222 | name mismatch |
+//! | 3333 | ID number does not match the uploaded ID |
+//! | 4444 | OTP could not be sent |
+//! | 5555 | phone tied to several BVNs |
+//! | 6666 | BVN profile blacklisted |
+//! | 9999 | individual blacklisted (451) |
+//! | anything else | verified |
+
+use domain::Mode;
+use domain::cardholders::Registration;
+use domain::cardholders::kyc::{KycFailure, KycOutcome};
+use ports::kyc::{KycUnavailable, KycVerifier};
+
+pub struct SandboxKyc;
+
+pub fn outcome_for(identity_number: &str) -> KycOutcome {
+    let tail = identity_number
+        .get(identity_number.len().saturating_sub(4)..)
+        .unwrap_or_default();
+    match tail {
+        "0000" => KycOutcome::Failed(KycFailure::NotVerifiable),
+        "1111" => KycOutcome::ManualReview,
+        "2222" => KycOutcome::Failed(KycFailure::NameMismatch),
+        "3333" => KycOutcome::Failed(KycFailure::IdMismatch),
+        "4444" => KycOutcome::Failed(KycFailure::OtpNotSent),
+        "5555" => KycOutcome::Failed(KycFailure::PhoneOnSeveralBvns),
+        "6666" => KycOutcome::Failed(KycFailure::BlacklistedProfile),
+        "9999" => KycOutcome::Failed(KycFailure::Blacklisted),
+        _ => KycOutcome::Verified,
+    }
+}
+
+#[async_trait::async_trait]
+impl KycVerifier for SandboxKyc {
+    async fn verify(&self, _mode: Mode, registration: &Registration) -> Result<KycOutcome, KycUnavailable> {
+        Ok(outcome_for(registration.identity.number()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_suffix_decides() {
+        assert_eq!(
+            outcome_for("22212340000"),
+            KycOutcome::Failed(KycFailure::NotVerifiable)
+        );
+        assert_eq!(outcome_for("A1111"), KycOutcome::ManualReview);
+        assert_eq!(outcome_for("22212349999"), KycOutcome::Failed(KycFailure::Blacklisted));
+        assert_eq!(outcome_for("22212345678"), KycOutcome::Verified);
+        assert_eq!(outcome_for("99"), KycOutcome::Verified);
+    }
+}
