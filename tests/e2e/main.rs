@@ -6,6 +6,7 @@ mod harness;
 mod receiver;
 
 mod accounts_and_keys;
+mod cardholders;
 mod cli;
 mod test_clock;
 mod utility;

@@ -14,6 +14,19 @@ pub struct State {
     pub lgas: Vec<String>,
 }
 
+/// Names match whatever their case, spacing or punctuation
+/// (`Eti Osa` is `Eti-Osa`).
+fn same_name(a: &str, b: &str) -> bool {
+    let key = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
+    key(a) == key(b)
+}
+
+impl State {
+    fn is(&self, name_or_code: &str) -> bool {
+        same_name(&self.name, name_or_code) || self.code.eq_ignore_ascii_case(name_or_code.trim())
+    }
+}
+
 /// The reference data addresses are checked against, per country.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Regions {
@@ -33,7 +46,7 @@ impl Regions {
         self.countries
             .iter()
             .flat_map(|(_, states)| states)
-            .find(|s| s.name.eq_ignore_ascii_case(state.trim()) || s.code.eq_ignore_ascii_case(state.trim()))
+            .find(|s| s.is(state))
     }
 
     /// The state's canonical name, and the LGA's where one is given.
@@ -46,7 +59,7 @@ impl Regions {
         let found = self
             .states(country)
             .iter()
-            .find(|s| s.name.eq_ignore_ascii_case(state.trim()) || s.code.eq_ignore_ascii_case(state.trim()))
+            .find(|s| s.is(state))
             .ok_or_else(|| {
                 InvalidInput::new(
                     "address.state",
@@ -60,7 +73,7 @@ impl Regions {
                 found
                     .lgas
                     .iter()
-                    .find(|known| known.eq_ignore_ascii_case(l))
+                    .find(|known| same_name(known, l))
                     .cloned()
                     .ok_or_else(|| {
                         InvalidInput::new(
