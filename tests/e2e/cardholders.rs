@@ -178,9 +178,14 @@ async fn every_country_shape_registers_and_reads_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_registration_error_has_its_status_and_names_the_problem() {
-    let db = TestDb::sqlite();
-    let server = Server::start(&db);
-    let key = account(&db, None);
+    for db in TestDb::all().await {
+        registration_errors_on(&db).await;
+    }
+}
+
+async fn registration_errors_on(db: &TestDb) {
+    let server = Server::start(db);
+    let key = account(db, None);
     type Spoil = fn(&mut Value);
     let cases: Vec<(Spoil, u16, &str)> = vec![
         (|b| b["first_name"] = json!("Al"), 400, "first_name"),
@@ -295,7 +300,7 @@ async fn every_registration_error_has_its_status_and_names_the_problem() {
 
     // The account's own profile is required: the demo account has one, a
     // bare account does not.
-    let bare = run(issuing(&db).args(["accounts", "create", "--name", "Bare"]));
+    let bare = run(issuing(db).args(["accounts", "create", "--name", "Bare"]));
     let bare: Value = serde_json::from_slice(&bare.stdout).unwrap();
     let (status, answer) = register(&server, bare["test_secret_key"].as_str().unwrap(), true, &nigerian(4)).await;
     assert_eq!(

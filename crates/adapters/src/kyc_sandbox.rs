@@ -12,6 +12,7 @@
 //! | 4444 | OTP could not be sent |
 //! | 5555 | phone tied to several BVNs |
 //! | 6666 | BVN profile blacklisted |
+//! | 7777 | name on the ID does not match the BVN name |
 //! | 9999 | individual blacklisted (451) |
 //! | anything else | verified |
 
@@ -34,6 +35,7 @@ pub fn outcome_for(identity_number: &str) -> KycOutcome {
         "4444" => KycOutcome::Failed(KycFailure::OtpNotSent),
         "5555" => KycOutcome::Failed(KycFailure::PhoneOnSeveralBvns),
         "6666" => KycOutcome::Failed(KycFailure::BlacklistedProfile),
+        "7777" => KycOutcome::Failed(KycFailure::IdNameMismatch),
         "9999" => KycOutcome::Failed(KycFailure::Blacklisted),
         _ => KycOutcome::Verified,
     }

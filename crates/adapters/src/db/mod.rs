@@ -190,4 +190,6 @@ impl ports::health::Health for Db {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_cardholders;
+#[cfg(test)]
 mod tests_jobs;

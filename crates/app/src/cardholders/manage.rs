@@ -113,3 +113,70 @@ impl App {
         Ok((records, page.paging(total)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{Mocks, caller, nigerian, regions};
+    use domain::Mode;
+    use domain::cardholders::CardholderStatus;
+    use domain::ids::AccountId;
+
+    fn stored() -> CardholderRecord {
+        CardholderRecord {
+            id: CardholderId::new("ch_1"),
+            account_id: AccountId::new("acct_1"),
+            mode: Mode::Test,
+            registration: nigerian().check(&regions()).unwrap(),
+            status: CardholderStatus::Verified,
+            blacklisted: false,
+            error_description: None,
+            meta_data: None,
+            created_at: 1,
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unknown_or_deleted_cardholder_is_a_400_naming_the_id() {
+        let mut m = Mocks::default();
+        m.cardholders.expect_get().returning(|_, _, _| Ok(None));
+        let e = m
+            .app()
+            .get_cardholder(&caller(Mode::Test), &CardholderId::new("ch_x"))
+            .await
+            .unwrap_err();
+        assert_eq!(
+            (e.kind(), e.code()),
+            (ErrorKind::InvalidRequest, "cardholder_not_found")
+        );
+        assert!(e.to_string().starts_with("cardholder_id:"));
+    }
+
+    #[tokio::test]
+    async fn an_update_changes_only_what_it_names_and_is_checked() {
+        let mut m = Mocks::default();
+        m.cardholders.expect_get().returning(|_, _, _| Ok(Some(stored())));
+        m.cardholders
+            .expect_update()
+            .withf(|r| r.registration.last_name == "Okonkwo" && r.registration.first_name == "Adaeze")
+            .times(1)
+            .returning(|_| Ok(()));
+        let app = m.app();
+        let update = CardholderUpdate {
+            last_name: Some("Okonkwo".into()),
+            ..Default::default()
+        };
+        app.update_cardholder(&caller(Mode::Test), &CardholderId::new("ch_1"), update)
+            .await
+            .unwrap();
+        let bad = CardholderUpdate {
+            phone: Some("0803".into()),
+            ..Default::default()
+        };
+        let e = app
+            .update_cardholder(&caller(Mode::Test), &CardholderId::new("ch_1"), bad)
+            .await
+            .unwrap_err();
+        assert!(e.to_string().starts_with("phone:"), "{e}");
+    }
+}

@@ -51,3 +51,64 @@ impl App {
         Ok(self.record_decision(&record, decision).await?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{Mocks, nigerian, regions};
+    use domain::Mode;
+    use domain::ids::AccountId;
+
+    fn case(status: CardholderStatus) -> CardholderRecord {
+        CardholderRecord {
+            id: CardholderId::new("ch_1"),
+            account_id: AccountId::new("acct_1"),
+            mode: Mode::Live,
+            registration: nigerian().check(&regions()).unwrap(),
+            status,
+            blacklisted: false,
+            error_description: None,
+            meta_data: None,
+            created_at: 1,
+        }
+    }
+
+    #[tokio::test]
+    async fn only_cases_in_review_can_be_decided() {
+        let mut m = Mocks::default();
+        m.cardholders
+            .expect_get_any()
+            .returning(|_| Ok(Some(case(CardholderStatus::Verified))));
+        let e = m
+            .app()
+            .review_cardholder(&CardholderId::new("ch_1"), true, None)
+            .await
+            .unwrap_err();
+        assert!(matches!(e, ReviewError::NotInReview(_)));
+    }
+
+    #[tokio::test]
+    async fn a_rejection_carries_its_reason_in_the_failed_event() {
+        let mut m = Mocks::default();
+        m.cardholders
+            .expect_get_any()
+            .returning(|_| Ok(Some(case(CardholderStatus::ManualReview))));
+        m.ids.expect_unique().returning(|| "u".into());
+        m.clock.expect_now().return_const(3i64);
+        m.cardholders
+            .expect_decide()
+            .withf(|_, d, e, _| {
+                d.status == CardholderStatus::Failed
+                    && d.error_description.as_deref() == Some("blurry ID")
+                    && e.event == "cardholder_verification.failed"
+                    && e.data.contains("blurry ID")
+                    && e.mode == Mode::Live
+            })
+            .times(1)
+            .returning(|_, _, _, _| Ok(()));
+        m.app()
+            .review_cardholder(&CardholderId::new("ch_1"), false, Some("blurry ID"))
+            .await
+            .unwrap();
+    }
+}

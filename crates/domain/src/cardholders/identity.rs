@@ -297,7 +297,8 @@ mod tests {
 
     #[test]
     fn every_bad_field_is_named() {
-        let cases: [(&str, Country, fn(&mut IdentityInput), &str); 8] = [
+        type Case = (&'static str, Country, fn(&mut IdentityInput), &'static str);
+        let cases: [Case; 8] = [
             (
                 "NIGERIAN_BVN_VERIFICATION",
                 Country::Nigeria,

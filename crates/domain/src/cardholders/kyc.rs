@@ -10,8 +10,10 @@ pub enum KycFailure {
     BlacklistedProfile,
     /// The ID number does not match the uploaded ID.
     IdMismatch,
-    /// The name on the ID or BVN does not match the cardholder's.
+    /// The cardholder's name does not match the name on the BVN.
     NameMismatch,
+    /// The name on the ID does not match the name on the BVN.
+    IdNameMismatch,
     /// The OTP to the BVN's phone could not be sent.
     OtpNotSent,
     /// The phone is tied to several BVNs (fraud suspected).
@@ -27,6 +29,7 @@ impl KycFailure {
             KycFailure::BlacklistedProfile => "bvn_profile_blacklisted",
             KycFailure::IdMismatch => "id_number_mismatch",
             KycFailure::NameMismatch => "name_mismatch",
+            KycFailure::IdNameMismatch => "id_name_mismatch",
             KycFailure::OtpNotSent => "otp_not_sent",
             KycFailure::PhoneOnSeveralBvns => "phone_on_several_bvns",
             KycFailure::Blacklisted => "blacklisted",
@@ -38,7 +41,8 @@ impl KycFailure {
             KycFailure::NotVerifiable => "identity: the BVN or ID could not be verified",
             KycFailure::BlacklistedProfile => "identity.bvn: the BVN profile is blacklisted",
             KycFailure::IdMismatch => "identity.id_no: the ID number does not match the uploaded ID",
-            KycFailure::NameMismatch => "first_name: the name does not match the name on the BVN or ID",
+            KycFailure::NameMismatch => "first_name: the cardholder's name does not match the name on the BVN",
+            KycFailure::IdNameMismatch => "identity: the name on the ID does not match the name on the BVN",
             KycFailure::OtpNotSent => "phone: the OTP could not be sent to the phone on the BVN",
             KycFailure::PhoneOnSeveralBvns => "phone: the phone number is tied to several BVNs (fraud suspected)",
             KycFailure::Blacklisted => "identity: the individual is blacklisted for fraud",

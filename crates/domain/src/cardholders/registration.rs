@@ -17,7 +17,12 @@ pub struct State {
 /// Names match whatever their case, spacing or punctuation
 /// (`Eti Osa` is `Eti-Osa`).
 fn same_name(a: &str, b: &str) -> bool {
-    let key = |s: &str| s.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect::<String>();
+    let key = |s: &str| {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect::<String>()
+    };
     key(a) == key(b)
 }
 
@@ -56,16 +61,12 @@ impl Regions {
         state: &str,
         lga: Option<&str>,
     ) -> Result<(String, Option<String>), InvalidInput> {
-        let found = self
-            .states(country)
-            .iter()
-            .find(|s| s.is(state))
-            .ok_or_else(|| {
-                InvalidInput::new(
-                    "address.state",
-                    format!("is not a state of {} (see get_all_states)", country.name()),
-                )
-            })?;
+        let found = self.states(country).iter().find(|s| s.is(state)).ok_or_else(|| {
+            InvalidInput::new(
+                "address.state",
+                format!("is not a state of {} (see get_all_states)", country.name()),
+            )
+        })?;
         let lga = match lga.map(str::trim).filter(|l| !l.is_empty()) {
             None => None,
             Some(l) if found.lgas.is_empty() => Some(l.to_string()),
