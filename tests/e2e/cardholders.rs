@@ -26,6 +26,8 @@ fn account(db: &TestDb, webhook_url: Option<&str>) -> String {
     created["test_secret_key"].as_str().unwrap().to_string()
 }
 
+/// A Nigerian registration on the BVN route, unique by `n` (phone and BVN);
+/// the BVN ends in 12, never a sandbox outcome suffix, so it verifies.
 fn nigerian(n: u32) -> Value {
     json!({
         "first_name": "Adaeze",
@@ -34,7 +36,7 @@ fn nigerian(n: u32) -> Value {
                     "postal_code": "106104", "house_no": "12B", "lga": "Eti Osa"},
         "phone": format!("+2348031{n:06}"),
         "email_address": "adaeze@example.com",
-        "identity": {"id_type": "NIGERIAN_BVN_VERIFICATION", "bvn": format!("22{n:08}7"),
+        "identity": {"id_type": "NIGERIAN_BVN_VERIFICATION", "bvn": format!("22{n:07}12"),
                      "selfie_image": "https://img.test/selfie.jpg"},
         "meta_data": {"user_id": n}
     })
