@@ -38,10 +38,6 @@ impl ApiError {
             retry_after_secs: None,
         }
     }
-
-    pub fn status(&self) -> StatusCode {
-        self.status
-    }
 }
 
 fn status_of(kind: ErrorKind) -> StatusCode {

@@ -66,14 +66,6 @@ impl IdType {
             .unwrap_or_default()
     }
 
-    pub fn country(self) -> Country {
-        Self::ALL
-            .iter()
-            .find(|(t, _, _)| *t == self)
-            .map(|(_, _, c)| *c)
-            .unwrap_or(Country::Nigeria)
-    }
-
     /// The id type for `country`, or an error listing the ones it allows.
     pub fn parse(value: &str, country: Country) -> Result<IdType, InvalidInput> {
         let allowed: Vec<&str> = Self::ALL
