@@ -100,9 +100,7 @@ pub mod testing {
 
     use super::*;
     use domain::Amount;
-    use domain::cardholders::Country;
-    use domain::cardholders::identity::IdentityInput;
-    use domain::cardholders::registration::{AddressInput, RegistrationInput, State};
+    pub use domain::cardholders::fixtures::{nigerian, regions};
     use ports::accounts::MockAccountStore;
     use ports::cardholders::MockCardholderStore;
     use ports::clock::MockClock;
@@ -162,46 +160,6 @@ pub mod testing {
                     regions: Arc::new(regions()),
                 },
             )
-        }
-    }
-
-    /// Lagos with two LGAs, and Nairobi.
-    pub fn regions() -> Regions {
-        let state = |name: &str, code: &str, lgas: &[&str]| State {
-            name: name.into(),
-            code: code.into(),
-            lgas: lgas.iter().map(|l| l.to_string()).collect(),
-        };
-        Regions {
-            countries: vec![
-                (Country::Nigeria, vec![state("Lagos", "LA", &["Ikeja", "Eti Osa"])]),
-                (Country::Kenya, vec![state("Nairobi City", "30", &[])]),
-            ],
-        }
-    }
-
-    /// A Nigerian registration on the BVN route that passes every rule.
-    pub fn nigerian() -> RegistrationInput {
-        RegistrationInput {
-            first_name: Some("Adaeze".into()),
-            last_name: Some("Okafor".into()),
-            address: Some(AddressInput {
-                address: Some("Admiralty Way".into()),
-                city: Some("Lekki".into()),
-                state: Some("Lagos".into()),
-                country: Some("Nigeria".into()),
-                postal_code: Some("106104".into()),
-                house_no: Some("12B".into()),
-                lga: Some("Eti Osa".into()),
-            }),
-            phone: Some("+2348031234567".into()),
-            email_address: Some("adaeze@example.com".into()),
-            identity: Some(IdentityInput {
-                id_type: Some("NIGERIAN_BVN_VERIFICATION".into()),
-                bvn: Some("22212345678".into()),
-                selfie_image: Some("https://img.test/s.png".into()),
-                ..Default::default()
-            }),
         }
     }
 

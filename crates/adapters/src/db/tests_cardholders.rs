@@ -6,8 +6,7 @@ use crate::reference::regions;
 use crate::test_db::TestDb;
 use domain::Mode;
 use domain::cardholders::CardholderStatus;
-use domain::cardholders::identity::IdentityInput;
-use domain::cardholders::registration::{AddressInput, RegistrationInput};
+use domain::cardholders::fixtures::nigerian;
 use domain::ids::{AccountId, CardholderId, EventId, JobId};
 use domain::paging::Page;
 use ports::cardholders::{CardholderRecord, CardholderStore, Decision, SaveCardholderError};
@@ -15,27 +14,9 @@ use ports::events::{EventStore, NewEvent};
 use ports::jobs::{JobKind, JobStore, NewJob};
 
 fn record(id: &str, account: &str, mode: Mode, bvn: &str, phone: &str) -> CardholderRecord {
-    let input = RegistrationInput {
-        first_name: Some("Adaeze".into()),
-        last_name: Some("Okafor".into()),
-        address: Some(AddressInput {
-            address: Some("Admiralty Way".into()),
-            city: Some("Lekki".into()),
-            state: Some("Lagos".into()),
-            country: Some("Nigeria".into()),
-            postal_code: Some("106104".into()),
-            house_no: Some("12".into()),
-            lga: Some("Eti-Osa".into()),
-        }),
-        phone: Some(phone.into()),
-        email_address: None,
-        identity: Some(IdentityInput {
-            id_type: Some("NIGERIAN_BVN_VERIFICATION".into()),
-            bvn: Some(bvn.into()),
-            selfie_image: Some("https://img.test/s.jpg".into()),
-            ..Default::default()
-        }),
-    };
+    let mut input = nigerian();
+    input.phone = Some(phone.into());
+    input.identity.as_mut().unwrap().bvn = Some(bvn.into());
     CardholderRecord {
         id: CardholderId::new(id),
         account_id: AccountId::new(account),

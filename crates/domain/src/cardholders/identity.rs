@@ -1,6 +1,6 @@
 //! The identity object of a registration: its shape depends on the country.
 
-use super::Country;
+use super::{Country, required};
 use crate::{InvalidInput, http_url};
 use chrono::NaiveDate;
 
@@ -126,14 +126,6 @@ impl Identity {
             _ => self.id_no.as_deref().unwrap_or_default(),
         }
     }
-}
-
-fn required<'a>(value: &'a Option<String>, field: &str) -> Result<&'a str, InvalidInput> {
-    value
-        .as_deref()
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .ok_or_else(|| InvalidInput::new(field, "is required"))
 }
 
 /// A BVN is 11 digits.

@@ -2,7 +2,7 @@
 //! the field and the rule.
 
 use super::identity::{IdentityInput, check_name};
-use super::{Country, Identity};
+use super::{Country, Identity, required};
 use crate::InvalidInput;
 use phonenumber::PhoneNumber;
 
@@ -132,14 +132,6 @@ pub struct Registration {
     pub identity: Identity,
 }
 
-fn required<'a>(value: &'a Option<String>, field: &str) -> Result<&'a str, InvalidInput> {
-    value
-        .as_deref()
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .ok_or_else(|| InvalidInput::new(field, "is required"))
-}
-
 /// An E.164 number (`+`, country code, number) that is valid for `country`.
 pub fn check_phone(field: &str, value: &str, country: Country) -> Result<String, InvalidInput> {
     let rule = format!(
@@ -265,62 +257,16 @@ impl RegistrationInput {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
-
-    pub fn regions() -> Regions {
-        Regions {
-            countries: vec![
-                (
-                    Country::Nigeria,
-                    vec![State {
-                        name: "Lagos".into(),
-                        code: "LA".into(),
-                        lgas: vec!["Ikeja".into(), "Eti Osa".into()],
-                    }],
-                ),
-                (
-                    Country::Kenya,
-                    vec![State {
-                        name: "Nairobi City".into(),
-                        code: "30".into(),
-                        lgas: vec![],
-                    }],
-                ),
-            ],
-        }
-    }
-
-    pub fn nigerian() -> RegistrationInput {
-        RegistrationInput {
-            first_name: Some("Adaeze".into()),
-            last_name: Some("Okafor".into()),
-            address: Some(AddressInput {
-                address: Some("Admiralty Way".into()),
-                city: Some("Lekki".into()),
-                state: Some("lagos".into()),
-                country: Some("Nigeria".into()),
-                postal_code: Some("106104".into()),
-                house_no: Some("12B".into()),
-                lga: Some("eti osa".into()),
-            }),
-            phone: Some("+2348031234567".into()),
-            email_address: Some("adaeze@example.com".into()),
-            identity: Some(IdentityInput {
-                id_type: Some("NIGERIAN_BVN_VERIFICATION".into()),
-                bvn: Some("22212345678".into()),
-                selfie_image: Some("https://img.test/s.png".into()),
-                ..Default::default()
-            }),
-        }
-    }
+    use crate::cardholders::fixtures::{nigerian, regions};
 
     #[test]
     fn a_good_registration_is_normalised() {
         let r = nigerian().check(&regions()).unwrap();
         assert_eq!(
             (r.address.state.as_str(), r.address.lga.as_deref()),
-            ("Lagos", Some("Eti Osa"))
+            ("Lagos", Some("Eti-Osa"))
         );
         assert_eq!(r.phone, "+2348031234567");
     }
