@@ -261,6 +261,17 @@ async fn registration_errors_on(db: &TestDb) {
         assert!(answer["message"].as_str().unwrap().contains(says), "{says}: {answer}");
     }
     // Uganda and Kenya carry a date of birth.
+    let mut kenya = shapes().remove(4).1;
+    kenya["identity"]["gender"] = json!("unknown");
+    let (status, answer) = register(&server, &key, true, &kenya).await;
+    assert_eq!(
+        (
+            status,
+            answer["message"].as_str().unwrap().starts_with("identity.gender")
+        ),
+        (400, true),
+        "{answer}"
+    );
     let mut uganda = shapes().remove(3).1;
     uganda["identity"]["date_of_birth"] = json!("14/07/1992");
     let (status, answer) = register(&server, &key, true, &uganda).await;
