@@ -181,7 +181,7 @@ impl From<SaveError> for SaveCardholderError {
     }
 }
 
-/// Live cardholders of the account and mode, other than `except`, with
+/// Live cardholders of the account and mode, other than the row itself, with
 /// this BVN or phone: refuses the save naming which.
 macro_rules! check_free {
     ($conn:expr, $row:expr) => {{
