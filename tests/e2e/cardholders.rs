@@ -320,6 +320,30 @@ async fn registration_errors_on(db: &TestDb) {
         (status, answer["code"].as_str()),
         (403, Some("account_profile_incomplete"))
     );
+    let bare_id = bare["account_id"].as_str().unwrap();
+    let update = [
+        "--company-address",
+        "2 Broad Street, Lagos",
+        "--utility-bill-url",
+        "https://bare.test/bill.pdf",
+    ];
+    assert!(
+        run(issuing(db).args(["accounts", "update", bare_id]).args(update))
+            .status
+            .success()
+    );
+    assert!(
+        !run(issuing(db).args(["accounts", "update", "acct_nobody"]).args(update))
+            .status
+            .success()
+    );
+    assert!(
+        !run(issuing(db).args(["accounts", "update", bare_id])).status.success(),
+        "nothing to change"
+    );
+    advance(&server, bare["test_secret_key"].as_str().unwrap(), 61).await;
+    let (status, answer) = register(&server, bare["test_secret_key"].as_str().unwrap(), true, &nigerian(4)).await;
+    assert_eq!(status, 201, "{answer}");
     let (status, _) = register(&server, &server.demo_key, true, &nigerian(5)).await;
     assert_eq!(status, 201);
 }

@@ -24,6 +24,15 @@ pub struct NewAccount {
     pub created_at: i64,
 }
 
+/// Changes to an account, at least one; `None` leaves a field as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountChanges {
+    /// Both modes' webhook URL.
+    pub webhook_url: Option<String>,
+    pub company_address: Option<String>,
+    pub utility_bill_url: Option<String>,
+}
+
 /// Who a key belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyOwner {
@@ -37,6 +46,9 @@ pub trait AccountStore: Send + Sync {
     /// Stores the account, its keys, and its issuing wallets and other
     /// ledger accounts for both modes, in one transaction.
     async fn create_account(&self, account: NewAccount) -> Result<(), StoreError>;
+
+    /// `false` when there is no such account.
+    async fn update_account(&self, account: &AccountId, changes: AccountChanges) -> Result<bool, StoreError>;
 
     /// Where the account's webhooks of `mode` go.
     async fn set_webhook_url(&self, account: &AccountId, mode: Mode, url: &str) -> Result<(), StoreError>;

@@ -173,6 +173,21 @@ pub enum AccountsCommand {
         #[command(flatten)]
         db: DbArgs,
     },
+    /// Change an account's company profile or webhook URL.
+    Update {
+        account_id: String,
+        /// Where its webhooks go (sandbox and live), an http(s) URL.
+        #[arg(long)]
+        webhook_url: Option<String>,
+        /// The company's address (registering cardholders needs it).
+        #[arg(long)]
+        company_address: Option<String>,
+        /// A URL of the company's utility bill (registering cardholders needs it).
+        #[arg(long)]
+        utility_bill_url: Option<String>,
+        #[command(flatten)]
+        db: DbArgs,
+    },
 }
 
 #[derive(Subcommand)]

@@ -4,8 +4,8 @@ use crate::cli::{DbArgs, ServeArgs, WorkerCommand};
 use crate::{wiring, workers};
 use actix_web::{HttpServer, web};
 use anyhow::Context;
-use app::accounts::AccountDetails;
-use domain::ids::{CardholderId, JobId};
+use app::accounts::{AccountDetails, AccountUpdate};
+use domain::ids::{AccountId, CardholderId, JobId};
 use ports::ledger::LedgerAudit;
 use serde_json::json;
 use std::process::ExitCode;
@@ -74,6 +74,19 @@ pub async fn retry_job(db_args: &DbArgs, serve: &ServeArgs, id: &str) -> anyhow:
         eprintln!("error: no parked (failed) job has the id {id}");
         Ok(ExitCode::FAILURE)
     }
+}
+
+pub async fn update_account(
+    db_args: &DbArgs,
+    serve: &ServeArgs,
+    account_id: &str,
+    update: &AccountUpdate,
+) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, false).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker)?;
+    app.update_account(&AccountId::new(account_id), update).await?;
+    println!("account {account_id} updated");
+    Ok(ExitCode::SUCCESS)
 }
 
 pub async fn review_list(db_args: &DbArgs, serve: &ServeArgs) -> anyhow::Result<ExitCode> {

@@ -49,6 +49,20 @@ async fn main() -> ExitCode {
             };
             commands::create_account(&db, &serve, &details).await
         }
+        Some(Command::Accounts(AccountsCommand::Update {
+            account_id,
+            webhook_url,
+            company_address,
+            utility_bill_url,
+            db,
+        })) => {
+            let update = app::accounts::AccountUpdate {
+                webhook_url,
+                company_address,
+                utility_bill_url,
+            };
+            commands::update_account(&db, &serve, &account_id, &update).await
+        }
         Some(Command::Review(ReviewCommand::List { db })) => commands::review_list(&db, &serve).await,
         Some(Command::Review(ReviewCommand::Approve { cardholder_id, db })) => {
             commands::review(&db, &serve, &cardholder_id, true, None).await

@@ -1,12 +1,12 @@
 use super::ledger::{LedgerAccountRow, LedgerCode};
 use super::schema::{accounts, api_keys, ledger_accounts};
 use super::{Db, with_conn};
-use diesel::{ExpressionMethods, Insertable, OptionalExtension, QueryDsl};
+use diesel::{AsChangeset, ExpressionMethods, Insertable, OptionalExtension, QueryDsl};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::ids::AccountId;
 use domain::{Currency, Mode};
 use ports::StoreError;
-use ports::accounts::{AccountStore, KeyOwner, NewAccount};
+use ports::accounts::{AccountChanges, AccountStore, KeyOwner, NewAccount};
 
 #[derive(Insertable)]
 #[diesel(table_name = accounts)]
@@ -20,6 +20,15 @@ struct AccountRow<'a> {
     company_address: Option<&'a str>,
     utility_bill_url: Option<&'a str>,
     created_at: i64,
+}
+
+#[derive(AsChangeset)]
+#[diesel(table_name = accounts)]
+struct AccountChangeset<'a> {
+    webhook_url_test: Option<&'a str>,
+    webhook_url_live: Option<&'a str>,
+    company_address: Option<&'a str>,
+    utility_bill_url: Option<&'a str>,
 }
 
 #[derive(Insertable)]
@@ -93,6 +102,21 @@ impl AccountStore for Db {
             .await
         })?;
         Ok(())
+    }
+
+    async fn update_account(&self, account: &AccountId, changes: AccountChanges) -> Result<bool, StoreError> {
+        let changeset = AccountChangeset {
+            webhook_url_test: changes.webhook_url.as_deref(),
+            webhook_url_live: changes.webhook_url.as_deref(),
+            company_address: changes.company_address.as_deref(),
+            utility_bill_url: changes.utility_bill_url.as_deref(),
+        };
+        let target = accounts::table.filter(accounts::id.eq(account.as_str()));
+        let updated = with_conn!(self.pool(), |conn| diesel::update(target)
+            .set(&changeset)
+            .execute(conn)
+            .await)?;
+        Ok(updated == 1)
     }
 
     async fn set_webhook_url(&self, account: &AccountId, mode: Mode, url: &str) -> Result<(), StoreError> {

@@ -30,6 +30,20 @@ pub struct CreatedAccount {
     pub webhook_secret: Secret<String>,
 }
 
+/// An http(s) URL when given.
+pub(super) fn optional_url(field: &str, value: &Option<String>) -> Result<Option<String>, InvalidInput> {
+    value.as_deref().map(|u| http_url::parse(field, u)).transpose()
+}
+
+/// A company address with at least 3 letters, when given.
+pub(super) fn optional_address(value: &Option<String>) -> Result<Option<String>, InvalidInput> {
+    let address = value.as_deref().map(str::trim);
+    if address.is_some_and(|a| a.chars().filter(|c| c.is_alphabetic()).count() < 3) {
+        return Err(InvalidInput::new("company_address", "must have at least 3 letters"));
+    }
+    Ok(address.map(str::to_string))
+}
+
 impl App {
     pub async fn create_account(
         &self,
@@ -40,17 +54,9 @@ impl App {
         if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
             return Err(InvalidInput::new("name", format!("must be 1 to {MAX_NAME_CHARS} characters")).into());
         }
-        let url = |field: &str, value: &Option<String>| value.as_deref().map(|u| http_url::parse(field, u)).transpose();
-        let webhook_url = url("webhook_url", &details.webhook_url)?;
-        let utility_bill_url = url("utility_bill_url", &details.utility_bill_url)?;
-        let company_address = details.company_address.as_deref().map(str::trim).map(|a| {
-            if a.chars().filter(|c| c.is_alphabetic()).count() >= 3 {
-                Ok(a.to_string())
-            } else {
-                Err(InvalidInput::new("company_address", "must have at least 3 letters"))
-            }
-        });
-        let company_address = company_address.transpose()?;
+        let webhook_url = optional_url("webhook_url", &details.webhook_url)?;
+        let utility_bill_url = optional_url("utility_bill_url", &details.utility_bill_url)?;
+        let company_address = optional_address(&details.company_address)?;
 
         let test_secret_key = api_key::format_key(Mode::Test, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());
         let live_secret_key = api_key::format_key(Mode::Live, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());

@@ -4,7 +4,9 @@
 mod authenticate;
 mod create_account;
 mod demo_account;
+mod update_account;
 
 pub use authenticate::AuthenticateError;
 pub use create_account::{AccountDetails, CreatedAccount};
 pub use demo_account::DemoAccountError;
+pub use update_account::AccountUpdate;

@@ -21,7 +21,10 @@ const SAME_IDENTITY_WINDOW_SECS: i64 = 60;
 pub enum RegisterError {
     #[error(transparent)]
     Invalid(#[from] InvalidInput),
-    #[error("the account's company address and utility bill must be on file before cardholders can be registered")]
+    #[error(
+        "the account's company address and utility bill must be on file before cardholders can be registered \
+         (issuing accounts update <account_id> --company-address ... --utility-bill-url ...)"
+    )]
     ProfileIncomplete,
     #[error("this identity was registered less than a minute ago; retry in {retry_after_secs} seconds")]
     RateLimited { retry_after_secs: u64 },
