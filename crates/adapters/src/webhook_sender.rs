@@ -73,7 +73,9 @@ impl WebhookSender for HttpWebhookSender {
                 };
                 WebhookResponse {
                     status: None,
-                    error: Some(format!("{kind}: {e}")),
+                    // Without the URL: a query string may carry the
+                    // integrator's own token, and errors are logged.
+                    error: Some(format!("{kind}: {}", e.without_url())),
                     duration_ms,
                 }
             }
@@ -84,6 +86,30 @@ impl WebhookSender for HttpWebhookSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_refused_connection_is_reported_without_the_url() {
+        // A port nothing listens on: bind one, then free it.
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let sender = HttpWebhookSender::new(Duration::from_secs(2), Duration::from_secs(2)).unwrap();
+        let response = sender
+            .send(WebhookRequest {
+                url: format!("http://127.0.0.1:{port}/hooks?token=integrator-s3cret"),
+                body: "{}".into(),
+                timestamp: 1,
+                webhook_secret: domain::Secret::new("whsec_x".into()),
+                secret_key: domain::Secret::new("sk_test_x".into()),
+            })
+            .await;
+        assert!(!response.delivered());
+        let error = response.error.unwrap();
+        assert!(error.starts_with("could not connect"), "{error}");
+        assert!(!error.contains("s3cret"), "{error}");
+    }
 
     #[test]
     fn the_signature_is_hmac_sha256_of_time_dot_body() {
