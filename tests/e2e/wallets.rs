@@ -47,6 +47,7 @@ async fn the_readme_walkthrough_funds_the_sandbox_wallet_and_reads_it() {
 
         let logs = server.stop();
         assert!(logs.contains("handled"), "requests are logged: {logs}");
+        assert!(logs.contains("account_id=acct_"), "with the account: {logs}");
         assert!(!logs.contains(&key), "the key leaked into the logs");
         let (passed, report) = ledger_check(&db);
         assert!(passed, "{report}");

@@ -134,6 +134,7 @@ impl FromRequest for Authenticated {
                     "authentication did not finish",
                 )
             })??;
+            tracing::Span::current().record("account_id", tracing::field::display(&caller.account_id));
             Ok(Authenticated(caller))
         })
     }

@@ -1,5 +1,6 @@
 //! Every response carries `x-request-id` (the caller's, when it sent a
-//! sane one), and every request is logged once in a span with that id.
+//! sane one), and every request is logged once in a span with that id
+//! (and the account, once authenticated).
 //!
 //! Each request also runs as a task of its own, so a client that hangs up
 //! never cancels storage work half-way: the work finishes, and its result
@@ -34,7 +35,13 @@ pub async fn trace_requests(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let id = request_id(&req);
-    let span = tracing::info_span!("request", request_id = %id, method = %req.method(), path = %req.path());
+    let span = tracing::info_span!(
+        "request",
+        request_id = %id,
+        method = %req.method(),
+        path = %req.path(),
+        account_id = tracing::field::Empty,
+    );
     let started = Instant::now();
     let handled = actix_web::rt::spawn(next.call(req).instrument(span.clone()));
     let mut response = handled

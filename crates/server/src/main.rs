@@ -8,14 +8,17 @@ mod workers;
 
 use clap::Parser;
 use cli::{AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, ReviewCommand};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
 
 fn init_logs(format: LogFormat) {
     let filter = EnvFilter::try_from_env("ISSUING_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    // Colours only for a person at a terminal, never in files or collectors.
     let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr);
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal());
     match format {
         LogFormat::Text => logs.init(),
         LogFormat::Json => logs.json().init(),
