@@ -80,6 +80,43 @@ struct SummaryRow {
     last_error: Option<String>,
 }
 
+/// A leased job handed back after a failed attempt: due again at
+/// `run_at` (pending) or kept as it is (parked).
+#[derive(AsChangeset)]
+#[diesel(table_name = jobs)]
+struct Release<'a> {
+    state: &'static str,
+    run_at: Option<i64>,
+    locked_until: Option<Option<i64>>,
+    last_error: &'a str,
+    updated_at: i64,
+}
+
+impl<'a> Release<'a> {
+    fn new(state: &'static str, run_at: Option<i64>, last_error: &'a str, now: i64) -> Self {
+        Release {
+            state,
+            run_at,
+            locked_until: Some(None),
+            last_error,
+            updated_at: now,
+        }
+    }
+}
+
+impl Db {
+    async fn release(&self, id: &JobId, release: Release<'_>) -> Result<(), StoreError> {
+        let release = &release;
+        with_conn!(self.pool(), |conn| {
+            diesel::update(jobs::table.filter(jobs::id.eq(id.as_str())))
+                .set(release)
+                .execute(conn)
+                .await
+        })?;
+        Ok(())
+    }
+}
+
 fn count(n: i32) -> u32 {
     u32::try_from(n).unwrap_or(0)
 }
@@ -159,34 +196,11 @@ impl JobStore for Db {
     }
 
     async fn reschedule(&self, id: &JobId, error: &str, run_at: i64, now: i64) -> Result<(), StoreError> {
-        with_conn!(self.pool(), |conn| {
-            diesel::update(jobs::table.filter(jobs::id.eq(id.as_str())))
-                .set((
-                    jobs::state.eq(PENDING),
-                    jobs::run_at.eq(run_at),
-                    jobs::locked_until.eq(None::<i64>),
-                    jobs::last_error.eq(error),
-                    jobs::updated_at.eq(now),
-                ))
-                .execute(conn)
-                .await
-        })?;
-        Ok(())
+        self.release(id, Release::new(PENDING, Some(run_at), error, now)).await
     }
 
     async fn park(&self, id: &JobId, error: &str, now: i64) -> Result<(), StoreError> {
-        with_conn!(self.pool(), |conn| {
-            diesel::update(jobs::table.filter(jobs::id.eq(id.as_str())))
-                .set((
-                    jobs::state.eq(FAILED),
-                    jobs::locked_until.eq(None::<i64>),
-                    jobs::last_error.eq(error),
-                    jobs::updated_at.eq(now),
-                ))
-                .execute(conn)
-                .await
-        })?;
-        Ok(())
+        self.release(id, Release::new(FAILED, None, error, now)).await
     }
 
     async fn list(&self, failed_only: bool, limit: u32) -> Result<Vec<JobSummary>, StoreError> {
