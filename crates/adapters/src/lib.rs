@@ -2,6 +2,7 @@
 //! both), crypto (AES Everywhere, the master-key vault) and the system
 //! clock and randomness.
 
+pub mod card_network;
 pub mod crypto;
 pub mod db;
 pub mod kyc_sandbox;

@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod cardholders;
+pub mod cards;
 mod error;
 pub mod events;
 pub mod fx;
@@ -21,9 +22,12 @@ use domain::ids::AccountId;
 use domain::{Mode, Secret};
 use ports::StoreError;
 use ports::accounts::AccountStore;
+use ports::card_network::CardNetwork;
 use ports::cardholders::CardholderStore;
+use ports::cards::CardStore;
 use ports::clock::Clock;
 use ports::events::EventStore;
+use ports::field_cipher::FieldCipher;
 use ports::health::Health;
 use ports::ids::Ids;
 use ports::jobs::JobStore;
@@ -41,6 +45,9 @@ pub struct Ports {
     pub accounts: Arc<dyn AccountStore>,
     pub cardholders: Arc<dyn CardholderStore>,
     pub kyc: Arc<dyn KycVerifier>,
+    pub cards: Arc<dyn CardStore>,
+    pub network: Arc<dyn CardNetwork>,
+    pub field_cipher: Arc<dyn FieldCipher>,
     pub wallets: Arc<dyn WalletStore>,
     pub rate_limits: Arc<dyn RateLimits>,
     pub events: Arc<dyn EventStore>,
@@ -102,9 +109,12 @@ pub mod testing {
     use domain::Amount;
     pub use domain::cardholders::fixtures::{nigerian, regions};
     use ports::accounts::MockAccountStore;
+    use ports::card_network::MockCardNetwork;
     use ports::cardholders::MockCardholderStore;
+    use ports::cards::MockCardStore;
     use ports::clock::MockClock;
     use ports::events::MockEventStore;
+    use ports::field_cipher::MockFieldCipher;
     use ports::health::MockHealth;
     use ports::ids::MockIds;
     use ports::jobs::MockJobStore;
@@ -120,6 +130,9 @@ pub mod testing {
         pub accounts: MockAccountStore,
         pub cardholders: MockCardholderStore,
         pub kyc: MockKycVerifier,
+        pub cards: MockCardStore,
+        pub network: MockCardNetwork,
+        pub field_cipher: MockFieldCipher,
         pub wallets: MockWalletStore,
         pub rate_limits: MockRateLimits,
         pub events: MockEventStore,
@@ -138,6 +151,9 @@ pub mod testing {
                 accounts: Arc::new(self.accounts),
                 cardholders: Arc::new(self.cardholders),
                 kyc: Arc::new(self.kyc),
+                cards: Arc::new(self.cards),
+                network: Arc::new(self.network),
+                field_cipher: Arc::new(self.field_cipher),
                 wallets: Arc::new(self.wallets),
                 rate_limits: Arc::new(self.rate_limits),
                 events: Arc::new(self.events),

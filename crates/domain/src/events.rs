@@ -4,6 +4,13 @@ pub const CARDHOLDER_VERIFICATION_SUCCESSFUL: &str = "cardholder_verification.su
 pub const CARDHOLDER_VERIFICATION_MANUAL_REVIEW: &str = "cardholder_verification.manual_review";
 pub const CARDHOLDER_VERIFICATION_FAILED: &str = "cardholder_verification.failed";
 
+pub const CARD_CREATION_SUCCESSFUL: &str = "card_creation_event.successful";
+pub const CARD_CREDIT_SUCCESSFUL: &str = "card_credit_event.successful";
+pub const CARD_CREDIT_FAILED: &str = "card_credit_event.failed";
+pub const CARD_UNLOAD_SUCCESSFUL: &str = "card_unload_event.successful";
+pub const CARD_UNLOAD_FAILED: &str = "card_unload_event.failed";
+pub const CARD_DELETE_SUCCESSFUL: &str = "card_delete_event.successful";
+
 /// A sandbox helper's event, to try an endpoint and its signature checks.
 pub const WEBHOOK_TEST: &str = "webhook.test";
 

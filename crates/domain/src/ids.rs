@@ -52,6 +52,16 @@ id_type!(
     "ch_"
 );
 id_type!(
+    /// A USD card.
+    CardId,
+    "card_"
+);
+id_type!(
+    /// A movement of money onto or off a card, settled by a job.
+    TransferId,
+    "ctr_"
+);
+id_type!(
     /// A webhook event.
     EventId,
     "evt_"

@@ -2,11 +2,13 @@
 //! every type here is valid by construction and every rule is a function.
 
 pub mod api_key;
+pub mod cards;
 pub mod cardholders;
 pub mod currency;
 pub mod error;
 pub mod events;
 pub mod fx;
+pub mod gmt;
 pub mod http_url;
 pub mod ids;
 pub mod ledger;

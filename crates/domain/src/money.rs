@@ -36,6 +36,12 @@ impl Amount {
         Ok(amount)
     }
 
+    /// An amount written in code; a negative one fails to compile.
+    pub const fn from_const(minor: i64) -> Self {
+        assert!(minor >= 0, "amounts are never negative");
+        Amount(minor)
+    }
+
     /// An amount from a stored value; `None` when negative.
     pub fn from_minor(minor: i64) -> Option<Self> {
         (minor >= 0).then_some(Amount(minor))

@@ -8,6 +8,8 @@ pub enum JobKind {
     DeliverWebhook,
     /// Verify a cardholder registered asynchronously; subject: its id.
     VerifyCardholder,
+    /// Settle a card funding or unloading; subject: the transfer id.
+    SettleCardTransfer,
 }
 
 impl JobKind {
@@ -15,11 +17,16 @@ impl JobKind {
         match self {
             JobKind::DeliverWebhook => "deliver_webhook",
             JobKind::VerifyCardholder => "verify_cardholder",
+            JobKind::SettleCardTransfer => "settle_card_transfer",
         }
     }
 
     pub fn parse(value: &str) -> Option<Self> {
-        [JobKind::DeliverWebhook, JobKind::VerifyCardholder]
+        [
+            JobKind::DeliverWebhook,
+            JobKind::VerifyCardholder,
+            JobKind::SettleCardTransfer,
+        ]
             .into_iter()
             .find(|k| k.as_str() == value)
     }

@@ -3,9 +3,12 @@
 //! tested against mocks.
 
 pub mod accounts;
+pub mod card_network;
 pub mod cardholders;
+pub mod cards;
 pub mod clock;
 pub mod events;
+pub mod field_cipher;
 pub mod health;
 pub mod ids;
 pub mod jobs;

@@ -10,6 +10,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use cbc::cipher::block_padding::Pkcs7;
 use cbc::cipher::{BlockDecryptMut, BlockEncryptMut, KeyIvInit};
 use domain::Secret;
+use ports::field_cipher::{FieldCipher, UndecryptableField};
 use md5::{Digest, Md5};
 use rand::RngCore;
 
@@ -71,6 +72,19 @@ pub fn decrypt(encoded: &str, passphrase: &Secret<String>) -> Result<Secret<Vec<
         .decrypt_padded_vec_mut::<Pkcs7>(ciphertext)
         .map(Secret::new)
         .map_err(|_| DecryptError)
+}
+
+/// The [`FieldCipher`] port over this scheme: PIN fields decrypted with
+/// the caller's secret key.
+pub struct AesEverywhere;
+
+impl FieldCipher for AesEverywhere {
+    fn decrypt(&self, ciphertext: &str, passphrase: &Secret<String>) -> Result<Secret<String>, UndecryptableField> {
+        let plain = decrypt(ciphertext, passphrase).map_err(|_| UndecryptableField)?;
+        String::from_utf8(plain.expose().clone())
+            .map(Secret::new)
+            .map_err(|_| UndecryptableField)
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use diesel::{Insertable, QueryableByName};
 use diesel_async::RunQueryDsl;
 use domain::ids::{AccountId, EntryId};
 use domain::ledger::{Breach, Entry};
-use domain::{Currency, Mode};
+use domain::{Amount, Currency, Mode};
 use ports::StoreError;
 
 /// What a ledger account holds money for.
@@ -38,13 +38,39 @@ pub fn ledger_account_id(account: &AccountId, mode: Mode, code: LedgerCode, curr
     format!("la_{account}_{}_{}_{}", mode.as_str(), code.as_str(), currency.code())
 }
 
+/// What a card's ledger accounts hold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CardLedger {
+    /// The money on the card.
+    Balance,
+    /// Fundings and unloadings of the card reserved but not yet settled.
+    Transit,
+}
+
+impl CardLedger {
+    fn as_str(self) -> &'static str {
+        match self {
+            CardLedger::Balance => "card",
+            CardLedger::Transit => "card_transit",
+        }
+    }
+}
+
+/// A card's ledger account id: `la_<card id>` or `la_<card id>_transit`.
+pub fn card_ledger_account_id(card: &str, which: CardLedger) -> String {
+    match which {
+        CardLedger::Balance => format!("la_{card}"),
+        CardLedger::Transit => format!("la_{card}_transit"),
+    }
+}
+
 #[derive(Insertable)]
 #[diesel(table_name = ledger_accounts)]
 pub struct LedgerAccountRow {
     id: String,
     account_id: String,
     livemode: bool,
-    code: &'static str,
+    code: String,
     currency: &'static str,
     balance: i64,
     allow_negative: bool,
@@ -57,10 +83,25 @@ impl LedgerAccountRow {
             id: ledger_account_id(account, mode, code, currency),
             account_id: account.to_string(),
             livemode: mode.is_live(),
-            code: code.as_str(),
+            code: code.as_str().to_string(),
             currency: currency.code(),
             balance: 0,
             allow_negative: code.allow_negative(),
+            created_at: now,
+        }
+    }
+
+    /// One of a card's accounts, in USD; its code is `card:<card id>` or
+    /// `card_transit:<card id>`. Neither may go below zero.
+    pub fn card(account: &AccountId, mode: Mode, card: &str, which: CardLedger, now: i64) -> Self {
+        Self {
+            id: card_ledger_account_id(card, which),
+            account_id: account.to_string(),
+            livemode: mode.is_live(),
+            code: format!("{}:{card}", which.as_str()),
+            currency: Currency::Usd.code(),
+            balance: 0,
+            allow_negative: false,
             created_at: now,
         }
     }
@@ -116,6 +157,68 @@ pub fn entry_rows(
     };
     (row, postings)
 }
+
+/// The rows of a two-posting entry moving `amount` from one ledger account
+/// to another.
+pub fn transfer_rows(
+    account: &AccountId,
+    mode: Mode,
+    kind: &'static str,
+    (from, to): (&str, &str),
+    currency: Currency,
+    amount: Amount,
+    now: i64,
+) -> Result<(EntryRow, Vec<PostingRow>), StoreError> {
+    let entry = Entry::transfer(from.to_string(), to.to_string(), currency, amount)
+        .map_err(|e| StoreError(format!("refused to post a {kind}: {e}")))?;
+    let id = EntryId::with_suffix(&uuid::Uuid::new_v4().simple().to_string());
+    Ok(entry_rows(&id, account, mode, kind, &entry, now))
+}
+
+/// Posts an entry from [`transfer_rows`] inside the caller's transaction:
+/// inserts it, credits `$to` (never past `$cap`), then debits `$from`
+/// (leaving at least `$keep`, unless the account may go negative). Yields
+/// `Ok(false)` when a guard refused; the caller must then roll back.
+macro_rules! post_transfer {
+    ($conn:expr, $rows:expr, $from:expr, $to:expr, $amount:expr, keep = $keep:expr, cap = $cap:expr) => {{
+        use $crate::db::schema::{ledger_accounts as la, ledger_entries, ledger_postings};
+        let (entry_row, posting_rows) = $rows;
+        let a: i64 = $amount;
+        diesel::insert_into(ledger_entries::table)
+            .values(entry_row)
+            .execute($conn)
+            .await?;
+        // Row by row: diesel-async cannot batch-insert on SQLite.
+        for row in posting_rows {
+            diesel::insert_into(ledger_postings::table)
+                .values(row)
+                .execute($conn)
+                .await?;
+        }
+        let credited = diesel::update(la::table)
+            .filter(la::id.eq($to))
+            .filter(la::balance.le(i64::from($cap) - a))
+            .set(la::balance.eq(la::balance + a))
+            .execute($conn)
+            .await?;
+        let debited = if credited == 1 {
+            diesel::update(la::table)
+                .filter(la::id.eq($from))
+                .filter(
+                    la::balance
+                        .ge(i64::from($keep) + a)
+                        .or(la::allow_negative.and(la::balance.ge(i64::MIN + a))),
+                )
+                .set(la::balance.eq(la::balance - a))
+                .execute($conn)
+                .await?
+        } else {
+            0
+        };
+        Ok::<bool, diesel::result::Error>(credited == 1 && debited == 1)
+    }};
+}
+pub(crate) use post_transfer;
 
 #[derive(QueryableByName)]
 struct UnbalancedRow {

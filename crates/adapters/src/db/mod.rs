@@ -4,6 +4,7 @@
 
 mod accounts;
 mod cardholders;
+mod cards;
 mod events;
 mod jobs;
 mod ledger;

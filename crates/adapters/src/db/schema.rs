@@ -154,11 +154,79 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    cards (id) {
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        cardholder_id -> Text,
+        card_type -> Text,
+        card_name -> Text,
+        pan_sealed -> Binary,
+        cvv_sealed -> Binary,
+        expiry_month_sealed -> Binary,
+        expiry_year_sealed -> Binary,
+        last_4 -> Text,
+        pin_sealed -> Binary,
+        pin_3ds_sealed -> Nullable<Binary>,
+        card_limit -> BigInt,
+        fee_hold -> BigInt,
+        token_number -> Nullable<Text>,
+        is_active -> Bool,
+        blocked_due_to_fraud -> Bool,
+        consecutive_declines -> Integer,
+        last_funded_at -> Nullable<BigInt>,
+        last_unloaded_at -> Nullable<BigInt>,
+        meta_data -> Nullable<Text>,
+        created_at -> BigInt,
+        deleted_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    transaction_references (account_id, livemode, reference) {
+        account_id -> Text,
+        livemode -> Bool,
+        reference -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    card_transfers (id) {
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        card_id -> Text,
+        cardholder_id -> Text,
+        kind -> Text,
+        amount -> BigInt,
+        transaction_reference -> Text,
+        state -> Text,
+        created_at -> BigInt,
+        settled_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    card_details_tokens (token_hash) {
+        token_hash -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        card_id -> Text,
+        expires_at -> BigInt,
+        used_at -> Nullable<BigInt>,
+    }
+}
+
 diesel::joinable!(api_keys -> accounts (account_id));
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,
     api_keys,
+    card_details_tokens,
+    card_transfers,
     cardholders,
+    cards,
     event_deliveries,
     events,
     jobs,
@@ -166,5 +234,6 @@ diesel::allow_tables_to_appear_in_same_query!(
     ledger_entries,
     ledger_postings,
     rate_limits,
-    test_clocks
+    test_clocks,
+    transaction_references
 );

@@ -1,10 +1,9 @@
-use super::ledger::{LedgerCode, entry_rows, ledger_account_id};
-use super::schema::{ledger_accounts, ledger_entries, ledger_postings};
+use super::ledger::{LedgerCode, ledger_account_id, post_transfer, transfer_rows};
+use super::schema::ledger_accounts;
 use super::{Db, DbError, with_conn};
-use diesel::{ExpressionMethods, OptionalExtension, QueryDsl};
+use diesel::{BoolExpressionMethods, ExpressionMethods, QueryDsl};
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::ids::{AccountId, EntryId};
-use domain::ledger::Entry;
+use domain::ids::AccountId;
 use domain::{Amount, Currency, Mode};
 use ports::StoreError;
 use ports::wallets::{FundWalletError, WalletBalances, WalletStore};
@@ -21,43 +20,18 @@ impl WalletStore for Db {
     ) -> Result<Amount, FundWalletError> {
         let faucet = &ledger_account_id(account, mode, LedgerCode::Faucet, currency);
         let wallet = &ledger_account_id(account, mode, LedgerCode::IssuingWallet, currency);
-        let entry = Entry::transfer(faucet.clone(), wallet.clone(), currency, amount)
-            .map_err(|e| StoreError(format!("refused to post a wallet funding: {e}")))?;
-        let entry_id = EntryId::with_suffix(&uuid::Uuid::new_v4().simple().to_string());
-        let (entry_row, posting_rows) = &entry_rows(&entry_id, account, mode, "wallet_funding", &entry, now);
-        let a = amount.minor();
+        let rows = &transfer_rows(account, mode, "wallet_funding", (faucet, wallet), currency, amount, now)?;
         let result = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, DbError, _>(async |conn| {
-                diesel::insert_into(ledger_entries::table)
-                    .values(entry_row)
-                    .execute(conn)
-                    .await?;
-                // Row by row: diesel-async cannot batch-insert on SQLite.
-                for row in posting_rows {
-                    diesel::insert_into(ledger_postings::table)
-                        .values(row)
-                        .execute(conn)
-                        .await?;
-                }
-                let debited = diesel::update(ledger_accounts::table)
-                    .filter(ledger_accounts::id.eq(faucet))
-                    .filter(ledger_accounts::balance.ge(i64::MIN + a))
-                    .set(ledger_accounts::balance.eq(ledger_accounts::balance - a))
-                    .execute(conn)
-                    .await?;
-                if debited != 1 {
+                if !post_transfer!(conn, rows, faucet, wallet, amount.minor(), keep = 0, cap = i64::MAX)? {
                     return Err(DbError::Refused);
                 }
-                // The wallet is the hot row: touched last, once.
-                diesel::update(ledger_accounts::table)
+                ledger_accounts::table
                     .filter(ledger_accounts::id.eq(wallet))
-                    .filter(ledger_accounts::balance.le(i64::MAX - a))
-                    .set(ledger_accounts::balance.eq(ledger_accounts::balance + a))
-                    .returning(ledger_accounts::balance)
-                    .get_result::<i64>(conn)
+                    .select(ledger_accounts::balance)
+                    .first::<i64>(conn)
                     .await
-                    .optional()?
-                    .ok_or(DbError::Refused)
+                    .map_err(DbError::from)
             })
             .await
         });

@@ -86,7 +86,10 @@ impl App {
         Ok(record)
     }
 
+    /// Deletes the cardholder and, first, their cards (see `delete_card`).
     pub async fn delete_cardholder(&self, caller: &Caller, id: &CardholderId) -> Result<(), CardholderError> {
+        self.get_cardholder(caller, id).await?;
+        self.delete_cards_of(caller, id).await?;
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         if self
             .ports

@@ -2,7 +2,7 @@
 //! reschedule (with backoff and jitter) or park it.
 
 use crate::App;
-use domain::ids::{CardholderId, EventId};
+use domain::ids::{CardholderId, EventId, TransferId};
 use domain::retry::RetrySchedule;
 use ports::StoreError;
 use ports::jobs::{Job, JobKind};
@@ -31,6 +31,10 @@ impl App {
             ),
             JobKind::VerifyCardholder => (
                 self.verify_cardholder(&CardholderId::new(&job.subject)).await,
+                RetrySchedule::WEBHOOKS,
+            ),
+            JobKind::SettleCardTransfer => (
+                self.settle_card_transfer(&TransferId::new(&job.subject)).await,
                 RetrySchedule::WEBHOOKS,
             ),
         };

@@ -1,0 +1,687 @@
+//! USD cards and the money moving onto and off them. The card row is the
+//! card's lock: every change to a card's ledger accounts first updates its
+//! row, so on PostgreSQL changes to one card are serialised, and a
+//! deletion reads a balance nobody else is changing.
+
+use super::events::EventRow;
+use super::jobs::JobRow;
+use super::ledger::{
+    CardLedger, LedgerAccountRow, LedgerCode, card_ledger_account_id, ledger_account_id, post_transfer, transfer_rows,
+};
+use super::schema::{card_details_tokens, card_transfers, cards, events, jobs, ledger_accounts, transaction_references};
+use super::{Db, DbError, with_conn};
+use diesel::prelude::*;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::cards::{CardLimit, CardType, MAX_BALANCE, MONEY_WINDOW_SECS};
+use domain::ids::{AccountId, CardId, CardholderId, TransferId};
+use domain::paging::Page;
+use domain::{Amount, Currency, Mode};
+use ports::StoreError;
+use ports::cards::{
+    CardRecord, CardStore, CreateCardError, DetailsToken, Funding, NewCard, PinKind, ReserveError, SealedDetails,
+    Settled, Settlement, Transfer, TransferKind, TransferState,
+};
+use ports::events::NewEvent;
+use ports::jobs::NewJob;
+
+#[derive(Insertable, Queryable, Selectable)]
+#[diesel(table_name = cards)]
+struct CardRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    cardholder_id: String,
+    card_type: String,
+    card_name: String,
+    pan_sealed: Vec<u8>,
+    cvv_sealed: Vec<u8>,
+    expiry_month_sealed: Vec<u8>,
+    expiry_year_sealed: Vec<u8>,
+    last_4: String,
+    pin_sealed: Vec<u8>,
+    pin_3ds_sealed: Option<Vec<u8>>,
+    card_limit: i64,
+    fee_hold: i64,
+    token_number: Option<String>,
+    is_active: bool,
+    blocked_due_to_fraud: bool,
+    meta_data: Option<String>,
+    created_at: i64,
+}
+
+impl CardRow {
+    fn new(new: NewCard) -> Self {
+        let c = new.card;
+        CardRow {
+            id: c.id.to_string(),
+            account_id: c.account_id.to_string(),
+            livemode: c.mode.is_live(),
+            cardholder_id: c.cardholder_id.to_string(),
+            card_type: c.card_type.as_str().to_string(),
+            card_name: c.name,
+            pan_sealed: c.details.pan,
+            cvv_sealed: c.details.cvv,
+            expiry_month_sealed: c.details.expiry_month,
+            expiry_year_sealed: c.details.expiry_year,
+            last_4: c.last_4,
+            pin_sealed: new.sealed_pin,
+            pin_3ds_sealed: None,
+            card_limit: c.limit.monthly().minor(),
+            fee_hold: c.fee_hold.minor(),
+            token_number: new.token_number,
+            is_active: c.is_active,
+            blocked_due_to_fraud: c.blocked_due_to_fraud,
+            meta_data: c.meta_data,
+            created_at: c.created_at,
+        }
+    }
+
+    fn record(self, balance: i64) -> Result<CardRecord, StoreError> {
+        let corrupt = |what: &str| StoreError(format!("card {} has an unreadable {what}", self.id));
+        let card_type = CardType::parse("card_type", &self.card_type).map_err(|_| corrupt("card_type"))?;
+        let limit = CardLimit::from_minor(self.card_limit).ok_or_else(|| corrupt("card_limit"))?;
+        let fee_hold = Amount::from_minor(self.fee_hold).ok_or_else(|| corrupt("fee_hold"))?;
+        Ok(CardRecord {
+            id: CardId::new(self.id),
+            account_id: AccountId::new(self.account_id),
+            mode: Mode::from_live(self.livemode),
+            cardholder_id: CardholderId::new(self.cardholder_id),
+            card_type,
+            name: self.card_name,
+            details: SealedDetails {
+                pan: self.pan_sealed,
+                cvv: self.cvv_sealed,
+                expiry_month: self.expiry_month_sealed,
+                expiry_year: self.expiry_year_sealed,
+            },
+            last_4: self.last_4,
+            limit,
+            fee_hold,
+            is_active: self.is_active,
+            blocked_due_to_fraud: self.blocked_due_to_fraud,
+            pin_3ds_activated: self.pin_3ds_sealed.is_some(),
+            meta_data: self.meta_data,
+            created_at: self.created_at,
+            balance,
+        })
+    }
+}
+
+#[derive(Insertable, Queryable, Selectable)]
+#[diesel(table_name = card_transfers)]
+struct TransferRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    card_id: String,
+    cardholder_id: String,
+    kind: String,
+    amount: i64,
+    transaction_reference: String,
+    state: String,
+    created_at: i64,
+}
+
+impl TransferRow {
+    fn record(self) -> Result<Transfer, StoreError> {
+        let corrupt = |what: &str| StoreError(format!("card transfer {} has an unreadable {what}", self.id));
+        Ok(Transfer {
+            kind: TransferKind::parse(&self.kind).ok_or_else(|| corrupt("kind"))?,
+            state: TransferState::parse(&self.state).ok_or_else(|| corrupt("state"))?,
+            amount: Amount::from_minor(self.amount).ok_or_else(|| corrupt("amount"))?,
+            id: TransferId::new(self.id),
+            account_id: AccountId::new(self.account_id),
+            mode: Mode::from_live(self.livemode),
+            card_id: CardId::new(self.card_id),
+            cardholder_id: CardholderId::new(self.cardholder_id),
+            transaction_reference: self.transaction_reference,
+            created_at: self.created_at,
+        })
+    }
+}
+
+/// A refusal inside a transaction (rolled back), or a database failure.
+enum TxError<R> {
+    Refused(R),
+    Db(DbError),
+}
+
+impl<R> From<DieselError> for TxError<R> {
+    fn from(e: DieselError) -> Self {
+        TxError::Db(DbError::from(e))
+    }
+}
+
+impl<R> From<StoreError> for TxError<R> {
+    fn from(e: StoreError) -> Self {
+        TxError::Db(DbError::Pool(e.0))
+    }
+}
+
+/// Whether `e` is a unique violation of an index or key whose name
+/// contains `name` (SQLite names the table, PostgreSQL the constraint).
+fn violates(e: &DieselError, name: &str) -> bool {
+    matches!(e, DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
+        if info.message().contains(name) || info.constraint_name().is_some_and(|c| c.contains(name)))
+}
+
+fn wallet(account: &AccountId, mode: Mode) -> String {
+    ledger_account_id(account, mode, LedgerCode::IssuingWallet, Currency::Usd)
+}
+
+/// The ledger balances of `cards`, by card id (one query).
+macro_rules! balances_of {
+    ($conn:expr, $ids:expr) => {{
+        let ids: Vec<String> = $ids
+            .map(|id: &str| card_ledger_account_id(id, CardLedger::Balance))
+            .collect();
+        ledger_accounts::table
+            .filter(ledger_accounts::id.eq_any(ids))
+            .select((ledger_accounts::id, ledger_accounts::balance))
+            .load::<(String, i64)>($conn)
+            .await
+    }};
+}
+
+fn with_balances(rows: Vec<CardRow>, balances: &[(String, i64)]) -> Result<Vec<CardRecord>, StoreError> {
+    rows.into_iter()
+        .map(|row| {
+            let id = card_ledger_account_id(&row.id, CardLedger::Balance);
+            let balance = balances.iter().find(|(a, _)| *a == id).map_or(0, |(_, b)| *b);
+            row.record(balance)
+        })
+        .collect()
+}
+
+/// The live (not deleted) cards of an account and mode.
+macro_rules! mine {
+    ($account:expr, $mode:expr) => {
+        cards::table
+            .filter(cards::account_id.eq($account.as_str()))
+            .filter(cards::livemode.eq($mode.is_live()))
+            .filter(cards::deleted_at.is_null())
+    };
+}
+
+#[async_trait::async_trait]
+impl CardStore for Db {
+    async fn create(&self, card: NewCard, event: NewEvent, delivery: NewJob, now: i64) -> Result<(), CreateCardError> {
+        let (account, mode) = (card.card.account_id.clone(), card.card.mode);
+        let id = card.card.id.to_string();
+        let balance = &card_ledger_account_id(&id, CardLedger::Balance);
+        let opening = [CardLedger::Balance, CardLedger::Transit]
+            .map(|which| LedgerAccountRow::card(&account, mode, &id, which, now));
+        let funding = card.funding.clone();
+        let row = &CardRow::new(card);
+        let job = &JobRow::new(delivery, &account, mode);
+        let event = &EventRow::new(event);
+        let wallet = &wallet(&account, mode);
+        let result = with_conn!(self.pool(), |conn| {
+            let result = conn
+                .transaction::<_, TxError<CreateCardError>, _>(async |conn| {
+                    diesel::insert_into(cards::table)
+                        .values(row)
+                        .execute(conn)
+                        .await
+                        .map_err(|e| match violates(&e, "token_number") {
+                            true => TxError::Refused(CreateCardError::TokenNumberUsed),
+                            false => TxError::from(e),
+                        })?;
+                    for ledger_account in &opening {
+                        diesel::insert_into(ledger_accounts::table)
+                            .values(ledger_account)
+                            .execute(conn)
+                            .await?;
+                    }
+                    let (source, amount, refusal) = match &funding {
+                        Funding::Wallet(amount) => (wallet.clone(), *amount, CreateCardError::WalletTooLow),
+                        Funding::Card(old) => {
+                            // The old card is deleted first: it is locked from here on.
+                            let deleted = diesel::update(mine!(account, mode).filter(cards::id.eq(old.as_str())))
+                                .set(cards::deleted_at.eq(now))
+                                .execute(conn)
+                                .await?;
+                            if deleted != 1 {
+                                return Err(TxError::Refused(CreateCardError::SourceCardNotFound));
+                            }
+                            let source = card_ledger_account_id(old.as_str(), CardLedger::Balance);
+                            let balance = ledger_accounts::table
+                                .filter(ledger_accounts::id.eq(&source))
+                                .select(ledger_accounts::balance)
+                                .first::<i64>(conn)
+                                .await?;
+                            (source, Amount::from_minor(balance).unwrap_or(Amount::ZERO), CreateCardError::WalletTooLow)
+                        }
+                    };
+                    if amount > Amount::ZERO {
+                        let rows = transfer_rows(&account, mode, "card_funding", (&source, balance), Currency::Usd, amount, now)?;
+                        if !post_transfer!(conn, &rows, &source, balance, amount.minor(), keep = 0, cap = i64::MAX)? {
+                            return Err(TxError::Refused(refusal));
+                        }
+                    }
+                    diesel::insert_into(events::table).values(event).execute(conn).await?;
+                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                    Ok(())
+                })
+                .await;
+            Ok::<_, DbError>(result)
+        })
+        .map_err(StoreError::from)?;
+        match result {
+            Ok(()) => Ok(()),
+            Err(TxError::Refused(e)) => Err(e),
+            Err(TxError::Db(e)) => Err(StoreError::from(e).into()),
+        }
+    }
+
+    async fn get(&self, account: &AccountId, mode: Mode, id: &CardId) -> Result<Option<CardRecord>, StoreError> {
+        let found = with_conn!(self.pool(), |conn| {
+            async {
+                let Some(row) = mine!(account, mode)
+                    .filter(cards::id.eq(id.as_str()))
+                    .select(CardRow::as_select())
+                    .first::<CardRow>(conn)
+                    .await
+                    .optional()?
+                else {
+                    return Ok(None);
+                };
+                let balances = balances_of!(conn, std::iter::once(row.id.as_str()))?;
+                Ok::<_, DieselError>(Some((row, balances)))
+            }
+            .await
+        })?;
+        found
+            .map(|(row, balances)| with_balances(vec![row], &balances).map(|mut v| v.remove(0)))
+            .transpose()
+    }
+
+    async fn for_cardholder(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        cardholder: &CardholderId,
+    ) -> Result<Vec<CardRecord>, StoreError> {
+        let (rows, balances) = with_conn!(self.pool(), |conn| {
+            async {
+                let rows = mine!(account, mode)
+                    .filter(cards::cardholder_id.eq(cardholder.as_str()))
+                    .order(cards::id.desc())
+                    .select(CardRow::as_select())
+                    .load::<CardRow>(conn)
+                    .await?;
+                let balances = balances_of!(conn, rows.iter().map(|r| r.id.as_str()))?;
+                Ok::<_, DieselError>((rows, balances))
+            }
+            .await
+        })?;
+        with_balances(rows, &balances)
+    }
+
+    async fn list(&self, account: &AccountId, mode: Mode, page: Page) -> Result<(Vec<CardRecord>, u64), StoreError> {
+        let (rows, balances, total) = with_conn!(self.pool(), |conn| {
+            async {
+                let total = mine!(account, mode).count().get_result::<i64>(conn).await?;
+                let rows = mine!(account, mode)
+                    .order(cards::id.desc())
+                    .limit(i64::from(page.size))
+                    .offset(page.offset())
+                    .select(CardRow::as_select())
+                    .load::<CardRow>(conn)
+                    .await?;
+                let balances = balances_of!(conn, rows.iter().map(|r| r.id.as_str()))?;
+                Ok::<_, DieselError>((rows, balances, total))
+            }
+            .await
+        })?;
+        Ok((with_balances(rows, &balances)?, u64::try_from(total).unwrap_or(0)))
+    }
+
+    async fn set_active(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        id: &CardId,
+        active: bool,
+    ) -> Result<bool, StoreError> {
+        let changed = with_conn!(self.pool(), |conn| {
+            diesel::update(mine!(account, mode).filter(cards::id.eq(id.as_str())))
+                .set(cards::is_active.eq(active))
+                .execute(conn)
+                .await
+        })?;
+        Ok(changed == 1)
+    }
+
+    async fn set_pin(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        id: &CardId,
+        kind: PinKind,
+        sealed: Vec<u8>,
+    ) -> Result<bool, StoreError> {
+        let changed = with_conn!(self.pool(), |conn| {
+            let card = mine!(account, mode).filter(cards::id.eq(id.as_str()));
+            match kind {
+                PinKind::Card => diesel::update(card).set(cards::pin_sealed.eq(&sealed)).execute(conn).await,
+                PinKind::ThreeDSecure => {
+                    diesel::update(card)
+                        .set(cards::pin_3ds_sealed.eq(Some(&sealed)))
+                        .execute(conn)
+                        .await
+                }
+            }
+        })?;
+        Ok(changed == 1)
+    }
+
+    async fn delete(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        id: &CardId,
+        now: i64,
+        notice: Option<(NewEvent, NewJob)>,
+    ) -> Result<Option<Amount>, StoreError> {
+        let balance_account = &card_ledger_account_id(id.as_str(), CardLedger::Balance);
+        let wallet = &wallet(account, mode);
+        let notice = &notice.map(|(event, job)| (EventRow::new(event), JobRow::new(job, account, mode)));
+        let result = with_conn!(self.pool(), |conn| {
+            let result = conn
+                .transaction::<_, TxError<()>, _>(async |conn| {
+                    let deleted = diesel::update(mine!(account, mode).filter(cards::id.eq(id.as_str())))
+                        .set(cards::deleted_at.eq(now))
+                        .execute(conn)
+                        .await?;
+                    if deleted != 1 {
+                        return Err(TxError::Refused(()));
+                    }
+                    let balance = ledger_accounts::table
+                        .filter(ledger_accounts::id.eq(balance_account))
+                        .select(ledger_accounts::balance)
+                        .first::<i64>(conn)
+                        .await?;
+                    let refund = Amount::from_minor(balance).unwrap_or(Amount::ZERO);
+                    if refund > Amount::ZERO {
+                        let rows = transfer_rows(account, mode, "card_deletion", (balance_account, wallet), Currency::Usd, refund, now)?;
+                        if !post_transfer!(conn, &rows, balance_account, wallet, refund.minor(), keep = 0, cap = i64::MAX)? {
+                            return Err(TxError::Db(DbError::Refused));
+                        }
+                    }
+                    if let Some((event, job)) = notice {
+                        diesel::insert_into(events::table).values(event).execute(conn).await?;
+                        diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                    }
+                    Ok(refund)
+                })
+                .await;
+            Ok::<_, DbError>(result)
+        })?;
+        match result {
+            Ok(refund) => Ok(Some(refund)),
+            Err(TxError::Refused(())) => Ok(None),
+            Err(TxError::Db(e)) => Err(e.into()),
+        }
+    }
+
+    async fn reserve(&self, transfer: Transfer, settle: NewJob) -> Result<(), ReserveError> {
+        let (account, mode, now) = (&transfer.account_id, transfer.mode, transfer.created_at);
+        let card = transfer.card_id.as_str();
+        let (kind, amount) = (transfer.kind, transfer.amount);
+        let balance_account = &card_ledger_account_id(card, CardLedger::Balance);
+        let transit = &card_ledger_account_id(card, CardLedger::Transit);
+        let wallet = &wallet(account, mode);
+        let (from, to) = match kind {
+            TransferKind::Fund => (wallet, transit),
+            TransferKind::Unload => (balance_account, transit),
+        };
+        let rows = &transfer_rows(account, mode, "card_transfer_reserve", (from, to), Currency::Usd, amount, now)?;
+        let job = &JobRow::new(settle, account, mode);
+        let row = &TransferRow {
+            id: transfer.id.to_string(),
+            account_id: account.to_string(),
+            livemode: mode.is_live(),
+            card_id: card.to_string(),
+            cardholder_id: transfer.cardholder_id.to_string(),
+            kind: kind.as_str().to_string(),
+            amount: amount.minor(),
+            transaction_reference: transfer.transaction_reference.clone(),
+            state: TransferState::Pending.as_str().to_string(),
+            created_at: now,
+        };
+        let result = with_conn!(self.pool(), |conn| {
+            let result = conn
+                .transaction::<_, TxError<ReserveError>, _>(async |conn| {
+                    diesel::insert_into(transaction_references::table)
+                        .values((
+                            transaction_references::account_id.eq(account.as_str()),
+                            transaction_references::livemode.eq(mode.is_live()),
+                            transaction_references::reference.eq(&row.transaction_reference),
+                            transaction_references::created_at.eq(now),
+                        ))
+                        .execute(conn)
+                        .await
+                        .map_err(|e| match violates(&e, "transaction_references") {
+                            true => TxError::Refused(ReserveError::ReferenceUsed),
+                            false => TxError::from(e),
+                        })?;
+                    // The card's window for this kind, taken first: it locks the card.
+                    let card_row = mine!(account, mode).filter(cards::id.eq(card));
+                    let since = now - MONEY_WINDOW_SECS;
+                    let fee_hold = match kind {
+                        TransferKind::Fund => diesel::update(
+                            card_row.filter(cards::last_funded_at.is_null().or(cards::last_funded_at.le(since))),
+                        )
+                        .set(cards::last_funded_at.eq(now))
+                        .returning(cards::fee_hold)
+                        .get_result::<i64>(conn)
+                        .await
+                        .optional()?,
+                        TransferKind::Unload => diesel::update(
+                            card_row.filter(cards::last_unloaded_at.is_null().or(cards::last_unloaded_at.le(since))),
+                        )
+                        .set(cards::last_unloaded_at.eq(now))
+                        .returning(cards::fee_hold)
+                        .get_result::<i64>(conn)
+                        .await
+                        .optional()?,
+                    };
+                    let Some(fee_hold) = fee_hold else {
+                        let last = card_row
+                            .select((cards::last_funded_at, cards::last_unloaded_at))
+                            .first::<(Option<i64>, Option<i64>)>(conn)
+                            .await
+                            .optional()?;
+                        return Err(TxError::Refused(match last {
+                            None => ReserveError::CardNotFound,
+                            Some((funded, unloaded)) => {
+                                let last = if kind == TransferKind::Fund { funded } else { unloaded };
+                                let wait = last.unwrap_or(now) + MONEY_WINDOW_SECS - now;
+                                ReserveError::TooSoon(kind, u64::try_from(wait).unwrap_or(0).max(1))
+                            }
+                        }));
+                    };
+                    if kind == TransferKind::Fund {
+                        let balance = ledger_accounts::table
+                            .filter(ledger_accounts::id.eq(balance_account))
+                            .select(ledger_accounts::balance)
+                            .first::<i64>(conn)
+                            .await?;
+                        if balance + amount.minor() > MAX_BALANCE.minor() {
+                            return Err(TxError::Refused(ReserveError::OverMaxBalance));
+                        }
+                    }
+                    diesel::insert_into(card_transfers::table).values(row).execute(conn).await?;
+                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                    // Last: the wallet is the hot row, locked for the shortest time.
+                    let keep = if kind == TransferKind::Unload { fee_hold } else { 0 };
+                    if !post_transfer!(conn, rows, from, to, amount.minor(), keep = keep, cap = i64::MAX)? {
+                        return Err(TxError::Refused(match kind {
+                            TransferKind::Fund => ReserveError::WalletTooLow,
+                            TransferKind::Unload => ReserveError::CardTooLow,
+                        }));
+                    }
+                    Ok(())
+                })
+                .await;
+            Ok::<_, DbError>(result)
+        })
+        .map_err(StoreError::from)?;
+        match result {
+            Ok(()) => Ok(()),
+            Err(TxError::Refused(e)) => Err(e),
+            Err(TxError::Db(e)) => Err(StoreError::from(e).into()),
+        }
+    }
+
+    async fn transfer(&self, id: &TransferId) -> Result<Option<Transfer>, StoreError> {
+        let row = with_conn!(self.pool(), |conn| {
+            card_transfers::table
+                .filter(card_transfers::id.eq(id.as_str()))
+                .select(TransferRow::as_select())
+                .first::<TransferRow>(conn)
+                .await
+                .optional()
+        })?;
+        row.map(TransferRow::record).transpose()
+    }
+
+    async fn settle(
+        &self,
+        id: &TransferId,
+        settlement: Settlement,
+        event: NewEvent,
+        delivery: NewJob,
+        now: i64,
+    ) -> Result<Settled, StoreError> {
+        let Some(transfer) = self.transfer(id).await? else {
+            return Err(StoreError(format!("card transfer {id} does not exist")));
+        };
+        let (account, mode, amount) = (&transfer.account_id, transfer.mode, transfer.amount);
+        let card = transfer.card_id.as_str();
+        let balance_account = &card_ledger_account_id(card, CardLedger::Balance);
+        let transit = &card_ledger_account_id(card, CardLedger::Transit);
+        let wallet = &wallet(account, mode);
+        let state = match settlement {
+            Settlement::Complete => TransferState::Succeeded,
+            Settlement::Reverse => TransferState::Failed,
+        };
+        let job = &JobRow::new(delivery, account, mode);
+        let event = &EventRow::new(event);
+        let result = with_conn!(self.pool(), |conn| {
+            let result = conn
+                .transaction::<_, TxError<Settled>, _>(async |conn| {
+                    let claimed = diesel::update(
+                        card_transfers::table
+                            .filter(card_transfers::id.eq(id.as_str()))
+                            .filter(card_transfers::state.eq(TransferState::Pending.as_str())),
+                    )
+                    .set((card_transfers::state.eq(state.as_str()), card_transfers::settled_at.eq(now)))
+                    .execute(conn)
+                    .await?;
+                    if claimed != 1 {
+                        return Err(TxError::Refused(Settled::AlreadySettled));
+                    }
+                    // Lock the card: a live card for money that lands on it.
+                    let any_card = cards::table.filter(cards::id.eq(card));
+                    let live = diesel::update(any_card.filter(cards::deleted_at.is_null()))
+                        .set(cards::consecutive_declines.eq(cards::consecutive_declines))
+                        .execute(conn)
+                        .await?
+                        == 1;
+                    if !live {
+                        diesel::update(any_card)
+                            .set(cards::consecutive_declines.eq(cards::consecutive_declines))
+                            .execute(conn)
+                            .await?;
+                    }
+                    let (to, cap) = match (transfer.kind, settlement) {
+                        (TransferKind::Fund, Settlement::Complete) if !live => {
+                            return Err(TxError::Refused(Settled::Refused));
+                        }
+                        (TransferKind::Fund, Settlement::Complete) => {
+                            // Funding resets the consecutive-decline counter.
+                            diesel::update(any_card)
+                                .set(cards::consecutive_declines.eq(0))
+                                .execute(conn)
+                                .await?;
+                            (balance_account, MAX_BALANCE.minor())
+                        }
+                        (TransferKind::Unload, Settlement::Reverse) if live => (balance_account, i64::MAX),
+                        _ => (wallet, i64::MAX),
+                    };
+                    let rows = transfer_rows(account, mode, "card_transfer_settle", (transit, to), Currency::Usd, amount, now)?;
+                    if !post_transfer!(conn, &rows, transit, to, amount.minor(), keep = 0, cap = cap)? {
+                        if cap == MAX_BALANCE.minor() {
+                            return Err(TxError::Refused(Settled::Refused));
+                        }
+                        return Err(TxError::Db(DbError::Refused));
+                    }
+                    diesel::insert_into(events::table).values(event).execute(conn).await?;
+                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                    Ok(Settled::Done)
+                })
+                .await;
+            Ok::<_, DbError>(result)
+        })?;
+        match result {
+            Ok(settled) | Err(TxError::Refused(settled)) => Ok(settled),
+            Err(TxError::Db(e)) => Err(e.into()),
+        }
+    }
+
+    async fn insert_details_token(&self, hash: String, token: DetailsToken) -> Result<(), StoreError> {
+        with_conn!(self.pool(), |conn| {
+            diesel::insert_into(card_details_tokens::table)
+                .values((
+                    card_details_tokens::token_hash.eq(&hash),
+                    card_details_tokens::account_id.eq(token.account_id.as_str()),
+                    card_details_tokens::livemode.eq(token.mode.is_live()),
+                    card_details_tokens::card_id.eq(token.card_id.as_str()),
+                    card_details_tokens::expires_at.eq(token.expires_at),
+                ))
+                .execute(conn)
+                .await
+        })?;
+        Ok(())
+    }
+
+    async fn find_details_token(&self, hash: &str) -> Result<Option<DetailsToken>, StoreError> {
+        let row = with_conn!(self.pool(), |conn| {
+            card_details_tokens::table
+                .filter(card_details_tokens::token_hash.eq(hash))
+                .select((
+                    card_details_tokens::account_id,
+                    card_details_tokens::livemode,
+                    card_details_tokens::card_id,
+                    card_details_tokens::expires_at,
+                ))
+                .first::<(String, bool, String, i64)>(conn)
+                .await
+                .optional()
+        })?;
+        Ok(row.map(|(account, livemode, card, expires_at)| DetailsToken {
+            account_id: AccountId::new(account),
+            mode: Mode::from_live(livemode),
+            card_id: CardId::new(card),
+            expires_at,
+        }))
+    }
+
+    async fn consume_details_token(&self, hash: &str, now: i64) -> Result<bool, StoreError> {
+        let used = with_conn!(self.pool(), |conn| {
+            diesel::update(
+                card_details_tokens::table
+                    .filter(card_details_tokens::token_hash.eq(hash))
+                    .filter(card_details_tokens::used_at.is_null())
+                    .filter(card_details_tokens::expires_at.gt(now)),
+            )
+            .set(card_details_tokens::used_at.eq(now))
+            .execute(conn)
+            .await
+        })?;
+        Ok(used == 1)
+    }
+}

@@ -1,0 +1,231 @@
+//! `POST /cards/create_card`, `POST /cards/activate_physical_card` and the
+//! deprecated `POST /cards/migrate_card`: a card is issued by the network,
+//! its details sealed, and it is stored and funded in one transaction with
+//! the `card_creation_event.successful` that reports it.
+
+use super::{CardError, required};
+use crate::{App, Caller};
+use domain::cards::pin::Pin;
+use domain::cards::{self, CardLimit, CardType};
+use domain::events::CARD_CREATION_SUCCESSFUL;
+use domain::ids::{CardId, CardholderId};
+use domain::{Amount, Currency, InvalidInput};
+use ports::cardholders::CardholderRecord;
+use ports::cards::{CardRecord, Funding, NewCard, SealedDetails};
+use serde_json::json;
+
+/// The body of `create_card`, as sent.
+#[derive(Debug, Clone, Default)]
+pub struct CardRequest {
+    pub cardholder_id: Option<String>,
+    pub card_type: Option<String>,
+    pub card_brand: Option<String>,
+    pub card_currency: Option<String>,
+    pub card_limit: Option<String>,
+    pub funding_amount: Option<String>,
+    pub pin: Option<String>,
+    pub transaction_reference: Option<String>,
+    pub meta_data: Option<String>,
+}
+
+/// The body of `activate_physical_card`, as sent.
+#[derive(Debug, Clone, Default)]
+pub struct ActivationRequest {
+    pub cardholder_id: Option<String>,
+    pub card_type: Option<String>,
+    pub card_brand: Option<String>,
+    pub card_currency: Option<String>,
+    pub card_token_number: Option<String>,
+    pub meta_data: Option<String>,
+}
+
+/// The body of `migrate_card`, as sent.
+#[derive(Debug, Clone, Default)]
+pub struct MigrationRequest {
+    pub cardholder_id: Option<String>,
+    pub card_id: Option<String>,
+    pub card_type: Option<String>,
+    pub target_card_brand: Option<String>,
+    pub target_card_currency: Option<String>,
+    pub card_limit: Option<String>,
+    pub pin: Option<String>,
+}
+
+/// Checks the brand and currency asked for: only Mastercard USD cards are
+/// issued here ("card type unavailable" otherwise).
+fn check_issued(brand_field: &str, brand: &str, currency_field: &str, currency: &str) -> Result<(), CardError> {
+    cards::check_brand(brand_field, brand).map_err(CardError::TypeUnavailable)?;
+    if currency != Currency::Usd.code() {
+        return Err(CardError::TypeUnavailable(InvalidInput::new(
+            currency_field,
+            "this card type is unavailable: this endpoint issues USD cards",
+        )));
+    }
+    Ok(())
+}
+
+/// What differs between the three ways a card comes to be.
+struct Issue {
+    card_type: CardType,
+    limit: CardLimit,
+    pin: Option<Pin>,
+    token_number: Option<String>,
+    funding: Funding,
+    meta_data: Option<String>,
+    extra: serde_json::Value,
+}
+
+impl App {
+    /// Issues a virtual or physical USD card funded from the issuing wallet.
+    pub async fn create_card(&self, caller: &Caller, request: CardRequest) -> Result<CardId, CardError> {
+        let owner = CardholderId::new(required("cardholder_id", &request.cardholder_id)?);
+        let card_type = CardType::parse("card_type", required("card_type", &request.card_type)?)?;
+        check_issued(
+            "card_brand",
+            required("card_brand", &request.card_brand)?,
+            "card_currency",
+            required("card_currency", &request.card_currency)?,
+        )?;
+        let limit = CardLimit::parse("card_limit", required("card_limit", &request.card_limit)?)?;
+        let funding = Amount::parse("funding_amount", required("funding_amount", &request.funding_amount)?)?;
+        limit.check_funding("funding_amount", funding)?;
+        let pin = match request.pin.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+            Some(ciphertext) => Some(self.decrypt_pin(caller, "pin", ciphertext)?),
+            None => None,
+        };
+        let owner = self.card_owner(caller, &owner).await?;
+        let issue = Issue {
+            card_type,
+            limit,
+            pin,
+            token_number: None,
+            funding: Funding::Wallet(funding),
+            meta_data: request.meta_data,
+            extra: json!({"transaction_reference": request.transaction_reference}),
+        };
+        self.issue(caller, &owner, issue).await
+    }
+
+    /// Activates a physical card from its envelope: it is funded with the
+    /// maintenance-fee hold of the 5,000 USD limit and gets the default PIN.
+    pub async fn activate_physical_card(
+        &self,
+        caller: &Caller,
+        request: ActivationRequest,
+    ) -> Result<CardId, CardError> {
+        let owner = CardholderId::new(required("cardholder_id", &request.cardholder_id)?);
+        let card_type = CardType::parse("card_type", required("card_type", &request.card_type)?)?;
+        if card_type != CardType::Physical {
+            return Err(InvalidInput::new("card_type", "must be physical to activate a physical card").into());
+        }
+        check_issued(
+            "card_brand",
+            required("card_brand", &request.card_brand)?,
+            "card_currency",
+            required("card_currency", &request.card_currency)?,
+        )?;
+        let token_number = required("card_token_number", &request.card_token_number)?;
+        cards::check_token_number("card_token_number", token_number)?;
+        let owner = self.card_owner(caller, &owner).await?;
+        let issue = Issue {
+            card_type,
+            limit: CardLimit::Usd5k,
+            pin: None,
+            token_number: Some(token_number.to_string()),
+            funding: Funding::Wallet(CardLimit::Usd5k.fee_hold()),
+            meta_data: request.meta_data,
+            extra: json!({"card_token_number": token_number}),
+        };
+        self.issue(caller, &owner, issue).await
+    }
+
+    /// Replaces a card by a new one of the target brand and currency; the
+    /// whole balance moves across and the old card is deleted.
+    pub async fn migrate_card(&self, caller: &Caller, request: MigrationRequest) -> Result<CardId, CardError> {
+        let owner = CardholderId::new(required("cardholder_id", &request.cardholder_id)?);
+        let old = CardId::new(required("card_id", &request.card_id)?);
+        let card_type = CardType::parse("card_type", required("card_type", &request.card_type)?)?;
+        check_issued(
+            "target_card_brand",
+            required("target_card_brand", &request.target_card_brand)?,
+            "target_card_currency",
+            required("target_card_currency", &request.target_card_currency)?,
+        )?;
+        let limit = CardLimit::parse("card_limit", required("card_limit", &request.card_limit)?)?;
+        let pin = match request.pin.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+            Some(ciphertext) => Some(self.decrypt_pin(caller, "pin", ciphertext)?),
+            None => None,
+        };
+        let owner = self.card_owner(caller, &owner).await?;
+        let card = self.card(caller, &old).await?;
+        if card.cardholder_id != owner.id {
+            return Err(CardError::CardNotFound);
+        }
+        let issue = Issue {
+            card_type,
+            limit,
+            pin,
+            token_number: None,
+            funding: Funding::Card(old.clone()),
+            meta_data: card.meta_data,
+            extra: json!({"migrated_from": old.as_str()}),
+        };
+        self.issue(caller, &owner, issue).await
+    }
+
+    async fn issue(&self, caller: &Caller, owner: &CardholderRecord, issue: Issue) -> Result<CardId, CardError> {
+        let now = self.now_for(&caller.account_id, caller.mode).await?;
+        let issued = self.ports.network.issue(issue.card_type, now).await;
+        let pin = issue.pin.unwrap_or_else(|| Pin::default_for(&issued.pan));
+        let vault = &self.ports.vault;
+        let id = CardId::with_suffix(&self.ports.ids.unique());
+        let card = CardRecord {
+            id: id.clone(),
+            account_id: caller.account_id.clone(),
+            mode: caller.mode,
+            cardholder_id: owner.id.clone(),
+            card_type: issue.card_type,
+            name: format!("{} {}", owner.registration.first_name, owner.registration.last_name),
+            details: SealedDetails {
+                pan: vault.seal(issued.pan.expose().as_bytes()),
+                cvv: vault.seal(issued.cvv.expose().as_bytes()),
+                expiry_month: vault.seal(issued.expiry_month.expose().as_bytes()),
+                expiry_year: vault.seal(issued.expiry_year.expose().as_bytes()),
+            },
+            last_4: issued.pan.expose()[issued.pan.expose().len() - 4..].to_string(),
+            limit: issue.limit,
+            fee_hold: issue.limit.fee_hold(),
+            is_active: true,
+            blocked_due_to_fraud: false,
+            pin_3ds_activated: false,
+            meta_data: issue.meta_data,
+            created_at: now,
+            balance: 0,
+        };
+        let mut data = json!({
+            "card_id": id.as_str(),
+            "cardholder_id": owner.id.as_str(),
+            "card_type": issue.card_type.as_str(),
+            "brand": cards::BRAND,
+            "currency": Currency::Usd.code(),
+            "last_4": card.last_4,
+            "livemode": caller.mode.is_live(),
+            "issuing_app_id": caller.account_id.as_str(),
+        });
+        if let (Some(data), serde_json::Value::Object(extra)) = (data.as_object_mut(), issue.extra) {
+            data.extend(extra.into_iter().filter(|(_, v)| !v.is_null()));
+        }
+        let event = self
+            .new_event(&caller.account_id, caller.mode, CARD_CREATION_SUCCESSFUL, data)
+            .await?;
+        let delivery = self.delivery_job(&event.id);
+        let new_card = NewCard {
+            card,
+            sealed_pin: vault.seal(pin.expose().as_bytes()),
+            token_number: issue.token_number,
+            funding: issue.funding,
+        };
+        self.ports.cards.create(new_card, event, delivery, now).await?;
+        Ok(id)
+    }
+}

@@ -1,0 +1,53 @@
+//! `DELETE /cards/delete_card/{card_id}`, and the deletion of a deleted
+//! cardholder's cards. A card's remaining balance (its held fee included)
+//! goes back to the USD issuing wallet through the ledger.
+
+use super::CardError;
+use crate::{App, Caller};
+use domain::Amount;
+use domain::events::CARD_DELETE_SUCCESSFUL;
+use domain::ids::{CardId, CardholderId};
+use ports::StoreError;
+use serde_json::json;
+
+impl App {
+    /// Deletes the card; returns what went back to the wallet.
+    pub async fn delete_card(&self, caller: &Caller, id: &CardId) -> Result<Amount, CardError> {
+        let now = self.now_for(&caller.account_id, caller.mode).await?;
+        self.ports
+            .cards
+            .delete(&caller.account_id, caller.mode, id, now, None)
+            .await?
+            .ok_or(CardError::CardNotFound)
+    }
+
+    /// Deletes each of the cardholder's cards with a
+    /// `card_delete_event.successful`; each deletion is its own
+    /// transaction, so a retried cardholder deletion finishes the rest.
+    pub(crate) async fn delete_cards_of(&self, caller: &Caller, cardholder: &CardholderId) -> Result<(), StoreError> {
+        let cards = self
+            .ports
+            .cards
+            .for_cardholder(&caller.account_id, caller.mode, cardholder)
+            .await?;
+        let now = self.now_for(&caller.account_id, caller.mode).await?;
+        for card in cards {
+            let data = json!({
+                "card_id": card.id.as_str(),
+                "cardholder_id": cardholder.as_str(),
+                "reason": "cardholder_deleted",
+                "livemode": caller.mode.is_live(),
+                "issuing_app_id": caller.account_id.as_str(),
+            });
+            let event = self
+                .new_event(&caller.account_id, caller.mode, CARD_DELETE_SUCCESSFUL, data)
+                .await?;
+            let delivery = self.delivery_job(&event.id);
+            self.ports
+                .cards
+                .delete(&caller.account_id, caller.mode, &card.id, now, Some((event, delivery)))
+                .await?;
+        }
+        Ok(())
+    }
+}

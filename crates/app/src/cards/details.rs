@@ -1,0 +1,124 @@
+//! `GET /cards/get_card_details` (sealed on the base address, in clear on
+//! the relay), `GET /cards/get_card_balance`, and card-details tokens:
+//! `generate_token_for_card_details` and, on the relay,
+//! `get_card_details_from_token`.
+
+use super::CardError;
+use crate::{App, Caller};
+use domain::cards::{CardBalance, DETAILS_TOKEN_SECS, READ_WINDOW_SECS};
+use domain::ids::CardId;
+use domain::{Mode, Secret};
+use ports::StoreError;
+use ports::cards::{CardRecord, DetailsToken, SealedDetails};
+
+/// A card's sensitive data, opened; never printed.
+#[derive(Debug, Clone)]
+pub struct RevealedDetails {
+    pub card_number: Secret<String>,
+    pub cvv: Secret<String>,
+    pub expiry_month: Secret<String>,
+    pub expiry_year: Secret<String>,
+}
+
+const TOKEN_LEN: usize = 48;
+
+impl App {
+    /// The card with its details still sealed (the base address).
+    pub async fn get_card_details(&self, caller: &Caller, id: &CardId) -> Result<CardRecord, CardError> {
+        let card = self.card(caller, id).await?;
+        self.per_card_limit(caller, "get_card_details", id, READ_WINDOW_SECS)
+            .await?;
+        Ok(card)
+    }
+
+    /// The card with its details opened (the relay address).
+    pub async fn reveal_card_details(
+        &self,
+        caller: &Caller,
+        id: &CardId,
+    ) -> Result<(CardRecord, RevealedDetails), CardError> {
+        let card = self.card(caller, id).await?;
+        self.per_card_limit(caller, "reveal_card_details", id, READ_WINDOW_SECS)
+            .await?;
+        let details = self.open(&card.details)?;
+        Ok((card, details))
+    }
+
+    pub async fn get_card_balance(&self, caller: &Caller, id: &CardId) -> Result<CardBalance, CardError> {
+        let card = self.card(caller, id).await?;
+        self.per_card_limit(caller, "get_card_balance", id, READ_WINDOW_SECS)
+            .await?;
+        Ok(CardBalance::new(card.balance, card.fee_hold))
+    }
+
+    /// A random single-use token for the card's details, valid 5 minutes;
+    /// only its hash is stored.
+    pub async fn generate_token_for_card_details(
+        &self,
+        caller: &Caller,
+        id: &CardId,
+    ) -> Result<Secret<String>, CardError> {
+        self.card(caller, id).await?;
+        let now = self.now_for(&caller.account_id, caller.mode).await?;
+        let token = self.ports.ids.secret(TOKEN_LEN);
+        let stored = DetailsToken {
+            account_id: caller.account_id.clone(),
+            mode: caller.mode,
+            card_id: id.clone(),
+            expires_at: now + DETAILS_TOKEN_SECS,
+        };
+        self.ports
+            .cards
+            .insert_details_token(self.ports.vault.lookup_hash(token.expose()), stored)
+            .await?;
+        Ok(token)
+    }
+
+    /// Redeems a token in the mode of the path it came on: the card in
+    /// clear, once. Unknown, expired, used or other-mode tokens are 400.
+    pub async fn redeem_card_details_token(
+        &self,
+        mode: Mode,
+        token: &Secret<String>,
+    ) -> Result<(CardRecord, RevealedDetails), CardError> {
+        let hash = self.ports.vault.lookup_hash(token.expose());
+        let stored = self
+            .ports
+            .cards
+            .find_details_token(&hash)
+            .await?
+            .filter(|t| t.mode == mode)
+            .ok_or(CardError::TokenInvalid)?;
+        let now = self.now_for(&stored.account_id, stored.mode).await?;
+        if !self.ports.cards.consume_details_token(&hash, now).await? {
+            return Err(CardError::TokenInvalid);
+        }
+        let card = self
+            .ports
+            .cards
+            .get(&stored.account_id, stored.mode, &stored.card_id)
+            .await?
+            .ok_or(CardError::CardNotFound)?;
+        let details = self.open(&card.details)?;
+        Ok((card, details))
+    }
+
+    fn open(&self, sealed: &SealedDetails) -> Result<RevealedDetails, StoreError> {
+        let open = |what: &str, bytes: &[u8]| {
+            let plain = self
+                .ports
+                .vault
+                .open(bytes)
+                .map_err(|_| StoreError(format!("a sealed card {what} could not be opened")))?;
+            String::from_utf8(plain.expose().clone())
+                .map(Secret::new)
+                .map_err(|_| StoreError(format!("a sealed card {what} is not text")))
+        };
+        Ok(RevealedDetails {
+            card_number: open("number", &sealed.pan)?,
+            cvv: open("cvv", &sealed.cvv)?,
+            expiry_month: open("expiry month", &sealed.expiry_month)?,
+            expiry_year: open("expiry year", &sealed.expiry_year)?,
+        })
+    }
+}

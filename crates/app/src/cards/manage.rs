@@ -1,0 +1,46 @@
+//! `PATCH /cards/freeze_card`, `PATCH /cards/unfreeze_card`,
+//! `POST /cards/update_card_pin` and `POST /cards/set_3d_secure_pin`.
+
+use super::CardError;
+use crate::{App, Caller};
+use domain::ids::CardId;
+use ports::cards::PinKind;
+
+impl App {
+    /// Freezes (`active: false`) or unfreezes a card, at once.
+    pub async fn set_card_active(&self, caller: &Caller, id: &CardId, active: bool) -> Result<(), CardError> {
+        if self
+            .ports
+            .cards
+            .set_active(&caller.account_id, caller.mode, id, active)
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(CardError::CardNotFound)
+        }
+    }
+
+    /// Replaces the card PIN or sets the 3-D Secure PIN from an encrypted
+    /// 4-digit `card_pin`; the PIN is stored sealed.
+    pub async fn set_card_pin(
+        &self,
+        caller: &Caller,
+        id: &CardId,
+        kind: PinKind,
+        card_pin: &str,
+    ) -> Result<(), CardError> {
+        let pin = self.decrypt_pin(caller, "card_pin", card_pin)?;
+        let sealed = self.ports.vault.seal(pin.expose().as_bytes());
+        if self
+            .ports
+            .cards
+            .set_pin(&caller.account_id, caller.mode, id, kind, sealed)
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(CardError::CardNotFound)
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! USD cards: issuing (`create_card`, `activate_physical_card`,
+//! `migrate_card`), reading (`get_card_details`, `get_card_balance`,
+//! lists, card-details tokens), managing (freeze, PINs, delete) and moving
+//! money (`fund_card_asynchronously`, `unload_card_asynchronously` and the
+//! job that settles them).
+
+mod create_card;
+mod delete_card;
+mod details;
+mod lists;
+mod manage;
+mod settle;
+mod transfers;
+
+pub use create_card::{ActivationRequest, CardRequest, MigrationRequest};
+pub use details::RevealedDetails;
+pub use transfers::TransferRequest;
+
+use crate::{App, Caller};
+use domain::cardholders::CardholderStatus;
+use domain::ids::{CardId, CardholderId};
+use domain::cards::pin::Pin;
+use domain::{DomainError, ErrorKind, InvalidInput};
+use ports::StoreError;
+use ports::cardholders::CardholderRecord;
+use ports::cards::{CardRecord, CreateCardError, ReserveError, TransferKind};
+use ports::rate_limits::Permit;
+
+#[derive(Debug, thiserror::Error)]
+pub enum CardError {
+    #[error("cardholder_id: no cardholder with this id")]
+    CardholderNotFound,
+    #[error("card_id: no card with this id")]
+    CardNotFound,
+    #[error(transparent)]
+    Invalid(#[from] InvalidInput),
+    /// The brand, type or currency asked for is not issued.
+    #[error("{0}")]
+    TypeUnavailable(InvalidInput),
+    #[error("the cardholder is deactivated: no card can be issued to them")]
+    CardholderDeactivated,
+    #[error("the cardholder's identity is not verified yet: no card can be issued to them")]
+    CardholderNotVerified,
+    #[error("this call is limited to once every {window} seconds per card; retry in {retry_after_secs} seconds")]
+    RateLimited { window: i64, retry_after_secs: u64 },
+    #[error("token: the token is unknown, expired or already used")]
+    TokenInvalid,
+    #[error(transparent)]
+    Create(CreateCardError),
+    #[error(transparent)]
+    Reserve(ReserveError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<CreateCardError> for CardError {
+    fn from(e: CreateCardError) -> Self {
+        match e {
+            CreateCardError::Store(e) => CardError::Store(e),
+            CreateCardError::SourceCardNotFound => CardError::CardNotFound,
+            e => CardError::Create(e),
+        }
+    }
+}
+
+impl From<ReserveError> for CardError {
+    fn from(e: ReserveError) -> Self {
+        match e {
+            ReserveError::CardNotFound => CardError::CardNotFound,
+            ReserveError::Store(e) => CardError::Store(StoreError(e)),
+            e => CardError::Reserve(e),
+        }
+    }
+}
+
+impl DomainError for CardError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            CardError::CardholderDeactivated
+            | CardError::CardholderNotVerified
+            | CardError::Create(CreateCardError::WalletTooLow)
+            | CardError::Reserve(ReserveError::WalletTooLow | ReserveError::CardTooLow) => ErrorKind::Unauthorized,
+            CardError::RateLimited { retry_after_secs, .. }
+            | CardError::Reserve(ReserveError::TooSoon(_, retry_after_secs)) => ErrorKind::RateLimited {
+                retry_after_secs: *retry_after_secs,
+            },
+            CardError::Store(e) => e.kind(),
+            _ => ErrorKind::InvalidRequest,
+        }
+    }
+
+    fn code(&self) -> &'static str {
+        match self {
+            CardError::CardholderNotFound => "cardholder_not_found",
+            CardError::CardNotFound
+            | CardError::Create(CreateCardError::SourceCardNotFound)
+            | CardError::Reserve(ReserveError::CardNotFound) => "card_not_found",
+            CardError::Invalid(e) => e.code(),
+            CardError::TypeUnavailable(_) => "card_type_unavailable",
+            CardError::CardholderDeactivated => "cardholder_deactivated",
+            CardError::CardholderNotVerified => "cardholder_not_verified",
+            CardError::RateLimited { .. } => "rate_limited",
+            CardError::TokenInvalid => "invalid_token",
+            CardError::Create(CreateCardError::WalletTooLow) | CardError::Reserve(ReserveError::WalletTooLow) => {
+                "insufficient_wallet_balance"
+            }
+            CardError::Create(CreateCardError::TokenNumberUsed) => "card_already_activated",
+            CardError::Reserve(ReserveError::ReferenceUsed) => "transaction_reference_used",
+            CardError::Reserve(ReserveError::TooSoon(TransferKind::Fund, _)) => "card_funded_recently",
+            CardError::Reserve(ReserveError::TooSoon(TransferKind::Unload, _)) => "card_unloaded_recently",
+            CardError::Reserve(ReserveError::OverMaxBalance) => "card_balance_limit",
+            CardError::Reserve(ReserveError::CardTooLow) => "insufficient_card_balance",
+            CardError::Create(CreateCardError::Store(e)) | CardError::Store(e) => e.code(),
+            CardError::Reserve(ReserveError::Store(_)) => "storage_unavailable",
+        }
+    }
+}
+
+/// A required string field of a request body, present and not blank.
+pub(crate) fn required<'a>(field: &str, value: &'a Option<String>) -> Result<&'a str, InvalidInput> {
+    value
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| InvalidInput::new(field, "is required"))
+}
+
+impl App {
+    /// A card of the caller's account and mode, or 400.
+    pub(crate) async fn card(&self, caller: &Caller, id: &CardId) -> Result<CardRecord, CardError> {
+        self.ports
+            .cards
+            .get(&caller.account_id, caller.mode, id)
+            .await?
+            .ok_or(CardError::CardNotFound)
+    }
+
+    /// A cardholder who may be issued cards: exists (400), is not
+    /// blacklisted (401, deactivated) and is verified (401).
+    pub(crate) async fn card_owner(&self, caller: &Caller, id: &CardholderId) -> Result<CardholderRecord, CardError> {
+        let owner = self
+            .ports
+            .cardholders
+            .get(&caller.account_id, caller.mode, id)
+            .await?
+            .ok_or(CardError::CardholderNotFound)?;
+        if owner.blacklisted {
+            return Err(CardError::CardholderDeactivated);
+        }
+        if owner.status != CardholderStatus::Verified {
+            return Err(CardError::CardholderNotVerified);
+        }
+        Ok(owner)
+    }
+
+    /// Grants one `action` on the card per `window` seconds, or 420.
+    pub(crate) async fn per_card_limit(
+        &self,
+        caller: &Caller,
+        action: &str,
+        card: &CardId,
+        window: i64,
+    ) -> Result<(), CardError> {
+        let now = self.now_for(&caller.account_id, caller.mode).await?;
+        match self
+            .ports
+            .rate_limits
+            .acquire(&caller.account_id, caller.mode, action, card.as_str(), window, now)
+            .await?
+        {
+            Permit::Granted => Ok(()),
+            Permit::Denied { retry_after_secs } => Err(CardError::RateLimited {
+                window,
+                retry_after_secs,
+            }),
+        }
+    }
+
+    /// Decrypts a PIN field with the caller's secret key and checks it.
+    pub(crate) fn decrypt_pin(&self, caller: &Caller, field: &str, ciphertext: &str) -> Result<Pin, CardError> {
+        let plain = self
+            .ports
+            .field_cipher
+            .decrypt(ciphertext, &caller.secret_key)
+            .map_err(|_| InvalidInput::new(field, "must be a 4-digit PIN encrypted with AES Everywhere under your secret key"))?;
+        Ok(Pin::parse(field, &plain)?)
+    }
+}

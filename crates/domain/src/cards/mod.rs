@@ -1,0 +1,206 @@
+//! USD cards: what a card is made of and the rules of issuing, funding and
+//! revealing one. Numbers live in [`pan`], PINs in [`pin`].
+
+pub mod pan;
+pub mod pin;
+
+use crate::{Amount, InvalidInput};
+
+/// The one card-network brand the service issues.
+pub const BRAND: &str = "Mastercard";
+
+/// The most a USD card may hold at a time (5,000 USD).
+pub const MAX_BALANCE: Amount = Amount::from_const(500_000);
+
+/// A card may be funded (and, separately, unloaded) once per this window.
+pub const MONEY_WINDOW_SECS: i64 = 300;
+
+/// Card details and balance may each be read once per this window per card.
+pub const READ_WINDOW_SECS: i64 = 3;
+
+/// How long a card-details token may be redeemed (once).
+pub const DETAILS_TOKEN_SECS: i64 = 300;
+
+/// How long a card stays valid after issue.
+pub const VALIDITY_YEARS: i32 = 3;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CardType {
+    Virtual,
+    Physical,
+}
+
+impl CardType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CardType::Virtual => "virtual",
+            CardType::Physical => "physical",
+        }
+    }
+
+    pub fn parse(field: &str, value: &str) -> Result<Self, InvalidInput> {
+        [CardType::Virtual, CardType::Physical]
+            .into_iter()
+            .find(|t| t.as_str() == value)
+            .ok_or_else(|| InvalidInput::new(field, "must be virtual or physical"))
+    }
+}
+
+/// The monthly spending limit chosen at creation; it sets the minimum
+/// creation funding, which is held for the monthly maintenance fee.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CardLimit {
+    /// 5,000 USD a month; 3 USD held.
+    Usd5k,
+    /// 10,000 USD a month; 4 USD held.
+    Usd10k,
+}
+
+impl CardLimit {
+    pub fn parse(field: &str, value: &str) -> Result<Self, InvalidInput> {
+        match value {
+            "500000" => Ok(CardLimit::Usd5k),
+            "1000000" => Ok(CardLimit::Usd10k),
+            _ => Err(InvalidInput::new(
+                field,
+                "must be '500000' (5,000 USD) or '1000000' (10,000 USD)",
+            )),
+        }
+    }
+
+    pub fn from_minor(minor: i64) -> Option<Self> {
+        match minor {
+            500_000 => Some(CardLimit::Usd5k),
+            1_000_000 => Some(CardLimit::Usd10k),
+            _ => None,
+        }
+    }
+
+    /// The monthly limit in cents.
+    pub fn monthly(self) -> Amount {
+        match self {
+            CardLimit::Usd5k => Amount::from_const(500_000),
+            CardLimit::Usd10k => Amount::from_const(1_000_000),
+        }
+    }
+
+    /// The least a card may be created with: the maintenance-fee hold.
+    pub fn fee_hold(self) -> Amount {
+        match self {
+            CardLimit::Usd5k => Amount::from_const(300),
+            CardLimit::Usd10k => Amount::from_const(400),
+        }
+    }
+
+    /// Checks a creation funding against the minimum of this limit.
+    pub fn check_funding(self, field: &str, funding: Amount) -> Result<(), InvalidInput> {
+        if funding < self.fee_hold() {
+            return Err(InvalidInput::new(
+                field,
+                format!(
+                    "must be at least '{}' for a card limit of '{}' (held for the monthly maintenance fee)",
+                    self.fee_hold(),
+                    self.monthly()
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Checks the brand a request asks for: only [`BRAND`] is issued.
+pub fn check_brand(field: &str, value: &str) -> Result<(), InvalidInput> {
+    if value.eq_ignore_ascii_case(BRAND) {
+        Ok(())
+    } else {
+        Err(InvalidInput::new(
+            field,
+            format!("this card type is unavailable: the only brand issued is {BRAND}"),
+        ))
+    }
+}
+
+/// The 13-digit number printed on a physical card's envelope.
+pub fn check_token_number(field: &str, value: &str) -> Result<(), InvalidInput> {
+    if value.len() == 13 && value.bytes().all(|b| b.is_ascii_digit()) {
+        Ok(())
+    } else {
+        Err(InvalidInput::new(field, "must be the 13-digit number on the card envelope"))
+    }
+}
+
+/// The balances a USD card reports. `balance` includes the held
+/// maintenance fee; `available` is what can be spent or unloaded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CardBalance {
+    pub balance: i64,
+    pub available: i64,
+}
+
+impl CardBalance {
+    pub fn new(balance: i64, fee_hold: Amount) -> Self {
+        Self {
+            balance,
+            available: (balance - fee_hold.minor()).max(0),
+        }
+    }
+}
+
+/// The billing address the network knows every card by (the issuer's).
+pub struct BillingAddress {
+    pub address1: &'static str,
+    pub city: &'static str,
+    pub state: &'static str,
+    pub state_code: &'static str,
+    pub country: &'static str,
+    pub country_code: &'static str,
+    pub zip_code: &'static str,
+}
+
+pub const BILLING_ADDRESS: BillingAddress = BillingAddress {
+    address1: "256 Chapman Road STE 105-4",
+    city: "Newark",
+    state: "Delaware",
+    state_code: "DE",
+    country: "US",
+    country_code: "US",
+    zip_code: "19702",
+};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limits_set_the_minimum_funding() {
+        let five = CardLimit::parse("card_limit", "500000").unwrap();
+        assert!(five.check_funding("funding_amount", Amount::from_const(299)).is_err());
+        assert!(five.check_funding("funding_amount", Amount::from_const(300)).is_ok());
+        let ten = CardLimit::parse("card_limit", "1000000").unwrap();
+        let e = ten.check_funding("funding_amount", Amount::from_const(399)).unwrap_err();
+        assert!(e.to_string().starts_with("funding_amount: must be at least '400'"), "{e}");
+        assert!(CardLimit::parse("card_limit", "700000").is_err());
+        assert_eq!(CardLimit::from_minor(1_000_000), Some(ten));
+    }
+
+    #[test]
+    fn only_the_network_brand_and_known_types_are_issued() {
+        assert!(check_brand("card_brand", "Mastercard").is_ok());
+        assert!(check_brand("card_brand", "Visa").is_err());
+        assert_eq!(CardType::parse("card_type", "physical"), Ok(CardType::Physical));
+        assert!(CardType::parse("card_type", "metal").is_err());
+    }
+
+    #[test]
+    fn envelope_numbers_have_13_digits() {
+        assert!(check_token_number("card_token_number", "1234567890123").is_ok());
+        assert!(check_token_number("card_token_number", "123456789012").is_err());
+        assert!(check_token_number("card_token_number", "12345678901a3").is_err());
+    }
+
+    #[test]
+    fn available_balance_leaves_the_fee_hold() {
+        assert_eq!(CardBalance::new(1_300, Amount::from_const(300)).available, 1_000);
+        assert_eq!(CardBalance::new(200, Amount::from_const(300)).available, 0);
+    }
+}

@@ -1,0 +1,266 @@
+use crate::StoreError;
+use crate::events::NewEvent;
+use crate::jobs::NewJob;
+use domain::cards::{CardLimit, CardType};
+use domain::ids::{AccountId, CardId, CardholderId, TransferId};
+use domain::paging::Page;
+use domain::{Amount, Mode};
+
+/// A card's sensitive data, each value sealed by the vault on its own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SealedDetails {
+    pub pan: Vec<u8>,
+    pub cvv: Vec<u8>,
+    pub expiry_month: Vec<u8>,
+    pub expiry_year: Vec<u8>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardRecord {
+    pub id: CardId,
+    pub account_id: AccountId,
+    pub mode: Mode,
+    pub cardholder_id: CardholderId,
+    pub card_type: CardType,
+    pub name: String,
+    pub details: SealedDetails,
+    pub last_4: String,
+    pub limit: CardLimit,
+    pub fee_hold: Amount,
+    pub is_active: bool,
+    pub blocked_due_to_fraud: bool,
+    pub pin_3ds_activated: bool,
+    /// The client's free-form object, as JSON text.
+    pub meta_data: Option<String>,
+    pub created_at: i64,
+    /// The card's ledger balance in cents (read, never written, here).
+    pub balance: i64,
+}
+
+/// Where a new card's first money comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Funding {
+    /// This much from the USD issuing wallet.
+    Wallet(Amount),
+    /// The whole balance of this card, which is deleted (a migration).
+    Card(CardId),
+}
+
+/// A card to store and fund in one transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewCard {
+    pub card: CardRecord,
+    pub sealed_pin: Vec<u8>,
+    /// The physical card's envelope number, unique per account and mode.
+    pub token_number: Option<String>,
+    pub funding: Funding,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CreateCardError {
+    #[error("the issuing wallet balance is too low to fund this card")]
+    WalletTooLow,
+    #[error("card_token_number: this card was already activated")]
+    TokenNumberUsed,
+    #[error("card_id: no card with this id")]
+    SourceCardNotFound,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransferKind {
+    /// From the issuing wallet onto the card.
+    Fund,
+    /// From the card back to the issuing wallet.
+    Unload,
+}
+
+impl TransferKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransferKind::Fund => "fund",
+            TransferKind::Unload => "unload",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Self> {
+        [TransferKind::Fund, TransferKind::Unload]
+            .into_iter()
+            .find(|k| k.as_str() == value)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TransferState {
+    /// Reserved: the money sits in transit until the job settles it.
+    Pending,
+    Succeeded,
+    Failed,
+}
+
+impl TransferState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransferState::Pending => "pending",
+            TransferState::Succeeded => "succeeded",
+            TransferState::Failed => "failed",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<Self> {
+        [Self::Pending, Self::Succeeded, Self::Failed]
+            .into_iter()
+            .find(|s| s.as_str() == value)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transfer {
+    pub id: TransferId,
+    pub account_id: AccountId,
+    pub mode: Mode,
+    pub card_id: CardId,
+    pub cardholder_id: CardholderId,
+    pub kind: TransferKind,
+    pub amount: Amount,
+    pub transaction_reference: String,
+    pub state: TransferState,
+    pub created_at: i64,
+}
+
+/// Why a fund or unload request was refused; nothing was reserved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReserveError {
+    #[error("card_id: no card with this id")]
+    CardNotFound,
+    #[error("transaction_reference: this reference was already used")]
+    ReferenceUsed,
+    #[error("this card was {verb} less than 5 minutes ago", verb = if *.0 == TransferKind::Fund { "funded" } else { "unloaded" })]
+    TooSoon(TransferKind, u64),
+    #[error("amount: the card balance would exceed 5000 USD")]
+    OverMaxBalance,
+    #[error("the issuing wallet balance is too low for this amount")]
+    WalletTooLow,
+    #[error("the card's available balance is too low for this amount")]
+    CardTooLow,
+    #[error("storage failed: {0}")]
+    Store(String),
+}
+
+impl From<StoreError> for ReserveError {
+    fn from(e: StoreError) -> Self {
+        ReserveError::Store(e.0)
+    }
+}
+
+/// What the settling job decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settlement {
+    /// Fund: in transit to the card. Unload: in transit to the wallet.
+    Complete,
+    /// Back where it came from (to the wallet when a refunded card is gone).
+    Reverse,
+}
+
+/// What became of a settle call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settled {
+    Done,
+    /// Someone settled it before (a retried job): nothing changed.
+    AlreadySettled,
+    /// Completing was refused (the card is gone, or would hold over 5,000
+    /// USD): nothing changed; reverse it instead.
+    Refused,
+}
+
+/// A card-details token as stored: only its hash is kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DetailsToken {
+    pub account_id: AccountId,
+    pub mode: Mode,
+    pub card_id: CardId,
+    pub expires_at: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinKind {
+    Card,
+    ThreeDSecure,
+}
+
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait::async_trait]
+pub trait CardStore: Send + Sync {
+    /// Stores the card, opens its ledger account and moves its funding onto
+    /// it (deleting the source card of a migration), with the creation
+    /// event, in one transaction.
+    async fn create(&self, card: NewCard, event: NewEvent, delivery: NewJob, now: i64) -> Result<(), CreateCardError>;
+
+    /// A card of the account and mode that is not deleted.
+    async fn get(&self, account: &AccountId, mode: Mode, id: &CardId) -> Result<Option<CardRecord>, StoreError>;
+
+    /// The cardholder's cards, newest first.
+    async fn for_cardholder(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        cardholder: &CardholderId,
+    ) -> Result<Vec<CardRecord>, StoreError>;
+
+    /// A page of the account's cards, newest first, and the total.
+    async fn list(&self, account: &AccountId, mode: Mode, page: Page) -> Result<(Vec<CardRecord>, u64), StoreError>;
+
+    /// Freezes (`false`) or unfreezes (`true`); `false` when no such card.
+    async fn set_active(&self, account: &AccountId, mode: Mode, id: &CardId, active: bool)
+    -> Result<bool, StoreError>;
+
+    /// Replaces a sealed PIN; `false` when no such card.
+    async fn set_pin(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        id: &CardId,
+        kind: PinKind,
+        sealed: Vec<u8>,
+    ) -> Result<bool, StoreError>;
+
+    /// Deletes the card and returns its positive balance to the issuing
+    /// wallet, with `notice` (an event and its delivery) when given, in one
+    /// transaction. `None` when no such card; else what went back.
+    async fn delete(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        id: &CardId,
+        now: i64,
+        notice: Option<(NewEvent, NewJob)>,
+    ) -> Result<Option<Amount>, StoreError>;
+
+    /// Validates and reserves a fund or unload: the reference is taken, the
+    /// card's 5-minute window is taken, and the money moves into transit
+    /// (funding: the wallet must cover it and the card stay within 5,000
+    /// USD; unloading: the card's available balance must cover it), with
+    /// the job that settles it, in one transaction.
+    async fn reserve(&self, transfer: Transfer, settle: NewJob) -> Result<(), ReserveError>;
+
+    async fn transfer(&self, id: &TransferId) -> Result<Option<Transfer>, StoreError>;
+
+    /// Settles a pending transfer and stores the event that reports it,
+    /// in one transaction.
+    async fn settle(
+        &self,
+        id: &TransferId,
+        settlement: Settlement,
+        event: NewEvent,
+        delivery: NewJob,
+        now: i64,
+    ) -> Result<Settled, StoreError>;
+
+    async fn insert_details_token(&self, hash: String, token: DetailsToken) -> Result<(), StoreError>;
+
+    async fn find_details_token(&self, hash: &str) -> Result<Option<DetailsToken>, StoreError>;
+
+    /// Marks the token used if unused and unexpired at `now`; `false` otherwise.
+    async fn consume_details_token(&self, hash: &str, now: i64) -> Result<bool, StoreError>;
+}
