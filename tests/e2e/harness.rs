@@ -36,6 +36,8 @@ pub fn run(cmd: &mut Command) -> Output {
 pub struct Server {
     child: Child,
     pub base: String,
+    /// The card-details relay's address.
+    pub relay: String,
     pub demo_key: String,
     stderr: mpsc::Receiver<String>,
 }
@@ -49,7 +51,8 @@ impl Server {
     /// for work every 50 ms, so tests need not wait.
     pub fn start_with(db: &TestDb, args: &[&str]) -> Server {
         let mut child = issuing(db)
-            .args(["serve", "--listen", "127.0.0.1:0", "--worker-poll-ms", "50"])
+            .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
+            .args(["--worker-poll-ms", "50"])
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -70,13 +73,15 @@ impl Server {
                 let _ = tx.send(line);
             }
         });
-        let (mut base, mut demo_key) = (None, None);
-        while base.is_none() || demo_key.is_none() {
+        let (mut base, mut relay, mut demo_key) = (None, None, None);
+        while base.is_none() || relay.is_none() || demo_key.is_none() {
             let line = rx
                 .recv_timeout(Duration::from_secs(60))
-                .expect("the server prints its address and demo key");
+                .expect("the server prints its addresses and demo key");
             if let Some(addr) = line.strip_prefix("issuing API listening on ") {
                 base = Some(addr.to_string());
+            } else if let Some(addr) = line.strip_prefix("card-details relay listening on ") {
+                relay = Some(addr.to_string());
             } else if let Some(key) = line.strip_prefix("demo account test key: ") {
                 demo_key = Some(key.to_string());
             }
@@ -84,6 +89,7 @@ impl Server {
         Server {
             child,
             base: base.unwrap(),
+            relay: relay.unwrap(),
             demo_key: demo_key.unwrap(),
             stderr,
         }

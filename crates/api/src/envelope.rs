@@ -22,6 +22,10 @@ pub fn success<T: Serialize>(status: StatusCode, message: &'static str, data: T)
     })
 }
 
+/// The `data` of answers that carry nothing: `{}`.
+#[derive(Serialize, ToSchema)]
+pub struct Empty {}
+
 /// The paging object of list responses (`data.meta`).
 #[derive(Serialize, ToSchema)]
 pub struct Meta {

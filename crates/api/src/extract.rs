@@ -106,6 +106,17 @@ impl<T: DeserializeOwned> FromRequest for Query<T> {
     }
 }
 
+impl FromRequest for PathMode {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        std::future::ready(Ok(*req
+            .app_data::<PathMode>()
+            .expect("every mode-dependent route sits in a mode scope")))
+    }
+}
+
 impl FromRequest for Authenticated {
     type Error = ApiError;
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;

@@ -18,8 +18,38 @@ use actix_web::{middleware, web};
 /// Request bodies larger than this are refused with 413.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// The whole HTTP application over the use cases.
+/// The whole HTTP application over the use cases (the base address).
 pub fn build(
+    app: web::Data<app::App>,
+) -> actix_web::App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    with_middleware(app).configure(routes::configure)
+}
+
+/// The card-details relay application (the relay address): card details
+/// in clear, and nothing else.
+pub fn build_relay(
+    app: web::Data<app::App>,
+) -> actix_web::App<
+    impl ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<impl MessageBody>,
+        Error = actix_web::Error,
+        InitError = (),
+    >,
+> {
+    with_middleware(app).configure(routes::configure_relay)
+}
+
+fn with_middleware(
     app: web::Data<app::App>,
 ) -> actix_web::App<
     impl ServiceFactory<
@@ -33,6 +63,5 @@ pub fn build(
     actix_web::App::new()
         .app_data(app)
         .wrap(middleware::from_fn(trace::trace_requests))
-        .configure(routes::configure)
         .default_service(web::to(routes::not_found))
 }

@@ -4,6 +4,7 @@
 
 use crate::routes;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
+use utoipa::openapi::server::Server;
 use utoipa::openapi::{OpenApi as Document, PathItem};
 use utoipa::{Modify, OpenApi};
 use utoipa_swagger_ui::SwaggerUi;
@@ -35,6 +36,22 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::cardholders::get_all_states,
         routes::cardholders::get_all_lga,
         routes::cardholders::get_all_cardholder,
+        routes::cards::create_card,
+        routes::cards::activate_physical_card,
+        routes::cards::get_card_details,
+        routes::cards::get_card_balance,
+        routes::card_money::fund_card_asynchronously,
+        routes::card_money::unload_card_asynchronously,
+        routes::cards::freeze_card,
+        routes::cards::unfreeze_card,
+        routes::cards::get_all_cardholder_cards,
+        routes::cards::get_all_cards,
+        routes::cards::delete_card,
+        routes::cards::update_card_pin,
+        routes::cards::set_3d_secure_pin,
+        routes::cards::generate_token_for_card_details,
+        routes::cards::migrate_card,
+        routes::relay::get_card_details_from_token,
         routes::events::list_events,
         routes::events::get_event,
         routes::events::redeliver_event,
@@ -47,6 +64,9 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         (name = "utility", description = "Health and documentation"),
         (name = "wallets", description = "Issuing wallets and exchange rates"),
         (name = "cardholders", description = "Registration with identity verification, and the cardholder record"),
+        (name = "cards", description = "USD cards: issue, read, fund and unload, freeze, PINs, delete"),
+        (name = "relay", description = "The card-details relay address (`--relay-listen`): card data in clear. \
+            It also serves `GET /v1/issuing[/sandbox]/cards/get_card_details` with the number, CVV and expiry in clear"),
         (name = "events", description = "Webhook events: the log, redelivery, the endpoint"),
         (name = "sandbox", description = "Sandbox helpers"),
     )
@@ -101,10 +121,23 @@ fn mirror_into_sandbox(doc: &mut Document) {
     doc.paths.paths.extend(twins);
 }
 
+/// Relay endpoints name the relay's address as their server.
+fn point_relay_paths_at_the_relay(doc: &mut Document) {
+    for item in doc.paths.paths.values_mut() {
+        let on_relay = operations(item).any(|op| op.tags.as_ref().is_some_and(|t| t.iter().any(|t| t == "relay")));
+        if on_relay {
+            let mut relay = Server::new("http://127.0.0.1:8081");
+            relay.description = Some("the card-details relay (`issuing serve --relay-listen`)".to_string());
+            item.servers = Some(vec![relay]);
+        }
+    }
+}
+
 /// The document of every implemented endpoint.
 pub fn document() -> Document {
     let mut doc = ApiDoc::openapi();
     mirror_into_sandbox(&mut doc);
+    point_relay_paths_at_the_relay(&mut doc);
     doc
 }
 

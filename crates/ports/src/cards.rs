@@ -136,7 +136,7 @@ pub enum ReserveError {
     CardNotFound,
     #[error("transaction_reference: this reference was already used")]
     ReferenceUsed,
-    #[error("this card was {verb} less than 5 minutes ago", verb = if *.0 == TransferKind::Fund { "funded" } else { "unloaded" })]
+    #[error("this card was {verb} less than 5 minutes ago; retry in {1} seconds", verb = if *.0 == TransferKind::Fund { "funded" } else { "unloaded" })]
     TooSoon(TransferKind, u64),
     #[error("amount: the card balance would exceed 5000 USD")]
     OverMaxBalance,

@@ -86,6 +86,17 @@ pub struct ServeArgs {
     #[arg(long, env = "ISSUING_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
 
+    /// Address of the card-details relay, which shows card data in clear
+    /// (`get_card_details`, `get_card_details_from_token`). Port 0 picks a
+    /// free port (printed at start).
+    #[arg(long, env = "ISSUING_RELAY_LISTEN", default_value = "127.0.0.1:8081")]
+    pub relay_listen: SocketAddr,
+
+    /// The BIN the card-network simulator issues numbers under: 6 to 8
+    /// digits in a Mastercard range.
+    #[arg(long, env = "ISSUING_CARD_BIN", default_value = "539983")]
+    pub card_bin: String,
+
     /// Do not apply migrations at start (PostgreSQL; SQLite always migrates).
     #[arg(long, env = "ISSUING_NO_MIGRATE")]
     pub no_migrate: bool,

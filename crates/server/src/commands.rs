@@ -20,17 +20,24 @@ pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     if !args.no_workers {
         workers::spawn(data.clone().into_inner(), &args.worker, sqlite);
     }
+    let relay_data = data.clone();
     let server = HttpServer::new(move || api::build(data.clone()))
         .bind(args.listen)
         .with_context(|| format!("listening on {}", args.listen))?;
+    let relay = HttpServer::new(move || api::build_relay(relay_data.clone()))
+        .bind(args.relay_listen)
+        .with_context(|| format!("listening on {} (the card-details relay)", args.relay_listen))?;
     for addr in server.addrs() {
         println!("issuing API listening on http://{addr}");
+    }
+    for addr in relay.addrs() {
+        println!("card-details relay listening on http://{addr}");
     }
     if let Some(key) = demo_key {
         // Printed, never logged: the sandbox key of the local demo account.
         println!("demo account test key: {}", key.expose());
     }
-    server.run().await.context("running the HTTP server")?;
+    tokio::try_join!(server.run(), relay.run()).context("running the HTTP servers")?;
     Ok(ExitCode::SUCCESS)
 }
 

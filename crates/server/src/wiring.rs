@@ -2,6 +2,8 @@
 
 use crate::cli::{DbArgs, ServeArgs, WorkerArgs};
 use crate::master_key;
+use adapters::card_network::NetworkSimulator;
+use adapters::crypto::aes_everywhere::AesEverywhere;
 use adapters::db::{Db, migrate};
 use adapters::kyc_sandbox::SandboxKyc;
 use adapters::reference;
@@ -42,6 +44,9 @@ pub fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) -> any
         accounts: db.clone(),
         cardholders: db.clone(),
         kyc: Arc::new(SandboxKyc),
+        cards: db.clone(),
+        network: Arc::new(NetworkSimulator::new(&serve.card_bin).map_err(|e| anyhow::anyhow!("--card-bin: {}", e.rule))?),
+        field_cipher: Arc::new(AesEverywhere),
         wallets: db.clone(),
         rate_limits: db.clone(),
         events: db.clone(),

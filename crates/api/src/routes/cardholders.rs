@@ -1,4 +1,4 @@
-use crate::envelope::{Envelope, Meta, success};
+use crate::envelope::{Empty, Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Json, Query};
 use actix_web::http::StatusCode;
@@ -105,7 +105,7 @@ pub struct RegisterBody {
     meta_data: Option<serde_json::Value>,
 }
 
-fn meta_text(meta: Option<serde_json::Value>) -> Option<String> {
+pub(crate) fn meta_text(meta: Option<serde_json::Value>) -> Option<String> {
     meta.filter(|m| !m.is_null()).map(|m| m.to_string())
 }
 
@@ -368,9 +368,6 @@ pub async fn update_cardholder(
         CardholderView::from(record),
     ))
 }
-
-#[derive(Serialize, ToSchema)]
-pub struct Empty {}
 
 /// Delete a cardholder; it is gone for every endpoint afterwards.
 #[utoipa::path(

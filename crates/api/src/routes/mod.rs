@@ -2,10 +2,14 @@
 //! mode scope; sandbox-only helpers exist only under `/sandbox` (404 on
 //! production paths).
 
+pub mod card_money;
+pub mod card_view;
 pub mod cardholders;
+pub mod cards;
 pub mod events;
 pub mod fx;
 pub mod health;
+pub mod relay;
 pub mod test_clock;
 pub mod wallets;
 pub mod webhook;
@@ -13,7 +17,7 @@ pub mod webhook;
 use crate::error::ApiError;
 use crate::extract::PathMode;
 use actix_web::http::StatusCode;
-use actix_web::{HttpRequest, HttpResponse, Resource, ResponseError, Route, web};
+use actix_web::{HttpRequest, HttpResponse, Resource, ResponseError, Route, middleware, web};
 use domain::Mode;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -82,12 +86,81 @@ fn both_modes(cfg: &mut web::ServiceConfig) {
         "/cards/get_all_cardholder",
         web::get().to(cardholders::get_all_cardholder),
     ))
+    .configure(card_endpoints)
     .service(endpoint("/events", web::get().to(events::list_events)))
     .service(endpoint("/events/{event_id}", web::get().to(events::get_event)))
     .service(endpoint(
         "/events/{event_id}/redeliver",
         web::post().to(events::redeliver_event),
     ));
+}
+
+fn card_endpoints(cfg: &mut web::ServiceConfig) {
+    cfg.service(endpoint("/cards/create_card", web::post().to(cards::create_card)))
+        .service(endpoint(
+            "/cards/activate_physical_card",
+            web::post().to(cards::activate_physical_card),
+        ))
+        .service(endpoint("/cards/get_card_details", web::get().to(cards::get_card_details)))
+        .service(endpoint("/cards/get_card_balance", web::get().to(cards::get_card_balance)))
+        .service(endpoint(
+            "/cards/fund_card_asynchronously",
+            web::patch().to(card_money::fund_card_asynchronously),
+        ))
+        .service(endpoint(
+            "/cards/unload_card_asynchronously",
+            web::patch().to(card_money::unload_card_asynchronously),
+        ))
+        .service(endpoint("/cards/freeze_card", web::patch().to(cards::freeze_card)))
+        .service(endpoint("/cards/unfreeze_card", web::patch().to(cards::unfreeze_card)))
+        .service(endpoint(
+            "/cards/get_all_cardholder_cards",
+            web::get().to(cards::get_all_cardholder_cards),
+        ))
+        .service(endpoint("/cards/get_all_cards", web::get().to(cards::get_all_cards)))
+        .service(endpoint(
+            "/cards/delete_card/{card_id}",
+            web::delete().to(cards::delete_card),
+        ))
+        .service(endpoint("/cards/update_card_pin", web::post().to(cards::update_card_pin)))
+        .service(endpoint(
+            "/cards/set_3d_secure_pin",
+            web::post().to(cards::set_3d_secure_pin),
+        ))
+        .service(endpoint(
+            "/cards/generate_token_for_card_details",
+            web::get().to(cards::generate_token_for_card_details),
+        ));
+    // Every answer says the endpoint is deprecated (RFC 9745), since this
+    // service's first release.
+    #[allow(deprecated)]
+    let migrate_card = web::post().to(cards::migrate_card);
+    cfg.service(
+        endpoint("/cards/migrate_card", migrate_card)
+            .wrap(middleware::DefaultHeaders::new().add(("Deprecation", "@1795392000"))),
+    );
+}
+
+/// The relay's routes: card details in clear, in both modes.
+pub fn configure_relay(cfg: &mut web::ServiceConfig) {
+    let relay_endpoints = |cfg: &mut web::ServiceConfig| {
+        cfg.service(endpoint("/cards/get_card_details", web::get().to(relay::get_card_details)))
+            .service(endpoint(
+                "/cards/get_card_details_from_token",
+                web::get().to(relay::get_card_details_from_token),
+            ));
+    };
+    cfg.service(endpoint("/health", web::get().to(health::health)))
+        .service(
+            web::scope("/v1/issuing/sandbox")
+                .app_data(PathMode(Mode::Test))
+                .configure(relay_endpoints),
+        )
+        .service(
+            web::scope("/v1/issuing")
+                .app_data(PathMode(Mode::Live))
+                .configure(relay_endpoints),
+        );
 }
 
 /// One path with one method; any other method on it is a JSON 405.

@@ -1,0 +1,101 @@
+//! `fund_card_asynchronously` and `unload_card_asynchronously`: 202 once
+//! the money is reserved; the outcome follows by webhook.
+
+use crate::envelope::{Envelope, success};
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Authenticated, Json};
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use app::cards::TransferRequest;
+use ports::cards::TransferKind;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+#[derive(Deserialize, ToSchema)]
+pub struct TransferBody {
+    card_id: Option<String>,
+    /// Cents, digits only.
+    #[schema(example = "1000")]
+    amount: Option<String>,
+    /// Yours; unique per account and mode across fundings, unloadings and debits.
+    transaction_reference: Option<String>,
+    #[schema(example = "USD")]
+    currency: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct TransferAccepted {
+    card_id: String,
+    transaction_reference: String,
+}
+
+async fn transfer(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    body: TransferBody,
+    kind: TransferKind,
+    message: &'static str,
+) -> Result<HttpResponse, ApiError> {
+    let request = TransferRequest {
+        card_id: body.card_id,
+        amount: body.amount,
+        transaction_reference: body.transaction_reference,
+        currency: body.currency,
+    };
+    let (card_id, reference) = app.request_card_transfer(&caller.0, kind, request).await?;
+    Ok(success(
+        StatusCode::ACCEPTED,
+        message,
+        TransferAccepted {
+            card_id: card_id.to_string(),
+            transaction_reference: reference,
+        },
+    ))
+}
+
+/// Fund a card from the USD issuing wallet: the money is reserved at once
+/// and `card_credit_event.successful` or `.failed` follows.
+#[utoipa::path(
+    patch,
+    path = "/v1/issuing/cards/fund_card_asynchronously",
+    tag = "cards",
+    security(("token" = [])),
+    request_body = TransferBody,
+    responses(
+        (status = 202, description = "Reserved; the outcome follows by webhook", body = Envelope<TransferAccepted>),
+        (status = 400, description = "A field breaks a rule, no such card, the reference was used, or the card would hold over 5000 USD", body = ErrorBody),
+        (status = 401, description = "Bad key, or the issuing wallet is too low", body = ErrorBody),
+        (status = 420, description = "The card was funded less than 5 minutes ago", body = ErrorBody),
+    )
+)]
+pub async fn fund_card_asynchronously(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<TransferBody>,
+) -> Result<HttpResponse, ApiError> {
+    transfer(app, caller, body, TransferKind::Fund, "The card funding is processing").await
+}
+
+/// Unload a card back to the USD issuing wallet: the money is reserved at
+/// once and `card_unload_event.successful` or `.failed` follows. The held
+/// maintenance fee cannot be unloaded.
+#[utoipa::path(
+    patch,
+    path = "/v1/issuing/cards/unload_card_asynchronously",
+    tag = "cards",
+    security(("token" = [])),
+    request_body = TransferBody,
+    responses(
+        (status = 202, description = "Reserved; the outcome follows by webhook", body = Envelope<TransferAccepted>),
+        (status = 400, description = "A field breaks a rule, no such card, or the reference was used", body = ErrorBody),
+        (status = 401, description = "Bad key, or the card's available balance is too low", body = ErrorBody),
+        (status = 420, description = "The card was unloaded less than 5 minutes ago", body = ErrorBody),
+    )
+)]
+pub async fn unload_card_asynchronously(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<TransferBody>,
+) -> Result<HttpResponse, ApiError> {
+    transfer(app, caller, body, TransferKind::Unload, "The card unloading is processing").await
+}

@@ -1,0 +1,531 @@
+//! USD card endpoints on the base address: issue, read (sealed details,
+//! balance, lists, details tokens), manage (freeze, PINs, delete).
+
+use super::card_view::CardView;
+use super::cardholders::meta_text;
+use crate::envelope::{Empty, Envelope, Meta, success};
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Authenticated, Json, Query};
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use app::cards::{ActivationRequest, CardRequest, MigrationRequest};
+use domain::Currency;
+use domain::ids::{CardId, CardholderId};
+use domain::paging::Page;
+use ports::cards::PinKind;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+#[derive(Deserialize, ToSchema)]
+pub struct CreateCardBody {
+    cardholder_id: Option<String>,
+    /// virtual or physical
+    #[schema(example = "virtual")]
+    card_type: Option<String>,
+    #[schema(example = "Mastercard")]
+    card_brand: Option<String>,
+    #[schema(example = "USD")]
+    card_currency: Option<String>,
+    /// '500000' (5,000 USD a month) or '1000000' (10,000 USD a month).
+    #[schema(example = "500000")]
+    card_limit: Option<String>,
+    transaction_reference: Option<String>,
+    /// Cents; at least '300' (5,000 limit) or '400' (10,000 limit), held
+    /// for the monthly maintenance fee.
+    #[schema(example = "1000")]
+    funding_amount: Option<String>,
+    /// A 4-digit PIN, AES Everywhere encrypted with your secret key; empty:
+    /// digits 7 to 10 of the card number.
+    pin: Option<String>,
+    #[schema(value_type = Option<Object>)]
+    meta_data: Option<serde_json::Value>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CardCreated {
+    card_id: String,
+    #[schema(example = "USD")]
+    currency: &'static str,
+}
+
+fn created(status: StatusCode, message: &'static str, id: CardId) -> HttpResponse {
+    success(
+        status,
+        message,
+        CardCreated {
+            card_id: id.to_string(),
+            currency: Currency::Usd.code(),
+        },
+    )
+}
+
+/// Issue a USD card funded from the USD issuing wallet;
+/// `card_creation_event.successful` follows by webhook.
+#[utoipa::path(
+    post,
+    path = "/v1/issuing/cards/create_card",
+    tag = "cards",
+    security(("token" = [])),
+    request_body = CreateCardBody,
+    responses(
+        (status = 200, description = "The card was created", body = Envelope<CardCreated>),
+        (status = 400, description = "A field breaks a rule, no such cardholder, or the card type is unavailable", body = ErrorBody),
+        (status = 401, description = "Bad key, cardholder deactivated or unverified, or the wallet is too low", body = ErrorBody),
+    )
+)]
+pub async fn create_card(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<CreateCardBody>,
+) -> Result<HttpResponse, ApiError> {
+    let request = CardRequest {
+        cardholder_id: body.cardholder_id,
+        card_type: body.card_type,
+        card_brand: body.card_brand,
+        card_currency: body.card_currency,
+        card_limit: body.card_limit,
+        funding_amount: body.funding_amount,
+        pin: body.pin,
+        transaction_reference: body.transaction_reference,
+        meta_data: meta_text(body.meta_data),
+    };
+    let id = app.create_card(&caller.0, request).await?;
+    Ok(created(StatusCode::OK, "The card was created successfully", id))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct ActivateBody {
+    cardholder_id: Option<String>,
+    #[schema(example = "physical")]
+    card_type: Option<String>,
+    #[schema(example = "Mastercard")]
+    card_brand: Option<String>,
+    #[schema(example = "USD")]
+    card_currency: Option<String>,
+    /// The 13-digit number on the card envelope.
+    #[schema(example = "1234567890123")]
+    card_token_number: Option<String>,
+    #[schema(value_type = Option<Object>)]
+    meta_data: Option<serde_json::Value>,
+}
+
+/// Activate a physical card from its envelope. It is funded with the
+/// 3 USD maintenance-fee hold of the 5,000 USD limit and gets the default
+/// PIN; `card_creation_event.successful` follows by webhook.
+#[utoipa::path(
+    post,
+    path = "/v1/issuing/cards/activate_physical_card",
+    tag = "cards",
+    security(("token" = [])),
+    request_body = ActivateBody,
+    responses(
+        (status = 200, description = "Activation is processing", body = Envelope<CardCreated>),
+        (status = 400, description = "A field breaks a rule, no such cardholder, the card type is unavailable, or the card was activated already", body = ErrorBody),
+        (status = 401, description = "Bad key, cardholder deactivated or unverified, or the wallet is too low", body = ErrorBody),
+    )
+)]
+pub async fn activate_physical_card(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<ActivateBody>,
+) -> Result<HttpResponse, ApiError> {
+    let request = ActivationRequest {
+        cardholder_id: body.cardholder_id,
+        card_type: body.card_type,
+        card_brand: body.card_brand,
+        card_currency: body.card_currency,
+        card_token_number: body.card_token_number,
+        meta_data: meta_text(body.meta_data),
+    };
+    let id = app.activate_physical_card(&caller.0, request).await?;
+    Ok(created(
+        StatusCode::OK,
+        "The physical card activation is processing; a webhook will follow",
+        id,
+    ))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct MigrateBody {
+    cardholder_id: Option<String>,
+    card_id: Option<String>,
+    card_type: Option<String>,
+    #[schema(example = "Mastercard")]
+    target_card_brand: Option<String>,
+    #[schema(example = "USD")]
+    target_card_currency: Option<String>,
+    #[schema(example = "500000")]
+    card_limit: Option<String>,
+    pin: Option<String>,
+}
+
+/// Deprecated (answers carry a `Deprecation` header): replace a card by a
+/// new one; the balance moves across, the old card is deleted and
+/// `card_creation_event.successful` (with `migrated_from`) follows.
+#[utoipa::path(
+    post,
+    path = "/v1/issuing/cards/migrate_card",
+    tag = "cards",
+    security(("token" = [])),
+    request_body = MigrateBody,
+    responses(
+        (status = 201, description = "Migration is processing", body = Envelope<Empty>),
+        (status = 400, description = "A field breaks a rule, no such cardholder or card, or the target is unavailable", body = ErrorBody),
+        (status = 401, description = "Bad key, or the cardholder is deactivated or unverified", body = ErrorBody),
+    )
+)]
+#[deprecated]
+pub async fn migrate_card(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<MigrateBody>,
+) -> Result<HttpResponse, ApiError> {
+    let request = MigrationRequest {
+        cardholder_id: body.cardholder_id,
+        card_id: body.card_id,
+        card_type: body.card_type,
+        target_card_brand: body.target_card_brand,
+        target_card_currency: body.target_card_currency,
+        card_limit: body.card_limit,
+        pin: body.pin,
+    };
+    app.migrate_card(&caller.0, request).await?;
+    Ok(success(
+        StatusCode::CREATED,
+        "The card migration is processing; a webhook will follow",
+        Empty {},
+    ))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CardQuery {
+    card_id: String,
+}
+
+/// One card; the number, CVV and expiry are sealed strings here (use the
+/// relay address, or a details token, to show them).
+#[utoipa::path(
+    get,
+    path = "/v1/issuing/cards/get_card_details",
+    tag = "cards",
+    security(("token" = [])),
+    params(CardQuery),
+    responses(
+        (status = 200, description = "The card", body = Envelope<CardView>),
+        (status = 400, description = "No such card", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        (status = 420, description = "Read less than 3 seconds ago", body = ErrorBody),
+    )
+)]
+pub async fn get_card_details(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<CardQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let card = app.get_card_details(&caller.0, &CardId::new(query.card_id)).await?;
+    Ok(success(
+        StatusCode::OK,
+        "Card details were fetched successfully",
+        CardView::details(card, None),
+    ))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CardBalanceView {
+    card_id: String,
+    /// All money on the card, the held maintenance fee included (cents).
+    balance: String,
+    /// Same as balance.
+    settled_book_balance: String,
+    /// What can be spent or unloaded: balance minus the held fee.
+    settled_available_balance: String,
+}
+
+#[utoipa::path(
+    get,
+    path = "/v1/issuing/cards/get_card_balance",
+    tag = "cards",
+    security(("token" = [])),
+    params(CardQuery),
+    responses(
+        (status = 200, description = "The balance", body = Envelope<CardBalanceView>),
+        (status = 400, description = "No such card", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        (status = 420, description = "Read less than 3 seconds ago", body = ErrorBody),
+    )
+)]
+pub async fn get_card_balance(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<CardQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let id = CardId::new(query.card_id);
+    let balance = app.get_card_balance(&caller.0, &id).await?;
+    Ok(success(
+        StatusCode::OK,
+        "Card balance was fetched successfully",
+        CardBalanceView {
+            card_id: id.to_string(),
+            balance: balance.balance.to_string(),
+            settled_book_balance: balance.balance.to_string(),
+            settled_available_balance: balance.available.to_string(),
+        },
+    ))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CardIdData {
+    card_id: String,
+}
+
+async fn set_active(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    query: CardQuery,
+    active: bool,
+    message: &'static str,
+) -> Result<HttpResponse, ApiError> {
+    let id = CardId::new(query.card_id);
+    app.set_card_active(&caller.0, &id, active).await?;
+    Ok(success(StatusCode::OK, message, CardIdData { card_id: id.to_string() }))
+}
+
+/// Freeze a card: `is_active` is false at once.
+#[utoipa::path(
+    patch,
+    path = "/v1/issuing/cards/freeze_card",
+    tag = "cards",
+    security(("token" = [])),
+    params(CardQuery),
+    responses(
+        (status = 200, description = "Frozen", body = Envelope<CardIdData>),
+        (status = 400, description = "No such card", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn freeze_card(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<CardQuery>,
+) -> Result<HttpResponse, ApiError> {
+    set_active(app, caller, query, false, "This card has been frozen successfully").await
+}
+
+/// Unfreeze a card: `is_active` is true at once.
+#[utoipa::path(
+    patch,
+    path = "/v1/issuing/cards/unfreeze_card",
+    tag = "cards",
+    security(("token" = [])),
+    params(CardQuery),
+    responses(
+        (status = 200, description = "Unfrozen", body = Envelope<CardIdData>),
+        (status = 400, description = "No such card", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn unfreeze_card(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<CardQuery>,
+) -> Result<HttpResponse, ApiError> {
+    set_active(app, caller, query, true, "This card has been unfrozen successfully").await
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CardholderCardsQuery {
+    cardholder_id: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CardholderCards {
+    cards: Vec<CardView>,
+    total: usize,
+}
+
+#[utoipa::path(
+    get,
+    path = "/v1/issuing/cards/get_all_cardholder_cards",
+    tag = "cards",
+    security(("token" = [])),
+    params(CardholderCardsQuery),
+    responses(
+        (status = 200, description = "The cardholder's cards, newest first", body = Envelope<CardholderCards>),
+        (status = 400, description = "No such cardholder", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn get_all_cardholder_cards(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<CardholderCardsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let cards = app
+        .get_all_cardholder_cards(&caller.0, &CardholderId::new(query.cardholder_id))
+        .await?;
+    let data = CardholderCards {
+        total: cards.len(),
+        cards: cards.into_iter().map(CardView::listed).collect(),
+    };
+    Ok(success(StatusCode::OK, "Cards were fetched successfully", data))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct CardPageQuery {
+    /// From 1 (the default); 20 cards a page, newest first.
+    page: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CardList {
+    cards: Vec<CardView>,
+    meta: Meta,
+}
+
+/// The account's cards in the key's mode.
+#[utoipa::path(
+    get,
+    path = "/v1/issuing/cards/get_all_cards",
+    tag = "cards",
+    security(("token" = [])),
+    params(CardPageQuery),
+    responses(
+        (status = 200, description = "A page of cards", body = Envelope<CardList>),
+        (status = 400, description = "A bad page number", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn get_all_cards(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<CardPageQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let page = Page::parse(query.page.as_deref(), Page::DEFAULT_SIZE)?;
+    let (cards, paging) = app.get_all_cards(&caller.0, page).await?;
+    let data = CardList {
+        cards: cards.into_iter().map(CardView::listed).collect(),
+        meta: paging.into(),
+    };
+    Ok(success(StatusCode::OK, "Cards were fetched successfully", data))
+}
+
+/// Delete a card. Its remaining balance (the held fee included) goes back
+/// to the USD issuing wallet.
+#[utoipa::path(
+    delete,
+    path = "/v1/issuing/cards/delete_card/{card_id}",
+    tag = "cards",
+    security(("token" = [])),
+    params(("card_id" = String, Path, description = "The card's id")),
+    responses(
+        (status = 200, description = "Deleted", body = Envelope<Empty>),
+        (status = 400, description = "No such card", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn delete_card(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    card_id: web::Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    app.delete_card(&caller.0, &CardId::new(card_id.into_inner())).await?;
+    Ok(success(StatusCode::OK, "The card was deleted successfully", Empty {}))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct PinBody {
+    card_id: String,
+    /// A 4-digit PIN, AES Everywhere encrypted with your secret key.
+    card_pin: String,
+}
+
+async fn set_pin(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    body: PinBody,
+    kind: PinKind,
+) -> Result<HttpResponse, ApiError> {
+    app.set_card_pin(&caller.0, &CardId::new(body.card_id), kind, &body.card_pin)
+        .await?;
+    Ok(success(StatusCode::CREATED, "The card PIN was updated successfully", Empty {}))
+}
+
+#[utoipa::path(
+    post,
+    path = "/v1/issuing/cards/update_card_pin",
+    tag = "cards",
+    security(("token" = [])),
+    request_body = PinBody,
+    responses(
+        (status = 201, description = "Updated", body = Envelope<Empty>),
+        (status = 400, description = "No such card, or card_pin is not an encrypted 4-digit PIN", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn update_card_pin(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<PinBody>,
+) -> Result<HttpResponse, ApiError> {
+    set_pin(app, caller, body, PinKind::Card).await
+}
+
+/// Set the 3-D Secure PIN (the same body as update_card_pin).
+#[utoipa::path(
+    post,
+    path = "/v1/issuing/cards/set_3d_secure_pin",
+    tag = "cards",
+    security(("token" = [])),
+    request_body = PinBody,
+    responses(
+        (status = 201, description = "Set; pin_3ds_activated is true", body = Envelope<Empty>),
+        (status = 400, description = "No such card, or card_pin is not an encrypted 4-digit PIN", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn set_3d_secure_pin(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<PinBody>,
+) -> Result<HttpResponse, ApiError> {
+    set_pin(app, caller, body, PinKind::ThreeDSecure).await
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct TokenData {
+    /// Single use, valid 5 minutes: redeem it on the relay address at
+    /// `get_card_details_from_token`.
+    token: String,
+}
+
+#[utoipa::path(
+    get,
+    path = "/v1/issuing/cards/generate_token_for_card_details",
+    tag = "cards",
+    security(("token" = [])),
+    params(CardQuery),
+    responses(
+        (status = 200, description = "A card-details token", body = Envelope<TokenData>),
+        (status = 400, description = "No such card", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn generate_token_for_card_details(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<CardQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let token = app
+        .generate_token_for_card_details(&caller.0, &CardId::new(query.card_id))
+        .await?;
+    Ok(success(
+        StatusCode::OK,
+        "The token was generated successfully",
+        TokenData {
+            token: token.expose().clone(),
+        },
+    ))
+}
