@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 const BASE: &str = "/v1/issuing/sandbox";
 
 /// An account with its company profile on file (and a webhook URL).
-fn account(db: &TestDb, webhook_url: Option<&str>) -> String {
+pub(crate) fn account(db: &TestDb, webhook_url: Option<&str>) -> String {
     let mut cmd = issuing(db);
     cmd.args([
         "accounts",
@@ -28,7 +28,7 @@ fn account(db: &TestDb, webhook_url: Option<&str>) -> String {
 
 /// A Nigerian registration on the BVN route, unique by `n` (phone and BVN);
 /// the BVN ends in 12, never a sandbox outcome suffix, so it verifies.
-fn nigerian(n: u32) -> Value {
+pub(crate) fn nigerian(n: u32) -> Value {
     json!({
         "first_name": "Adaeze",
         "last_name": "Okafor",

@@ -7,6 +7,7 @@ mod receiver;
 
 mod accounts_and_keys;
 mod cardholders;
+mod cards;
 mod cli;
 mod test_clock;
 mod utility;

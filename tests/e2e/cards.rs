@@ -1,0 +1,241 @@
+//! USD cards over HTTP: issuing, reading (sealed and through the relay),
+//! managing, funding and unloading with their webhooks, and every card
+//! error of the contract that does not need card transactions.
+
+use crate::cardholders::{account, nigerian};
+use crate::harness::{Server, bearer, client, ledger_check};
+use crate::receiver::Receiver;
+use adapters::crypto::aes_everywhere;
+use adapters::test_db::TestDb;
+use domain::Secret;
+use serde_json::{Value, json};
+
+const BASE: &str = "/v1/issuing/sandbox";
+
+/// A client of one account's sandbox.
+pub(crate) struct Sandbox<'a> {
+    pub server: &'a Server,
+    pub key: String,
+}
+
+pub(crate) struct Answer {
+    pub status: u16,
+    pub body: Value,
+    pub headers: reqwest::header::HeaderMap,
+}
+
+impl Sandbox<'_> {
+    pub async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Answer {
+        self.call_at(&self.server.base, method, path, body).await
+    }
+
+    pub async fn call_at(&self, address: &str, method: reqwest::Method, path: &str, body: Option<Value>) -> Answer {
+        let mut request = client()
+            .request(method, format!("{address}{BASE}{path}"))
+            .header("token", bearer(&self.key));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = response.json().await.unwrap_or(Value::Null);
+        Answer { status, body, headers }
+    }
+
+    pub async fn get(&self, path: &str) -> Answer {
+        self.call(reqwest::Method::GET, path, None).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Answer {
+        self.call(reqwest::Method::POST, path, Some(body)).await
+    }
+
+    pub async fn patch(&self, path: &str, body: Value) -> Answer {
+        self.call(reqwest::Method::PATCH, path, Some(body)).await
+    }
+
+    pub async fn delete(&self, path: &str) -> Answer {
+        self.call(reqwest::Method::DELETE, path, None).await
+    }
+
+    /// Moves the sandbox clock forward (past per-card windows).
+    pub async fn advance(&self, seconds: i64) {
+        let a = self.post("/test_clock/advance", json!({"seconds": seconds})).await;
+        assert_eq!(a.status, 200, "{}", a.body);
+    }
+
+    pub async fn fund_wallet(&self, cents: i64) {
+        let a = self
+            .patch("/cards/fund_issuing_wallet", json!({"amount": cents.to_string()}))
+            .await;
+        assert_eq!(a.status, 200, "{}", a.body);
+    }
+
+    pub async fn wallet(&self) -> i64 {
+        let a = self.get("/cards/get_issuing_wallet_balance").await;
+        a.body["data"]["issuing_balance_USD"].as_str().unwrap().parse().unwrap()
+    }
+
+    /// A verified cardholder, unique by `n`.
+    pub async fn cardholder(&self, n: u32) -> String {
+        let a = self
+            .post("/cardholder/register_cardholder_synchronously", nigerian(n))
+            .await;
+        assert_eq!(a.status, 201, "{}", a.body);
+        a.body["data"]["cardholder_id"].as_str().unwrap().to_string()
+    }
+
+    pub fn pin(&self, pin: &str) -> String {
+        aes_everywhere::encrypt(pin.as_bytes(), &Secret::new(self.key.clone()))
+    }
+
+    pub fn card_body(&self, cardholder: &str, funding: &str) -> Value {
+        json!({
+            "cardholder_id": cardholder, "card_type": "virtual", "card_brand": "Mastercard",
+            "card_currency": "USD", "card_limit": "500000", "funding_amount": funding, "pin": self.pin("4321"),
+            "meta_data": {"user_id": 7}
+        })
+    }
+
+    pub async fn card(&self, cardholder: &str, funding: &str) -> String {
+        let a = self.post("/cards/create_card", self.card_body(cardholder, funding)).await;
+        assert_eq!(a.status, 200, "{}", a.body);
+        assert_eq!(a.body["data"]["currency"], "USD");
+        a.body["data"]["card_id"].as_str().unwrap().to_string()
+    }
+
+    pub async fn balance(&self, card: &str) -> (i64, i64) {
+        self.advance(3).await;
+        let a = self.get(&format!("/cards/get_card_balance?card_id={card}")).await;
+        assert_eq!(a.status, 200, "{}", a.body);
+        let d = &a.body["data"];
+        assert_eq!(d["balance"], d["settled_book_balance"]);
+        let n = |f: &str| d[f].as_str().unwrap().parse::<i64>().unwrap();
+        (n("balance"), n("settled_available_balance"))
+    }
+
+    pub fn transfer(card: &str, amount: &str, reference: &str) -> Value {
+        json!({"card_id": card, "amount": amount, "transaction_reference": reference, "currency": "USD"})
+    }
+}
+
+/// Waits until the receiver holds an event named `event` whose data
+/// matches `pick`; returns its data.
+async fn event(receiver: &Receiver, event: &str, pick: impl Fn(&Value) -> bool) -> Value {
+    let find = |r: &Receiver| {
+        r.deliveries().into_iter().find_map(|d| {
+            let body: Value = serde_json::from_str(&d.body).ok()?;
+            (body["event"] == event && pick(&body["data"])).then(|| body["data"].clone())
+        })
+    };
+    assert!(
+        receiver.wait_for(20, |r| find(r).is_some()).await,
+        "no {event} arrived: {:?}",
+        receiver.deliveries().iter().map(|d| d.body.clone()).collect::<Vec<_>>()
+    );
+    find(receiver).unwrap()
+}
+
+fn assert_ledger(db: &TestDb) {
+    let (ok, out) = ledger_check(db);
+    assert!(ok, "{}: {out}", db.backend());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_data_never_leaks() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let server = Server::start(&db);
+        let s = Sandbox {
+            server: &server,
+            key: account(&db, Some(&receiver.url)),
+        };
+        s.fund_wallet(10_000).await;
+        let holder = s.cardholder(1).await;
+        let card = s.card(&holder, "1000").await;
+        let created = event(&receiver, "card_creation_event.successful", |d| d["card_id"] == card.as_str()).await;
+        assert_eq!(created["cardholder_id"], holder.as_str());
+        assert_eq!(s.wallet().await, 9_000, "{}", db.backend());
+
+        // Base address: sealed strings. Relay: in clear, Luhn-valid, under the BIN.
+        let sealed = s.get(&format!("/cards/get_card_details?card_id={card}")).await;
+        assert_eq!(sealed.status, 200, "{}", sealed.body);
+        let d = &sealed.body["data"];
+        assert!(d["card_number"].as_str().unwrap().starts_with("sealed:"));
+        assert_eq!((d["balance"].as_str(), d["available_balance"].as_str()), (Some("1000"), Some("700")));
+        assert_eq!(d["billing_address"]["state_code"], "DE");
+        assert_eq!((d["brand"].as_str(), d["is_active"].as_bool()), (Some("Mastercard"), Some(true)));
+        assert_eq!(d["meta_data"]["user_id"], 7);
+        let clear = s
+            .call_at(&server.relay, reqwest::Method::GET, &format!("/cards/get_card_details?card_id={card}"), None)
+            .await;
+        assert_eq!(clear.status, 200, "{}", clear.body);
+        let c = &clear.body["data"];
+        let pan = c["card_number"].as_str().unwrap().to_string();
+        let cvv = c["cvv"].as_str().unwrap().to_string();
+        assert!(domain::cards::pan::is_luhn_valid(&pan) && pan.starts_with("539983"), "{pan}");
+        assert_eq!(c["last_4"].as_str().unwrap(), &pan[12..]);
+        assert_eq!(cvv.len(), 3);
+        let year: i32 = c["expiry_year"].as_str().unwrap().parse().unwrap();
+        assert!((2029..=2030).contains(&year), "{year}");
+        // The relay serves nothing else; the base address has no clear details.
+        let other = s
+            .call_at(&server.relay, reqwest::Method::GET, "/cards/get_issuing_wallet_balance", None)
+            .await;
+        assert_eq!(other.status, 404);
+        assert_eq!(s.get("/cards/get_card_details_from_token?token=x").await.status, 404);
+
+        assert_eq!(s.balance(&card).await, (1000, 700));
+        let listed = s.get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}")).await;
+        assert_eq!(listed.body["data"]["total"], 1);
+        let first = &listed.body["data"]["cards"][0];
+        assert_eq!(first["card_id"], card.as_str());
+        assert!(first.get("balance").is_none() && first.get("pin_3ds_activated").is_none());
+        let all = s.get("/cards/get_all_cards?page=1").await;
+        assert_eq!(all.body["data"]["meta"]["total"], 1);
+
+        // Freeze and unfreeze change is_active at once; PINs are accepted encrypted only.
+        let frozen = s.patch(&format!("/cards/freeze_card?card_id={card}"), json!({})).await;
+        assert_eq!((frozen.status, &frozen.body["data"]["card_id"]), (200, &json!(card)));
+        s.advance(3).await;
+        let d = s.get(&format!("/cards/get_card_details?card_id={card}")).await;
+        assert_eq!(d.body["data"]["is_active"], false);
+        assert_eq!(s.patch(&format!("/cards/unfreeze_card?card_id={card}"), json!({})).await.status, 200);
+        let pin = json!({"card_id": card, "card_pin": s.pin("9876")});
+        assert_eq!(s.post("/cards/update_card_pin", pin.clone()).await.status, 201);
+        assert_eq!(s.post("/cards/set_3d_secure_pin", pin).await.status, 201);
+        for bad in [s.pin("12345"), s.pin("12a4"), "not encrypted".to_string()] {
+            let a = s.post("/cards/update_card_pin", json!({"card_id": card, "card_pin": bad})).await;
+            assert_eq!(a.status, 400, "{}", a.body);
+            assert!(a.body["message"].as_str().unwrap().starts_with("card_pin:"));
+        }
+        s.advance(3).await;
+        let d = s.get(&format!("/cards/get_card_details?card_id={card}")).await;
+        assert_eq!((d.body["data"]["is_active"].as_bool(), d.body["data"]["pin_3ds_activated"].as_bool()), (Some(true), Some(true)));
+
+        // Delete: the whole balance, the held fee included, goes back.
+        let deleted = s.delete(&format!("/cards/delete_card/{card}")).await;
+        assert_eq!(deleted.status, 200, "{}", deleted.body);
+        assert_eq!(s.wallet().await, 10_000);
+        s.advance(3).await;
+        assert_eq!(s.get(&format!("/cards/get_card_details?card_id={card}")).await.status, 400);
+        assert_eq!(s.delete(&format!("/cards/delete_card/{card}")).await.status, 400);
+        assert_ledger(&db);
+
+        // Neither the number nor the CVV nor the PIN is in the logs or the database file.
+        let logs = server.stop();
+        assert!(logs.contains("/cards/get_card_details"), "the server logged its requests");
+        assert!(!logs.contains(&pan), "{}: the PAN is in the logs", db.backend());
+        for leak in [format!("\"cvv\":\"{cvv}\""), format!("cvv={cvv}"), "4321".into(), "9876".into()] {
+            assert!(!logs.contains(&leak), "{}: {leak} is in the logs", db.backend());
+        }
+        if let Some(path) = adapters::db::sqlite_path(db.url()) {
+            for file in [path.to_string(), format!("{path}-wal")] {
+                let bytes = std::fs::read(&file).unwrap_or_default();
+                let found = bytes.windows(pan.len()).any(|w| w == pan.as_bytes());
+                assert!(!found, "the PAN is in {file} in clear");
+            }
+        }
+    }
+}
