@@ -421,3 +421,172 @@ async fn every_usd_card_error_of_the_contract_has_its_status() {
         assert_ledger(&db);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn physical_cards_activate_once_and_a_migration_moves_the_balance_to_a_new_card() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let server = Server::start(&db);
+        let s = Sandbox {
+            server: &server,
+            key: account(&db, Some(&receiver.url)),
+        };
+        s.fund_wallet(10_000).await;
+        let holder = s.cardholder(6).await;
+        let activation = json!({"cardholder_id": holder, "card_type": "physical", "card_brand": "Mastercard",
+                                "card_currency": "USD", "card_token_number": "4000123412341", "meta_data": {"box": 9}});
+        let a = s.post("/cards/activate_physical_card", activation.clone()).await;
+        assert_eq!(a.status, 200, "{}: {}", db.backend(), a.body);
+        let physical = a.body["data"]["card_id"].as_str().unwrap().to_string();
+        let created = event(&receiver, "card_creation_event.successful", |d| d["card_id"] == physical.as_str()).await;
+        assert_eq!((created["card_type"].as_str(), created["card_token_number"].as_str()), (Some("physical"), Some("4000123412341")));
+        assert_eq!(s.balance(&physical).await, (300, 0), "funded with the fee hold");
+        let again = s.post("/cards/activate_physical_card", activation).await;
+        assert_eq!((again.status, again.body["code"].as_str()), (400, Some("card_already_activated")));
+
+        // Migration: 201 with a Deprecation header; the balance moves across.
+        let old = s.card(&holder, "2500").await;
+        let body = json!({"cardholder_id": holder, "card_id": old, "card_type": "virtual",
+                          "target_card_brand": "Mastercard", "target_card_currency": "USD", "card_limit": "1000000"});
+        let migrated = s.post("/cards/migrate_card", body.clone()).await;
+        assert_eq!(migrated.status, 201, "{}", migrated.body);
+        assert!(migrated.headers.get("deprecation").is_some());
+        let new = event(&receiver, "card_creation_event.successful", |d| d["migrated_from"] == old.as_str()).await;
+        let new = new["card_id"].as_str().unwrap().to_string();
+        assert_eq!(s.balance(&new).await, (2500, 2100), "the 10,000 limit holds 400");
+        assert_eq!(s.get(&format!("/cards/get_card_balance?card_id={old}")).await.status, 400);
+        let gone = s.post("/cards/migrate_card", body).await;
+        assert_eq!((gone.status, gone.body["code"].as_str()), (400, Some("card_not_found")));
+        assert!(gone.headers.get("deprecation").is_some());
+        assert_eq!(s.wallet().await, 10_000 - 300 - 2500);
+        assert_ledger(&db);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn details_tokens_are_single_use_and_expire_and_reads_are_limited_per_card() {
+    for db in TestDb::all().await {
+        let server = Server::start(&db);
+        let s = Sandbox {
+            server: &server,
+            key: account(&db, None),
+        };
+        s.fund_wallet(10_000).await;
+        let holder = s.cardholder(7).await;
+        let card = s.card(&holder, "300").await;
+        let other = s.card(&holder, "300").await;
+        let token = || async {
+            let a = s.get(&format!("/cards/generate_token_for_card_details?card_id={card}")).await;
+            assert_eq!(a.status, 200, "{}", a.body);
+            a.body["data"]["token"].as_str().unwrap().to_string()
+        };
+        let redeem = |prefix: &'static str, token: String| {
+            client()
+                .get(format!("{}{prefix}/cards/get_card_details_from_token?token={token}", server.relay))
+                .send()
+        };
+        let t = token().await;
+        let first = redeem(BASE, t.clone()).await.unwrap();
+        assert_eq!(first.status(), 200, "{}", db.backend());
+        let body: Value = first.json().await.unwrap();
+        assert!(domain::cards::pan::is_luhn_valid(body["data"]["card_number"].as_str().unwrap()));
+        assert_eq!(redeem(BASE, t).await.unwrap().status(), 400, "single use");
+        let t = token().await;
+        assert_eq!(redeem("/v1/issuing", t.clone()).await.unwrap().status(), 400, "a sandbox token on a live path");
+        s.advance(301).await;
+        assert_eq!(redeem(BASE, t).await.unwrap().status(), 400, "expired after 5 minutes");
+        assert_eq!(redeem(BASE, "garbage".into()).await.unwrap().status(), 400);
+
+        // Details and balance: once every 3 seconds per card, each.
+        let details = async |id: &str| s.get(&format!("/cards/get_card_details?card_id={id}")).await;
+        assert_eq!(details(&card).await.status, 200);
+        let limited = details(&card).await;
+        assert_eq!(limited.status, 420, "{}", limited.body);
+        assert!(limited.headers.get("retry-after").is_some());
+        assert_eq!(details(&other).await.status, 200, "another card has its own limit");
+        assert_eq!(s.get(&format!("/cards/get_card_balance?card_id={card}")).await.status, 200);
+        assert_eq!(s.get(&format!("/cards/get_card_balance?card_id={card}")).await.status, 420);
+        s.advance(3).await;
+        assert_eq!(details(&card).await.status, 200);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deleting_a_cardholder_deletes_their_cards_and_returns_the_money() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let server = Server::start(&db);
+        let s = Sandbox {
+            server: &server,
+            key: account(&db, Some(&receiver.url)),
+        };
+        s.fund_wallet(10_000).await;
+        let holder = s.cardholder(8).await;
+        let cards = [s.card(&holder, "700").await, s.card(&holder, "1300").await];
+        assert_eq!(s.wallet().await, 8_000);
+        let a = s.delete(&format!("/cardholder/delete_cardholder/{holder}")).await;
+        assert_eq!(a.status, 200, "{}", a.body);
+        for card in &cards {
+            let deleted = event(&receiver, "card_delete_event.successful", |d| d["card_id"] == card.as_str()).await;
+            assert_eq!(deleted["cardholder_id"], holder.as_str());
+            assert_eq!(s.get(&format!("/cards/get_card_balance?card_id={card}")).await.status, 400);
+        }
+        assert_eq!(s.wallet().await, 10_000, "{}", db.backend());
+        assert_eq!(s.get("/cards/get_all_cards").await.body["data"]["meta"]["total"], 0);
+        assert_ledger(&db);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_concurrent_fundings_from_a_wallet_covering_sixty_give_sixty_and_forty_clean_refusals() {
+    for db in TestDb::all().await {
+        let server = Server::start(&db);
+        let s = Sandbox {
+            server: &server,
+            key: account(&db, None),
+        };
+        s.fund_wallet(100 * 300).await;
+        let holder = s.cardholder(9).await;
+        let mut cards = vec![];
+        for _ in 0..100 {
+            cards.push(s.card(&holder, "300").await);
+        }
+        assert_eq!(s.wallet().await, 0);
+        s.fund_wallet(60 * 1_000).await;
+        let answers = futures::future::join_all(cards.iter().enumerate().map(|(i, card)| {
+            s.patch(
+                "/cards/fund_card_asynchronously",
+                Sandbox::transfer(card, "1000", &format!("concurrent-{i}")),
+            )
+        }))
+        .await;
+        let accepted = answers.iter().filter(|a| a.status == 202).count();
+        let refused: Vec<&Answer> = answers.iter().filter(|a| a.status != 202).collect();
+        assert_eq!(accepted, 60, "{}", db.backend());
+        assert_eq!(refused.len(), 40);
+        assert!(refused.iter().all(|a| a.status == 401 && a.body["code"] == "insufficient_wallet_balance"));
+        assert_eq!(s.wallet().await, 0);
+        // Every accepted funding settles onto its card.
+        let settled = || async {
+            let listed = s.get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}")).await;
+            assert_eq!(listed.body["data"]["total"], 100);
+            let events = s.get("/events?page=1").await;
+            events.body["data"]["meta"]["total"].as_u64().unwrap()
+        };
+        let mut total = 0;
+        for _ in 0..200 {
+            total = settled().await;
+            if total == 100 + 60 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert_eq!(total, 160, "100 creations and 60 credits");
+        let mut on_cards = 0;
+        for card in &cards {
+            on_cards += s.balance(card).await.0;
+        }
+        assert_eq!(on_cards, 100 * 300 + 60 * 1_000);
+        assert_ledger(&db);
+    }
+}
