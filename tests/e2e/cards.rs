@@ -99,7 +99,9 @@ impl Sandbox<'_> {
     }
 
     pub async fn card(&self, cardholder: &str, funding: &str) -> String {
-        let a = self.post("/cards/create_card", self.card_body(cardholder, funding)).await;
+        let a = self
+            .post("/cards/create_card", self.card_body(cardholder, funding))
+            .await;
         assert_eq!(a.status, 200, "{}", a.body);
         assert_eq!(a.body["data"]["currency"], "USD");
         a.body["data"]["card_id"].as_str().unwrap().to_string()
@@ -154,7 +156,10 @@ async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_da
         s.fund_wallet(10_000).await;
         let holder = s.cardholder(1).await;
         let card = s.card(&holder, "1000").await;
-        let created = event(&receiver, "card_creation_event.successful", |d| d["card_id"] == card.as_str()).await;
+        let created = event(&receiver, "card_creation_event.successful", |d| {
+            d["card_id"] == card.as_str()
+        })
+        .await;
         assert_eq!(created["cardholder_id"], holder.as_str());
         assert_eq!(s.wallet().await, 9_000, "{}", db.backend());
 
@@ -163,31 +168,52 @@ async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_da
         assert_eq!(sealed.status, 200, "{}", sealed.body);
         let d = &sealed.body["data"];
         assert!(d["card_number"].as_str().unwrap().starts_with("sealed:"));
-        assert_eq!((d["balance"].as_str(), d["available_balance"].as_str()), (Some("1000"), Some("700")));
+        assert_eq!(
+            (d["balance"].as_str(), d["available_balance"].as_str()),
+            (Some("1000"), Some("700"))
+        );
         assert_eq!(d["billing_address"]["state_code"], "DE");
-        assert_eq!((d["brand"].as_str(), d["is_active"].as_bool()), (Some("Mastercard"), Some(true)));
+        assert_eq!(
+            (d["brand"].as_str(), d["is_active"].as_bool()),
+            (Some("Mastercard"), Some(true))
+        );
         assert_eq!(d["meta_data"]["user_id"], 7);
         let clear = s
-            .call_at(&server.relay, reqwest::Method::GET, &format!("/cards/get_card_details?card_id={card}"), None)
+            .call_at(
+                &server.relay,
+                reqwest::Method::GET,
+                &format!("/cards/get_card_details?card_id={card}"),
+                None,
+            )
             .await;
         assert_eq!(clear.status, 200, "{}", clear.body);
         let c = &clear.body["data"];
         let pan = c["card_number"].as_str().unwrap().to_string();
         let cvv = c["cvv"].as_str().unwrap().to_string();
-        assert!(domain::cards::pan::is_luhn_valid(&pan) && pan.starts_with("539983"), "{pan}");
+        assert!(
+            domain::cards::pan::is_luhn_valid(&pan) && pan.starts_with("539983"),
+            "{pan}"
+        );
         assert_eq!(c["last_4"].as_str().unwrap(), &pan[12..]);
         assert_eq!(cvv.len(), 3);
         let year: i32 = c["expiry_year"].as_str().unwrap().parse().unwrap();
         assert!((2029..=2030).contains(&year), "{year}");
         // The relay serves nothing else; the base address has no clear details.
         let other = s
-            .call_at(&server.relay, reqwest::Method::GET, "/cards/get_issuing_wallet_balance", None)
+            .call_at(
+                &server.relay,
+                reqwest::Method::GET,
+                "/cards/get_issuing_wallet_balance",
+                None,
+            )
             .await;
         assert_eq!(other.status, 404);
         assert_eq!(s.get("/cards/get_card_details_from_token?token=x").await.status, 404);
 
         assert_eq!(s.balance(&card).await, (1000, 700));
-        let listed = s.get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}")).await;
+        let listed = s
+            .get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}"))
+            .await;
         assert_eq!(listed.body["data"]["total"], 1);
         let first = &listed.body["data"]["cards"][0];
         assert_eq!(first["card_id"], card.as_str());
@@ -201,31 +227,50 @@ async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_da
         s.advance(3).await;
         let d = s.get(&format!("/cards/get_card_details?card_id={card}")).await;
         assert_eq!(d.body["data"]["is_active"], false);
-        assert_eq!(s.patch(&format!("/cards/unfreeze_card?card_id={card}"), json!({})).await.status, 200);
+        assert_eq!(
+            s.patch(&format!("/cards/unfreeze_card?card_id={card}"), json!({}))
+                .await
+                .status,
+            200
+        );
         let pin = json!({"card_id": card, "card_pin": s.pin("9876")});
         assert_eq!(s.post("/cards/update_card_pin", pin.clone()).await.status, 201);
         assert_eq!(s.post("/cards/set_3d_secure_pin", pin).await.status, 201);
         for bad in [s.pin("12345"), s.pin("12a4"), "not encrypted".to_string()] {
-            let a = s.post("/cards/update_card_pin", json!({"card_id": card, "card_pin": bad})).await;
+            let a = s
+                .post("/cards/update_card_pin", json!({"card_id": card, "card_pin": bad}))
+                .await;
             assert_eq!(a.status, 400, "{}", a.body);
             assert!(a.body["message"].as_str().unwrap().starts_with("card_pin:"));
         }
         s.advance(3).await;
         let d = s.get(&format!("/cards/get_card_details?card_id={card}")).await;
-        assert_eq!((d.body["data"]["is_active"].as_bool(), d.body["data"]["pin_3ds_activated"].as_bool()), (Some(true), Some(true)));
+        assert_eq!(
+            (
+                d.body["data"]["is_active"].as_bool(),
+                d.body["data"]["pin_3ds_activated"].as_bool()
+            ),
+            (Some(true), Some(true))
+        );
 
         // Delete: the whole balance, the held fee included, goes back.
         let deleted = s.delete(&format!("/cards/delete_card/{card}")).await;
         assert_eq!(deleted.status, 200, "{}", deleted.body);
         assert_eq!(s.wallet().await, 10_000);
         s.advance(3).await;
-        assert_eq!(s.get(&format!("/cards/get_card_details?card_id={card}")).await.status, 400);
+        assert_eq!(
+            s.get(&format!("/cards/get_card_details?card_id={card}")).await.status,
+            400
+        );
         assert_eq!(s.delete(&format!("/cards/delete_card/{card}")).await.status, 400);
         assert_ledger(&db);
 
         // Neither the number nor the CVV nor the PIN is in the logs or the database file.
         let logs = server.stop();
-        assert!(logs.contains("/cards/get_card_details"), "the server logged its requests");
+        assert!(
+            logs.contains("/cards/get_card_details"),
+            "the server logged its requests"
+        );
         assert!(!logs.contains(&pan), "{}: the PAN is in the logs", db.backend());
         // Short values are looked for in the forms a leak takes (JSON, Debug,
         // key=value): alone they occur by chance in ids and timings.
@@ -258,34 +303,65 @@ async fn fundings_and_unloadings_settle_by_job_and_each_outcome_arrives_by_webho
         let card = s.card(&holder, "300").await;
         let pick = |reference: &'static str| move |d: &Value| d["transaction_reference"] == reference;
 
-        let a = s.patch("/cards/fund_card_asynchronously", Sandbox::transfer(&card, "5000", "fund-1")).await;
+        let a = s
+            .patch(
+                "/cards/fund_card_asynchronously",
+                Sandbox::transfer(&card, "5000", "fund-1"),
+            )
+            .await;
         assert_eq!(a.status, 202, "{}", a.body);
-        assert_eq!(a.body["data"], json!({"card_id": card, "transaction_reference": "fund-1"}));
+        assert_eq!(
+            a.body["data"],
+            json!({"card_id": card, "transaction_reference": "fund-1"})
+        );
         let credited = event(&receiver, "card_credit_event.successful", pick("fund-1")).await;
-        assert_eq!((credited["amount"].as_str(), credited["card_id"].as_str()), (Some("5000"), Some(card.as_str())));
+        assert_eq!(
+            (credited["amount"].as_str(), credited["card_id"].as_str()),
+            (Some("5000"), Some(card.as_str()))
+        );
         assert_eq!(credited["cardholder_id"], holder.as_str());
         assert_eq!(s.balance(&card).await, (5300, 5000), "{}", db.backend());
 
         // The simulator declines amounts ending in 0013: the money comes back.
         s.advance(300).await;
-        let a = s.patch("/cards/fund_card_asynchronously", Sandbox::transfer(&card, "10013", "fund-2")).await;
+        let a = s
+            .patch(
+                "/cards/fund_card_asynchronously",
+                Sandbox::transfer(&card, "10013", "fund-2"),
+            )
+            .await;
         assert_eq!(a.status, 202, "{}", a.body);
         let failed = event(&receiver, "card_credit_event.failed", pick("fund-2")).await;
         assert!(failed["error_description"].as_str().unwrap().contains("declined"));
         assert_eq!(s.wallet().await, 100_000 - 300 - 5000);
         assert_eq!(s.balance(&card).await, (5300, 5000));
 
-        let a = s.patch("/cards/unload_card_asynchronously", Sandbox::transfer(&card, "2000", "unload-1")).await;
+        let a = s
+            .patch(
+                "/cards/unload_card_asynchronously",
+                Sandbox::transfer(&card, "2000", "unload-1"),
+            )
+            .await;
         assert_eq!(a.status, 202, "{}", a.body);
         event(&receiver, "card_unload_event.successful", pick("unload-1")).await;
         assert_eq!(s.balance(&card).await, (3300, 3000));
         assert_eq!(s.wallet().await, 100_000 - 300 - 3000);
 
         s.advance(300).await;
-        let a = s.patch("/cards/unload_card_asynchronously", Sandbox::transfer(&card, "1000", "unload-x")).await;
+        let a = s
+            .patch(
+                "/cards/unload_card_asynchronously",
+                Sandbox::transfer(&card, "1000", "unload-x"),
+            )
+            .await;
         assert_eq!(a.status, 202, "{}", a.body);
         s.advance(300).await;
-        let a = s.patch("/cards/unload_card_asynchronously", Sandbox::transfer(&card, "13", "unload-2")).await;
+        let a = s
+            .patch(
+                "/cards/unload_card_asynchronously",
+                Sandbox::transfer(&card, "13", "unload-2"),
+            )
+            .await;
         assert_eq!(a.status, 202, "{}", a.body);
         event(&receiver, "card_unload_event.successful", pick("unload-x")).await;
         let failed = event(&receiver, "card_unload_event.failed", pick("unload-2")).await;
@@ -306,7 +382,13 @@ async fn every_usd_card_error_of_the_contract_has_its_status() {
         };
         let holder = s.cardholder(3).await;
         let expect = |a: Answer, status: u16, code: &str| {
-            assert_eq!((a.status, a.body["code"].as_str()), (status, Some(code)), "{}: {}", db.backend(), a.body);
+            assert_eq!(
+                (a.status, a.body["code"].as_str()),
+                (status, Some(code)),
+                "{}: {}",
+                db.backend(),
+                a.body
+            );
             assert!(!a.body["message"].as_str().unwrap().is_empty());
         };
         let body = |change: Value| {
@@ -317,31 +399,66 @@ async fn every_usd_card_error_of_the_contract_has_its_status() {
             b
         };
         // 401 wallet too low: create, activate; nothing is left behind.
-        expect(s.post("/cards/create_card", body(json!({}))).await, 401, "insufficient_wallet_balance");
+        expect(
+            s.post("/cards/create_card", body(json!({}))).await,
+            401,
+            "insufficient_wallet_balance",
+        );
         let activation = |holder: &str, number: &str| {
             json!({"cardholder_id": holder, "card_type": "physical", "card_brand": "Mastercard",
                    "card_currency": "USD", "card_token_number": number})
         };
         expect(
-            s.post("/cards/activate_physical_card", activation(&holder, "1234567890123")).await,
+            s.post("/cards/activate_physical_card", activation(&holder, "1234567890123"))
+                .await,
             401,
             "insufficient_wallet_balance",
         );
-        assert_eq!(s.get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}")).await.body["data"]["total"], 0);
+        assert_eq!(
+            s.get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}"))
+                .await
+                .body["data"]["total"],
+            0
+        );
 
         s.fund_wallet(10_000).await;
         // 400 no cardholder; 400 card type unavailable; 400 bad fields naming them.
-        expect(s.post("/cards/create_card", body(json!({"cardholder_id": "ch_nope"}))).await, 400, "cardholder_not_found");
-        expect(s.post("/cards/activate_physical_card", activation("ch_nope", "1234567890123")).await, 400, "cardholder_not_found");
-        expect(s.get("/cards/get_all_cardholder_cards?cardholder_id=ch_nope").await, 400, "cardholder_not_found");
-        expect(s.post("/cards/create_card", body(json!({"card_brand": "Visa"}))).await, 400, "card_type_unavailable");
+        expect(
+            s.post("/cards/create_card", body(json!({"cardholder_id": "ch_nope"})))
+                .await,
+            400,
+            "cardholder_not_found",
+        );
+        expect(
+            s.post("/cards/activate_physical_card", activation("ch_nope", "1234567890123"))
+                .await,
+            400,
+            "cardholder_not_found",
+        );
+        expect(
+            s.get("/cards/get_all_cardholder_cards?cardholder_id=ch_nope").await,
+            400,
+            "cardholder_not_found",
+        );
+        expect(
+            s.post("/cards/create_card", body(json!({"card_brand": "Visa"}))).await,
+            400,
+            "card_type_unavailable",
+        );
         let mut ngn = activation(&holder, "1234567890123");
         ngn["card_currency"] = json!("NGN");
-        expect(s.post("/cards/activate_physical_card", ngn).await, 400, "card_type_unavailable");
+        expect(
+            s.post("/cards/activate_physical_card", ngn).await,
+            400,
+            "card_type_unavailable",
+        );
         for (change, field) in [
             (json!({"card_limit": "700000"}), "card_limit:"),
             (json!({"funding_amount": "299"}), "funding_amount:"),
-            (json!({"card_limit": "1000000", "funding_amount": "399"}), "funding_amount:"),
+            (
+                json!({"card_limit": "1000000", "funding_amount": "399"}),
+                "funding_amount:",
+            ),
             (json!({"card_type": "metal"}), "card_type:"),
             (json!({"pin": s.pin("123")}), "pin:"),
             (json!({"funding_amount": "-5"}), "funding_amount:"),
@@ -350,7 +467,12 @@ async fn every_usd_card_error_of_the_contract_has_its_status() {
             assert_eq!(a.status, 400, "{change}: {}", a.body);
             assert!(a.body["message"].as_str().unwrap().starts_with(field), "{}", a.body);
         }
-        expect(s.post("/cards/activate_physical_card", activation(&holder, "12345")).await, 400, "invalid_request");
+        expect(
+            s.post("/cards/activate_physical_card", activation(&holder, "12345"))
+                .await,
+            400,
+            "invalid_request",
+        );
 
         // 401 cardholder deactivated (blacklisted) and not verified (in review).
         let mut blacklisted = nigerian(4);
@@ -366,7 +488,12 @@ async fn every_usd_card_error_of_the_contract_has_its_status() {
         let decided = |id: &str| {
             let id = id.to_string();
             let s = &s;
-            async move { s.get(&format!("/cardholder/get_cardholder?cardholder_id={id}")).await.body["data"]["verification_status"].clone() }
+            async move {
+                s.get(&format!("/cardholder/get_cardholder?cardholder_id={id}"))
+                    .await
+                    .body["data"]["verification_status"]
+                    .clone()
+            }
         };
         for _ in 0..100 {
             if decided(&ids[0]).await == "failed" && decided(&ids[1]).await == "manual_review" {
@@ -375,26 +502,98 @@ async fn every_usd_card_error_of_the_contract_has_its_status() {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
         let for_holder = |id: &str| json!({"cardholder_id": id});
-        expect(s.post("/cards/create_card", body(for_holder(&ids[0]))).await, 401, "cardholder_deactivated");
-        expect(s.post("/cards/activate_physical_card", activation(&ids[0], "1234567890123")).await, 401, "cardholder_deactivated");
-        expect(s.post("/cards/create_card", body(for_holder(&ids[1]))).await, 401, "cardholder_not_verified");
-        expect(s.post("/cards/activate_physical_card", activation(&ids[1], "1234567890123")).await, 401, "cardholder_not_verified");
+        expect(
+            s.post("/cards/create_card", body(for_holder(&ids[0]))).await,
+            401,
+            "cardholder_deactivated",
+        );
+        expect(
+            s.post("/cards/activate_physical_card", activation(&ids[0], "1234567890123"))
+                .await,
+            401,
+            "cardholder_deactivated",
+        );
+        expect(
+            s.post("/cards/create_card", body(for_holder(&ids[1]))).await,
+            401,
+            "cardholder_not_verified",
+        );
+        expect(
+            s.post("/cards/activate_physical_card", activation(&ids[1], "1234567890123"))
+                .await,
+            401,
+            "cardholder_not_verified",
+        );
 
         // 400 no card: details, balance, PIN, token, freeze, unfreeze, delete, fund, unload.
-        expect(s.get("/cards/get_card_details?card_id=card_nope").await, 400, "card_not_found");
-        expect(s.get("/cards/get_card_balance?card_id=card_nope").await, 400, "card_not_found");
-        expect(s.get("/cards/generate_token_for_card_details?card_id=card_nope").await, 400, "card_not_found");
-        expect(s.post("/cards/update_card_pin", json!({"card_id": "card_nope", "card_pin": s.pin("1234")})).await, 400, "card_not_found");
-        expect(s.patch("/cards/freeze_card?card_id=card_nope", json!({})).await, 400, "card_not_found");
-        expect(s.patch("/cards/unfreeze_card?card_id=card_nope", json!({})).await, 400, "card_not_found");
+        expect(
+            s.get("/cards/get_card_details?card_id=card_nope").await,
+            400,
+            "card_not_found",
+        );
+        expect(
+            s.get("/cards/get_card_balance?card_id=card_nope").await,
+            400,
+            "card_not_found",
+        );
+        expect(
+            s.get("/cards/generate_token_for_card_details?card_id=card_nope").await,
+            400,
+            "card_not_found",
+        );
+        expect(
+            s.post(
+                "/cards/update_card_pin",
+                json!({"card_id": "card_nope", "card_pin": s.pin("1234")}),
+            )
+            .await,
+            400,
+            "card_not_found",
+        );
+        expect(
+            s.patch("/cards/freeze_card?card_id=card_nope", json!({})).await,
+            400,
+            "card_not_found",
+        );
+        expect(
+            s.patch("/cards/unfreeze_card?card_id=card_nope", json!({})).await,
+            400,
+            "card_not_found",
+        );
         expect(s.delete("/cards/delete_card/card_nope").await, 400, "card_not_found");
-        expect(s.patch("/cards/fund_card_asynchronously", Sandbox::transfer("card_nope", "100", "n1")).await, 400, "card_not_found");
-        expect(s.patch("/cards/unload_card_asynchronously", Sandbox::transfer("card_nope", "100", "n2")).await, 400, "card_not_found");
+        expect(
+            s.patch(
+                "/cards/fund_card_asynchronously",
+                Sandbox::transfer("card_nope", "100", "n1"),
+            )
+            .await,
+            400,
+            "card_not_found",
+        );
+        expect(
+            s.patch(
+                "/cards/unload_card_asynchronously",
+                Sandbox::transfer("card_nope", "100", "n2"),
+            )
+            .await,
+            400,
+            "card_not_found",
+        );
 
         // The money rules of fund and unload.
         let card = s.card(&holder, "300").await;
-        let fund = |amount: &str, reference: &str| s.patch("/cards/fund_card_asynchronously", Sandbox::transfer(&card, amount, reference));
-        let unload = |amount: &str, reference: &str| s.patch("/cards/unload_card_asynchronously", Sandbox::transfer(&card, amount, reference));
+        let fund = |amount: &str, reference: &str| {
+            s.patch(
+                "/cards/fund_card_asynchronously",
+                Sandbox::transfer(&card, amount, reference),
+            )
+        };
+        let unload = |amount: &str, reference: &str| {
+            s.patch(
+                "/cards/unload_card_asynchronously",
+                Sandbox::transfer(&card, amount, reference),
+            )
+        };
         expect(fund("499701", "f0").await, 400, "card_balance_limit");
         expect(fund("9701", "f0").await, 401, "insufficient_wallet_balance");
         expect(unload("1", "u0").await, 401, "insufficient_card_balance");
@@ -408,10 +607,22 @@ async fn every_usd_card_error_of_the_contract_has_its_status() {
         s.advance(300).await;
         expect(fund("1", "u1").await, 400, "transaction_reference_used");
         for (body, field) in [
-            (json!({"card_id": card, "amount": "1.5", "transaction_reference": "x", "currency": "USD"}), "amount:"),
-            (json!({"card_id": card, "amount": "0", "transaction_reference": "x", "currency": "USD"}), "amount:"),
-            (json!({"card_id": card, "amount": "100", "currency": "USD"}), "transaction_reference:"),
-            (json!({"card_id": card, "amount": "100", "transaction_reference": "x", "currency": "NGN"}), "currency:"),
+            (
+                json!({"card_id": card, "amount": "1.5", "transaction_reference": "x", "currency": "USD"}),
+                "amount:",
+            ),
+            (
+                json!({"card_id": card, "amount": "0", "transaction_reference": "x", "currency": "USD"}),
+                "amount:",
+            ),
+            (
+                json!({"card_id": card, "amount": "100", "currency": "USD"}),
+                "transaction_reference:",
+            ),
+            (
+                json!({"card_id": card, "amount": "100", "transaction_reference": "x", "currency": "NGN"}),
+                "currency:",
+            ),
         ] {
             let a = s.patch("/cards/fund_card_asynchronously", body.clone()).await;
             assert_eq!(a.status, 400, "{body}: {}", a.body);
@@ -438,11 +649,20 @@ async fn physical_cards_activate_once_and_a_migration_moves_the_balance_to_a_new
         let a = s.post("/cards/activate_physical_card", activation.clone()).await;
         assert_eq!(a.status, 200, "{}: {}", db.backend(), a.body);
         let physical = a.body["data"]["card_id"].as_str().unwrap().to_string();
-        let created = event(&receiver, "card_creation_event.successful", |d| d["card_id"] == physical.as_str()).await;
-        assert_eq!((created["card_type"].as_str(), created["card_token_number"].as_str()), (Some("physical"), Some("4000123412341")));
+        let created = event(&receiver, "card_creation_event.successful", |d| {
+            d["card_id"] == physical.as_str()
+        })
+        .await;
+        assert_eq!(
+            (created["card_type"].as_str(), created["card_token_number"].as_str()),
+            (Some("physical"), Some("4000123412341"))
+        );
         assert_eq!(s.balance(&physical).await, (300, 0), "funded with the fee hold");
         let again = s.post("/cards/activate_physical_card", activation).await;
-        assert_eq!((again.status, again.body["code"].as_str()), (400, Some("card_already_activated")));
+        assert_eq!(
+            (again.status, again.body["code"].as_str()),
+            (400, Some("card_already_activated"))
+        );
 
         // Migration: 201 with a Deprecation header; the balance moves across.
         let old = s.card(&holder, "2500").await;
@@ -451,10 +671,16 @@ async fn physical_cards_activate_once_and_a_migration_moves_the_balance_to_a_new
         let migrated = s.post("/cards/migrate_card", body.clone()).await;
         assert_eq!(migrated.status, 201, "{}", migrated.body);
         assert!(migrated.headers.get("deprecation").is_some());
-        let new = event(&receiver, "card_creation_event.successful", |d| d["migrated_from"] == old.as_str()).await;
+        let new = event(&receiver, "card_creation_event.successful", |d| {
+            d["migrated_from"] == old.as_str()
+        })
+        .await;
         let new = new["card_id"].as_str().unwrap().to_string();
         assert_eq!(s.balance(&new).await, (2500, 2100), "the 10,000 limit holds 400");
-        assert_eq!(s.get(&format!("/cards/get_card_balance?card_id={old}")).await.status, 400);
+        assert_eq!(
+            s.get(&format!("/cards/get_card_balance?card_id={old}")).await.status,
+            400
+        );
         let gone = s.post("/cards/migrate_card", body).await;
         assert_eq!((gone.status, gone.body["code"].as_str()), (400, Some("card_not_found")));
         assert!(gone.headers.get("deprecation").is_some());
@@ -476,23 +702,34 @@ async fn details_tokens_are_single_use_and_expire_and_reads_are_limited_per_card
         let card = s.card(&holder, "300").await;
         let other = s.card(&holder, "300").await;
         let token = || async {
-            let a = s.get(&format!("/cards/generate_token_for_card_details?card_id={card}")).await;
+            let a = s
+                .get(&format!("/cards/generate_token_for_card_details?card_id={card}"))
+                .await;
             assert_eq!(a.status, 200, "{}", a.body);
             a.body["data"]["token"].as_str().unwrap().to_string()
         };
         let redeem = |prefix: &'static str, token: String| {
             client()
-                .get(format!("{}{prefix}/cards/get_card_details_from_token?token={token}", server.relay))
+                .get(format!(
+                    "{}{prefix}/cards/get_card_details_from_token?token={token}",
+                    server.relay
+                ))
                 .send()
         };
         let t = token().await;
         let first = redeem(BASE, t.clone()).await.unwrap();
         assert_eq!(first.status(), 200, "{}", db.backend());
         let body: Value = first.json().await.unwrap();
-        assert!(domain::cards::pan::is_luhn_valid(body["data"]["card_number"].as_str().unwrap()));
+        assert!(domain::cards::pan::is_luhn_valid(
+            body["data"]["card_number"].as_str().unwrap()
+        ));
         assert_eq!(redeem(BASE, t).await.unwrap().status(), 400, "single use");
         let t = token().await;
-        assert_eq!(redeem("/v1/issuing", t.clone()).await.unwrap().status(), 400, "a sandbox token on a live path");
+        assert_eq!(
+            redeem("/v1/issuing", t.clone()).await.unwrap().status(),
+            400,
+            "a sandbox token on a live path"
+        );
         s.advance(301).await;
         assert_eq!(redeem(BASE, t).await.unwrap().status(), 400, "expired after 5 minutes");
         assert_eq!(redeem(BASE, "garbage".into()).await.unwrap().status(), 400);
@@ -504,8 +741,14 @@ async fn details_tokens_are_single_use_and_expire_and_reads_are_limited_per_card
         assert_eq!(limited.status, 420, "{}", limited.body);
         assert!(limited.headers.get("retry-after").is_some());
         assert_eq!(details(&other).await.status, 200, "another card has its own limit");
-        assert_eq!(s.get(&format!("/cards/get_card_balance?card_id={card}")).await.status, 200);
-        assert_eq!(s.get(&format!("/cards/get_card_balance?card_id={card}")).await.status, 420);
+        assert_eq!(
+            s.get(&format!("/cards/get_card_balance?card_id={card}")).await.status,
+            200
+        );
+        assert_eq!(
+            s.get(&format!("/cards/get_card_balance?card_id={card}")).await.status,
+            420
+        );
         s.advance(3).await;
         assert_eq!(details(&card).await.status, 200);
     }
@@ -527,9 +770,15 @@ async fn deleting_a_cardholder_deletes_their_cards_and_returns_the_money() {
         let a = s.delete(&format!("/cardholder/delete_cardholder/{holder}")).await;
         assert_eq!(a.status, 200, "{}", a.body);
         for card in &cards {
-            let deleted = event(&receiver, "card_delete_event.successful", |d| d["card_id"] == card.as_str()).await;
+            let deleted = event(&receiver, "card_delete_event.successful", |d| {
+                d["card_id"] == card.as_str()
+            })
+            .await;
             assert_eq!(deleted["cardholder_id"], holder.as_str());
-            assert_eq!(s.get(&format!("/cards/get_card_balance?card_id={card}")).await.status, 400);
+            assert_eq!(
+                s.get(&format!("/cards/get_card_balance?card_id={card}")).await.status,
+                400
+            );
         }
         assert_eq!(s.wallet().await, 10_000, "{}", db.backend());
         assert_eq!(s.get("/cards/get_all_cards").await.body["data"]["meta"]["total"], 0);
@@ -564,11 +813,17 @@ async fn a_hundred_concurrent_fundings_from_a_wallet_covering_sixty_give_sixty_a
         let refused: Vec<&Answer> = answers.iter().filter(|a| a.status != 202).collect();
         assert_eq!(accepted, 60, "{}", db.backend());
         assert_eq!(refused.len(), 40);
-        assert!(refused.iter().all(|a| a.status == 401 && a.body["code"] == "insufficient_wallet_balance"));
+        assert!(
+            refused
+                .iter()
+                .all(|a| a.status == 401 && a.body["code"] == "insufficient_wallet_balance")
+        );
         assert_eq!(s.wallet().await, 0);
         // Every accepted funding settles onto its card.
         let settled = || async {
-            let listed = s.get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}")).await;
+            let listed = s
+                .get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}"))
+                .await;
             assert_eq!(listed.body["data"]["total"], 100);
             let events = s.get("/events?page=1").await;
             events.body["data"]["meta"]["total"].as_u64().unwrap()

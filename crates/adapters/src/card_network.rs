@@ -73,7 +73,7 @@ mod tests {
     #[tokio::test]
     async fn issues_luhn_valid_numbers_under_the_bin_expiring_in_three_years() {
         let network = NetworkSimulator::new("539983").unwrap();
-        let now = 1_795_392_000; // 2026-11-22
+        let now = 1_795_305_600; // 2026-11-22
         let mut seen = std::collections::HashSet::new();
         for _ in 0..200 {
             let card = network.issue(CardType::Virtual, now).await;

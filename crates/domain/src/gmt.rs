@@ -16,6 +16,6 @@ mod tests {
     #[test]
     fn formats_in_gmt() {
         assert_eq!(super::format(0), "1970-01-01 00:00:00");
-        assert_eq!(super::format(1_795_392_000), "2026-11-22 00:00:00");
+        assert_eq!(super::format(1_795_305_600), "2026-11-22 00:00:00");
     }
 }

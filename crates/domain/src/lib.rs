@@ -2,8 +2,8 @@
 //! every type here is valid by construction and every rule is a function.
 
 pub mod api_key;
-pub mod cards;
 pub mod cardholders;
+pub mod cards;
 pub mod currency;
 pub mod error;
 pub mod events;

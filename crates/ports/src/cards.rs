@@ -212,8 +212,7 @@ pub trait CardStore: Send + Sync {
     async fn list(&self, account: &AccountId, mode: Mode, page: Page) -> Result<(Vec<CardRecord>, u64), StoreError>;
 
     /// Freezes (`false`) or unfreezes (`true`); `false` when no such card.
-    async fn set_active(&self, account: &AccountId, mode: Mode, id: &CardId, active: bool)
-    -> Result<bool, StoreError>;
+    async fn set_active(&self, account: &AccountId, mode: Mode, id: &CardId, active: bool) -> Result<bool, StoreError>;
 
     /// Replaces a sealed PIN; `false` when no such card.
     async fn set_pin(

@@ -27,8 +27,8 @@ impl JobKind {
             JobKind::VerifyCardholder,
             JobKind::SettleCardTransfer,
         ]
-            .into_iter()
-            .find(|k| k.as_str() == value)
+        .into_iter()
+        .find(|k| k.as_str() == value)
     }
 }
 

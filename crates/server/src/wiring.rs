@@ -45,7 +45,9 @@ pub fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) -> any
         cardholders: db.clone(),
         kyc: Arc::new(SandboxKyc),
         cards: db.clone(),
-        network: Arc::new(NetworkSimulator::new(&serve.card_bin).map_err(|e| anyhow::anyhow!("--card-bin: {}", e.rule))?),
+        network: Arc::new(
+            NetworkSimulator::new(&serve.card_bin).map_err(|e| anyhow::anyhow!("--card-bin: {}", e.rule))?,
+        ),
         field_cipher: Arc::new(AesEverywhere),
         wallets: db.clone(),
         rate_limits: db.clone(),

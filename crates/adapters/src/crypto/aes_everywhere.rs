@@ -10,8 +10,8 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use cbc::cipher::block_padding::Pkcs7;
 use cbc::cipher::{BlockDecryptMut, BlockEncryptMut, KeyIvInit};
 use domain::Secret;
-use ports::field_cipher::{FieldCipher, UndecryptableField};
 use md5::{Digest, Md5};
+use ports::field_cipher::{FieldCipher, UndecryptableField};
 use rand::RngCore;
 
 const MAGIC: &[u8; 8] = b"Salted__";

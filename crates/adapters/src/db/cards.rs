@@ -8,7 +8,9 @@ use super::jobs::JobRow;
 use super::ledger::{
     CardLedger, LedgerAccountRow, LedgerCode, card_ledger_account_id, ledger_account_id, post_transfer, transfer_rows,
 };
-use super::schema::{card_details_tokens, card_transfers, cards, events, jobs, ledger_accounts, transaction_references};
+use super::schema::{
+    card_details_tokens, card_transfers, cards, events, jobs, ledger_accounts, transaction_references,
+};
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
@@ -251,11 +253,23 @@ impl CardStore for Db {
                                 .select(ledger_accounts::balance)
                                 .first::<i64>(conn)
                                 .await?;
-                            (source, Amount::from_minor(balance).unwrap_or(Amount::ZERO), CreateCardError::WalletTooLow)
+                            (
+                                source,
+                                Amount::from_minor(balance).unwrap_or(Amount::ZERO),
+                                CreateCardError::WalletTooLow,
+                            )
                         }
                     };
                     if amount > Amount::ZERO {
-                        let rows = transfer_rows(&account, mode, "card_funding", (&source, balance), Currency::Usd, amount, now)?;
+                        let rows = transfer_rows(
+                            &account,
+                            mode,
+                            "card_funding",
+                            (&source, balance),
+                            Currency::Usd,
+                            amount,
+                            now,
+                        )?;
                         if !post_transfer!(conn, &rows, &source, balance, amount.minor(), keep = 0, cap = i64::MAX)? {
                             return Err(TxError::Refused(refusal));
                         }
@@ -338,13 +352,7 @@ impl CardStore for Db {
         Ok((with_balances(rows, &balances)?, u64::try_from(total).unwrap_or(0)))
     }
 
-    async fn set_active(
-        &self,
-        account: &AccountId,
-        mode: Mode,
-        id: &CardId,
-        active: bool,
-    ) -> Result<bool, StoreError> {
+    async fn set_active(&self, account: &AccountId, mode: Mode, id: &CardId, active: bool) -> Result<bool, StoreError> {
         let changed = with_conn!(self.pool(), |conn| {
             diesel::update(mine!(account, mode).filter(cards::id.eq(id.as_str())))
                 .set(cards::is_active.eq(active))
@@ -365,7 +373,12 @@ impl CardStore for Db {
         let changed = with_conn!(self.pool(), |conn| {
             let card = mine!(account, mode).filter(cards::id.eq(id.as_str()));
             match kind {
-                PinKind::Card => diesel::update(card).set(cards::pin_sealed.eq(&sealed)).execute(conn).await,
+                PinKind::Card => {
+                    diesel::update(card)
+                        .set(cards::pin_sealed.eq(&sealed))
+                        .execute(conn)
+                        .await
+                }
                 PinKind::ThreeDSecure => {
                     diesel::update(card)
                         .set(cards::pin_3ds_sealed.eq(Some(&sealed)))
@@ -405,8 +418,24 @@ impl CardStore for Db {
                         .await?;
                     let refund = Amount::from_minor(balance).unwrap_or(Amount::ZERO);
                     if refund > Amount::ZERO {
-                        let rows = transfer_rows(account, mode, "card_deletion", (balance_account, wallet), Currency::Usd, refund, now)?;
-                        if !post_transfer!(conn, &rows, balance_account, wallet, refund.minor(), keep = 0, cap = i64::MAX)? {
+                        let rows = transfer_rows(
+                            account,
+                            mode,
+                            "card_deletion",
+                            (balance_account, wallet),
+                            Currency::Usd,
+                            refund,
+                            now,
+                        )?;
+                        if !post_transfer!(
+                            conn,
+                            &rows,
+                            balance_account,
+                            wallet,
+                            refund.minor(),
+                            keep = 0,
+                            cap = i64::MAX
+                        )? {
                             return Err(TxError::Db(DbError::Refused));
                         }
                     }
@@ -437,7 +466,15 @@ impl CardStore for Db {
             TransferKind::Fund => (wallet, transit),
             TransferKind::Unload => (balance_account, transit),
         };
-        let rows = &transfer_rows(account, mode, "card_transfer_reserve", (from, to), Currency::Usd, amount, now)?;
+        let rows = &transfer_rows(
+            account,
+            mode,
+            "card_transfer_reserve",
+            (from, to),
+            Currency::Usd,
+            amount,
+            now,
+        )?;
         let job = &JobRow::new(settle, account, mode);
         let row = &TransferRow {
             id: transfer.id.to_string(),
@@ -513,7 +550,10 @@ impl CardStore for Db {
                             return Err(TxError::Refused(ReserveError::OverMaxBalance));
                         }
                     }
-                    diesel::insert_into(card_transfers::table).values(row).execute(conn).await?;
+                    diesel::insert_into(card_transfers::table)
+                        .values(row)
+                        .execute(conn)
+                        .await?;
                     diesel::insert_into(jobs::table).values(job).execute(conn).await?;
                     // Last: the wallet is the hot row, locked for the shortest time.
                     let keep = if kind == TransferKind::Unload { fee_hold } else { 0 };
@@ -578,7 +618,10 @@ impl CardStore for Db {
                             .filter(card_transfers::id.eq(id.as_str()))
                             .filter(card_transfers::state.eq(TransferState::Pending.as_str())),
                     )
-                    .set((card_transfers::state.eq(state.as_str()), card_transfers::settled_at.eq(now)))
+                    .set((
+                        card_transfers::state.eq(state.as_str()),
+                        card_transfers::settled_at.eq(now),
+                    ))
                     .execute(conn)
                     .await?;
                     if claimed != 1 {
@@ -612,7 +655,15 @@ impl CardStore for Db {
                         (TransferKind::Unload, Settlement::Reverse) if live => (balance_account, i64::MAX),
                         _ => (wallet, i64::MAX),
                     };
-                    let rows = transfer_rows(account, mode, "card_transfer_settle", (transit, to), Currency::Usd, amount, now)?;
+                    let rows = transfer_rows(
+                        account,
+                        mode,
+                        "card_transfer_settle",
+                        (transit, to),
+                        Currency::Usd,
+                        amount,
+                        now,
+                    )?;
                     if !post_transfer!(conn, &rows, transit, to, amount.minor(), keep = 0, cap = cap)? {
                         if cap == MAX_BALANCE.minor() {
                             return Err(TxError::Refused(Settled::Refused));

@@ -97,5 +97,12 @@ pub async fn unload_card_asynchronously(
     caller: Authenticated,
     Json(body): Json<TransferBody>,
 ) -> Result<HttpResponse, ApiError> {
-    transfer(app, caller, body, TransferKind::Unload, "The card unloading is processing").await
+    transfer(
+        app,
+        caller,
+        body,
+        TransferKind::Unload,
+        "The card unloading is processing",
+    )
+    .await
 }

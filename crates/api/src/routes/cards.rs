@@ -288,7 +288,13 @@ async fn set_active(
 ) -> Result<HttpResponse, ApiError> {
     let id = CardId::new(query.card_id);
     app.set_card_active(&caller.0, &id, active).await?;
-    Ok(success(StatusCode::OK, message, CardIdData { card_id: id.to_string() }))
+    Ok(success(
+        StatusCode::OK,
+        message,
+        CardIdData {
+            card_id: id.to_string(),
+        },
+    ))
 }
 
 /// Freeze a card: `is_active` is false at once.
@@ -450,7 +456,11 @@ async fn set_pin(
 ) -> Result<HttpResponse, ApiError> {
     app.set_card_pin(&caller.0, &CardId::new(body.card_id), kind, &body.card_pin)
         .await?;
-    Ok(success(StatusCode::CREATED, "The card PIN was updated successfully", Empty {}))
+    Ok(success(
+        StatusCode::CREATED,
+        "The card PIN was updated successfully",
+        Empty {},
+    ))
 }
 
 #[utoipa::path(

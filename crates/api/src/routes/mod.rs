@@ -101,8 +101,14 @@ fn card_endpoints(cfg: &mut web::ServiceConfig) {
             "/cards/activate_physical_card",
             web::post().to(cards::activate_physical_card),
         ))
-        .service(endpoint("/cards/get_card_details", web::get().to(cards::get_card_details)))
-        .service(endpoint("/cards/get_card_balance", web::get().to(cards::get_card_balance)))
+        .service(endpoint(
+            "/cards/get_card_details",
+            web::get().to(cards::get_card_details),
+        ))
+        .service(endpoint(
+            "/cards/get_card_balance",
+            web::get().to(cards::get_card_balance),
+        ))
         .service(endpoint(
             "/cards/fund_card_asynchronously",
             web::patch().to(card_money::fund_card_asynchronously),
@@ -122,7 +128,10 @@ fn card_endpoints(cfg: &mut web::ServiceConfig) {
             "/cards/delete_card/{card_id}",
             web::delete().to(cards::delete_card),
         ))
-        .service(endpoint("/cards/update_card_pin", web::post().to(cards::update_card_pin)))
+        .service(endpoint(
+            "/cards/update_card_pin",
+            web::post().to(cards::update_card_pin),
+        ))
         .service(endpoint(
             "/cards/set_3d_secure_pin",
             web::post().to(cards::set_3d_secure_pin),
@@ -137,18 +146,21 @@ fn card_endpoints(cfg: &mut web::ServiceConfig) {
     let migrate_card = web::post().to(cards::migrate_card);
     cfg.service(
         endpoint("/cards/migrate_card", migrate_card)
-            .wrap(middleware::DefaultHeaders::new().add(("Deprecation", "@1795392000"))),
+            .wrap(middleware::DefaultHeaders::new().add(("Deprecation", "@1795305600"))),
     );
 }
 
 /// The relay's routes: card details in clear, in both modes.
 pub fn configure_relay(cfg: &mut web::ServiceConfig) {
     let relay_endpoints = |cfg: &mut web::ServiceConfig| {
-        cfg.service(endpoint("/cards/get_card_details", web::get().to(relay::get_card_details)))
-            .service(endpoint(
-                "/cards/get_card_details_from_token",
-                web::get().to(relay::get_card_details_from_token),
-            ));
+        cfg.service(endpoint(
+            "/cards/get_card_details",
+            web::get().to(relay::get_card_details),
+        ))
+        .service(endpoint(
+            "/cards/get_card_details_from_token",
+            web::get().to(relay::get_card_details_from_token),
+        ));
     };
     cfg.service(endpoint("/health", web::get().to(health::health)))
         .service(

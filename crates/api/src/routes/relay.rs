@@ -25,9 +25,7 @@ pub async fn get_card_details(
     caller: Authenticated,
     Query(query): Query<RelayCardQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let (card, details) = app
-        .reveal_card_details(&caller.0, &CardId::new(query.card_id))
-        .await?;
+    let (card, details) = app.reveal_card_details(&caller.0, &CardId::new(query.card_id)).await?;
     Ok(success(
         StatusCode::OK,
         "Card details were fetched successfully",
@@ -59,9 +57,7 @@ pub async fn get_card_details_from_token(
     PathMode(mode): PathMode,
     Query(query): Query<TokenQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let (card, details) = app
-        .redeem_card_details_token(mode, &Secret::new(query.token))
-        .await?;
+    let (card, details) = app.redeem_card_details_token(mode, &Secret::new(query.token)).await?;
     Ok(success(
         StatusCode::OK,
         "Card details were fetched successfully",

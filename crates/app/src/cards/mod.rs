@@ -18,8 +18,8 @@ pub use transfers::TransferRequest;
 
 use crate::{App, Caller};
 use domain::cardholders::CardholderStatus;
-use domain::ids::{CardId, CardholderId};
 use domain::cards::pin::Pin;
+use domain::ids::{CardId, CardholderId};
 use domain::{DomainError, ErrorKind, InvalidInput};
 use ports::StoreError;
 use ports::cardholders::CardholderRecord;
@@ -182,7 +182,12 @@ impl App {
             .ports
             .field_cipher
             .decrypt(ciphertext, &caller.secret_key)
-            .map_err(|_| InvalidInput::new(field, "must be a 4-digit PIN encrypted with AES Everywhere under your secret key"))?;
+            .map_err(|_| {
+                InvalidInput::new(
+                    field,
+                    "must be a 4-digit PIN encrypted with AES Everywhere under your secret key",
+                )
+            })?;
         Ok(Pin::parse(field, &plain)?)
     }
 }

@@ -125,7 +125,10 @@ pub fn check_token_number(field: &str, value: &str) -> Result<(), InvalidInput> 
     if value.len() == 13 && value.bytes().all(|b| b.is_ascii_digit()) {
         Ok(())
     } else {
-        Err(InvalidInput::new(field, "must be the 13-digit number on the card envelope"))
+        Err(InvalidInput::new(
+            field,
+            "must be the 13-digit number on the card envelope",
+        ))
     }
 }
 
@@ -177,8 +180,13 @@ mod tests {
         assert!(five.check_funding("funding_amount", Amount::from_const(299)).is_err());
         assert!(five.check_funding("funding_amount", Amount::from_const(300)).is_ok());
         let ten = CardLimit::parse("card_limit", "1000000").unwrap();
-        let e = ten.check_funding("funding_amount", Amount::from_const(399)).unwrap_err();
-        assert!(e.to_string().starts_with("funding_amount: must be at least '400'"), "{e}");
+        let e = ten
+            .check_funding("funding_amount", Amount::from_const(399))
+            .unwrap_err();
+        assert!(
+            e.to_string().starts_with("funding_amount: must be at least '400'"),
+            "{e}"
+        );
         assert!(CardLimit::parse("card_limit", "700000").is_err());
         assert_eq!(CardLimit::from_minor(1_000_000), Some(ten));
     }
