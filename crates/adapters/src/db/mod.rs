@@ -193,4 +193,6 @@ mod tests;
 #[cfg(test)]
 mod tests_cardholders;
 #[cfg(test)]
+mod tests_cards;
+#[cfg(test)]
 mod tests_jobs;

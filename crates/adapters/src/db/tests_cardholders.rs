@@ -13,7 +13,7 @@ use ports::cardholders::{CardholderRecord, CardholderStore, Decision, SaveCardho
 use ports::events::{EventStore, NewEvent};
 use ports::jobs::{JobKind, JobStore, NewJob};
 
-fn record(id: &str, account: &str, mode: Mode, bvn: &str, phone: &str) -> CardholderRecord {
+pub(super) fn record(id: &str, account: &str, mode: Mode, bvn: &str, phone: &str) -> CardholderRecord {
     let mut input = nigerian();
     input.phone = Some(phone.into());
     input.identity.as_mut().unwrap().bvn = Some(bvn.into());

@@ -1,0 +1,256 @@
+//! The card store's money paths, on SQLite and (with `TEST_DATABASE_URL`)
+//! PostgreSQL: what the HTTP tests cannot reach, such as a settlement
+//! retried, or money landing on a card deleted meanwhile.
+
+use super::tests::with_account;
+use super::tests_cardholders::record;
+use crate::test_db::TestDb;
+use domain::cards::{CardLimit, CardType};
+use domain::ids::{AccountId, CardId, CardholderId, EventId, JobId, TransferId};
+use domain::{Amount, Currency, Mode};
+use ports::cardholders::CardholderStore;
+use ports::cards::{
+    CardRecord, CardStore, DetailsToken, Funding, NewCard, ReserveError, SealedDetails, Settled, Settlement, Transfer,
+    TransferKind, TransferState,
+};
+use ports::events::{EventStore, NewEvent};
+use ports::jobs::{JobKind, NewJob};
+use ports::ledger::LedgerAudit;
+use ports::wallets::WalletStore;
+
+const ACCOUNT: &str = "acct_c";
+
+fn event(n: &str) -> (NewEvent, NewJob) {
+    let event = NewEvent {
+        id: EventId::new(format!("evt_{n}")),
+        account_id: AccountId::new(ACCOUNT),
+        mode: Mode::Test,
+        event: "card_test",
+        data: "{}".into(),
+        created_at: 1,
+    };
+    (event, job(&format!("d{n}"), JobKind::DeliverWebhook))
+}
+
+fn job(n: &str, kind: JobKind) -> NewJob {
+    NewJob {
+        id: JobId::new(format!("job_{n}")),
+        kind,
+        subject: n.into(),
+        max_attempts: 3,
+        run_at: 1,
+    }
+}
+
+fn amount(n: i64) -> Amount {
+    Amount::from_minor(n).unwrap()
+}
+
+/// A database with one account, a verified cardholder, a wallet of
+/// `wallet` cents and one card funded with 300.
+async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
+    let db = t.migrated().await;
+    let account = with_account(&db, ACCOUNT).await;
+    db.insert(
+        record("ch_c", ACCOUNT, Mode::Test, "22212345678", "+2348031234567"),
+        None,
+    )
+    .await
+    .unwrap();
+    db.fund_from_faucet(&account, Mode::Test, Currency::Usd, amount(wallet), 1)
+        .await
+        .unwrap();
+    let card = CardId::new("card_c");
+    let new = NewCard {
+        card: CardRecord {
+            id: card.clone(),
+            account_id: account,
+            mode: Mode::Test,
+            cardholder_id: CardholderId::new("ch_c"),
+            card_type: CardType::Virtual,
+            name: "Ada Obi".into(),
+            details: SealedDetails {
+                pan: vec![1],
+                cvv: vec![2],
+                expiry_month: vec![3],
+                expiry_year: vec![4],
+            },
+            last_4: "4444".into(),
+            limit: CardLimit::Usd5k,
+            fee_hold: amount(300),
+            is_active: true,
+            blocked_due_to_fraud: false,
+            pin_3ds_activated: false,
+            meta_data: None,
+            created_at: 1,
+            balance: 0,
+        },
+        sealed_pin: vec![9],
+        token_number: None,
+        funding: Funding::Wallet(amount(300)),
+    };
+    let (e, d) = event("created");
+    db.create(new, e, d, 1).await.unwrap();
+    (db, card)
+}
+
+fn transfer(id: &str, card: &CardId, kind: TransferKind, cents: i64, now: i64) -> Transfer {
+    Transfer {
+        id: TransferId::new(id),
+        account_id: AccountId::new(ACCOUNT),
+        mode: Mode::Test,
+        card_id: card.clone(),
+        cardholder_id: CardholderId::new("ch_c"),
+        kind,
+        amount: amount(cents),
+        transaction_reference: format!("ref-{id}"),
+        state: TransferState::Pending,
+        created_at: now,
+    }
+}
+
+async fn settle(db: &super::Db, id: &str, settlement: Settlement) -> Settled {
+    let (e, d) = event(&format!("{id}-{settlement:?}"));
+    db.settle(&TransferId::new(id), settlement, e, d, 10).await.unwrap()
+}
+
+async fn balances(db: &super::Db, card: &CardId) -> (i64, i64) {
+    let wallet = db
+        .balances(&AccountId::new(ACCOUNT), Mode::Test)
+        .await
+        .unwrap()
+        .usd
+        .minor();
+    let on_card = CardStore::get(db, &AccountId::new(ACCOUNT), Mode::Test, card)
+        .await
+        .unwrap()
+        .map_or(-1, |c| c.balance);
+    (wallet, on_card)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_settlement_happens_once_and_reports_once() {
+    for t in TestDb::all().await {
+        let (db, card) = setup(&t, 1_000).await;
+        db.reserve(
+            transfer("ctr_1", &card, TransferKind::Fund, 500, 5),
+            job("s1", JobKind::SettleCardTransfer),
+        )
+        .await
+        .unwrap();
+        assert_eq!(balances(&db, &card).await, (200, 300), "reserved: in transit");
+        assert_eq!(settle(&db, "ctr_1", Settlement::Complete).await, Settled::Done);
+        assert_eq!(
+            settle(&db, "ctr_1", Settlement::Complete).await,
+            Settled::AlreadySettled
+        );
+        assert_eq!(settle(&db, "ctr_1", Settlement::Reverse).await, Settled::AlreadySettled);
+        assert_eq!(balances(&db, &card).await, (200, 800), "{}", t.backend());
+        let state = db.transfer(&TransferId::new("ctr_1")).await.unwrap().unwrap().state;
+        assert_eq!(state, TransferState::Succeeded);
+        let page = domain::paging::Page { number: 1, size: 20 };
+        let (events, total) = db
+            .list_events(&AccountId::new(ACCOUNT), Mode::Test, page)
+            .await
+            .unwrap();
+        assert_eq!(total, 2, "the creation and one settlement: {events:?}");
+        assert!(db.breaches().await.unwrap().is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn money_for_a_card_deleted_meanwhile_goes_back_to_the_wallet() {
+    for t in TestDb::all().await {
+        let (db, card) = setup(&t, 10_000).await;
+        let account = AccountId::new(ACCOUNT);
+        db.reserve(
+            transfer("ctr_f", &card, TransferKind::Fund, 1_000, 5),
+            job("s1", JobKind::SettleCardTransfer),
+        )
+        .await
+        .unwrap();
+        db.reserve(
+            transfer("ctr_u", &card, TransferKind::Unload, 200, 5),
+            job("s2", JobKind::SettleCardTransfer),
+        )
+        .await
+        .unwrap_err();
+        // The held 300 cannot be unloaded; nothing of the refusal remains.
+        assert_eq!(balances(&db, &card).await, (8_700, 300));
+        let refunded = CardStore::delete(&db, &account, Mode::Test, &card, 6, None)
+            .await
+            .unwrap();
+        assert_eq!(refunded, Some(amount(300)));
+        assert_eq!(
+            settle(&db, "ctr_f", Settlement::Complete).await,
+            Settled::Refused,
+            "{}",
+            t.backend()
+        );
+        assert_eq!(settle(&db, "ctr_f", Settlement::Reverse).await, Settled::Done);
+        assert_eq!(balances(&db, &card).await, (10_000, -1));
+        assert!(db.breaches().await.unwrap().is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reversed_unload_of_a_deleted_card_lands_in_the_wallet_and_refusals_leave_no_trace() {
+    for t in TestDb::all().await {
+        let (db, card) = setup(&t, 5_300).await;
+        let account = AccountId::new(ACCOUNT);
+        db.reserve(
+            transfer("ctr_f", &card, TransferKind::Fund, 5_000, 5),
+            job("s1", JobKind::SettleCardTransfer),
+        )
+        .await
+        .unwrap();
+        settle(&db, "ctr_f", Settlement::Complete).await;
+        // Refused requests: the reference and the window stay free.
+        let over = db
+            .reserve(
+                transfer("ctr_x", &card, TransferKind::Unload, 5_001, 400),
+                job("s2", JobKind::SettleCardTransfer),
+            )
+            .await;
+        assert_eq!(over, Err(ReserveError::CardTooLow), "{}", t.backend());
+        db.reserve(
+            transfer("ctr_x", &card, TransferKind::Unload, 5_000, 400),
+            job("s3", JobKind::SettleCardTransfer),
+        )
+        .await
+        .unwrap();
+        let soon = db
+            .reserve(
+                transfer("ctr_y", &card, TransferKind::Unload, 1, 450),
+                job("s4", JobKind::SettleCardTransfer),
+            )
+            .await;
+        assert_eq!(soon, Err(ReserveError::TooSoon(TransferKind::Unload, 250)));
+        CardStore::delete(&db, &account, Mode::Test, &card, 500, None)
+            .await
+            .unwrap();
+        assert_eq!(settle(&db, "ctr_x", Settlement::Reverse).await, Settled::Done);
+        assert_eq!(balances(&db, &card).await, (5_300, -1), "all of it back in the wallet");
+        assert!(db.breaches().await.unwrap().is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_details_token_is_consumed_once_and_not_after_it_expires() {
+    for t in TestDb::all().await {
+        let (db, card) = setup(&t, 300).await;
+        let token = |expires_at| DetailsToken {
+            account_id: AccountId::new(ACCOUNT),
+            mode: Mode::Test,
+            card_id: card.clone(),
+            expires_at,
+        };
+        db.insert_details_token("h1".into(), token(100)).await.unwrap();
+        db.insert_details_token("h2".into(), token(100)).await.unwrap();
+        assert_eq!(db.find_details_token("h1").await.unwrap(), Some(token(100)));
+        assert!(db.consume_details_token("h1", 99).await.unwrap());
+        assert!(!db.consume_details_token("h1", 99).await.unwrap(), "{}", t.backend());
+        assert!(!db.consume_details_token("h2", 100).await.unwrap(), "expired");
+        assert!(!db.consume_details_token("h3", 1).await.unwrap());
+    }
+}
