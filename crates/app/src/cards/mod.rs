@@ -191,3 +191,6 @@ impl App {
         Ok(Pin::parse(field, &plain)?)
     }
 }
+
+#[cfg(test)]
+mod tests;

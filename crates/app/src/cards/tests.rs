@@ -1,0 +1,269 @@
+//! Card use cases against mocked ports: what is refused before any store
+//! or network call, which PIN is sealed, and how settlement decides.
+
+use super::{CardError, CardRequest, TransferRequest};
+use crate::testing::{Mocks, caller, nigerian, regions};
+use domain::cardholders::CardholderStatus;
+use domain::cards::CardType;
+use domain::ids::{AccountId, CardId, CardholderId, TransferId};
+use domain::{Amount, DomainError, ErrorKind, Mode, Secret};
+use ports::card_network::{IssuedCard, NetworkDecline};
+use ports::cardholders::CardholderRecord;
+use ports::cards::{ReserveError, Settled, Settlement, Transfer, TransferKind, TransferState};
+use ports::field_cipher::UndecryptableField;
+
+fn owner(status: CardholderStatus, blacklisted: bool) -> CardholderRecord {
+    CardholderRecord {
+        id: CardholderId::new("ch_1"),
+        account_id: AccountId::new("acct_1"),
+        mode: Mode::Test,
+        registration: nigerian().check(&regions()).unwrap(),
+        status,
+        blacklisted,
+        error_description: None,
+        meta_data: None,
+        created_at: 1,
+    }
+}
+
+fn request() -> CardRequest {
+    CardRequest {
+        cardholder_id: Some("ch_1".into()),
+        card_type: Some("virtual".into()),
+        card_brand: Some("Mastercard".into()),
+        card_currency: Some("USD".into()),
+        card_limit: Some("500000".into()),
+        funding_amount: Some("300".into()),
+        pin: None,
+        transaction_reference: None,
+        meta_data: None,
+    }
+}
+
+/// Mocks that issue one card and accept its creation; the vault "seals"
+/// by copying, so the test can read what was sealed.
+fn issuing(m: &mut Mocks) {
+    m.clock.expect_now().return_const(100i64);
+    m.test_clocks.expect_offset().returning(|_| Ok(0));
+    m.ids.expect_unique().returning(|| "u".into());
+    m.network.expect_issue().returning(|_, _| IssuedCard {
+        pan: Secret::new("5399830123456789".into()),
+        cvv: Secret::new("123".into()),
+        expiry_month: Secret::new("11".into()),
+        expiry_year: Secret::new("2029".into()),
+    });
+    m.vault.expect_seal().returning(|plain| plain.to_vec());
+}
+
+#[tokio::test]
+async fn bad_fields_are_refused_before_any_lookup_naming_the_field() {
+    let app = Mocks::default().app();
+    let cases: [(fn(&mut CardRequest), &str, &str); 6] = [
+        (|r| r.cardholder_id = None, "cardholder_id:", "invalid_request"),
+        (|r| r.card_type = Some("metal".into()), "card_type:", "invalid_request"),
+        (
+            |r| r.card_brand = Some("Visa".into()),
+            "card_brand:",
+            "card_type_unavailable",
+        ),
+        (
+            |r| r.card_currency = Some("NGN".into()),
+            "card_currency:",
+            "card_type_unavailable",
+        ),
+        (|r| r.card_limit = Some("1".into()), "card_limit:", "invalid_request"),
+        (
+            |r| r.funding_amount = Some("299".into()),
+            "funding_amount:",
+            "invalid_request",
+        ),
+    ];
+    for (change, field, code) in cases {
+        let mut r = request();
+        change(&mut r);
+        let e = app.create_card(&caller(Mode::Test), r).await.unwrap_err();
+        assert_eq!((e.kind(), e.code()), (ErrorKind::InvalidRequest, code), "{e}");
+        assert!(e.to_string().starts_with(field), "{e}");
+    }
+}
+
+#[tokio::test]
+async fn only_verified_cardholders_in_good_standing_get_cards() {
+    for (status, blacklisted, code) in [
+        (CardholderStatus::Failed, true, "cardholder_deactivated"),
+        (CardholderStatus::ManualReview, false, "cardholder_not_verified"),
+        (CardholderStatus::Pending, false, "cardholder_not_verified"),
+    ] {
+        let mut m = Mocks::default();
+        m.cardholders
+            .expect_get()
+            .returning(move |_, _, _| Ok(Some(owner(status, blacklisted))));
+        let e = m.app().create_card(&caller(Mode::Test), request()).await.unwrap_err();
+        assert_eq!((e.kind(), e.code()), (ErrorKind::Unauthorized, code));
+    }
+}
+
+#[tokio::test]
+async fn an_empty_pin_defaults_to_digits_7_to_10_and_a_sent_pin_is_decrypted_with_the_key() {
+    for (pin, sealed) in [(None, "0123"), (Some("ciphertext"), "2468")] {
+        let mut m = Mocks::default();
+        issuing(&mut m);
+        m.cardholders
+            .expect_get()
+            .returning(|_, _, _| Ok(Some(owner(CardholderStatus::Verified, false))));
+        m.field_cipher
+            .expect_decrypt()
+            .withf(|c, key| c == "ciphertext" && key.expose() == "sk_test_x")
+            .returning(|_, _| Ok(Secret::new("2468".into())));
+        m.cards
+            .expect_create()
+            .withf(move |card, event, _, _| {
+                card.sealed_pin == sealed.as_bytes()
+                    && card.card.last_4 == "6789"
+                    && card.card.name == "Adaeze Okafor"
+                    && event.event == "card_creation_event.successful"
+            })
+            .times(1)
+            .returning(|_, _, _, _| Ok(()));
+        let mut r = request();
+        r.pin = pin.map(str::to_string);
+        let id = m.app().create_card(&caller(Mode::Test), r).await.unwrap();
+        assert_eq!(id, CardId::new("card_u"));
+    }
+}
+
+#[tokio::test]
+async fn a_pin_that_does_not_decrypt_to_four_digits_is_a_400_that_does_not_echo_it() {
+    for decrypted in [Err(UndecryptableField), Ok(Secret::new("12345".to_string()))] {
+        let mut m = Mocks::default();
+        m.field_cipher.expect_decrypt().return_once(move |_, _| decrypted);
+        let mut r = request();
+        r.pin = Some("secret-ciphertext".into());
+        let e = m.app().create_card(&caller(Mode::Test), r).await.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::InvalidRequest);
+        assert!(e.to_string().starts_with("pin:") && !e.to_string().contains("12345"));
+    }
+}
+
+fn pending(kind: TransferKind) -> Transfer {
+    Transfer {
+        id: TransferId::new("ctr_1"),
+        account_id: AccountId::new("acct_1"),
+        mode: Mode::Test,
+        card_id: CardId::new("card_1"),
+        cardholder_id: CardholderId::new("ch_1"),
+        kind,
+        amount: Amount::from_const(10_013),
+        transaction_reference: "ref-1".into(),
+        state: TransferState::Pending,
+        created_at: 1,
+    }
+}
+
+fn settling(m: &mut Mocks, transfer: Transfer) {
+    m.clock.expect_now().return_const(100i64);
+    m.test_clocks.expect_offset().returning(|_| Ok(0));
+    m.ids.expect_unique().returning(|| "u".into());
+    m.cards.expect_transfer().return_once(move |_| Ok(Some(transfer)));
+}
+
+#[tokio::test]
+async fn a_network_decline_reverses_the_transfer_with_a_failed_event() {
+    let mut m = Mocks::default();
+    settling(&mut m, pending(TransferKind::Unload));
+    m.network
+        .expect_unload()
+        .times(1)
+        .returning(|_, _| Err(NetworkDecline("declined".into())));
+    m.cards
+        .expect_settle()
+        .withf(|_, settlement, event, _, _| {
+            *settlement == Settlement::Reverse
+                && event.event == "card_unload_event.failed"
+                && event.data.contains(r#""error_description":"declined""#)
+                && event.data.contains(r#""amount":"10013""#)
+        })
+        .times(1)
+        .returning(|_, _, _, _, _| Ok(Settled::Done));
+    m.app().settle_card_transfer(&TransferId::new("ctr_1")).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_funding_the_ledger_refuses_is_taken_back_at_the_network_and_reversed() {
+    let mut m = Mocks::default();
+    settling(&mut m, pending(TransferKind::Fund));
+    m.network.expect_load().times(1).returning(|_, _| Ok(()));
+    m.network.expect_unload().times(1).returning(|_, _| Ok(()));
+    let mut seq = mockall::Sequence::new();
+    m.cards
+        .expect_settle()
+        .withf(|_, s, e, _, _| *s == Settlement::Complete && e.event == "card_credit_event.successful")
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(|_, _, _, _, _| Ok(Settled::Refused));
+    m.cards
+        .expect_settle()
+        .withf(|_, s, e, _, _| *s == Settlement::Reverse && e.event == "card_credit_event.failed")
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(|_, _, _, _, _| Ok(Settled::Done));
+    m.app().settle_card_transfer(&TransferId::new("ctr_1")).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_settled_transfer_is_left_alone() {
+    let mut m = Mocks::default();
+    let mut done = pending(TransferKind::Fund);
+    done.state = TransferState::Succeeded;
+    m.cards.expect_transfer().return_once(move |_| Ok(Some(done)));
+    m.app().settle_card_transfer(&TransferId::new("ctr_1")).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_transfer_too_soon_is_a_420_with_the_wait() {
+    let mut m = Mocks::default();
+    m.clock.expect_now().return_const(100i64);
+    m.test_clocks.expect_offset().returning(|_| Ok(0));
+    m.ids.expect_unique().returning(|| "u".into());
+    m.cards.expect_get().returning(|_, _, _| {
+        Ok(Some(ports::cards::CardRecord {
+            id: CardId::new("card_1"),
+            account_id: AccountId::new("acct_1"),
+            mode: Mode::Test,
+            cardholder_id: CardholderId::new("ch_1"),
+            card_type: CardType::Virtual,
+            name: "A B".into(),
+            details: ports::cards::SealedDetails {
+                pan: vec![],
+                cvv: vec![],
+                expiry_month: vec![],
+                expiry_year: vec![],
+            },
+            last_4: "6789".into(),
+            limit: domain::cards::CardLimit::Usd5k,
+            fee_hold: Amount::from_const(300),
+            is_active: true,
+            blocked_due_to_fraud: false,
+            pin_3ds_activated: false,
+            meta_data: None,
+            created_at: 1,
+            balance: 300,
+        }))
+    });
+    m.cards
+        .expect_reserve()
+        .returning(|_, _| Err(ReserveError::TooSoon(TransferKind::Fund, 42)));
+    let request = TransferRequest {
+        card_id: Some("card_1".into()),
+        amount: Some("100".into()),
+        transaction_reference: Some("r".into()),
+        currency: Some("USD".into()),
+    };
+    let e: CardError = m
+        .app()
+        .request_card_transfer(&caller(Mode::Test), TransferKind::Fund, request)
+        .await
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::RateLimited { retry_after_secs: 42 });
+    assert_eq!(e.code(), "card_funded_recently");
+}
