@@ -58,7 +58,8 @@ fn issuing(m: &mut Mocks) {
 #[tokio::test]
 async fn bad_fields_are_refused_before_any_lookup_naming_the_field() {
     let app = Mocks::default().app();
-    let cases: [(fn(&mut CardRequest), &str, &str); 6] = [
+    type Change = fn(&mut CardRequest);
+    let cases: [(Change, &str, &str); 6] = [
         (|r| r.cardholder_id = None, "cardholder_id:", "invalid_request"),
         (|r| r.card_type = Some("metal".into()), "card_type:", "invalid_request"),
         (
