@@ -12,9 +12,9 @@ use serde_json::{Value, json};
 
 const BASE: &str = "/v1/issuing/sandbox";
 
-/// A client of one account's sandbox.
-pub(crate) struct Sandbox<'a> {
-    pub server: &'a Server,
+/// A running server and a client of one new account's sandbox.
+pub(crate) struct Sandbox {
+    pub server: Server,
     pub key: String,
 }
 
@@ -24,7 +24,15 @@ pub(crate) struct Answer {
     pub headers: reqwest::header::HeaderMap,
 }
 
-impl Sandbox<'_> {
+impl Sandbox {
+    /// Starts the server on `db` with an account whose webhooks go to `webhook_url`.
+    pub fn start(db: &TestDb, webhook_url: Option<&str>) -> Sandbox {
+        Sandbox {
+            server: Server::start(db),
+            key: account(db, webhook_url),
+        }
+    }
+
     pub async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Answer {
         self.call_at(&self.server.base, method, path, body).await
     }
@@ -148,11 +156,7 @@ fn assert_ledger(db: &TestDb) {
 async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_data_never_leaks() {
     for db in TestDb::all().await {
         let receiver = Receiver::start();
-        let server = Server::start(&db);
-        let s = Sandbox {
-            server: &server,
-            key: account(&db, Some(&receiver.url)),
-        };
+        let s = Sandbox::start(&db, Some(&receiver.url));
         s.fund_wallet(10_000).await;
         let holder = s.cardholder(1).await;
         let card = s.card(&holder, "1000").await;
@@ -180,7 +184,7 @@ async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_da
         assert_eq!(d["meta_data"]["user_id"], 7);
         let clear = s
             .call_at(
-                &server.relay,
+                &s.server.relay,
                 reqwest::Method::GET,
                 &format!("/cards/get_card_details?card_id={card}"),
                 None,
@@ -201,7 +205,7 @@ async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_da
         // The relay serves nothing else; the base address has no clear details.
         let other = s
             .call_at(
-                &server.relay,
+                &s.server.relay,
                 reqwest::Method::GET,
                 "/cards/get_issuing_wallet_balance",
                 None,
@@ -266,7 +270,7 @@ async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_da
         assert_ledger(&db);
 
         // Neither the number nor the CVV nor the PIN is in the logs or the database file.
-        let logs = server.stop();
+        let logs = s.server.stop();
         assert!(
             logs.contains("/cards/get_card_details"),
             "the server logged its requests"
@@ -293,11 +297,7 @@ async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_da
 async fn fundings_and_unloadings_settle_by_job_and_each_outcome_arrives_by_webhook() {
     for db in TestDb::all().await {
         let receiver = Receiver::start();
-        let server = Server::start(&db);
-        let s = Sandbox {
-            server: &server,
-            key: account(&db, Some(&receiver.url)),
-        };
+        let s = Sandbox::start(&db, Some(&receiver.url));
         s.fund_wallet(100_000).await;
         let holder = s.cardholder(2).await;
         let card = s.card(&holder, "300").await;
@@ -375,11 +375,7 @@ async fn fundings_and_unloadings_settle_by_job_and_each_outcome_arrives_by_webho
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_usd_card_error_of_the_contract_has_its_status() {
     for db in TestDb::all().await {
-        let server = Server::start(&db);
-        let s = Sandbox {
-            server: &server,
-            key: account(&db, None),
-        };
+        let s = Sandbox::start(&db, None);
         let holder = s.cardholder(3).await;
         let expect = |a: Answer, status: u16, code: &str| {
             assert_eq!(
@@ -637,11 +633,7 @@ async fn every_usd_card_error_of_the_contract_has_its_status() {
 async fn physical_cards_activate_once_and_a_migration_moves_the_balance_to_a_new_card() {
     for db in TestDb::all().await {
         let receiver = Receiver::start();
-        let server = Server::start(&db);
-        let s = Sandbox {
-            server: &server,
-            key: account(&db, Some(&receiver.url)),
-        };
+        let s = Sandbox::start(&db, Some(&receiver.url));
         s.fund_wallet(10_000).await;
         let holder = s.cardholder(6).await;
         let activation = json!({"cardholder_id": holder, "card_type": "physical", "card_brand": "Mastercard",
@@ -692,11 +684,7 @@ async fn physical_cards_activate_once_and_a_migration_moves_the_balance_to_a_new
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn details_tokens_are_single_use_and_expire_and_reads_are_limited_per_card() {
     for db in TestDb::all().await {
-        let server = Server::start(&db);
-        let s = Sandbox {
-            server: &server,
-            key: account(&db, None),
-        };
+        let s = Sandbox::start(&db, None);
         s.fund_wallet(10_000).await;
         let holder = s.cardholder(7).await;
         let card = s.card(&holder, "300").await;
@@ -712,7 +700,7 @@ async fn details_tokens_are_single_use_and_expire_and_reads_are_limited_per_card
             client()
                 .get(format!(
                     "{}{prefix}/cards/get_card_details_from_token?token={token}",
-                    server.relay
+                    s.server.relay
                 ))
                 .send()
         };
@@ -758,11 +746,7 @@ async fn details_tokens_are_single_use_and_expire_and_reads_are_limited_per_card
 async fn deleting_a_cardholder_deletes_their_cards_and_returns_the_money() {
     for db in TestDb::all().await {
         let receiver = Receiver::start();
-        let server = Server::start(&db);
-        let s = Sandbox {
-            server: &server,
-            key: account(&db, Some(&receiver.url)),
-        };
+        let s = Sandbox::start(&db, Some(&receiver.url));
         s.fund_wallet(10_000).await;
         let holder = s.cardholder(8).await;
         let cards = [s.card(&holder, "700").await, s.card(&holder, "1300").await];
@@ -789,11 +773,7 @@ async fn deleting_a_cardholder_deletes_their_cards_and_returns_the_money() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_concurrent_fundings_from_a_wallet_covering_sixty_give_sixty_and_forty_clean_refusals() {
     for db in TestDb::all().await {
-        let server = Server::start(&db);
-        let s = Sandbox {
-            server: &server,
-            key: account(&db, None),
-        };
+        let s = Sandbox::start(&db, None);
         s.fund_wallet(100 * 300).await;
         let holder = s.cardholder(9).await;
         let mut cards = vec![];

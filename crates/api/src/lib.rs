@@ -18,9 +18,19 @@ use actix_web::{middleware, web};
 /// Request bodies larger than this are refused with 413.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// The whole HTTP application over the use cases (the base address).
+/// Which of the two listeners an application serves.
+#[derive(Debug, Clone, Copy)]
+pub enum Surface {
+    /// The base address: the whole API, card data sealed.
+    Base,
+    /// The card-details relay: card details in clear, and nothing else.
+    Relay,
+}
+
+/// The HTTP application of `surface` over the use cases.
 pub fn build(
     app: web::Data<app::App>,
+    surface: Surface,
 ) -> actix_web::App<
     impl ServiceFactory<
         ServiceRequest,
@@ -30,38 +40,13 @@ pub fn build(
         InitError = (),
     >,
 > {
-    with_middleware(app).configure(routes::configure)
-}
-
-/// The card-details relay application (the relay address): card details
-/// in clear, and nothing else.
-pub fn build_relay(
-    app: web::Data<app::App>,
-) -> actix_web::App<
-    impl ServiceFactory<
-        ServiceRequest,
-        Config = (),
-        Response = ServiceResponse<impl MessageBody>,
-        Error = actix_web::Error,
-        InitError = (),
-    >,
-> {
-    with_middleware(app).configure(routes::configure_relay)
-}
-
-fn with_middleware(
-    app: web::Data<app::App>,
-) -> actix_web::App<
-    impl ServiceFactory<
-        ServiceRequest,
-        Config = (),
-        Response = ServiceResponse<impl MessageBody>,
-        Error = actix_web::Error,
-        InitError = (),
-    >,
-> {
+    let routes = match surface {
+        Surface::Base => routes::configure,
+        Surface::Relay => routes::configure_relay,
+    };
     actix_web::App::new()
         .app_data(app)
         .wrap(middleware::from_fn(trace::trace_requests))
+        .configure(routes)
         .default_service(web::to(routes::not_found))
 }

@@ -38,7 +38,11 @@ fn authenticating() -> Mocks {
 }
 
 async fn call(mocks: Mocks, req: test::TestRequest) -> (StatusCode, actix_web::http::header::HeaderMap, Value) {
-    let service = test::init_service(issuing_api::build(web::Data::new(mocks.app()))).await;
+    let service = test::init_service(issuing_api::build(
+        web::Data::new(mocks.app()),
+        issuing_api::Surface::Base,
+    ))
+    .await;
     let response = test::call_service(&service, req.to_request()).await;
     let (status, headers) = (response.status(), response.headers().clone());
     let body = test::read_body(response).await;
@@ -272,7 +276,11 @@ async fn the_openapi_document_and_the_docs_page_are_served() {
     assert_eq!(status, 200);
     assert!(body["paths"]["/v1/issuing/sandbox/cards/fund_issuing_wallet"]["patch"].is_object());
 
-    let service = test::init_service(issuing_api::build(web::Data::new(Mocks::default().app()))).await;
+    let service = test::init_service(issuing_api::build(
+        web::Data::new(Mocks::default().app()),
+        issuing_api::Surface::Base,
+    ))
+    .await;
     let response = test::call_service(&service, test::TestRequest::get().uri("/v1/docs/").to_request()).await;
     assert_eq!(response.status(), 200);
     let page = String::from_utf8(test::read_body(response).await.to_vec()).unwrap();

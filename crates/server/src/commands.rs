@@ -21,10 +21,10 @@ pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         workers::spawn(data.clone().into_inner(), &args.worker, sqlite);
     }
     let relay_data = data.clone();
-    let server = HttpServer::new(move || api::build(data.clone()))
+    let server = HttpServer::new(move || api::build(data.clone(), api::Surface::Base))
         .bind(args.listen)
         .with_context(|| format!("listening on {}", args.listen))?;
-    let relay = HttpServer::new(move || api::build_relay(relay_data.clone()))
+    let relay = HttpServer::new(move || api::build(relay_data.clone(), api::Surface::Relay))
         .bind(args.relay_listen)
         .with_context(|| format!("listening on {} (the card-details relay)", args.relay_listen))?;
     for addr in server.addrs() {

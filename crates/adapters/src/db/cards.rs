@@ -161,6 +161,15 @@ impl<R> From<StoreError> for TxError<R> {
     }
 }
 
+/// A transaction's result for the caller: a refusal as it is, a database
+/// failure as a store error.
+fn refused_or_failed<T, E: From<StoreError>>(result: Result<T, TxError<E>>) -> Result<T, E> {
+    result.map_err(|e| match e {
+        TxError::Refused(e) => e,
+        TxError::Db(e) => StoreError::from(e).into(),
+    })
+}
+
 /// Whether `e` is a unique violation of an index or key whose name
 /// contains `name` (SQLite names the table, PostgreSQL the constraint).
 fn violates(e: &DieselError, name: &str) -> bool {
@@ -282,11 +291,7 @@ impl CardStore for Db {
             Ok::<_, DbError>(result)
         })
         .map_err(StoreError::from)?;
-        match result {
-            Ok(()) => Ok(()),
-            Err(TxError::Refused(e)) => Err(e),
-            Err(TxError::Db(e)) => Err(StoreError::from(e).into()),
-        }
+        refused_or_failed(result)
     }
 
     async fn get(&self, account: &AccountId, mode: Mode, id: &CardId) -> Result<Option<CardRecord>, StoreError> {
@@ -569,11 +574,7 @@ impl CardStore for Db {
             Ok::<_, DbError>(result)
         })
         .map_err(StoreError::from)?;
-        match result {
-            Ok(()) => Ok(()),
-            Err(TxError::Refused(e)) => Err(e),
-            Err(TxError::Db(e)) => Err(StoreError::from(e).into()),
-        }
+        refused_or_failed(result)
     }
 
     async fn transfer(&self, id: &TransferId) -> Result<Option<Transfer>, StoreError> {
