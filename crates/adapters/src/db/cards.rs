@@ -245,6 +245,9 @@ impl CardStore for Db {
                             .execute(conn)
                             .await?;
                     }
+                    diesel::insert_into(events::table).values(event).execute(conn).await?;
+                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                    // Last: the source, when it is the wallet, is the hot row.
                     let (source, amount, refusal) = match &funding {
                         Funding::Wallet(amount) => (wallet.clone(), *amount, CreateCardError::WalletTooLow),
                         Funding::Card(old) => {
@@ -283,8 +286,6 @@ impl CardStore for Db {
                             return Err(TxError::Refused(refusal));
                         }
                     }
-                    diesel::insert_into(events::table).values(event).execute(conn).await?;
-                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
                     Ok(())
                 })
                 .await;
@@ -416,6 +417,10 @@ impl CardStore for Db {
                     if deleted != 1 {
                         return Err(TxError::Refused(()));
                     }
+                    if let Some((event, job)) = notice {
+                        diesel::insert_into(events::table).values(event).execute(conn).await?;
+                        diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                    }
                     let balance = ledger_accounts::table
                         .filter(ledger_accounts::id.eq(balance_account))
                         .select(ledger_accounts::balance)
@@ -443,10 +448,6 @@ impl CardStore for Db {
                         )? {
                             return Err(TxError::Db(DbError::Refused));
                         }
-                    }
-                    if let Some((event, job)) = notice {
-                        diesel::insert_into(events::table).values(event).execute(conn).await?;
-                        diesel::insert_into(jobs::table).values(job).execute(conn).await?;
                     }
                     Ok(refund)
                 })
@@ -628,19 +629,14 @@ impl CardStore for Db {
                     if claimed != 1 {
                         return Err(TxError::Refused(Settled::AlreadySettled));
                     }
-                    // Lock the card: a live card for money that lands on it.
+                    // Lock the card (a no-op update), learning whether it is live.
                     let any_card = cards::table.filter(cards::id.eq(card));
-                    let live = diesel::update(any_card.filter(cards::deleted_at.is_null()))
+                    let live = diesel::update(any_card)
                         .set(cards::consecutive_declines.eq(cards::consecutive_declines))
-                        .execute(conn)
+                        .returning(cards::deleted_at)
+                        .get_result::<Option<i64>>(conn)
                         .await?
-                        == 1;
-                    if !live {
-                        diesel::update(any_card)
-                            .set(cards::consecutive_declines.eq(cards::consecutive_declines))
-                            .execute(conn)
-                            .await?;
-                    }
+                        .is_none();
                     let (to, cap) = match (transfer.kind, settlement) {
                         (TransferKind::Fund, Settlement::Complete) if !live => {
                             return Err(TxError::Refused(Settled::Refused));
@@ -665,14 +661,14 @@ impl CardStore for Db {
                         amount,
                         now,
                     )?;
+                    diesel::insert_into(events::table).values(event).execute(conn).await?;
+                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
                     if !post_transfer!(conn, &rows, transit, to, amount.minor(), keep = 0, cap = cap)? {
                         if cap == MAX_BALANCE.minor() {
                             return Err(TxError::Refused(Settled::Refused));
                         }
                         return Err(TxError::Db(DbError::Refused));
                     }
-                    diesel::insert_into(events::table).values(event).execute(conn).await?;
-                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
                     Ok(Settled::Done)
                 })
                 .await;
