@@ -1,6 +1,7 @@
 //! USD cards: what a card is made of and the rules of issuing, funding and
 //! revealing one. Numbers live in [`pan`], PINs in [`pin`].
 
+pub mod authorization;
 pub mod pan;
 pub mod pin;
 

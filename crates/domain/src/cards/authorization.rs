@@ -1,0 +1,220 @@
+//! The authorization engine: one pure decision per card debit, from the
+//! card's state, balances and month-to-date spend. The HTTP sandbox debit
+//! and the processor's real-time endpoint both ask it.
+
+use crate::Amount;
+
+/// What the engine knows of the card when a debit arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CardSnapshot {
+    pub frozen: bool,
+    pub deleted: bool,
+    /// All money on the card, in cents; below zero only after a forced post.
+    pub balance: i64,
+    /// The part of the balance held for the monthly maintenance fee.
+    pub fee_hold: Amount,
+    /// Approved spend in the current calendar month (GMT).
+    pub month_to_date: i64,
+    pub monthly_limit: Amount,
+}
+
+/// A debit the network asks about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DebitRequest {
+    pub amount: Amount,
+    /// A network-forced post (for example an offline capture): it may take
+    /// the balance below zero; every other rule still applies.
+    pub forced: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeclineReason {
+    CardFrozen,
+    CardDeleted,
+    InsufficientBalance,
+    MonthlyLimit,
+    /// A card already below zero received another debit: it is deleted.
+    NegativeBalance,
+}
+
+impl DeclineReason {
+    /// A stable code for the processor endpoint and the event.
+    pub fn code(self) -> &'static str {
+        match self {
+            DeclineReason::CardFrozen => "card_frozen",
+            DeclineReason::CardDeleted => "card_deleted",
+            DeclineReason::InsufficientBalance => "insufficient_balance",
+            DeclineReason::MonthlyLimit => "monthly_limit_exceeded",
+            DeclineReason::NegativeBalance => "negative_balance",
+        }
+    }
+
+    /// The `decline_reason` text of `card_debit_event.declined`.
+    pub fn text(self) -> &'static str {
+        match self {
+            DeclineReason::CardFrozen => "The card is frozen",
+            DeclineReason::CardDeleted => "The card is deleted",
+            DeclineReason::InsufficientBalance => {
+                "Insufficient balance: the card balance cannot cover the merchant charge and fee"
+            }
+            DeclineReason::MonthlyLimit => "The card's monthly spending limit would be exceeded",
+            DeclineReason::NegativeBalance => {
+                "The card balance is negative and another negative transaction arrived: the card is deleted"
+            }
+        }
+    }
+
+    pub fn parse(code: &str) -> Option<Self> {
+        [
+            Self::CardFrozen,
+            Self::CardDeleted,
+            Self::InsufficientBalance,
+            Self::MonthlyLimit,
+            Self::NegativeBalance,
+        ]
+        .into_iter()
+        .find(|r| r.code() == code)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    Approve,
+    Decline(DeclineReason),
+}
+
+/// Decides one debit. Order: a deleted card, a frozen card, a card already
+/// below zero, the monthly limit, then the spendable balance (the balance
+/// less the fee hold), which a forced post may overdraw.
+pub fn authorize(card: &CardSnapshot, debit: &DebitRequest) -> Decision {
+    let amount = debit.amount.minor();
+    if card.deleted {
+        return Decision::Decline(DeclineReason::CardDeleted);
+    }
+    if card.frozen {
+        return Decision::Decline(DeclineReason::CardFrozen);
+    }
+    if card.balance < 0 {
+        return Decision::Decline(DeclineReason::NegativeBalance);
+    }
+    if card.month_to_date.saturating_add(amount) > card.monthly_limit.minor() {
+        return Decision::Decline(DeclineReason::MonthlyLimit);
+    }
+    let spendable = card.balance - card.fee_hold.minor();
+    if amount > spendable && !debit.forced {
+        return Decision::Decline(DeclineReason::InsufficientBalance);
+    }
+    Decision::Approve
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn card(balance: i64) -> CardSnapshot {
+        CardSnapshot {
+            frozen: false,
+            deleted: false,
+            balance,
+            fee_hold: Amount::from_const(300),
+            month_to_date: 0,
+            monthly_limit: Amount::from_const(500_000),
+        }
+    }
+
+    fn debit(amount: i64, forced: bool) -> DebitRequest {
+        DebitRequest {
+            amount: Amount::from_minor(amount).unwrap(),
+            forced,
+        }
+    }
+
+    #[test]
+    fn each_rule_declines_with_its_reason() {
+        let d = |c: CardSnapshot, r: DebitRequest| authorize(&c, &r);
+        assert_eq!(d(card(1_300), debit(1_000, false)), Decision::Approve);
+        assert_eq!(
+            d(card(1_300), debit(1_001, false)),
+            Decision::Decline(DeclineReason::InsufficientBalance)
+        );
+        assert_eq!(d(card(1_300), debit(5_000, true)), Decision::Approve, "forced");
+        let frozen = CardSnapshot {
+            frozen: true,
+            ..card(9_000)
+        };
+        assert_eq!(d(frozen, debit(1, true)), Decision::Decline(DeclineReason::CardFrozen));
+        let deleted = CardSnapshot {
+            deleted: true,
+            ..card(9_000)
+        };
+        assert_eq!(
+            d(deleted, debit(1, false)),
+            Decision::Decline(DeclineReason::CardDeleted)
+        );
+        assert_eq!(
+            d(card(-1), debit(1, true)),
+            Decision::Decline(DeclineReason::NegativeBalance)
+        );
+        let spent = CardSnapshot {
+            month_to_date: 499_990,
+            ..card(9_000)
+        };
+        assert_eq!(
+            d(spent, debit(11, true)),
+            Decision::Decline(DeclineReason::MonthlyLimit)
+        );
+        assert_eq!(d(spent, debit(10, false)), Decision::Approve);
+        assert!(
+            DeclineReason::InsufficientBalance
+                .text()
+                .contains("cannot cover the merchant charge and fee")
+        );
+        assert_eq!(
+            DeclineReason::parse("monthly_limit_exceeded"),
+            Some(DeclineReason::MonthlyLimit)
+        );
+    }
+
+    /// Applies a sequence of debits as the store would: an approval
+    /// moves the balance and the month's spend.
+    fn run(start: i64, limit: i64, debits: &[(i64, bool)]) -> Vec<(CardSnapshot, bool)> {
+        let mut c = CardSnapshot {
+            monthly_limit: Amount::from_minor(limit).unwrap(),
+            ..card(start)
+        };
+        let mut seen = vec![];
+        for &(amount, forced) in debits {
+            if authorize(&c, &debit(amount, forced)) == Decision::Approve {
+                c.balance -= amount;
+                c.month_to_date += amount;
+                seen.push((c, forced));
+            }
+        }
+        seen
+    }
+
+    proptest! {
+        #[test]
+        fn no_unforced_approval_takes_the_card_below_zero(
+            start in 0i64..100_000, limit in 0i64..200_000,
+            debits in proptest::collection::vec((1i64..50_000, any::<bool>()), 0..40)
+        ) {
+            for (after, forced) in run(start, limit, &debits) {
+                prop_assert!(after.balance >= 0 || forced, "{after:?}");
+                prop_assert!(after.month_to_date <= limit);
+            }
+        }
+
+        #[test]
+        fn without_forced_posts_the_fee_hold_is_never_spent(
+            start in 300i64..100_000,
+            debits in proptest::collection::vec(1i64..50_000, 0..40)
+        ) {
+            let debits: Vec<(i64, bool)> = debits.into_iter().map(|a| (a, false)).collect();
+            for (after, _) in run(start, 1_000_000, &debits) {
+                prop_assert!(after.balance >= 300);
+            }
+        }
+    }
+}
