@@ -11,6 +11,11 @@ use serde_json::json;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+/// How long a new connection may take to send its request head. actix's
+/// 5 s default answers 408 to clients that connected during a burst while
+/// every worker was busy (100 concurrent fundings on 2 loaded cores did).
+const REQUEST_HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(&args.db, !args.no_migrate).await?;
     let sqlite = db.is_sqlite();
@@ -22,9 +27,11 @@ pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     }
     let relay_data = data.clone();
     let server = HttpServer::new(move || api::build(data.clone(), api::Surface::Base))
+        .client_request_timeout(REQUEST_HEAD_TIMEOUT)
         .bind(args.listen)
         .with_context(|| format!("listening on {}", args.listen))?;
     let relay = HttpServer::new(move || api::build(relay_data.clone(), api::Surface::Relay))
+        .client_request_timeout(REQUEST_HEAD_TIMEOUT)
         .bind(args.relay_listen)
         .with_context(|| format!("listening on {} (the card-details relay)", args.relay_listen))?;
     for addr in server.addrs() {
