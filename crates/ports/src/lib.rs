@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod card_network;
+pub mod card_transactions;
 pub mod cardholders;
 pub mod cards;
 pub mod clock;
@@ -14,6 +15,7 @@ pub mod ids;
 pub mod jobs;
 pub mod kyc;
 pub mod ledger;
+pub mod merchants;
 pub mod rate_limits;
 pub mod test_clocks;
 pub mod vault;

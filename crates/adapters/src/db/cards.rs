@@ -144,7 +144,7 @@ impl TransferRow {
 }
 
 /// A refusal inside a transaction (rolled back), or a database failure.
-enum TxError<R> {
+pub(super) enum TxError<R> {
     Refused(R),
     Db(DbError),
 }
@@ -163,7 +163,7 @@ impl<R> From<StoreError> for TxError<R> {
 
 /// A transaction's result for the caller: a refusal as it is, a database
 /// failure as a store error.
-fn refused_or_failed<T, E: From<StoreError>>(result: Result<T, TxError<E>>) -> Result<T, E> {
+pub(super) fn refused_or_failed<T, E: From<StoreError>>(result: Result<T, TxError<E>>) -> Result<T, E> {
     result.map_err(|e| match e {
         TxError::Refused(e) => e,
         TxError::Db(e) => StoreError::from(e).into(),
@@ -172,12 +172,12 @@ fn refused_or_failed<T, E: From<StoreError>>(result: Result<T, TxError<E>>) -> R
 
 /// Whether `e` is a unique violation of an index or key whose name
 /// contains `name` (SQLite names the table, PostgreSQL the constraint).
-fn violates(e: &DieselError, name: &str) -> bool {
+pub(super) fn violates(e: &DieselError, name: &str) -> bool {
     matches!(e, DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
         if info.message().contains(name) || info.constraint_name().is_some_and(|c| c.contains(name)))
 }
 
-fn wallet(account: &AccountId, mode: Mode) -> String {
+pub(super) fn wallet(account: &AccountId, mode: Mode) -> String {
     ledger_account_id(account, mode, LedgerCode::IssuingWallet, Currency::Usd)
 }
 
@@ -214,6 +214,40 @@ macro_rules! mine {
             .filter(cards::deleted_at.is_null())
     };
 }
+pub(super) use mine;
+
+/// Inside a deletion's transaction, after the card row is marked
+/// deleted: moves the card's positive balance (its held fee included) to
+/// the USD issuing wallet; returns what moved. A negative balance (a
+/// forced post) stays on the deleted card, visible to the ledger.
+macro_rules! refund_to_wallet {
+    ($conn:expr, $account:expr, $mode:expr, $card:expr, $now:expr) => {{
+        let balance_account = &card_ledger_account_id($card, CardLedger::Balance);
+        let wallet = &wallet($account, $mode);
+        let balance = ledger_accounts::table
+            .filter(ledger_accounts::id.eq(balance_account))
+            .select(ledger_accounts::balance)
+            .first::<i64>($conn)
+            .await?;
+        let refund = Amount::from_minor(balance).unwrap_or(Amount::ZERO);
+        if refund > Amount::ZERO {
+            let rows = transfer_rows(
+                $account,
+                $mode,
+                "card_deletion",
+                (balance_account, wallet),
+                Currency::Usd,
+                refund,
+                $now,
+            )?;
+            if !post_transfer!($conn, &rows, balance_account, wallet, refund.minor(), keep = 0, cap = i64::MAX)? {
+                return Err(TxError::Db(DbError::Refused));
+            }
+        }
+        Ok::<Amount, TxError<_>>(refund)
+    }};
+}
+pub(super) use refund_to_wallet;
 
 #[async_trait::async_trait]
 impl CardStore for Db {
@@ -221,7 +255,7 @@ impl CardStore for Db {
         let (account, mode) = (card.card.account_id.clone(), card.card.mode);
         let id = card.card.id.to_string();
         let balance = &card_ledger_account_id(&id, CardLedger::Balance);
-        let opening = [CardLedger::Balance, CardLedger::Transit]
+        let opening = [CardLedger::Balance, CardLedger::Transit, CardLedger::Spend]
             .map(|which| LedgerAccountRow::card(&account, mode, &id, which, now));
         let funding = card.funding.clone();
         let row = &CardRow::new(card);
@@ -404,8 +438,6 @@ impl CardStore for Db {
         now: i64,
         notice: Option<(NewEvent, NewJob)>,
     ) -> Result<Option<Amount>, StoreError> {
-        let balance_account = &card_ledger_account_id(id.as_str(), CardLedger::Balance);
-        let wallet = &wallet(account, mode);
         let notice = &notice.map(|(event, job)| (EventRow::new(event), JobRow::new(job, account, mode)));
         let result = with_conn!(self.pool(), |conn| {
             let result = conn
@@ -421,34 +453,7 @@ impl CardStore for Db {
                         diesel::insert_into(events::table).values(event).execute(conn).await?;
                         diesel::insert_into(jobs::table).values(job).execute(conn).await?;
                     }
-                    let balance = ledger_accounts::table
-                        .filter(ledger_accounts::id.eq(balance_account))
-                        .select(ledger_accounts::balance)
-                        .first::<i64>(conn)
-                        .await?;
-                    let refund = Amount::from_minor(balance).unwrap_or(Amount::ZERO);
-                    if refund > Amount::ZERO {
-                        let rows = transfer_rows(
-                            account,
-                            mode,
-                            "card_deletion",
-                            (balance_account, wallet),
-                            Currency::Usd,
-                            refund,
-                            now,
-                        )?;
-                        if !post_transfer!(
-                            conn,
-                            &rows,
-                            balance_account,
-                            wallet,
-                            refund.minor(),
-                            keep = 0,
-                            cap = i64::MAX
-                        )? {
-                            return Err(TxError::Db(DbError::Refused));
-                        }
-                    }
+                    let refund = refund_to_wallet!(conn, account, mode, id.as_str(), now)?;
                     Ok(refund)
                 })
                 .await;

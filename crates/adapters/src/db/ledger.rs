@@ -45,6 +45,8 @@ pub enum CardLedger {
     Balance,
     /// Fundings and unloadings of the card reserved but not yet settled.
     Transit,
+    /// What the card spent, settled to the network.
+    Spend,
 }
 
 impl CardLedger {
@@ -52,6 +54,7 @@ impl CardLedger {
         match self {
             CardLedger::Balance => "card",
             CardLedger::Transit => "card_transit",
+            CardLedger::Spend => "card_spend",
         }
     }
 }
@@ -61,6 +64,7 @@ pub fn card_ledger_account_id(card: &str, which: CardLedger) -> String {
     match which {
         CardLedger::Balance => format!("la_{card}"),
         CardLedger::Transit => format!("la_{card}_transit"),
+        CardLedger::Spend => format!("la_{card}_spend"),
     }
 }
 
@@ -91,8 +95,9 @@ impl LedgerAccountRow {
         }
     }
 
-    /// One of a card's accounts, in USD; its code is `card:<card id>` or
-    /// `card_transit:<card id>`. Neither may go below zero.
+    /// One of a card's accounts, in USD; its code is `card:<card id>`,
+    /// `card_transit:<card id>` or `card_spend:<card id>`. Only the balance
+    /// may go below zero, through a network-forced post.
     pub fn card(account: &AccountId, mode: Mode, card: &str, which: CardLedger, now: i64) -> Self {
         Self {
             id: card_ledger_account_id(card, which),
@@ -101,7 +106,7 @@ impl LedgerAccountRow {
             code: format!("{}:{card}", which.as_str()),
             currency: Currency::Usd.code(),
             balance: 0,
-            allow_negative: false,
+            allow_negative: which == CardLedger::Balance,
             created_at: now,
         }
     }
@@ -177,7 +182,8 @@ pub fn transfer_rows(
 
 /// Posts an entry from [`transfer_rows`] inside the caller's transaction:
 /// inserts it, credits `$to` (never past `$cap`), then debits `$from`
-/// (leaving at least `$keep`, unless the account may go negative). Yields
+/// (leaving at least `$keep`: `i64::MIN` where it may go negative, which
+/// only the faucet and a network-forced post do). Yields
 /// `Ok(false)` when a guard refused; the caller must then roll back.
 macro_rules! post_transfer {
     ($conn:expr, $rows:expr, $from:expr, $to:expr, $amount:expr, keep = $keep:expr, cap = $cap:expr) => {{
@@ -204,11 +210,7 @@ macro_rules! post_transfer {
         let debited = if credited == 1 {
             diesel::update(la::table)
                 .filter(la::id.eq($from))
-                .filter(
-                    la::balance
-                        .ge(i64::from($keep) + a)
-                        .or(la::allow_negative.and(la::balance.ge(i64::MIN + a))),
-                )
+                .filter(la::balance.ge(i64::from($keep) + a))
                 .set(la::balance.eq(la::balance - a))
                 .execute($conn)
                 .await?

@@ -3,6 +3,7 @@
 //! compiled for its own backend.
 
 mod accounts;
+mod card_transactions;
 mod cardholders;
 mod cards;
 mod events;

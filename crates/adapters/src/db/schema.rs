@@ -180,6 +180,29 @@ diesel::table! {
         meta_data -> Nullable<Text>,
         created_at -> BigInt,
         deleted_at -> Nullable<BigInt>,
+        spend_month -> Integer,
+        month_spend -> BigInt,
+        last_activity_at -> Nullable<BigInt>,
+    }
+}
+
+diesel::table! {
+    card_transactions (id) {
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        card_id -> Text,
+        cardholder_id -> Text,
+        client_reference -> Text,
+        status -> Text,
+        decline_reason -> Nullable<Text>,
+        amount -> BigInt,
+        currency -> Text,
+        description -> Text,
+        merchant_category_code -> Nullable<Text>,
+        enriched_data -> Text,
+        merchant_name -> Text,
+        created_at -> BigInt,
     }
 }
 
@@ -224,6 +247,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     accounts,
     api_keys,
     card_details_tokens,
+    card_transactions,
     card_transfers,
     cardholders,
     cards,

@@ -1,7 +1,7 @@
 use super::ledger::{LedgerCode, ledger_account_id, post_transfer, transfer_rows};
 use super::schema::ledger_accounts;
 use super::{Db, DbError, with_conn};
-use diesel::{BoolExpressionMethods, ExpressionMethods, QueryDsl};
+use diesel::{ExpressionMethods, QueryDsl};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::ids::AccountId;
 use domain::{Amount, Currency, Mode};
@@ -23,7 +23,7 @@ impl WalletStore for Db {
         let rows = &transfer_rows(account, mode, "wallet_funding", (faucet, wallet), currency, amount, now)?;
         let result = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, DbError, _>(async |conn| {
-                if !post_transfer!(conn, rows, faucet, wallet, amount.minor(), keep = 0, cap = i64::MAX)? {
+                if !post_transfer!(conn, rows, faucet, wallet, amount.minor(), keep = i64::MIN, cap = i64::MAX)? {
                     return Err(DbError::Refused);
                 }
                 ledger_accounts::table

@@ -22,6 +22,9 @@ pub const READ_WINDOW_SECS: i64 = 3;
 /// How long a card-details token may be redeemed (once).
 pub const DETAILS_TOKEN_SECS: i64 = 300;
 
+/// A card is deleted on this many consecutive insufficient-balance declines.
+pub const MAX_CONSECUTIVE_DECLINES: i32 = 15;
+
 /// How long a card stays valid after issue.
 pub const VALIDITY_YEARS: i32 = 3;
 

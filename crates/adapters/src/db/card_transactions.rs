@@ -1,0 +1,312 @@
+//! Card debits: decided by the authorization engine against the card as
+//! it is under its row lock, recorded approved or declined, with the
+//! automatic deletions of the card rules.
+
+use super::cards::{TxError, mine, refund_to_wallet, refused_or_failed, violates, wallet};
+use super::events::EventRow;
+use super::jobs::JobRow;
+use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
+use super::schema::{card_transactions, cards, events, jobs, ledger_accounts, transaction_references};
+use super::{Db, DbError, with_conn};
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::cards::authorization::{CardSnapshot, Decision, DebitRequest, DeclineReason, authorize};
+use domain::cards::MAX_CONSECUTIVE_DECLINES;
+use domain::gmt::month_key;
+use domain::ids::{AccountId, CardId, CardholderId};
+use domain::paging::Page;
+use domain::{Amount, Currency, Mode};
+use ports::StoreError;
+use ports::card_transactions::{
+    CardTransaction, CardTransactionStore, DebitAttempt, DebitError, DebitOutcome, Notices, Reference,
+};
+
+const APPROVED: &str = "approved";
+const DECLINED: &str = "declined";
+
+#[derive(Insertable, Queryable, Selectable)]
+#[diesel(table_name = card_transactions)]
+struct TransactionRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    card_id: String,
+    cardholder_id: String,
+    client_reference: String,
+    status: String,
+    decline_reason: Option<String>,
+    amount: i64,
+    currency: String,
+    description: String,
+    merchant_category_code: Option<String>,
+    enriched_data: String,
+    merchant_name: String,
+    created_at: i64,
+}
+
+impl TransactionRow {
+    fn record(self) -> Result<CardTransaction, StoreError> {
+        let corrupt = |what: &str| StoreError(format!("card transaction {} has an unreadable {what}", self.id));
+        Ok(CardTransaction {
+            decline_reason: match &self.decline_reason {
+                Some(code) => Some(DeclineReason::parse(code).ok_or_else(|| corrupt("decline_reason"))?),
+                None => None,
+            },
+            amount: Amount::from_minor(self.amount).ok_or_else(|| corrupt("amount"))?,
+            currency: Currency::parse("currency", &self.currency).map_err(|_| corrupt("currency"))?,
+            id: self.id,
+            account_id: AccountId::new(self.account_id),
+            mode: Mode::from_live(self.livemode),
+            card_id: CardId::new(self.card_id),
+            cardholder_id: CardholderId::new(self.cardholder_id),
+            client_reference: self.client_reference,
+            description: self.description,
+            merchant_category_code: self.merchant_category_code,
+            enriched_data: self.enriched_data,
+            created_at: self.created_at,
+        })
+    }
+}
+
+/// The locked card's state a decision reads.
+#[derive(Queryable)]
+struct LockedCard {
+    cardholder_id: String,
+    is_active: bool,
+    fee_hold: i64,
+    card_limit: i64,
+    spend_month: i32,
+    month_spend: i64,
+    consecutive_declines: i32,
+}
+
+#[async_trait::async_trait]
+impl CardTransactionStore for Db {
+    async fn debit(&self, attempt: DebitAttempt, notices: Notices) -> Result<DebitOutcome, DebitError> {
+        let (account, mode, now) = (&attempt.account_id, attempt.mode, attempt.now);
+        let card = attempt.card_id.as_str();
+        let a = attempt.amount.minor();
+        let month = month_key(now);
+        let balance_account = &card_ledger_account_id(card, CardLedger::Balance);
+        let spend_account = &card_ledger_account_id(card, CardLedger::Spend);
+        let rows = &transfer_rows(
+            account,
+            mode,
+            "card_debit",
+            (balance_account, spend_account),
+            attempt.currency,
+            attempt.amount,
+            now,
+        )?;
+        let notices = &notices;
+        let attempt = &attempt;
+        let result = with_conn!(self.pool(), |conn| {
+            let result = conn
+                .transaction::<_, TxError<DebitError>, _>(async |conn| {
+                    diesel::insert_into(transaction_references::table)
+                        .values((
+                            transaction_references::account_id.eq(account.as_str()),
+                            transaction_references::livemode.eq(mode.is_live()),
+                            transaction_references::reference.eq(&attempt.client_reference),
+                            transaction_references::created_at.eq(now),
+                        ))
+                        .execute(conn)
+                        .await
+                        .map_err(|e| match violates(&e, "transaction_references") {
+                            true => TxError::Refused(DebitError::ReferenceUsed),
+                            false => TxError::from(e),
+                        })?;
+                    // The card row first: it locks the card for the decision.
+                    let Some(locked) = diesel::update(mine!(account, mode).filter(cards::id.eq(card)))
+                        .set(cards::consecutive_declines.eq(cards::consecutive_declines))
+                        .returning((
+                            cards::cardholder_id,
+                            cards::is_active,
+                            cards::fee_hold,
+                            cards::card_limit,
+                            cards::spend_month,
+                            cards::month_spend,
+                            cards::consecutive_declines,
+                        ))
+                        .get_result::<LockedCard>(conn)
+                        .await
+                        .optional()?
+                    else {
+                        return Err(TxError::Refused(DebitError::CardNotFound));
+                    };
+                    let balance = ledger_accounts::table
+                        .filter(ledger_accounts::id.eq(balance_account))
+                        .select(ledger_accounts::balance)
+                        .first::<i64>(conn)
+                        .await?;
+                    let month_to_date = if locked.spend_month == month { locked.month_spend } else { 0 };
+                    let snapshot = CardSnapshot {
+                        frozen: !locked.is_active,
+                        deleted: false,
+                        balance,
+                        fee_hold: Amount::from_minor(locked.fee_hold).unwrap_or(Amount::ZERO),
+                        month_to_date,
+                        monthly_limit: Amount::from_minor(locked.card_limit).unwrap_or(Amount::ZERO),
+                    };
+                    let decision = authorize(
+                        &snapshot,
+                        &DebitRequest {
+                            amount: attempt.amount,
+                            forced: attempt.forced,
+                        },
+                    );
+                    let declined = match decision {
+                        Decision::Approve => None,
+                        Decision::Decline(reason) => Some(reason),
+                    };
+                    diesel::insert_into(card_transactions::table)
+                        .values(TransactionRow {
+                            id: attempt.id.clone(),
+                            account_id: account.to_string(),
+                            livemode: mode.is_live(),
+                            card_id: card.to_string(),
+                            cardholder_id: locked.cardholder_id.clone(),
+                            client_reference: attempt.client_reference.clone(),
+                            status: if declined.is_some() { DECLINED } else { APPROVED }.to_string(),
+                            decline_reason: declined.map(|r| r.code().to_string()),
+                            amount: a,
+                            currency: attempt.currency.code().to_string(),
+                            description: attempt.description.clone(),
+                            merchant_category_code: attempt.merchant_category_code.clone(),
+                            enriched_data: attempt.enriched_data.clone(),
+                            merchant_name: attempt.merchant_name.clone(),
+                            created_at: now,
+                        })
+                        .execute(conn)
+                        .await?;
+                    let card_row = cards::table.filter(cards::id.eq(card));
+                    let consecutive = match declined {
+                        None => 0,
+                        Some(DeclineReason::InsufficientBalance) => locked.consecutive_declines + 1,
+                        Some(_) => locked.consecutive_declines,
+                    };
+                    let card_deleted = matches!(declined, Some(DeclineReason::NegativeBalance))
+                        || consecutive >= MAX_CONSECUTIVE_DECLINES;
+                    let outcome = DebitOutcome {
+                        decision,
+                        card_deleted,
+                        cardholder_id: CardholderId::new(locked.cardholder_id),
+                    };
+                    for (event, job) in notices(&outcome) {
+                        let job = JobRow::new(job, account, mode);
+                        diesel::insert_into(events::table)
+                            .values(EventRow::new(event))
+                            .execute(conn)
+                            .await?;
+                        diesel::insert_into(jobs::table).values(&job).execute(conn).await?;
+                    }
+                    if declined.is_none() {
+                        diesel::update(card_row)
+                            .set((
+                                cards::consecutive_declines.eq(0),
+                                cards::spend_month.eq(month),
+                                cards::month_spend.eq(month_to_date + a),
+                                cards::last_activity_at.eq(now),
+                            ))
+                            .execute(conn)
+                            .await?;
+                        let keep = if attempt.forced { i64::MIN } else { snapshot.fee_hold.minor() };
+                        if !post_transfer!(conn, rows, balance_account, spend_account, a, keep = keep, cap = i64::MAX)? {
+                            return Err(TxError::Db(DbError::Refused));
+                        }
+                    } else if card_deleted {
+                        diesel::update(card_row)
+                            .set((cards::consecutive_declines.eq(consecutive), cards::deleted_at.eq(now)))
+                            .execute(conn)
+                            .await?;
+                        refund_to_wallet!(conn, account, mode, card, now)?;
+                    } else {
+                        diesel::update(card_row)
+                            .set(cards::consecutive_declines.eq(consecutive))
+                            .execute(conn)
+                            .await?;
+                    }
+                    Ok(outcome)
+                })
+                .await;
+            Ok::<_, DbError>(result)
+        })
+        .map_err(StoreError::from)?;
+        refused_or_failed(result)
+    }
+
+    async fn charged_between(&self, card: &CardId, merchant_name: &str, from: i64, to: i64) -> Result<bool, StoreError> {
+        let found = with_conn!(self.pool(), |conn| {
+            card_transactions::table
+                .filter(card_transactions::card_id.eq(card.as_str()))
+                .filter(card_transactions::status.eq(APPROVED))
+                .filter(card_transactions::created_at.ge(from))
+                .filter(card_transactions::created_at.lt(to))
+                .filter(card_transactions::merchant_name.eq(merchant_name))
+                .select(card_transactions::id)
+                .first::<String>(conn)
+                .await
+                .optional()
+        })?;
+        Ok(found.is_some())
+    }
+
+    async fn history(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        card: &CardId,
+        page: Page,
+        between: Option<(i64, i64)>,
+    ) -> Result<Vec<CardTransaction>, StoreError> {
+        let (from, to) = between.unwrap_or((i64::MIN, i64::MAX));
+        let rows = with_conn!(self.pool(), |conn| {
+            card_transactions::table
+                .filter(card_transactions::card_id.eq(card.as_str()))
+                .filter(card_transactions::status.eq(APPROVED))
+                .filter(card_transactions::created_at.ge(from))
+                .filter(card_transactions::created_at.le(to))
+                .filter(card_transactions::account_id.eq(account.as_str()))
+                .filter(card_transactions::livemode.eq(mode.is_live()))
+                .order((card_transactions::created_at.desc(), card_transactions::id.desc()))
+                .limit(i64::from(page.size))
+                .offset(page.offset())
+                .select(TransactionRow::as_select())
+                .load::<TransactionRow>(conn)
+                .await
+        })?;
+        rows.into_iter().map(TransactionRow::record).collect()
+    }
+
+    async fn transaction(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        card: &CardId,
+        reference: Reference,
+    ) -> Result<Option<CardTransaction>, StoreError> {
+        let row = with_conn!(self.pool(), |conn| {
+            let mine = card_transactions::table
+                .filter(card_transactions::account_id.eq(account.as_str()))
+                .filter(card_transactions::livemode.eq(mode.is_live()))
+                .filter(card_transactions::card_id.eq(card.as_str()))
+                .filter(card_transactions::status.eq(APPROVED));
+            match &reference {
+                Reference::Client(r) => {
+                    mine.filter(card_transactions::client_reference.eq(r))
+                        .select(TransactionRow::as_select())
+                        .first::<TransactionRow>(conn)
+                        .await
+                }
+                Reference::Issuer(r) => {
+                    mine.filter(card_transactions::id.eq(r))
+                        .select(TransactionRow::as_select())
+                        .first::<TransactionRow>(conn)
+                        .await
+                }
+            }
+            .optional()
+        })?;
+        row.map(TransactionRow::record).transpose()
+    }
+}

@@ -1,0 +1,119 @@
+use crate::StoreError;
+use crate::events::NewEvent;
+use crate::jobs::NewJob;
+use domain::Mode;
+use domain::cards::authorization::{Decision, DeclineReason};
+use domain::ids::{AccountId, CardId, CardholderId};
+use domain::{Amount, Currency};
+
+/// A debit the network asks to post on a card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DebitAttempt {
+    /// The issuer transaction reference (`ctx_...`).
+    pub id: String,
+    pub account_id: AccountId,
+    pub mode: Mode,
+    pub card_id: CardId,
+    pub client_reference: String,
+    pub amount: Amount,
+    pub currency: Currency,
+    /// The raw merchant descriptor.
+    pub description: String,
+    pub merchant_category_code: Option<String>,
+    /// The enriched merchant name, to tell recurring charges by.
+    pub merchant_name: String,
+    /// The enriched_data object, as JSON text.
+    pub enriched_data: String,
+    /// A network-forced post: may take the balance below zero.
+    pub forced: bool,
+    pub now: i64,
+}
+
+/// What became of a debit; declines are recorded too.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DebitOutcome {
+    pub decision: Decision,
+    /// The card was deleted by this decline (the 15th consecutive
+    /// insufficient balance, or a negative card debited again).
+    pub card_deleted: bool,
+    pub cardholder_id: CardholderId,
+}
+
+/// Makes the events a debit outcome is reported by; the use case builds
+/// it, the store calls it inside the debit's transaction.
+pub type Notices = Box<dyn Fn(&DebitOutcome) -> Vec<(NewEvent, NewJob)> + Send + Sync>;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DebitError {
+    #[error("card_id: no card with this id")]
+    CardNotFound,
+    #[error("transaction_reference: this reference was already used")]
+    ReferenceUsed,
+    #[error("storage failed: {0}")]
+    Store(String),
+}
+
+impl From<StoreError> for DebitError {
+    fn from(e: StoreError) -> Self {
+        DebitError::Store(e.0)
+    }
+}
+
+/// A recorded card transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardTransaction {
+    pub id: String,
+    pub account_id: AccountId,
+    pub mode: Mode,
+    pub card_id: CardId,
+    pub cardholder_id: CardholderId,
+    pub client_reference: String,
+    pub decline_reason: Option<DeclineReason>,
+    pub amount: Amount,
+    pub currency: Currency,
+    pub description: String,
+    pub merchant_category_code: Option<String>,
+    /// The enriched_data object, as JSON text.
+    pub enriched_data: String,
+    pub created_at: i64,
+}
+
+/// How a transaction is looked up by reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reference {
+    Client(String),
+    Issuer(String),
+}
+
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait::async_trait]
+pub trait CardTransactionStore: Send + Sync {
+    /// Decides the debit with the authorization engine against the card
+    /// as it is under lock, and records it: an approval moves the money
+    /// (card → card spend), a decline is counted; the notices for the
+    /// outcome are stored in the same transaction.
+    async fn debit(&self, attempt: DebitAttempt, notices: Notices) -> Result<DebitOutcome, DebitError>;
+
+    /// Whether the card was charged by `merchant_name` between `from`
+    /// (inclusive) and `to` (exclusive).
+    async fn charged_between(&self, card: &CardId, merchant_name: &str, from: i64, to: i64) -> Result<bool, StoreError>;
+
+    /// A page of the card's approved debits, newest first, optionally
+    /// between two times (inclusive).
+    async fn history(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        card: &CardId,
+        page: domain::paging::Page,
+        between: Option<(i64, i64)>,
+    ) -> Result<Vec<CardTransaction>, StoreError>;
+
+    async fn transaction(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        card: &CardId,
+        reference: Reference,
+    ) -> Result<Option<CardTransaction>, StoreError>;
+}
