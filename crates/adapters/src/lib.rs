@@ -6,6 +6,7 @@ pub mod card_network;
 pub mod crypto;
 pub mod db;
 pub mod kyc_sandbox;
+pub mod merchant_catalogue;
 pub mod reference;
 pub mod system;
 #[cfg(any(test, feature = "test-support"))]

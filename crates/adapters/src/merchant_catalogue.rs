@@ -1,0 +1,183 @@
+//! The merchant catalogue shipped as data (`data/merchants.csv`,
+//! `data/mcc.csv`, see `data/SOURCES.md`): a raw card descriptor to the
+//! merchant behind it, matched on whole words of the cleaned descriptor.
+
+use ports::merchants::{Merchant, MerchantCatalogue};
+use std::collections::HashMap;
+
+struct Entry {
+    name: String,
+    website: String,
+    mcc: String,
+    city: String,
+    /// Cleaned descriptor fragments, each a run of whole words.
+    patterns: Vec<String>,
+}
+
+pub struct ShippedCatalogue {
+    merchants: Vec<Entry>,
+    /// Code → (description, group).
+    codes: HashMap<String, (String, String)>,
+}
+
+const UNCATEGORIZED: (&str, &str) = ("Uncategorized", "Other");
+
+/// Upper case, every run of other characters one space: `AMZN Mktp
+/// US*2K3` → `AMZN MKTP US 2K3`.
+fn clean(descriptor: &str) -> String {
+    descriptor
+        .to_uppercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether `pattern` occurs in `cleaned` as whole words.
+fn has_words(cleaned: &str, pattern: &str) -> bool {
+    format!(" {cleaned} ").contains(&format!(" {pattern} "))
+}
+
+/// A readable name for an unknown descriptor: its words up to the first
+/// one holding a digit, in title case (`SQ *JOES COFFEE 0423` → `Sq Joes
+/// Coffee`).
+fn readable(cleaned: &str) -> String {
+    let words: Vec<String> = cleaned
+        .split(' ')
+        .take_while(|w| !w.bytes().any(|b| b.is_ascii_digit()))
+        .map(|w| {
+            let mut chars = w.chars();
+            chars
+                .next()
+                .map(|first| first.to_string() + &chars.as_str().to_lowercase())
+                .unwrap_or_default()
+        })
+        .collect();
+    if words.is_empty() { cleaned.to_string() } else { words.join(" ") }
+}
+
+impl ShippedCatalogue {
+    pub fn load() -> Self {
+        let rows = |text: &'static str| {
+            text.lines()
+                .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+                .map(|l| l.split(';').map(str::to_string).collect::<Vec<_>>())
+        };
+        let merchants = rows(include_str!("../data/merchants.csv"))
+            .filter(|r| r.len() == 5)
+            .map(|r| Entry {
+                name: r[0].clone(),
+                website: r[1].clone(),
+                mcc: r[2].clone(),
+                city: r[3].clone(),
+                patterns: r[4].split('|').map(clean).collect(),
+            })
+            .collect();
+        let codes = rows(include_str!("../data/mcc.csv"))
+            .filter(|r| r.len() == 3)
+            .map(|r| (r[0].clone(), (r[1].clone(), r[2].clone())))
+            .collect();
+        Self { merchants, codes }
+    }
+
+    fn category(&self, mcc: Option<&str>) -> (String, String) {
+        mcc.and_then(|c| self.codes.get(c))
+            .cloned()
+            .unwrap_or_else(|| (UNCATEGORIZED.0.to_string(), UNCATEGORIZED.1.to_string()))
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.merchants.len()
+    }
+}
+
+impl MerchantCatalogue for ShippedCatalogue {
+    fn merchant(&self, descriptor: &str, merchant_category_code: Option<&str>) -> Merchant {
+        let cleaned = clean(descriptor);
+        // The longest fragment wins: `UBER EATS` over `UBER`.
+        let best = self
+            .merchants
+            .iter()
+            .flat_map(|m| m.patterns.iter().map(move |p| (m, p)))
+            .filter(|(_, p)| has_words(&cleaned, p))
+            .max_by_key(|(_, p)| p.len());
+        match best {
+            Some((m, _)) => {
+                let (category, group) = self.category(Some(&m.mcc));
+                Merchant {
+                    name: m.name.clone(),
+                    city: Some(m.city.clone()),
+                    code: Some(m.mcc.clone()),
+                    logo: Some(format!("https://icons.duckduckgo.com/ip3/{}.ico", m.website)),
+                    website: Some(format!("https://{}", m.website)),
+                    category,
+                    group,
+                }
+            }
+            None => {
+                let (category, group) = self.category(merchant_category_code);
+                Merchant {
+                    name: readable(&cleaned),
+                    city: None,
+                    code: merchant_category_code.map(str::to_string),
+                    logo: None,
+                    website: None,
+                    category,
+                    group,
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalogue_covers_at_least_200_merchants_and_every_code_is_known() {
+        let c = ShippedCatalogue::load();
+        assert!(c.len() >= 200, "{}", c.len());
+        for m in &c.merchants {
+            assert!(c.codes.contains_key(&m.mcc), "{} has unknown code {}", m.name, m.mcc);
+            assert!(m.patterns.iter().all(|p| !p.is_empty()), "{}", m.name);
+        }
+    }
+
+    #[test]
+    fn descriptors_as_cards_show_them_find_their_merchant() {
+        let c = ShippedCatalogue::load();
+        for (descriptor, name) in [
+            ("NETFLIX.COM 866-579-7172 CA", "Netflix"),
+            ("AMZN Mktp US*2K3JH8", "Amazon"),
+            ("UBER *EATS HELP.UBER.COM", "Uber Eats"),
+            ("UBER *TRIP", "Uber"),
+            ("FACEBK *7KD9X2PLM2", "Facebook Ads"),
+            ("GOOGLE *YouTubePremium g.co/helppay#", "YouTube Premium"),
+            ("Spotify P1A2B3C4D5 Stockholm", "Spotify"),
+            ("BOLT.EU/R/2211", "Bolt"),
+            ("AWS EMEA aws.amazon.com LU", "Amazon Web Services"),
+            ("OPENAI *CHATGPT SUBSCR", "OpenAI"),
+        ] {
+            let m = c.merchant(descriptor, None);
+            assert_eq!(m.name, name, "{descriptor}");
+            assert!(m.logo.is_some() && m.website.is_some());
+        }
+        let netflix = c.merchant("NETFLIX.COM", None);
+        assert_eq!(netflix.category, "Cable and other pay television services");
+        assert_eq!(netflix.group, "Utilities");
+    }
+
+    #[test]
+    fn unknown_descriptors_get_a_clean_name_and_the_category_of_their_code() {
+        let c = ShippedCatalogue::load();
+        let m = c.merchant("SQ *JOES COFFEE 0423 LAGOS", Some("5814"));
+        assert_eq!(m.name, "Sq Joes Coffee");
+        assert_eq!(m.category, "Fast food restaurants");
+        assert_eq!(m.group, "Miscellaneous outlets");
+        assert_eq!(m.website, None);
+        let bare = c.merchant("1234 5678", None);
+        assert_eq!((bare.name.as_str(), bare.category.as_str()), ("1234 5678", "Uncategorized"));
+    }
+}
