@@ -125,6 +125,17 @@ impl Sandbox {
         (n("balance"), n("settled_available_balance"))
     }
 
+    /// Waits until the card's balance is `balance` (a funding settled).
+    pub async fn settled(&self, card: &str, balance: i64) {
+        for _ in 0..100 {
+            if self.balance(card).await.0 == balance {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("the balance of {card} never reached {balance}");
+    }
+
     pub fn transfer(card: &str, amount: &str, reference: &str) -> Value {
         json!({"card_id": card, "amount": amount, "transaction_reference": reference, "currency": "USD"})
     }
@@ -598,6 +609,7 @@ async fn every_usd_card_error_of_the_contract_has_its_status() {
         assert!(again.headers.get("retry-after").is_some());
         expect(again, 420, "card_funded_recently");
         expect(unload("1", "f1").await, 400, "transaction_reference_used");
+        s.settled(&card, 10_000).await;
         assert_eq!(unload("100", "u1").await.status, 202);
         expect(unload("100", "u2").await, 420, "card_unloaded_recently");
         s.advance(300).await;

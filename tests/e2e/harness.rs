@@ -120,14 +120,21 @@ impl Drop for Server {
     }
 }
 
+/// One client for the whole run: building one loads the system's root
+/// certificates, too slow to do per request in the concurrency tests.
 pub fn client() -> reqwest::Client {
-    // reqwest is built without a TLS provider of its own (see adapters'
-    // webhook sender); the test client gets the same one.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    reqwest::Client::builder()
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap()
+    static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            // reqwest is built without a TLS provider of its own (see
+            // adapters' webhook sender); the test client gets the same one.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            reqwest::Client::builder()
+                .timeout(Duration::from_secs(30))
+                .build()
+                .unwrap()
+        })
+        .clone()
 }
 
 pub fn bearer(key: &str) -> String {

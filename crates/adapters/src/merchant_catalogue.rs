@@ -53,7 +53,11 @@ fn readable(cleaned: &str) -> String {
                 .unwrap_or_default()
         })
         .collect();
-    if words.is_empty() { cleaned.to_string() } else { words.join(" ") }
+    if words.is_empty() {
+        cleaned.to_string()
+    } else {
+        words.join(" ")
+    }
 }
 
 impl ShippedCatalogue {
@@ -93,7 +97,7 @@ impl ShippedCatalogue {
 }
 
 impl MerchantCatalogue for ShippedCatalogue {
-    fn merchant(&self, descriptor: &str, merchant_category_code: Option<&str>) -> Merchant {
+    fn merchant(&self, descriptor: &str, merchant_category_code: Option<String>) -> Merchant {
         let cleaned = clean(descriptor);
         // The longest fragment wins: `UBER EATS` over `UBER`.
         let best = self
@@ -116,11 +120,11 @@ impl MerchantCatalogue for ShippedCatalogue {
                 }
             }
             None => {
-                let (category, group) = self.category(merchant_category_code);
+                let (category, group) = self.category(merchant_category_code.as_deref());
                 Merchant {
                     name: readable(&cleaned),
                     city: None,
-                    code: merchant_category_code.map(str::to_string),
+                    code: merchant_category_code,
                     logo: None,
                     website: None,
                     category,
@@ -172,12 +176,15 @@ mod tests {
     #[test]
     fn unknown_descriptors_get_a_clean_name_and_the_category_of_their_code() {
         let c = ShippedCatalogue::load();
-        let m = c.merchant("SQ *JOES COFFEE 0423 LAGOS", Some("5814"));
+        let m = c.merchant("SQ *JOES COFFEE 0423 LAGOS", Some("5814".into()));
         assert_eq!(m.name, "Sq Joes Coffee");
         assert_eq!(m.category, "Fast food restaurants");
         assert_eq!(m.group, "Miscellaneous outlets");
         assert_eq!(m.website, None);
         let bare = c.merchant("1234 5678", None);
-        assert_eq!((bare.name.as_str(), bare.category.as_str()), ("1234 5678", "Uncategorized"));
+        assert_eq!(
+            (bare.name.as_str(), bare.category.as_str()),
+            ("1234 5678", "Uncategorized")
+        );
     }
 }

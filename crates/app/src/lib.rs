@@ -23,6 +23,7 @@ use domain::{Mode, Secret};
 use ports::StoreError;
 use ports::accounts::AccountStore;
 use ports::card_network::CardNetwork;
+use ports::card_transactions::CardTransactionStore;
 use ports::cardholders::CardholderStore;
 use ports::cards::CardStore;
 use ports::clock::Clock;
@@ -32,6 +33,7 @@ use ports::health::Health;
 use ports::ids::Ids;
 use ports::jobs::JobStore;
 use ports::kyc::KycVerifier;
+use ports::merchants::MerchantCatalogue;
 use ports::rate_limits::RateLimits;
 use ports::test_clocks::TestClocks;
 use ports::vault::Vault;
@@ -46,6 +48,8 @@ pub struct Ports {
     pub cardholders: Arc<dyn CardholderStore>,
     pub kyc: Arc<dyn KycVerifier>,
     pub cards: Arc<dyn CardStore>,
+    pub card_transactions: Arc<dyn CardTransactionStore>,
+    pub merchants: Arc<dyn MerchantCatalogue>,
     pub network: Arc<dyn CardNetwork>,
     pub field_cipher: Arc<dyn FieldCipher>,
     pub wallets: Arc<dyn WalletStore>,
@@ -110,6 +114,7 @@ pub mod testing {
     pub use domain::cardholders::fixtures::{nigerian, regions};
     use ports::accounts::MockAccountStore;
     use ports::card_network::MockCardNetwork;
+    use ports::card_transactions::MockCardTransactionStore;
     use ports::cardholders::MockCardholderStore;
     use ports::cards::MockCardStore;
     use ports::clock::MockClock;
@@ -119,6 +124,7 @@ pub mod testing {
     use ports::ids::MockIds;
     use ports::jobs::MockJobStore;
     use ports::kyc::MockKycVerifier;
+    use ports::merchants::MockMerchantCatalogue;
     use ports::rate_limits::MockRateLimits;
     use ports::test_clocks::MockTestClocks;
     use ports::vault::MockVault;
@@ -131,6 +137,8 @@ pub mod testing {
         pub cardholders: MockCardholderStore,
         pub kyc: MockKycVerifier,
         pub cards: MockCardStore,
+        pub card_transactions: MockCardTransactionStore,
+        pub merchants: MockMerchantCatalogue,
         pub network: MockCardNetwork,
         pub field_cipher: MockFieldCipher,
         pub wallets: MockWalletStore,
@@ -152,6 +160,8 @@ pub mod testing {
                 cardholders: Arc::new(self.cardholders),
                 kyc: Arc::new(self.kyc),
                 cards: Arc::new(self.cards),
+                card_transactions: Arc::new(self.card_transactions),
+                merchants: Arc::new(self.merchants),
                 network: Arc::new(self.network),
                 field_cipher: Arc::new(self.field_cipher),
                 wallets: Arc::new(self.wallets),

@@ -9,6 +9,7 @@ pub const CARD_CREDIT_SUCCESSFUL: &str = "card_credit_event.successful";
 pub const CARD_CREDIT_FAILED: &str = "card_credit_event.failed";
 pub const CARD_UNLOAD_SUCCESSFUL: &str = "card_unload_event.successful";
 pub const CARD_UNLOAD_FAILED: &str = "card_unload_event.failed";
+pub const CARD_DEBIT_DECLINED: &str = "card_debit_event.declined";
 pub const CARD_DELETE_SUCCESSFUL: &str = "card_delete_event.successful";
 
 /// A sandbox helper's event, to try an endpoint and its signature checks.

@@ -56,8 +56,14 @@ mod tests {
     fn months_are_calendar_months() {
         assert_eq!(month_key(NOV_22_2026), 202_611);
         let (start, end) = month_bounds(NOV_22_2026, 0);
-        assert_eq!((format(start).as_str(), format(end).as_str()), ("2026-11-01 00:00:00", "2026-12-01 00:00:00"));
+        assert_eq!(
+            (format(start).as_str(), format(end).as_str()),
+            ("2026-11-01 00:00:00", "2026-12-01 00:00:00")
+        );
         let (start, end) = month_bounds(NOV_22_2026, 11);
-        assert_eq!((format(start).as_str(), format(end).as_str()), ("2025-12-01 00:00:00", "2026-01-01 00:00:00"));
+        assert_eq!(
+            (format(start).as_str(), format(end).as_str()),
+            ("2025-12-01 00:00:00", "2026-01-01 00:00:00")
+        );
     }
 }

@@ -96,7 +96,8 @@ pub trait CardTransactionStore: Send + Sync {
 
     /// Whether the card was charged by `merchant_name` between `from`
     /// (inclusive) and `to` (exclusive).
-    async fn charged_between(&self, card: &CardId, merchant_name: &str, from: i64, to: i64) -> Result<bool, StoreError>;
+    async fn charged_between(&self, card: &CardId, merchant_name: &str, from: i64, to: i64)
+    -> Result<bool, StoreError>;
 
     /// A page of the card's approved debits, newest first, optionally
     /// between two times (inclusive).

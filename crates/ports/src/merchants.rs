@@ -16,5 +16,5 @@ pub struct Merchant {
 pub trait MerchantCatalogue: Send + Sync {
     /// The merchant behind a raw descriptor; an unknown one gets a cleaned
     /// name and the category of its merchant category code.
-    fn merchant(&self, descriptor: &str, merchant_category_code: Option<&str>) -> Merchant;
+    fn merchant(&self, descriptor: &str, merchant_category_code: Option<String>) -> Merchant;
 }

@@ -6,6 +6,7 @@ use adapters::card_network::NetworkSimulator;
 use adapters::crypto::aes_everywhere::AesEverywhere;
 use adapters::db::{Db, migrate};
 use adapters::kyc_sandbox::SandboxKyc;
+use adapters::merchant_catalogue::ShippedCatalogue;
 use adapters::reference;
 use adapters::system::{RandomIds, SystemClock};
 use adapters::webhook_sender::HttpWebhookSender;
@@ -45,6 +46,8 @@ pub fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) -> any
         cardholders: db.clone(),
         kyc: Arc::new(SandboxKyc),
         cards: db.clone(),
+        card_transactions: db.clone(),
+        merchants: Arc::new(ShippedCatalogue::load()),
         network: Arc::new(
             NetworkSimulator::new(&serve.card_bin).map_err(|e| anyhow::anyhow!("--card-bin: {}", e.rule))?,
         ),

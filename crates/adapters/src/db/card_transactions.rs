@@ -10,8 +10,8 @@ use super::schema::{card_transactions, cards, events, jobs, ledger_accounts, tra
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::cards::authorization::{CardSnapshot, Decision, DebitRequest, DeclineReason, authorize};
 use domain::cards::MAX_CONSECUTIVE_DECLINES;
+use domain::cards::authorization::{CardSnapshot, DebitRequest, Decision, DeclineReason, authorize};
 use domain::gmt::month_key;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::paging::Page;
@@ -139,7 +139,11 @@ impl CardTransactionStore for Db {
                         .select(ledger_accounts::balance)
                         .first::<i64>(conn)
                         .await?;
-                    let month_to_date = if locked.spend_month == month { locked.month_spend } else { 0 };
+                    let month_to_date = if locked.spend_month == month {
+                        locked.month_spend
+                    } else {
+                        0
+                    };
                     let snapshot = CardSnapshot {
                         frozen: !locked.is_active,
                         deleted: false,
@@ -210,8 +214,20 @@ impl CardTransactionStore for Db {
                             ))
                             .execute(conn)
                             .await?;
-                        let keep = if attempt.forced { i64::MIN } else { snapshot.fee_hold.minor() };
-                        if !post_transfer!(conn, rows, balance_account, spend_account, a, keep = keep, cap = i64::MAX)? {
+                        let keep = if attempt.forced {
+                            i64::MIN
+                        } else {
+                            snapshot.fee_hold.minor()
+                        };
+                        if !post_transfer!(
+                            conn,
+                            rows,
+                            balance_account,
+                            spend_account,
+                            a,
+                            keep = keep,
+                            cap = i64::MAX
+                        )? {
                             return Err(TxError::Db(DbError::Refused));
                         }
                     } else if card_deleted {
@@ -235,7 +251,13 @@ impl CardTransactionStore for Db {
         refused_or_failed(result)
     }
 
-    async fn charged_between(&self, card: &CardId, merchant_name: &str, from: i64, to: i64) -> Result<bool, StoreError> {
+    async fn charged_between(
+        &self,
+        card: &CardId,
+        merchant_name: &str,
+        from: i64,
+        to: i64,
+    ) -> Result<bool, StoreError> {
         let found = with_conn!(self.pool(), |conn| {
             card_transactions::table
                 .filter(card_transactions::card_id.eq(card.as_str()))

@@ -240,7 +240,15 @@ macro_rules! refund_to_wallet {
                 refund,
                 $now,
             )?;
-            if !post_transfer!($conn, &rows, balance_account, wallet, refund.minor(), keep = 0, cap = i64::MAX)? {
+            if !post_transfer!(
+                $conn,
+                &rows,
+                balance_account,
+                wallet,
+                refund.minor(),
+                keep = 0,
+                cap = i64::MAX
+            )? {
                 return Err(TxError::Db(DbError::Refused));
             }
         }

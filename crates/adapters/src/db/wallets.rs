@@ -23,7 +23,15 @@ impl WalletStore for Db {
         let rows = &transfer_rows(account, mode, "wallet_funding", (faucet, wallet), currency, amount, now)?;
         let result = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, DbError, _>(async |conn| {
-                if !post_transfer!(conn, rows, faucet, wallet, amount.minor(), keep = i64::MIN, cap = i64::MAX)? {
+                if !post_transfer!(
+                    conn,
+                    rows,
+                    faucet,
+                    wallet,
+                    amount.minor(),
+                    keep = i64::MIN,
+                    cap = i64::MAX
+                )? {
                     return Err(DbError::Refused);
                 }
                 ledger_accounts::table

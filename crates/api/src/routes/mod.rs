@@ -3,6 +3,7 @@
 //! production paths).
 
 pub mod card_money;
+pub mod card_transactions;
 pub mod card_view;
 pub mod cardholders;
 pub mod cards;
@@ -34,6 +35,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
                     web::patch().to(wallets::fund_issuing_wallet),
                 ))
                 .service(endpoint("/webhook/test", web::post().to(events::send_test_event)))
+                .service(endpoint(
+                    "/cards/mock_debit_transaction",
+                    web::patch().to(card_transactions::mock_debit_transaction),
+                ))
                 .service(endpoint("/test_clock", web::get().to(test_clock::get_test_clock)))
                 .service(endpoint(
                     "/test_clock/advance",
@@ -135,6 +140,14 @@ fn card_endpoints(cfg: &mut web::ServiceConfig) {
         .service(endpoint(
             "/cards/set_3d_secure_pin",
             web::post().to(cards::set_3d_secure_pin),
+        ))
+        .service(endpoint(
+            "/cards/get_card_transactions",
+            web::get().to(card_transactions::get_card_transactions),
+        ))
+        .service(endpoint(
+            "/cards/get_card_transaction_by_id",
+            web::get().to(card_transactions::get_card_transaction_by_id),
         ))
         .service(endpoint(
             "/cards/generate_token_for_card_details",

@@ -5,19 +5,23 @@
 //! job that settles them).
 
 mod create_card;
+mod debit;
 mod delete_card;
 mod details;
 mod lists;
 mod manage;
 mod settle;
+mod transactions;
 mod transfers;
 
 pub use create_card::{ActivationRequest, CardRequest, MigrationRequest};
+pub use debit::MockDebit;
 pub use details::RevealedDetails;
 pub use transfers::TransferRequest;
 
-use crate::{App, Caller};
+use crate::{App, Caller, RequestError};
 use domain::cardholders::CardholderStatus;
+use domain::cards::authorization::DeclineReason;
 use domain::cards::pin::Pin;
 use domain::ids::{CardId, CardholderId};
 use domain::{DomainError, ErrorKind, InvalidInput};
@@ -43,8 +47,15 @@ pub enum CardError {
     CardholderNotVerified,
     #[error("this call is limited to once every {window} seconds per card; retry in {retry_after_secs} seconds")]
     RateLimited { window: i64, retry_after_secs: u64 },
+    #[error("transaction_reference: no transaction of this card with this reference")]
+    TransactionNotFound,
     #[error("token: the token is unknown, expired or already used")]
     TokenInvalid,
+    /// The debit was declined (and recorded).
+    #[error("{}", .0.text())]
+    Declined(DeclineReason),
+    #[error(transparent)]
+    Request(#[from] RequestError),
     #[error(transparent)]
     Create(CreateCardError),
     #[error(transparent)]
@@ -79,7 +90,9 @@ impl DomainError for CardError {
             CardError::CardholderDeactivated
             | CardError::CardholderNotVerified
             | CardError::Create(CreateCardError::WalletTooLow)
-            | CardError::Reserve(ReserveError::WalletTooLow | ReserveError::CardTooLow) => ErrorKind::Unauthorized,
+            | CardError::Reserve(ReserveError::WalletTooLow | ReserveError::CardTooLow)
+            | CardError::Declined(DeclineReason::InsufficientBalance) => ErrorKind::Unauthorized,
+            CardError::Request(e) => e.kind(),
             CardError::RateLimited { retry_after_secs, .. }
             | CardError::Reserve(ReserveError::TooSoon(_, retry_after_secs)) => ErrorKind::RateLimited {
                 retry_after_secs: *retry_after_secs,
@@ -101,6 +114,9 @@ impl DomainError for CardError {
             CardError::CardholderNotVerified => "cardholder_not_verified",
             CardError::RateLimited { .. } => "rate_limited",
             CardError::TokenInvalid => "invalid_token",
+            CardError::TransactionNotFound => "transaction_not_found",
+            CardError::Declined(reason) => reason.code(),
+            CardError::Request(e) => e.code(),
             CardError::Create(CreateCardError::WalletTooLow) | CardError::Reserve(ReserveError::WalletTooLow) => {
                 "insufficient_wallet_balance"
             }

@@ -1,0 +1,237 @@
+//! Card transactions: the sandbox's mock debit, a card's history and one
+//! transaction by reference.
+
+use crate::envelope::{Envelope, success};
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Authenticated, Json, Query};
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use app::cards::MockDebit;
+use domain::ids::CardId;
+use domain::paging::Page;
+use domain::{InvalidInput, gmt};
+use ports::card_transactions::{CardTransaction, Reference};
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+#[derive(Deserialize, ToSchema)]
+pub struct MockDebitBody {
+    card_id: Option<String>,
+    /// Cents; 100 when absent.
+    #[schema(example = "1500")]
+    amount: Option<String>,
+    #[schema(example = "USD")]
+    currency: Option<String>,
+    /// The raw merchant descriptor; a Netflix charge when absent.
+    #[schema(example = "UBER *TRIP HELP.UBER.COM")]
+    merchant: Option<String>,
+    /// 4 digits (ISO 18245).
+    #[schema(example = "4121")]
+    merchant_category_code: Option<String>,
+    /// Unique per account and mode across fundings, unloadings and debits;
+    /// generated when absent.
+    transaction_reference: Option<String>,
+    /// A network-forced post: approved even when the balance cannot cover it.
+    force: Option<bool>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct DebitPosted {
+    card_id: String,
+    transaction_reference: String,
+}
+
+/// Sandbox only: post a debit as the card network would. Declines are
+/// recorded and reported by `card_debit_event.declined`; the card rules
+/// may delete the card (`card_delete_event.successful`).
+#[utoipa::path(
+    patch,
+    path = "/v1/issuing/sandbox/cards/mock_debit_transaction",
+    tag = "sandbox",
+    security(("token" = [])),
+    request_body = MockDebitBody,
+    responses(
+        (status = 200, description = "Approved", body = Envelope<DebitPosted>),
+        (status = 400, description = "A field breaks a rule, no such card, the reference was used, or declined (frozen, monthly limit, negative balance)", body = ErrorBody),
+        (status = 401, description = "Bad key, or declined for insufficient balance", body = ErrorBody),
+    )
+)]
+pub async fn mock_debit_transaction(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<MockDebitBody>,
+) -> Result<HttpResponse, ApiError> {
+    let debit = MockDebit {
+        card_id: body.card_id,
+        amount: body.amount,
+        currency: body.currency,
+        merchant: body.merchant,
+        merchant_category_code: body.merchant_category_code,
+        transaction_reference: body.transaction_reference,
+        force: body.force,
+    };
+    let (card_id, reference) = app.mock_debit_transaction(&caller.0, debit).await?;
+    Ok(success(
+        StatusCode::OK,
+        "The debit was approved",
+        DebitPosted {
+            card_id: card_id.to_string(),
+            transaction_reference: reference,
+        },
+    ))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct TransactionView {
+    amount: String,
+    /// The service's own reference.
+    issuer_transaction_reference: String,
+    /// Yours (or the network's), from the debit.
+    client_transaction_reference: String,
+    card_id: String,
+    cardholder_id: String,
+    issuing_app_id: String,
+    #[schema(example = "DEBIT")]
+    card_transaction_type: &'static str,
+    currency: &'static str,
+    /// The raw merchant descriptor.
+    description: String,
+    livemode: bool,
+    /// GMT, `YYYY-MM-DD HH:MM:SS`.
+    transaction_date: String,
+    transaction_timestamp: i64,
+    merchant_category_code: Option<String>,
+    /// is_recurring, merchant_city, merchant_code, merchant_logo,
+    /// merchant_name, merchant_website, transaction_category, transaction_group.
+    #[schema(value_type = Object)]
+    enriched_data: serde_json::Value,
+}
+
+impl From<CardTransaction> for TransactionView {
+    fn from(t: CardTransaction) -> Self {
+        TransactionView {
+            amount: t.amount.to_string(),
+            issuer_transaction_reference: t.id,
+            client_transaction_reference: t.client_reference,
+            card_id: t.card_id.to_string(),
+            cardholder_id: t.cardholder_id.to_string(),
+            issuing_app_id: t.account_id.to_string(),
+            card_transaction_type: "DEBIT",
+            currency: t.currency.code(),
+            description: t.description,
+            livemode: t.mode.is_live(),
+            transaction_date: gmt::format(t.created_at),
+            transaction_timestamp: t.created_at,
+            merchant_category_code: t.merchant_category_code,
+            enriched_data: serde_json::from_str(&t.enriched_data).unwrap_or(serde_json::Value::Null),
+        }
+    }
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TransactionsQuery {
+    card_id: String,
+    /// From 1; 20 transactions a page, newest first.
+    page: Option<String>,
+    /// GMT `YYYY-MM-DD HH:MM:SS`; with end_date.
+    start_date: Option<String>,
+    /// GMT `YYYY-MM-DD HH:MM:SS`; with start_date.
+    end_date: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct TransactionList {
+    transactions: Vec<TransactionView>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/v1/issuing/cards/get_card_transactions",
+    tag = "cards",
+    security(("token" = [])),
+    params(TransactionsQuery),
+    responses(
+        (status = 200, description = "A page of the card's debits", body = Envelope<TransactionList>),
+        (status = 400, description = "No such card, a bad page, or a bad or lone start_date/end_date", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn get_card_transactions(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<TransactionsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let page = Page::parse(
+        Some(
+            query
+                .page
+                .as_deref()
+                .ok_or_else(|| InvalidInput::new("page", "is required"))?,
+        ),
+        Page::DEFAULT_SIZE,
+    )?;
+    let transactions = app
+        .get_card_transactions(
+            &caller.0,
+            &CardId::new(query.card_id),
+            page,
+            query.start_date.as_deref(),
+            query.end_date.as_deref(),
+        )
+        .await?;
+    Ok(success(
+        StatusCode::OK,
+        "Card transactions were fetched successfully",
+        TransactionList {
+            transactions: transactions.into_iter().map(TransactionView::from).collect(),
+        },
+    ))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TransactionQuery {
+    card_id: String,
+    /// One of the two references.
+    client_transaction_reference: Option<String>,
+    issuer_transaction_reference: Option<String>,
+}
+
+#[utoipa::path(
+    get,
+    path = "/v1/issuing/cards/get_card_transaction_by_id",
+    tag = "cards",
+    security(("token" = [])),
+    params(TransactionQuery),
+    responses(
+        (status = 200, description = "The transaction", body = Envelope<TransactionView>),
+        (status = 400, description = "No such card or transaction, or no reference", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn get_card_transaction_by_id(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<TransactionQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let reference = match (query.client_transaction_reference, query.issuer_transaction_reference) {
+        (Some(r), None) => Reference::Client(r),
+        (None, Some(r)) => Reference::Issuer(r),
+        _ => {
+            return Err(InvalidInput::new(
+                "client_transaction_reference",
+                "give exactly one of client_transaction_reference and issuer_transaction_reference",
+            )
+            .into());
+        }
+    };
+    let transaction = app
+        .get_card_transaction_by_id(&caller.0, &CardId::new(query.card_id), reference)
+        .await?;
+    Ok(success(
+        StatusCode::OK,
+        "The card transaction was fetched successfully",
+        TransactionView::from(transaction),
+    ))
+}

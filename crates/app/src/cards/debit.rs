@@ -1,0 +1,229 @@
+//! Card debits: the sandbox's `PATCH /sandbox/cards/mock_debit_transaction`
+//! posts one as the network would. The authorization engine decides under
+//! the card's lock; a decline is recorded, counted and reported by
+//! `card_debit_event.declined`, and the card rules may delete the card
+//! (`card_delete_event.successful`).
+
+use super::{CardError, required};
+use crate::{App, Caller, RequestError};
+use domain::cards::authorization::Decision;
+use domain::events::{CARD_DEBIT_DECLINED, CARD_DELETE_SUCCESSFUL};
+use domain::gmt::month_bounds;
+use domain::ids::{CardId, EventId};
+use domain::{Amount, Currency, InvalidInput, Mode};
+use ports::StoreError;
+use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome};
+use ports::cards::ReserveError;
+use ports::events::NewEvent;
+use ports::merchants::Merchant;
+use serde_json::json;
+
+/// The body of `mock_debit_transaction`: only `card_id` is required; the
+/// rest simulate any case.
+#[derive(Debug, Clone, Default)]
+pub struct MockDebit {
+    pub card_id: Option<String>,
+    /// Cents; 100 (1 USD) when absent.
+    pub amount: Option<String>,
+    pub currency: Option<String>,
+    /// The raw merchant descriptor; a Netflix charge when absent.
+    pub merchant: Option<String>,
+    pub merchant_category_code: Option<String>,
+    pub transaction_reference: Option<String>,
+    /// A network-forced post, which may overdraw the card.
+    pub force: Option<bool>,
+}
+
+const DEFAULT_DESCRIPTOR: &str = "NETFLIX.COM 866-579-7172 CA";
+const DEFAULT_MCC: &str = "4899";
+
+impl App {
+    /// Posts a sandbox debit; answers with the card and the client
+    /// reference, or the decline (recorded all the same).
+    pub async fn mock_debit_transaction(
+        &self,
+        caller: &Caller,
+        body: MockDebit,
+    ) -> Result<(CardId, String), CardError> {
+        if caller.mode != Mode::Test {
+            return Err(CardError::Request(RequestError::SandboxOnly));
+        }
+        let card = CardId::new(required("card_id", &body.card_id)?);
+        let amount = match body.amount.as_deref() {
+            None => Amount::from_const(100),
+            Some(a) => Amount::parse_positive("amount", a)?,
+        };
+        if let Some(c) = body.currency.as_deref()
+            && Currency::parse("currency", c)? != Currency::Usd
+        {
+            return Err(InvalidInput::new("currency", "must be USD for a USD card").into());
+        }
+        let default_merchant = body.merchant.is_none();
+        let descriptor = body.merchant.unwrap_or_else(|| DEFAULT_DESCRIPTOR.to_string());
+        if descriptor.trim().is_empty() || descriptor.len() > 200 {
+            return Err(InvalidInput::new("merchant", "must be a descriptor of 1 to 200 characters").into());
+        }
+        let mcc = match body.merchant_category_code {
+            Some(code) if code.len() == 4 && code.bytes().all(|b| b.is_ascii_digit()) => code,
+            Some(_) => return Err(InvalidInput::new("merchant_category_code", "must be 4 digits").into()),
+            // The default merchant brings its own category code.
+            None if default_merchant => DEFAULT_MCC.to_string(),
+            None => String::new(),
+        };
+        let reference = match body.transaction_reference {
+            Some(r) if r.trim().is_empty() || r.len() > 100 => {
+                return Err(InvalidInput::new("transaction_reference", "must be 1 to 100 characters").into());
+            }
+            Some(r) => r,
+            None => format!("mock_{}", self.ports.ids.unique()),
+        };
+        let debit = Debit {
+            card,
+            amount,
+            descriptor,
+            mcc: (!mcc.is_empty()).then_some(mcc),
+            reference,
+            forced: body.force.unwrap_or(false),
+        };
+        let (card, reference) = (debit.card.clone(), debit.reference.clone());
+        let outcome = self.post_debit(caller, debit).await?;
+        match outcome.decision {
+            Decision::Approve => Ok((card, reference)),
+            Decision::Decline(reason) => Err(CardError::Declined(reason)),
+        }
+    }
+}
+
+/// A debit as the network presents it.
+pub(crate) struct Debit {
+    pub card: CardId,
+    pub amount: Amount,
+    pub descriptor: String,
+    pub mcc: Option<String>,
+    pub reference: String,
+    pub forced: bool,
+}
+
+impl App {
+    /// Enriches, decides and records a debit with the events its outcome
+    /// calls for.
+    pub(crate) async fn post_debit(&self, caller: &Caller, debit: Debit) -> Result<DebitOutcome, CardError> {
+        let (account, mode) = (caller.account_id.clone(), caller.mode);
+        let now = self.now_for(&account, mode).await?;
+        let merchant = self.ports.merchants.merchant(&debit.descriptor, debit.mcc.clone());
+        let is_recurring = self
+            .charged_each_of_last_two_months(&debit.card, &merchant.name, now)
+            .await?;
+        let id = format!("ctx_{}", self.ports.ids.unique());
+        let base = json!({
+            "card_id": debit.card.as_str(),
+            "amount": debit.amount.to_string(),
+            "currency": Currency::Usd.code(),
+            "transaction_reference": debit.reference,
+            "issuer_transaction_reference": id,
+            "description": debit.descriptor,
+            "livemode": mode.is_live(),
+            "issuing_app_id": account.as_str(),
+            "card_transaction_type": "DEBIT",
+            "transaction_date": domain::gmt::format(now),
+            "transaction_timestamp": now,
+        });
+        let event_ids = [self.ports.ids.unique(), self.ports.ids.unique()];
+        let deliveries = event_ids.clone().map(|e| self.delivery_job(&EventId::with_suffix(&e)));
+        let notices = {
+            let account = account.clone();
+            move |outcome: &DebitOutcome| {
+                let event = |n: usize, name: &'static str, mut data: serde_json::Value| {
+                    data["cardholder_id"] = json!(outcome.cardholder_id.as_str());
+                    let event = NewEvent {
+                        id: EventId::with_suffix(&event_ids[n]),
+                        account_id: account.clone(),
+                        mode,
+                        event: name,
+                        data: data.to_string(),
+                        created_at: now,
+                    };
+                    (event, deliveries[n].clone())
+                };
+                let mut notices = vec![];
+                if let Decision::Decline(reason) = outcome.decision {
+                    let mut data = base.clone();
+                    data["decline_reason"] = json!(reason.text());
+                    data["decline_code"] = json!(reason.code());
+                    notices.push(event(0, CARD_DEBIT_DECLINED, data));
+                    if outcome.card_deleted {
+                        let data = json!({
+                            "card_id": base["card_id"],
+                            "reason": reason.code(),
+                            "livemode": mode.is_live(),
+                            "issuing_app_id": base["issuing_app_id"],
+                        });
+                        notices.push(event(1, CARD_DELETE_SUCCESSFUL, data));
+                    }
+                }
+                notices
+            }
+        };
+        let attempt = DebitAttempt {
+            id,
+            account_id: account,
+            mode,
+            card_id: debit.card,
+            client_reference: debit.reference,
+            amount: debit.amount,
+            currency: Currency::Usd,
+            merchant_name: merchant.name.clone(),
+            enriched_data: enriched_data(&merchant, is_recurring, debit.mcc.as_deref()),
+            description: debit.descriptor,
+            merchant_category_code: debit.mcc,
+            forced: debit.forced,
+            now,
+        };
+        self.ports
+            .card_transactions
+            .debit(attempt, Box::new(notices))
+            .await
+            .map_err(|e| match e {
+                DebitError::CardNotFound => CardError::CardNotFound,
+                DebitError::ReferenceUsed => CardError::Reserve(ReserveError::ReferenceUsed),
+                DebitError::Store(e) => CardError::Store(StoreError(e)),
+            })
+    }
+
+    /// Whether the merchant charged the card in each of the two calendar
+    /// months before the month of `now`.
+    async fn charged_each_of_last_two_months(
+        &self,
+        card: &CardId,
+        merchant: &str,
+        now: i64,
+    ) -> Result<bool, StoreError> {
+        for back in [1, 2] {
+            let (from, to) = month_bounds(now, back);
+            if !self
+                .ports
+                .card_transactions
+                .charged_between(card, merchant, from, to)
+                .await?
+            {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// The `enriched_data` object of a card transaction, as JSON text.
+fn enriched_data(merchant: &Merchant, is_recurring: bool, mcc: Option<&str>) -> String {
+    json!({
+        "is_recurring": is_recurring,
+        "merchant_city": merchant.city,
+        "merchant_code": merchant.code.as_deref().or(mcc),
+        "merchant_logo": merchant.logo,
+        "merchant_name": merchant.name,
+        "merchant_website": merchant.website,
+        "transaction_category": merchant.category,
+        "transaction_group": merchant.group,
+    })
+    .to_string()
+}

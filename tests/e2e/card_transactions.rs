@@ -1,0 +1,328 @@
+//! Card debits over HTTP: the sandbox's mock debit, enrichment, history,
+//! and the automatic card rules with their webhooks.
+
+use crate::cards::{Answer, Sandbox};
+use crate::harness::ledger_check;
+use crate::receiver::Receiver;
+use adapters::test_db::TestDb;
+use serde_json::{Value, json};
+
+fn debit(card: &str, amount: &str, merchant: &str, reference: &str) -> Value {
+    json!({"card_id": card, "amount": amount, "merchant": merchant, "transaction_reference": reference})
+}
+
+/// Waits until the receiver holds `count` events named `event` for `card`.
+async fn events_for(receiver: &Receiver, event: &str, card: &str, count: usize) -> Vec<Value> {
+    let matching = |r: &Receiver| {
+        r.deliveries()
+            .into_iter()
+            .filter_map(|d| serde_json::from_str::<Value>(&d.body).ok())
+            .filter(|b| b["event"] == event && b["data"]["card_id"] == card)
+            .map(|b| b["data"].clone())
+            .collect::<Vec<_>>()
+    };
+    let arrived = receiver.wait_for(30, |r| matching(r).len() >= count).await;
+    assert!(arrived, "{count} {event} for {card}: got {}", matching(receiver).len());
+    matching(receiver)
+}
+
+fn assert_ledger(db: &TestDb) {
+    let (ok, out) = ledger_check(db);
+    assert!(ok, "{}: {out}", db.backend());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn debits_are_enriched_listed_newest_first_and_found_by_either_reference() {
+    for db in TestDb::all().await {
+        let s = Sandbox::start(&db, None);
+        s.fund_wallet(100_000).await;
+        let holder = s.cardholder(11).await;
+        let card = s.card(&holder, "10000").await;
+        let netflix = "NETFLIX.COM 866-579-7172 CA";
+        for (n, (merchant, amount)) in [
+            (netflix, "1500"),
+            ("UBER *TRIP HELP.UBER.COM", "800"),
+            ("SQ *MAMA PUT 0423 LAGOS", "250"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let a = s
+                .patch(
+                    "/cards/mock_debit_transaction",
+                    debit(&card, amount, merchant, &format!("d{n}")),
+                )
+                .await;
+            assert_eq!(a.status, 200, "{}: {}", db.backend(), a.body);
+            assert_eq!(
+                a.body["data"],
+                json!({"card_id": card, "transaction_reference": format!("d{n}")})
+            );
+            s.advance(60).await;
+        }
+        assert_eq!(s.balance(&card).await, (10_000 - 2_550, 10_000 - 2_550 - 300));
+        let page = s
+            .get(&format!("/cards/get_card_transactions?card_id={card}&page=1"))
+            .await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        let list = page.body["data"]["transactions"].as_array().unwrap().clone();
+        let refs: Vec<&str> = list
+            .iter()
+            .map(|t| t["client_transaction_reference"].as_str().unwrap())
+            .collect();
+        assert_eq!(refs, ["d2", "d1", "d0"], "newest first");
+        let uber = &list[1];
+        assert_eq!(
+            (uber["amount"].as_str(), uber["card_transaction_type"].as_str()),
+            (Some("800"), Some("DEBIT"))
+        );
+        assert_eq!(uber["enriched_data"]["merchant_name"], "Uber");
+        assert_eq!(uber["enriched_data"]["transaction_group"], "Transportation");
+        assert_eq!(list[0]["enriched_data"]["merchant_name"], "Sq Mama Put");
+        assert_eq!(list[0]["enriched_data"]["is_recurring"], false);
+        let date = uber["transaction_date"].as_str().unwrap();
+        assert_eq!(date.len(), 19, "{date}");
+
+        // By either reference; both dates or neither.
+        let issuer = uber["issuer_transaction_reference"].as_str().unwrap();
+        let by_client = s
+            .get(&format!(
+                "/cards/get_card_transaction_by_id?card_id={card}&client_transaction_reference=d1"
+            ))
+            .await;
+        assert_eq!(by_client.body["data"]["issuer_transaction_reference"], issuer);
+        let by_issuer = s
+            .get(&format!(
+                "/cards/get_card_transaction_by_id?card_id={card}&issuer_transaction_reference={issuer}"
+            ))
+            .await;
+        assert_eq!(by_issuer.body["data"]["client_transaction_reference"], "d1");
+        let missing = s
+            .get(&format!(
+                "/cards/get_card_transaction_by_id?card_id={card}&client_transaction_reference=nope"
+            ))
+            .await;
+        assert_eq!(
+            (missing.status, missing.body["code"].as_str()),
+            (400, Some("transaction_not_found"))
+        );
+        let window = format!(
+            "start_date={}&end_date={}",
+            date.replace(' ', "%20"),
+            date.replace(' ', "%20")
+        );
+        let only = s
+            .get(&format!("/cards/get_card_transactions?card_id={card}&page=1&{window}"))
+            .await;
+        assert_eq!(
+            only.body["data"]["transactions"].as_array().unwrap().len(),
+            1,
+            "{}",
+            only.body
+        );
+        for bad in [
+            format!("card_id={card}&page=1&start_date=2026-11-01%2000:00:00"),
+            format!("card_id={card}&page=1&start_date=2026-11-01&end_date=2026-12-01"),
+            format!("card_id={card}"),
+            format!("card_id={card}&page=0"),
+            "card_id=card_nope&page=1".to_string(),
+        ] {
+            let a = s.get(&format!("/cards/get_card_transactions?{bad}")).await;
+            assert_eq!(a.status, 400, "{bad}: {}", a.body);
+        }
+
+        // The same merchant in each of the two previous months: recurring.
+        s.advance(31 * 86_400).await;
+        assert_eq!(
+            s.patch("/cards/mock_debit_transaction", debit(&card, "1500", netflix, "n2"))
+                .await
+                .status,
+            200
+        );
+        s.advance(31 * 86_400).await;
+        assert_eq!(
+            s.patch("/cards/mock_debit_transaction", debit(&card, "1500", netflix, "n3"))
+                .await
+                .status,
+            200
+        );
+        let latest = s
+            .get(&format!(
+                "/cards/get_card_transaction_by_id?card_id={card}&client_transaction_reference=n3"
+            ))
+            .await;
+        assert_eq!(
+            latest.body["data"]["enriched_data"]["is_recurring"], true,
+            "{}",
+            latest.body
+        );
+
+        // A reference is used once across fundings, unloadings and debits.
+        let reused = s
+            .patch("/cards/mock_debit_transaction", debit(&card, "1", netflix, "n3"))
+            .await;
+        assert_eq!(
+            (reused.status, reused.body["code"].as_str()),
+            (400, Some("transaction_reference_used"))
+        );
+        let reused = s
+            .patch("/cards/fund_card_asynchronously", Sandbox::transfer(&card, "100", "d0"))
+            .await;
+        assert_eq!(reused.status, 400);
+        // Sandbox only.
+        let live = crate::harness::client()
+            .patch(s.server.url("/v1/issuing/cards/mock_debit_transaction"))
+            .json(&json!({"card_id": card}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(live.status(), 404);
+        assert_ledger(&db);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declines_are_reported_and_the_15th_consecutive_for_balance_deletes_the_card() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let s = Sandbox::start(&db, Some(&receiver.url));
+        s.fund_wallet(10_000).await;
+        let holder = s.cardholder(12).await;
+        let card = s.card(&holder, "300").await;
+        let decline = async |n: u32| {
+            let a = s
+                .patch(
+                    "/cards/mock_debit_transaction",
+                    debit(&card, "200", "UBER *TRIP", &format!("x{n}")),
+                )
+                .await;
+            assert_eq!(
+                (a.status, a.body["code"].as_str()),
+                (401, Some("insufficient_balance")),
+                "{n}: {}",
+                a.body
+            );
+        };
+        for n in 0..10 {
+            decline(n).await;
+        }
+        let declined = events_for(&receiver, "card_debit_event.declined", &card, 10).await;
+        assert!(
+            declined[0]["decline_reason"]
+                .as_str()
+                .unwrap()
+                .contains("cannot cover the merchant charge and fee")
+        );
+        // Funding resets the count.
+        let a = s
+            .patch("/cards/fund_card_asynchronously", Sandbox::transfer(&card, "100", "f1"))
+            .await;
+        assert_eq!(a.status, 202, "{}", a.body);
+        events_for(&receiver, "card_credit_event.successful", &card, 1).await;
+        for n in 10..24 {
+            decline(n).await;
+        }
+        assert_eq!(s.balance(&card).await, (400, 100), "14 in a row: still there");
+        decline(24).await;
+        let deleted = events_for(&receiver, "card_delete_event.successful", &card, 1).await;
+        assert_eq!(deleted[0]["reason"], "insufficient_balance");
+        assert_eq!(
+            s.get(&format!("/cards/get_card_balance?card_id={card}")).await.status,
+            400
+        );
+        assert_eq!(s.wallet().await, 10_000, "{}: the 400 went back", db.backend());
+        assert_ledger(&db);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forced_post_may_overdraw_and_the_next_debit_deletes_the_card_and_other_declines_have_reasons() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let s = Sandbox::start(&db, Some(&receiver.url));
+        s.fund_wallet(600_000).await;
+        let holder = s.cardholder(13).await;
+        let card = s.card(&holder, "1000").await;
+        let mut forced = debit(&card, "5000", "EMIRATES 176 DXB", "f1");
+        forced["force"] = json!(true);
+        assert_eq!(s.patch("/cards/mock_debit_transaction", forced).await.status, 200);
+        assert_eq!(s.balance(&card).await.0, -4_000, "{}", db.backend());
+        let a = s
+            .patch(
+                "/cards/mock_debit_transaction",
+                debit(&card, "1", "EMIRATES 176 DXB", "f2"),
+            )
+            .await;
+        assert_eq!((a.status, a.body["code"].as_str()), (400, Some("negative_balance")));
+        let deleted = events_for(&receiver, "card_delete_event.successful", &card, 1).await;
+        assert_eq!(deleted[0]["reason"], "negative_balance");
+        assert_ledger(&db);
+
+        // Frozen: declined with its reason; the monthly limit counts approved spend.
+        let big = s.card(&holder, "500300").await;
+        s.patch(&format!("/cards/freeze_card?card_id={big}"), json!({})).await;
+        let a = s
+            .patch(
+                "/cards/mock_debit_transaction",
+                debit(&big, "100", "AMZN Mktp US", "z0"),
+            )
+            .await;
+        assert_eq!((a.status, a.body["code"].as_str()), (400, Some("card_frozen")));
+        s.patch(&format!("/cards/unfreeze_card?card_id={big}"), json!({})).await;
+        assert_eq!(
+            s.patch(
+                "/cards/mock_debit_transaction",
+                debit(&big, "500000", "AMZN Mktp US", "z1")
+            )
+            .await
+            .status,
+            200
+        );
+        let a = s
+            .patch("/cards/mock_debit_transaction", debit(&big, "1", "AMZN Mktp US", "z2"))
+            .await;
+        assert_eq!(
+            (a.status, a.body["code"].as_str()),
+            (400, Some("monthly_limit_exceeded"))
+        );
+        let reasons: Vec<Value> = events_for(&receiver, "card_debit_event.declined", &big, 2)
+            .await
+            .into_iter()
+            .map(|d| d["decline_code"].clone())
+            .collect();
+        assert_eq!(reasons, [json!("card_frozen"), json!("monthly_limit_exceeded")]);
+        assert_ledger(&db);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_thousand_concurrent_debits_on_a_card_funded_for_five_hundred_approve_exactly_five_hundred() {
+    for db in TestDb::all().await {
+        let s = Sandbox::start(&db, None);
+        s.fund_wallet(100_000).await;
+        let holder = s.cardholder(14).await;
+        let card = s.card(&holder, &(300 + 500 * 100).to_string()).await;
+        let answers: Vec<Answer> = futures::future::join_all((0..1000).map(|n| {
+            s.patch(
+                "/cards/mock_debit_transaction",
+                debit(&card, "100", "SPOTIFY P1A2B3", &format!("c{n}")),
+            )
+        }))
+        .await;
+        let count = |status: u16, code: Option<&str>| {
+            answers
+                .iter()
+                .filter(|a| a.status == status && (status == 200 || a.body["code"].as_str() == code))
+                .count()
+        };
+        assert_eq!(count(200, None), 500, "{}", db.backend());
+        // After the money ran out, the 15th insufficient-balance decline
+        // deleted the card; later debits find no card.
+        assert_eq!(count(401, Some("insufficient_balance")), 15);
+        assert_eq!(count(400, Some("card_not_found")), 485);
+        assert_eq!(s.wallet().await, 100_000 - 50_300 + 300, "the held 300 went back");
+        let listed = s.get("/cards/get_all_cards").await;
+        assert_eq!(listed.body["data"]["meta"]["total"], 0);
+        assert_ledger(&db);
+    }
+}
