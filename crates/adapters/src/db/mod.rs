@@ -141,6 +141,40 @@ impl Db {
             .await)?)
     }
 
+    /// The database's plan for `sql`, one line per step (`EXPLAIN` on
+    /// PostgreSQL, `EXPLAIN QUERY PLAN` on SQLite).
+    #[cfg(test)]
+    pub(crate) async fn explain(&self, sql: &str) -> Vec<String> {
+        use diesel::sql_types::Text;
+        #[derive(diesel::QueryableByName)]
+        struct PgLine {
+            #[diesel(sql_type = Text, column_name = "QUERY PLAN")]
+            line: String,
+        }
+        #[derive(diesel::QueryableByName)]
+        struct SqliteLine {
+            #[diesel(sql_type = Text)]
+            detail: String,
+        }
+        let lines = match &self.pool {
+            DbPool::Pg(pool) => {
+                let mut conn = pool.get().await.expect("a connection");
+                diesel::sql_query(format!("EXPLAIN {sql}"))
+                    .load::<PgLine>(&mut *conn)
+                    .await
+                    .map(|rows| rows.into_iter().map(|r| r.line).collect())
+            }
+            DbPool::Sqlite(pool) => {
+                let mut conn = pool.get().await.expect("a connection");
+                diesel::sql_query(format!("EXPLAIN QUERY PLAN {sql}"))
+                    .load::<SqliteLine>(&mut *conn)
+                    .await
+                    .map(|rows| rows.into_iter().map(|r| r.detail).collect())
+            }
+        };
+        lines.expect("EXPLAIN runs")
+    }
+
     async fn ping(&self) -> Result<(), StoreError> {
         with_conn!(self.pool(), |conn| diesel::sql_query("SELECT 1").execute(conn).await)?;
         Ok(())
@@ -191,6 +225,8 @@ impl ports::health::Health for Db {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_card_transactions;
 #[cfg(test)]
 mod tests_cardholders;
 #[cfg(test)]

@@ -48,7 +48,7 @@ fn amount(n: i64) -> Amount {
 
 /// A database with one account, a verified cardholder, a wallet of
 /// `wallet` cents and one card funded with 300.
-async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
+pub(super) async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
     let db = t.migrated().await;
     let account = with_account(&db, ACCOUNT).await;
     db.insert(
