@@ -326,3 +326,77 @@ async fn a_thousand_concurrent_debits_on_a_card_funded_for_five_hundred_approve_
         assert_ledger(&db);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_monthly_fee_is_charged_from_the_held_amount_on_the_card_anniversary() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let s = Sandbox::start(&db, Some(&receiver.url));
+        s.fund_wallet(10_000).await;
+        let holder = s.cardholder(15).await;
+        let card = s.card(&holder, "1300").await;
+        s.advance(20 * 86_400).await;
+        assert_eq!(s.balance(&card).await, (1300, 1000), "not before the anniversary");
+        s.advance(12 * 86_400).await;
+        let fees = events_for(&receiver, "card_maintenance_fee_event.successful", &card, 1).await;
+        assert_eq!(fees[0]["amount"], "300");
+        assert_eq!(s.balance(&card).await, (1000, 700), "{}", db.backend());
+        let history = s
+            .get(&format!("/cards/get_card_transactions?card_id={card}&page=1"))
+            .await;
+        let fee = &history.body["data"]["transactions"][0];
+        assert_eq!(fee["description"], "Monthly maintenance fee");
+        assert_eq!(fee["enriched_data"]["transaction_group"], "Fees");
+        assert_ledger(&db);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_card_is_reminded_a_week_before_and_deleted_after_three_months() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let s = Sandbox::start(&db, Some(&receiver.url));
+        s.fund_wallet(10_000).await;
+        let holder = s.cardholder(16).await;
+        let card = s.card(&holder, "2000").await;
+        // A debit on day 10 moves the deadline to three months after it.
+        s.advance(10 * 86_400).await;
+        assert_eq!(
+            s.patch("/cards/mock_debit_transaction", debit(&card, "100", "SPOTIFY", "i1"))
+                .await
+                .status,
+            200
+        );
+        s.advance(80 * 86_400).await;
+        events_for(&receiver, "card_maintenance_fee_event.successful", &card, 2).await;
+        assert_eq!(s.balance(&card).await.0, 1900 - 2 * 300, "day 90: two fees");
+        s.advance(7 * 86_400).await;
+        let notice = events_for(&receiver, "card_delete_event.notification", &card, 1).await;
+        let date = notice[0]["potential_delete_date"].as_str().unwrap().to_string();
+        assert_eq!(date.len(), 19, "{date}");
+        assert_eq!(
+            s.get(&format!("/cards/get_card_balance?card_id={card}")).await.status,
+            200,
+            "still there"
+        );
+        let early = receiver
+            .deliveries()
+            .iter()
+            .filter(|d| d.body.contains("card_delete_event.notification"))
+            .count();
+        assert_eq!(early, 1, "one reminder");
+        s.advance(8 * 86_400).await;
+        let deleted = events_for(&receiver, "card_delete_event.successful", &card, 1).await;
+        assert_eq!(deleted[0]["reason"], "inactivity", "{}", db.backend());
+        assert_eq!(
+            s.get(&format!("/cards/get_card_balance?card_id={card}")).await.status,
+            400
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        let fees = events_for(&receiver, "card_maintenance_fee_event.successful", &card, 3)
+            .await
+            .len() as i64;
+        assert_eq!(s.wallet().await, 10_000 - 100 - 300 * fees, "the rest went back");
+        assert_ledger(&db);
+    }
+}

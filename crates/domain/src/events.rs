@@ -11,6 +11,9 @@ pub const CARD_UNLOAD_SUCCESSFUL: &str = "card_unload_event.successful";
 pub const CARD_UNLOAD_FAILED: &str = "card_unload_event.failed";
 pub const CARD_DEBIT_DECLINED: &str = "card_debit_event.declined";
 pub const CARD_DELETE_SUCCESSFUL: &str = "card_delete_event.successful";
+pub const CARD_DELETE_NOTIFICATION: &str = "card_delete_event.notification";
+/// Not named by the contract: the monthly fee charged from the held amount.
+pub const CARD_MAINTENANCE_FEE_SUCCESSFUL: &str = "card_maintenance_fee_event.successful";
 
 /// A sandbox helper's event, to try an endpoint and its signature checks.
 pub const WEBHOOK_TEST: &str = "webhook.test";

@@ -37,6 +37,13 @@ pub fn month_bounds(unix_secs: i64, back: u32) -> (i64, i64) {
     (secs(start), secs(end))
 }
 
+/// `unix_secs` plus `months` calendar months (the day clamped to the
+/// month's last).
+pub fn add_months(unix_secs: i64, months: u32) -> i64 {
+    let t = DateTime::from_timestamp(unix_secs, 0).unwrap_or_default();
+    (t + Months::new(months)).timestamp()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,6 +67,7 @@ mod tests {
             (format(start).as_str(), format(end).as_str()),
             ("2026-11-01 00:00:00", "2026-12-01 00:00:00")
         );
+        assert_eq!(format(add_months(NOV_22_2026, 3)), "2027-02-22 00:00:00");
         let (start, end) = month_bounds(NOV_22_2026, 11);
         assert_eq!(
             (format(start).as_str(), format(end).as_str()),

@@ -174,6 +174,41 @@ pub enum Settled {
     Refused,
 }
 
+/// What the time rules read of a card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleState {
+    pub account_id: AccountId,
+    pub mode: Mode,
+    pub cardholder_id: CardholderId,
+    pub created_at: i64,
+    /// The last approved debit, if any.
+    pub last_activity_at: Option<i64>,
+    pub fee_hold: Amount,
+    pub deleted: bool,
+}
+
+/// A monthly maintenance fee to charge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FeeCharge {
+    /// The issuer transaction reference of the debit that records it.
+    pub id: String,
+    pub card_id: CardId,
+    /// Unique per card and month, so a month is charged once.
+    pub reference: String,
+    pub fee: Amount,
+    pub now: i64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FeeOutcome {
+    Charged,
+    /// Charged before (a retried job): nothing changed.
+    AlreadyCharged,
+    /// The card holds less than the fee: not charged, next month planned.
+    TooLow,
+    CardDeleted,
+}
+
 /// A card-details token as stored: only its hash is kept.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DetailsToken {
@@ -195,7 +230,20 @@ pub trait CardStore: Send + Sync {
     /// Stores the card, opens its ledger account and moves its funding onto
     /// it (deleting the source card of a migration), with the creation
     /// event, in one transaction.
-    async fn create(&self, card: NewCard, event: NewEvent, delivery: NewJob, now: i64) -> Result<(), CreateCardError>;
+    /// `jobs`: the event's delivery and the card's time rules.
+    async fn create(&self, card: NewCard, event: NewEvent, jobs: Vec<NewJob>, now: i64) -> Result<(), CreateCardError>;
+
+    /// What the time rules read of a card, deleted or not.
+    async fn rule_state(&self, id: &CardId) -> Result<Option<RuleState>, StoreError>;
+
+    /// Charges the monthly maintenance fee (the fee hold) from the card to
+    /// the fee income account, recorded as a debit under `charge.reference`
+    /// (once: a retry finds it taken), with `event` and `jobs` (its
+    /// delivery and the next charge). A deleted card is not charged and
+    /// nothing is stored; a card holding less than the fee is not charged
+    /// and only the next charge (the last of `jobs`) is stored.
+    async fn charge_fee(&self, charge: FeeCharge, event: NewEvent, jobs: Vec<NewJob>)
+    -> Result<FeeOutcome, StoreError>;
 
     /// A card of the account and mode that is not deleted.
     async fn get(&self, account: &AccountId, mode: Mode, id: &CardId) -> Result<Option<CardRecord>, StoreError>;

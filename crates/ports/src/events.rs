@@ -59,7 +59,13 @@ pub struct DeliveryTarget {
 #[async_trait::async_trait]
 pub trait EventStore: Send + Sync {
     /// Stores an event and the job that delivers it, in one transaction.
-    async fn emit(&self, event: NewEvent, delivery: NewJob) -> Result<(), StoreError>;
+    async fn emit(&self, event: NewEvent, delivery: NewJob) -> Result<(), StoreError> {
+        self.emit_with(event, vec![delivery]).await
+    }
+
+    /// Stores an event with its delivery job and any jobs the same change
+    /// schedules (the next run of a time rule), in one transaction.
+    async fn emit_with(&self, event: NewEvent, jobs: Vec<NewJob>) -> Result<(), StoreError>;
 
     /// The account's events of `mode`, newest first, and their total.
     async fn list_events(

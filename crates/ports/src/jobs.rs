@@ -10,6 +10,11 @@ pub enum JobKind {
     VerifyCardholder,
     /// Settle a card funding or unloading; subject: the transfer id.
     SettleCardTransfer,
+    /// Remind of, or carry out, the deletion of an inactive card; subject:
+    /// the card id.
+    CardInactivity,
+    /// Charge a card's monthly maintenance fee; subject: the card id.
+    CardMaintenanceFee,
 }
 
 impl JobKind {
@@ -18,6 +23,8 @@ impl JobKind {
             JobKind::DeliverWebhook => "deliver_webhook",
             JobKind::VerifyCardholder => "verify_cardholder",
             JobKind::SettleCardTransfer => "settle_card_transfer",
+            JobKind::CardInactivity => "card_inactivity",
+            JobKind::CardMaintenanceFee => "card_maintenance_fee",
         }
     }
 
@@ -26,6 +33,8 @@ impl JobKind {
             JobKind::DeliverWebhook,
             JobKind::VerifyCardholder,
             JobKind::SettleCardTransfer,
+            JobKind::CardInactivity,
+            JobKind::CardMaintenanceFee,
         ]
         .into_iter()
         .find(|k| k.as_str() == value)
@@ -77,6 +86,9 @@ pub trait JobStore: Send + Sync {
     /// expired lease) for `lease_secs`. No job is leased twice at once, in
     /// any number of processes.
     async fn claim(&self, now: i64, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError>;
+
+    /// Stores a job that no other change goes with (a time rule's next run).
+    async fn schedule(&self, job: NewJob, account: &AccountId, mode: Mode) -> Result<(), StoreError>;
 
     /// The job is done: it leaves the queue.
     async fn complete(&self, id: &JobId) -> Result<(), StoreError>;

@@ -41,13 +41,15 @@ struct KeyRow<'a> {
     created_at: i64,
 }
 
-/// The ledger accounts every account starts with: an issuing wallet per
-/// currency and mode, and the sandbox faucet per currency.
+/// The ledger accounts every account starts with: an issuing wallet and a
+/// fee income account per currency and mode, and the sandbox faucet per
+/// currency.
 fn opening_ledger_accounts(account: &AccountId, now: i64) -> Vec<LedgerAccountRow> {
     let wallets = Mode::BOTH.into_iter().flat_map(|mode| {
-        Currency::ALL
-            .into_iter()
-            .map(move |c| LedgerAccountRow::new(account, mode, LedgerCode::IssuingWallet, c, now))
+        Currency::ALL.into_iter().flat_map(move |c| {
+            [LedgerCode::IssuingWallet, LedgerCode::FeeIncome]
+                .map(|code| LedgerAccountRow::new(account, mode, code, c, now))
+        })
     });
     let faucets = Currency::ALL
         .into_iter()

@@ -9,7 +9,8 @@ use super::ledger::{
     CardLedger, LedgerAccountRow, LedgerCode, card_ledger_account_id, ledger_account_id, post_transfer, transfer_rows,
 };
 use super::schema::{
-    card_details_tokens, card_transfers, cards, events, jobs, ledger_accounts, transaction_references,
+    card_details_tokens, card_transactions, card_transfers, cards, events, jobs, ledger_accounts,
+    transaction_references,
 };
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
@@ -21,8 +22,8 @@ use domain::paging::Page;
 use domain::{Amount, Currency, Mode};
 use ports::StoreError;
 use ports::cards::{
-    CardRecord, CardStore, CreateCardError, DetailsToken, Funding, NewCard, PinKind, ReserveError, SealedDetails,
-    Settled, Settlement, Transfer, TransferKind, TransferState,
+    CardRecord, CardStore, CreateCardError, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, PinKind,
+    ReserveError, RuleState, SealedDetails, Settled, Settlement, Transfer, TransferKind, TransferState,
 };
 use ports::events::NewEvent;
 use ports::jobs::NewJob;
@@ -161,6 +162,10 @@ impl<R> From<StoreError> for TxError<R> {
     }
 }
 
+/// How the monthly fee shows in a card's history.
+const MAINTENANCE_FEE: &str = "Monthly maintenance fee";
+const MAINTENANCE_FEE_ENRICHMENT: &str = r#"{"is_recurring":true,"merchant_city":null,"merchant_code":null,"merchant_logo":null,"merchant_name":"Monthly maintenance fee","merchant_website":null,"transaction_category":"Card fees","transaction_group":"Fees"}"#;
+
 /// A transaction's result for the caller: a refusal as it is, a database
 /// failure as a store error.
 pub(super) fn refused_or_failed<T, E: From<StoreError>>(result: Result<T, TxError<E>>) -> Result<T, E> {
@@ -259,7 +264,7 @@ pub(super) use refund_to_wallet;
 
 #[async_trait::async_trait]
 impl CardStore for Db {
-    async fn create(&self, card: NewCard, event: NewEvent, delivery: NewJob, now: i64) -> Result<(), CreateCardError> {
+    async fn create(&self, card: NewCard, event: NewEvent, jobs: Vec<NewJob>, now: i64) -> Result<(), CreateCardError> {
         let (account, mode) = (card.card.account_id.clone(), card.card.mode);
         let id = card.card.id.to_string();
         let balance = &card_ledger_account_id(&id, CardLedger::Balance);
@@ -267,7 +272,10 @@ impl CardStore for Db {
             .map(|which| LedgerAccountRow::card(&account, mode, &id, which, now));
         let funding = card.funding.clone();
         let row = &CardRow::new(card);
-        let job = &JobRow::new(delivery, &account, mode);
+        let job_rows = &jobs
+            .into_iter()
+            .map(|j| JobRow::new(j, &account, mode))
+            .collect::<Vec<_>>();
         let event = &EventRow::new(event);
         let wallet = &wallet(&account, mode);
         let result = with_conn!(self.pool(), |conn| {
@@ -288,7 +296,9 @@ impl CardStore for Db {
                             .await?;
                     }
                     diesel::insert_into(events::table).values(event).execute(conn).await?;
-                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                    for job in job_rows {
+                        diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                    }
                     // Last: the source, when it is the wallet, is the hot row.
                     let (source, amount, refusal) = match &funding {
                         Funding::Wallet(amount) => (wallet.clone(), *amount, CreateCardError::WalletTooLow),
@@ -689,6 +699,135 @@ impl CardStore for Db {
         })?;
         match result {
             Ok(settled) | Err(TxError::Refused(settled)) => Ok(settled),
+            Err(TxError::Db(e)) => Err(e.into()),
+        }
+    }
+
+    async fn rule_state(&self, id: &CardId) -> Result<Option<RuleState>, StoreError> {
+        let row = with_conn!(self.pool(), |conn| {
+            cards::table
+                .filter(cards::id.eq(id.as_str()))
+                .select((
+                    cards::account_id,
+                    cards::livemode,
+                    cards::cardholder_id,
+                    cards::created_at,
+                    cards::last_activity_at,
+                    cards::fee_hold,
+                    cards::deleted_at,
+                ))
+                .first::<(String, bool, String, i64, Option<i64>, i64, Option<i64>)>(conn)
+                .await
+                .optional()
+        })?;
+        Ok(row.map(
+            |(account, livemode, holder, created_at, last_activity_at, fee_hold, deleted_at)| RuleState {
+                account_id: AccountId::new(account),
+                mode: Mode::from_live(livemode),
+                cardholder_id: CardholderId::new(holder),
+                created_at,
+                last_activity_at,
+                fee_hold: Amount::from_minor(fee_hold).unwrap_or(Amount::ZERO),
+                deleted: deleted_at.is_some(),
+            },
+        ))
+    }
+
+    async fn charge_fee(
+        &self,
+        charge: FeeCharge,
+        event: NewEvent,
+        jobs: Vec<NewJob>,
+    ) -> Result<FeeOutcome, StoreError> {
+        let (account, mode, now) = (event.account_id.clone(), event.mode, charge.now);
+        let card = charge.card_id.as_str();
+        let balance_account = &card_ledger_account_id(card, CardLedger::Balance);
+        let income = &ledger_account_id(&account, mode, LedgerCode::FeeIncome, Currency::Usd);
+        let fee = charge.fee.minor();
+        let rows = &transfer_rows(
+            &account,
+            mode,
+            "maintenance_fee",
+            (balance_account, income),
+            Currency::Usd,
+            charge.fee,
+            now,
+        )?;
+        let job_rows = &jobs
+            .into_iter()
+            .map(|j| JobRow::new(j, &account, mode))
+            .collect::<Vec<_>>();
+        let event = &EventRow::new(event);
+        let (account, charge) = (&account, &charge);
+        let result = with_conn!(self.pool(), |conn| {
+            let result = conn
+                .transaction::<_, TxError<FeeOutcome>, _>(async |conn| {
+                    diesel::insert_into(transaction_references::table)
+                        .values((
+                            transaction_references::account_id.eq(account.as_str()),
+                            transaction_references::livemode.eq(mode.is_live()),
+                            transaction_references::reference.eq(&charge.reference),
+                            transaction_references::created_at.eq(now),
+                        ))
+                        .execute(conn)
+                        .await
+                        .map_err(|e| match violates(&e, "transaction_references") {
+                            true => TxError::Refused(FeeOutcome::AlreadyCharged),
+                            false => TxError::from(e),
+                        })?;
+                    let Some(holder) = diesel::update(mine!(account, mode).filter(cards::id.eq(card)))
+                        .set(cards::consecutive_declines.eq(cards::consecutive_declines))
+                        .returning(cards::cardholder_id)
+                        .get_result::<String>(conn)
+                        .await
+                        .optional()?
+                    else {
+                        return Err(TxError::Refused(FeeOutcome::CardDeleted));
+                    };
+                    let balance = ledger_accounts::table
+                        .filter(ledger_accounts::id.eq(balance_account))
+                        .select(ledger_accounts::balance)
+                        .first::<i64>(conn)
+                        .await?;
+                    let Some((next, delivery)) = job_rows.split_last() else {
+                        return Err(TxError::Db(DbError::Refused));
+                    };
+                    diesel::insert_into(jobs::table).values(next).execute(conn).await?;
+                    if balance < fee {
+                        return Ok(FeeOutcome::TooLow);
+                    }
+                    diesel::insert_into(card_transactions::table)
+                        .values((
+                            card_transactions::id.eq(&charge.id),
+                            card_transactions::account_id.eq(account.as_str()),
+                            card_transactions::livemode.eq(mode.is_live()),
+                            card_transactions::card_id.eq(card),
+                            card_transactions::cardholder_id.eq(&holder),
+                            card_transactions::client_reference.eq(&charge.reference),
+                            card_transactions::status.eq("approved"),
+                            card_transactions::amount.eq(fee),
+                            card_transactions::currency.eq(Currency::Usd.code()),
+                            card_transactions::description.eq(MAINTENANCE_FEE),
+                            card_transactions::enriched_data.eq(MAINTENANCE_FEE_ENRICHMENT),
+                            card_transactions::merchant_name.eq(MAINTENANCE_FEE),
+                            card_transactions::created_at.eq(now),
+                        ))
+                        .execute(conn)
+                        .await?;
+                    diesel::insert_into(events::table).values(event).execute(conn).await?;
+                    for job in delivery {
+                        diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                    }
+                    if !post_transfer!(conn, rows, balance_account, income, fee, keep = 0, cap = i64::MAX)? {
+                        return Err(TxError::Db(DbError::Refused));
+                    }
+                    Ok(FeeOutcome::Charged)
+                })
+                .await;
+            Ok::<_, DbError>(result)
+        })?;
+        match result {
+            Ok(outcome) | Err(TxError::Refused(outcome)) => Ok(outcome),
             Err(TxError::Db(e)) => Err(e.into()),
         }
     }

@@ -90,13 +90,18 @@ fn of_account<'a>(account: &'a str, livemode: bool) -> _ {
 
 #[async_trait::async_trait]
 impl EventStore for Db {
-    async fn emit(&self, event: NewEvent, delivery: NewJob) -> Result<(), StoreError> {
-        let job = &JobRow::new(delivery, &event.account_id, event.mode);
+    async fn emit_with(&self, event: NewEvent, jobs: Vec<NewJob>) -> Result<(), StoreError> {
+        let job_rows = &jobs
+            .into_iter()
+            .map(|job| JobRow::new(job, &event.account_id, event.mode))
+            .collect::<Vec<_>>();
         let row = &EventRow::new(event);
         with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
                 diesel::insert_into(events::table).values(row).execute(conn).await?;
-                diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                for job in job_rows {
+                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                }
                 Ok(())
             })
             .await

@@ -160,6 +160,15 @@ macro_rules! claim_on {
 
 #[async_trait::async_trait]
 impl JobStore for Db {
+    async fn schedule(&self, job: NewJob, account: &AccountId, mode: Mode) -> Result<(), StoreError> {
+        let row = &JobRow::new(job, account, mode);
+        with_conn!(self.pool(), |conn| diesel::insert_into(jobs::table)
+            .values(row)
+            .execute(conn)
+            .await)?;
+        Ok(())
+    }
+
     async fn claim(&self, now: i64, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError> {
         let limit = i64::from(limit);
         let rows = match self.pool() {

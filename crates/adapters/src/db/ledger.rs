@@ -18,6 +18,8 @@ pub enum LedgerCode {
     IssuingWallet,
     /// The sandbox's source of test money; negative by design.
     Faucet,
+    /// Monthly maintenance fees charged from the account's cards.
+    FeeIncome,
 }
 
 impl LedgerCode {
@@ -25,6 +27,7 @@ impl LedgerCode {
         match self {
             LedgerCode::IssuingWallet => "issuing_wallet",
             LedgerCode::Faucet => "faucet",
+            LedgerCode::FeeIncome => "fee_income",
         }
     }
 

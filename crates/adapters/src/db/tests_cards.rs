@@ -90,7 +90,7 @@ pub(super) async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
         funding: Funding::Wallet(amount(300)),
     };
     let (e, d) = event("created");
-    db.create(new, e, d, 1).await.unwrap();
+    db.create(new, e, vec![d], 1).await.unwrap();
     (db, card)
 }
 

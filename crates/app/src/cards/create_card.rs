@@ -218,14 +218,15 @@ impl App {
         let event = self
             .new_event(&caller.account_id, caller.mode, CARD_CREATION_SUCCESSFUL, data)
             .await?;
-        let delivery = self.delivery_job(&event.id);
+        let mut jobs = vec![self.delivery_job(&event.id)];
+        jobs.extend(self.first_rule_jobs(&caller.account_id, caller.mode, &id, now).await?);
         let new_card = NewCard {
             card,
             sealed_pin: vault.seal(pin.expose().as_bytes()),
             token_number: issue.token_number,
             funding: issue.funding,
         };
-        self.ports.cards.create(new_card, event, delivery, now).await?;
+        self.ports.cards.create(new_card, event, jobs, now).await?;
         Ok(id)
     }
 }

@@ -10,6 +10,7 @@ mod delete_card;
 mod details;
 mod lists;
 mod manage;
+mod rules;
 mod settle;
 mod transactions;
 mod transfers;

@@ -2,7 +2,7 @@
 //! reschedule (with backoff and jitter) or park it.
 
 use crate::App;
-use domain::ids::{CardholderId, EventId, TransferId};
+use domain::ids::{CardId, CardholderId, EventId, TransferId};
 use domain::retry::RetrySchedule;
 use ports::StoreError;
 use ports::jobs::{Job, JobKind};
@@ -33,6 +33,11 @@ impl App {
                 self.verify_cardholder(&CardholderId::new(&job.subject)).await,
                 RetrySchedule::WEBHOOKS,
             ),
+            JobKind::CardInactivity => (
+                self.run_inactivity_rule(&CardId::new(&job.subject)).await,
+                RetrySchedule::WEBHOOKS,
+            ),
+            JobKind::CardMaintenanceFee => (self.charge_maintenance_fee(&job.subject).await, RetrySchedule::WEBHOOKS),
             JobKind::SettleCardTransfer => (
                 self.settle_card_transfer(&TransferId::new(&job.subject)).await,
                 RetrySchedule::WEBHOOKS,

@@ -25,6 +25,26 @@ pub const DETAILS_TOKEN_SECS: i64 = 300;
 /// A card is deleted on this many consecutive insufficient-balance declines.
 pub const MAX_CONSECUTIVE_DECLINES: i32 = 15;
 
+/// A USD card with no transaction for this many months is deleted...
+pub const INACTIVITY_MONTHS: u32 = 3;
+
+/// ...after a reminder this many seconds (7 days) before.
+pub const INACTIVITY_NOTICE_SECS: i64 = 7 * 86_400;
+
+/// When a card last used at `last_activity` is deleted for inactivity.
+pub fn inactivity_deadline(last_activity: i64) -> i64 {
+    crate::gmt::add_months(last_activity, INACTIVITY_MONTHS)
+}
+
+/// The first monthly anniversary of `created_at` after `now`, when the
+/// maintenance fee is next charged.
+pub fn next_anniversary(created_at: i64, now: i64) -> i64 {
+    (1..)
+        .map(|k| crate::gmt::add_months(created_at, k))
+        .find(|t| *t > now)
+        .unwrap_or(i64::MAX)
+}
+
 /// How long a card stays valid after issue.
 pub const VALIDITY_YEARS: i32 = 3;
 
@@ -208,6 +228,20 @@ mod tests {
         assert!(check_token_number("card_token_number", "1234567890123").is_ok());
         assert!(check_token_number("card_token_number", "123456789012").is_err());
         assert!(check_token_number("card_token_number", "12345678901a3").is_err());
+    }
+
+    #[test]
+    fn time_rules_count_calendar_months() {
+        let nov_22 = 1_795_305_600; // 2026-11-22 00:00 GMT
+        assert_eq!(crate::gmt::format(inactivity_deadline(nov_22)), "2027-02-22 00:00:00");
+        assert_eq!(
+            crate::gmt::format(next_anniversary(nov_22, nov_22)),
+            "2026-12-22 00:00:00"
+        );
+        assert_eq!(
+            crate::gmt::format(next_anniversary(nov_22, nov_22 + 40 * 86_400)),
+            "2027-01-22 00:00:00"
+        );
     }
 
     #[test]

@@ -1,0 +1,193 @@
+//! The time rules of USD cards, run as scheduled jobs: the monthly
+//! maintenance fee on each anniversary of the card, and deletion after
+//! three months without a transaction, with a reminder a week before.
+//! Times are the mode's (the sandbox's test clock); a job's `run_at` is on
+//! real time, so it is the mode's due time less the sandbox's offset.
+
+use crate::App;
+use domain::Mode;
+use domain::cards::{INACTIVITY_NOTICE_SECS, inactivity_deadline, next_anniversary};
+use domain::events::{CARD_DELETE_NOTIFICATION, CARD_DELETE_SUCCESSFUL, CARD_MAINTENANCE_FEE_SUCCESSFUL};
+use domain::gmt;
+use domain::ids::{AccountId, CardId, JobId};
+use domain::retry::RetrySchedule;
+use ports::StoreError;
+use ports::cards::{FeeCharge, RuleState};
+use ports::jobs::{JobKind, NewJob};
+use serde_json::json;
+
+impl App {
+    /// The first runs of a new card's time rules.
+    pub(crate) async fn first_rule_jobs(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        card: &CardId,
+        created_at: i64,
+    ) -> Result<Vec<NewJob>, StoreError> {
+        let deadline = inactivity_deadline(created_at);
+        Ok(vec![
+            self.inactivity_job(account, mode, card, deadline - INACTIVITY_NOTICE_SECS)
+                .await?,
+            self.fee_job(account, mode, card, next_anniversary(created_at, created_at))
+                .await?,
+        ])
+    }
+
+    /// The inactivity job of `card`, due at `due` in the mode's time.
+    async fn inactivity_job(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        card: &CardId,
+        due: i64,
+    ) -> Result<NewJob, StoreError> {
+        self.rule_job(account, mode, JobKind::CardInactivity, card.to_string(), due)
+            .await
+    }
+
+    /// The fee job of `card` for the anniversary `due`: the subject names
+    /// both, so a job that runs late charges the month it was for, and
+    /// each missed month is caught up in turn.
+    async fn fee_job(&self, account: &AccountId, mode: Mode, card: &CardId, due: i64) -> Result<NewJob, StoreError> {
+        self.rule_job(account, mode, JobKind::CardMaintenanceFee, format!("{card} {due}"), due)
+            .await
+    }
+
+    /// A job of `kind` about `subject`, due at `due` in the mode's time.
+    async fn rule_job(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        kind: JobKind,
+        subject: String,
+        due: i64,
+    ) -> Result<NewJob, StoreError> {
+        let offset = self.now_for(account, mode).await? - self.ports.clock.now();
+        Ok(NewJob {
+            id: JobId::with_suffix(&self.ports.ids.unique()),
+            kind,
+            subject,
+            max_attempts: RetrySchedule::WEBHOOKS.max_attempts(),
+            run_at: due - offset,
+        })
+    }
+
+    /// Reminds, deletes, or looks again later. `Err` carries why the
+    /// attempt failed, for the job to retry on.
+    pub(crate) async fn run_inactivity_rule(&self, card: &CardId) -> Result<(), String> {
+        let Some(state) = self.ports.cards.rule_state(card).await.map_err(|e| e.to_string())? else {
+            return Ok(());
+        };
+        if state.deleted {
+            return Ok(());
+        }
+        self.inactivity(card, &state).await.map_err(|e| e.to_string())
+    }
+
+    async fn inactivity(&self, card: &CardId, state: &RuleState) -> Result<(), StoreError> {
+        let (account, mode) = (&state.account_id, state.mode);
+        let now = self.now_for(account, mode).await?;
+        let deadline = inactivity_deadline(state.last_activity_at.unwrap_or(state.created_at));
+        let data = |reason: Option<&str>| {
+            let mut data = json!({
+                "card_id": card.as_str(),
+                "cardholder_id": state.cardholder_id.as_str(),
+                "livemode": mode.is_live(),
+                "issuing_app_id": account.as_str(),
+            });
+            match reason {
+                Some(reason) => data["reason"] = json!(reason),
+                None => {
+                    data["potential_delete_date"] = json!(gmt::format(deadline));
+                    data["potential_delete_timestamp"] = json!(deadline);
+                }
+            }
+            data
+        };
+        if now >= deadline {
+            let event = self
+                .new_event(account, mode, CARD_DELETE_SUCCESSFUL, data(Some("inactivity")))
+                .await?;
+            let delivery = self.delivery_job(&event.id);
+            self.ports
+                .cards
+                .delete(account, mode, card, now, Some((event, delivery)))
+                .await?;
+            return Ok(());
+        }
+        let next = if now >= deadline - INACTIVITY_NOTICE_SECS {
+            deadline
+        } else {
+            deadline - INACTIVITY_NOTICE_SECS
+        };
+        let next = self.inactivity_job(account, mode, card, next).await?;
+        if now >= deadline - INACTIVITY_NOTICE_SECS {
+            let event = self
+                .new_event(account, mode, CARD_DELETE_NOTIFICATION, data(None))
+                .await?;
+            let delivery = self.delivery_job(&event.id);
+            self.ports.events.emit_with(event, vec![delivery, next]).await
+        } else {
+            // Used since: look again a week before the new deadline.
+            self.ports.jobs.schedule(next, account, mode).await
+        }
+    }
+
+    /// Charges the fee of the anniversary the job is for and plans the
+    /// next; `subject` is `<card id> <anniversary>` (just the card id: its
+    /// first anniversary). `Err` carries why the attempt failed, for the
+    /// job to retry on.
+    pub(crate) async fn charge_maintenance_fee(&self, subject: &str) -> Result<(), String> {
+        let (card, due) = match subject.split_once(' ') {
+            Some((card, due)) => (CardId::new(card), due.parse::<i64>().ok()),
+            None => (CardId::new(subject), None),
+        };
+        let Some(state) = self.ports.cards.rule_state(&card).await.map_err(|e| e.to_string())? else {
+            return Ok(());
+        };
+        if state.deleted {
+            return Ok(());
+        }
+        let due = due.unwrap_or_else(|| next_anniversary(state.created_at, state.created_at));
+        self.maintenance_fee(&card, &state, due)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn maintenance_fee(&self, card: &CardId, state: &RuleState, due: i64) -> Result<(), StoreError> {
+        let (account, mode) = (&state.account_id, state.mode);
+        let now = self.now_for(account, mode).await?;
+        let next = self
+            .fee_job(account, mode, card, next_anniversary(state.created_at, due))
+            .await?;
+        let id = format!("ctx_{}", self.ports.ids.unique());
+        let reference = format!("fee_{card}_{}", gmt::month_key(due));
+        let data = json!({
+            "card_id": card.as_str(),
+            "cardholder_id": state.cardholder_id.as_str(),
+            "amount": state.fee_hold.to_string(),
+            "currency": "USD",
+            "transaction_reference": reference,
+            "issuer_transaction_reference": id,
+            "livemode": mode.is_live(),
+            "issuing_app_id": account.as_str(),
+            "card_transaction_type": "DEBIT",
+            "transaction_date": gmt::format(now),
+            "transaction_timestamp": now,
+        });
+        let event = self
+            .new_event(account, mode, CARD_MAINTENANCE_FEE_SUCCESSFUL, data)
+            .await?;
+        let delivery = self.delivery_job(&event.id);
+        let charge = FeeCharge {
+            id,
+            card_id: card.clone(),
+            reference,
+            fee: state.fee_hold,
+            now,
+        };
+        self.ports.cards.charge_fee(charge, event, vec![delivery, next]).await?;
+        Ok(())
+    }
+}
