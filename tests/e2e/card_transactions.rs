@@ -400,3 +400,86 @@ async fn an_idle_card_is_reminded_a_week_before_and_deleted_after_three_months()
         assert_ledger(&db);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_processor_gets_real_time_decisions_for_signed_requests_only() {
+    use adapters::crypto::signature;
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let secret = "psk_processor_secret";
+        let s = Sandbox::start_with(&db, Some(&receiver.url), &["--processor-secret", secret]);
+        s.fund_wallet(10_000).await;
+        let holder = s.cardholder(17).await;
+        let card = s.card(&holder, "1300").await;
+        let now = || {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_secs() as i64
+        };
+        let ask = async |body: &Value, signed_at: Option<i64>, key: &str| {
+            let raw = body.to_string();
+            let mut request = crate::harness::client()
+                .post(s.server.url("/v1/processor/authorizations"))
+                .header("content-type", "application/json")
+                .body(raw.clone());
+            if let Some(t) = signed_at {
+                request = request.header("x-processor-signature", signature::sign(key, t, raw.as_bytes()));
+            }
+            let response = request.send().await.unwrap();
+            (response.status().as_u16(), response.json::<Value>().await.unwrap())
+        };
+        let auth = |amount: &str, reference: &str| {
+            json!({"card_id": card, "amount": amount, "merchant": "BOLT.EU/R/2211", "merchant_category_code": "4121",
+                   "transaction_reference": reference})
+        };
+        let (status, body) = ask(&auth("600", "p1"), Some(now()), secret).await;
+        assert_eq!(status, 200, "{}: {body}", db.backend());
+        assert_eq!(
+            (body["data"]["decision"].as_str(), body["data"]["reason_code"].as_str()),
+            (Some("approve"), Some("approved"))
+        );
+        let (_, body) = ask(&auth("600", "p2"), Some(now()), secret).await;
+        assert_eq!(
+            (body["data"]["decision"].as_str(), body["data"]["reason_code"].as_str()),
+            (Some("decline"), Some("insufficient_balance"))
+        );
+        let declined = events_for(&receiver, "card_debit_event.declined", &card, 1).await;
+        assert_eq!(declined[0]["transaction_reference"], "p2");
+        let (status, body) = ask(&auth("1", "p1"), Some(now()), secret).await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (400, Some("transaction_reference_used"))
+        );
+        // Unsigned, wrongly signed and stale requests are refused and leave nothing.
+        for (signed_at, key) in [(None, secret), (Some(now()), "wrong"), (Some(now() - 301), secret)] {
+            let (status, body) = ask(&auth("1", "p9"), signed_at, key).await;
+            assert_eq!(
+                (status, body["code"].as_str()),
+                (401, Some("bad_processor_signature")),
+                "{body}"
+            );
+        }
+        let (status, body) = ask(&auth("1", "p9"), Some(now()), secret).await;
+        assert_eq!(status, 200, "p9 was left unused: {body}");
+        let (_, body) = ask(
+            &json!({"card_id": "card_nope", "amount": "1", "merchant": "X", "transaction_reference": "p10"}),
+            Some(now()),
+            secret,
+        )
+        .await;
+        assert_eq!(body["data"]["reason_code"], "card_not_found");
+        assert_eq!(s.balance(&card).await, (1300 - 601, 1000 - 601));
+        assert_ledger(&db);
+    }
+    // Without a processor secret the endpoint is closed.
+    let db = TestDb::sqlite();
+    let s = Sandbox::start(&db, None);
+    let closed = crate::harness::client()
+        .post(s.server.url("/v1/processor/authorizations"))
+        .body("{}")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(closed.status(), 403);
+}

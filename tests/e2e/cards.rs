@@ -27,8 +27,13 @@ pub(crate) struct Answer {
 impl Sandbox {
     /// Starts the server on `db` with an account whose webhooks go to `webhook_url`.
     pub fn start(db: &TestDb, webhook_url: Option<&str>) -> Sandbox {
+        Sandbox::start_with(db, webhook_url, &[])
+    }
+
+    /// The same, with extra `serve` arguments.
+    pub fn start_with(db: &TestDb, webhook_url: Option<&str>, args: &[&str]) -> Sandbox {
         Sandbox {
-            server: Server::start(db),
+            server: Server::start_with(db, args),
             key: account(db, webhook_url),
         }
     }

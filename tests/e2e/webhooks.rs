@@ -1,8 +1,8 @@
 use crate::harness::{Server, bearer, client, create_account, get_json, issuing, run};
 use crate::receiver::{Delivery, Receiver};
 use adapters::crypto::aes_everywhere;
+use adapters::crypto::signature;
 use adapters::test_db::TestDb;
-use adapters::webhook_sender::issuing_signature;
 use domain::Secret;
 use serde_json::{Value, json};
 use std::collections::HashSet;
@@ -43,7 +43,10 @@ fn assert_signed(d: &Delivery, keys: &Keys) {
         .split_once(",v1=")
         .unwrap();
     let t: i64 = t.parse().unwrap();
-    assert_eq!(d.issuing_signature, issuing_signature(&keys.webhook_secret, t, &d.body));
+    assert_eq!(
+        d.issuing_signature,
+        signature::sign(&keys.webhook_secret, t, d.body.as_bytes())
+    );
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

@@ -29,7 +29,7 @@ pub struct PathMode(pub Mode);
 
 /// Rewrites a serde message into `field: rule`. serde names a missing
 /// field only inside its message, and serde_json appends a position.
-fn describe(path: &str, message: &str) -> InvalidInput {
+pub(crate) fn describe(path: &str, message: &str) -> InvalidInput {
     let path = if path == "?" { "" } else { path };
     let message = message.split(" at line ").next().unwrap_or(message);
     if let Some(missing) = message

@@ -55,6 +55,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::card_transactions::get_card_transactions,
         routes::card_transactions::get_card_transaction_by_id,
         routes::relay::get_card_details_from_token,
+        routes::processor::authorize,
         routes::events::list_events,
         routes::events::get_event,
         routes::events::redeliver_event,
@@ -70,6 +71,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         (name = "cards", description = "USD cards: issue, read, fund and unload, freeze, PINs, delete"),
         (name = "relay", description = "The card-details relay address (`--relay-listen`): card data in clear. \
             It also serves `GET /v1/issuing[/sandbox]/cards/get_card_details` with the number, CVV and expiry in clear"),
+        (name = "processor", description = "For the card processor: real-time authorization, signed with the processor secret"),
         (name = "events", description = "Webhook events: the log, redelivery, the endpoint"),
         (name = "sandbox", description = "Sandbox helpers"),
     )

@@ -34,6 +34,7 @@ use ports::ids::Ids;
 use ports::jobs::JobStore;
 use ports::kyc::KycVerifier;
 use ports::merchants::MerchantCatalogue;
+use ports::processor_auth::ProcessorAuth;
 use ports::rate_limits::RateLimits;
 use ports::test_clocks::TestClocks;
 use ports::vault::Vault;
@@ -50,6 +51,7 @@ pub struct Ports {
     pub cards: Arc<dyn CardStore>,
     pub card_transactions: Arc<dyn CardTransactionStore>,
     pub merchants: Arc<dyn MerchantCatalogue>,
+    pub processor_auth: Arc<dyn ProcessorAuth>,
     pub network: Arc<dyn CardNetwork>,
     pub field_cipher: Arc<dyn FieldCipher>,
     pub wallets: Arc<dyn WalletStore>,
@@ -125,6 +127,7 @@ pub mod testing {
     use ports::jobs::MockJobStore;
     use ports::kyc::MockKycVerifier;
     use ports::merchants::MockMerchantCatalogue;
+    use ports::processor_auth::MockProcessorAuth;
     use ports::rate_limits::MockRateLimits;
     use ports::test_clocks::MockTestClocks;
     use ports::vault::MockVault;
@@ -139,6 +142,7 @@ pub mod testing {
         pub cards: MockCardStore,
         pub card_transactions: MockCardTransactionStore,
         pub merchants: MockMerchantCatalogue,
+        pub processor_auth: MockProcessorAuth,
         pub network: MockCardNetwork,
         pub field_cipher: MockFieldCipher,
         pub wallets: MockWalletStore,
@@ -162,6 +166,7 @@ pub mod testing {
                 cards: Arc::new(self.cards),
                 card_transactions: Arc::new(self.card_transactions),
                 merchants: Arc::new(self.merchants),
+                processor_auth: Arc::new(self.processor_auth),
                 network: Arc::new(self.network),
                 field_cipher: Arc::new(self.field_cipher),
                 wallets: Arc::new(self.wallets),

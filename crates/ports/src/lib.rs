@@ -16,6 +16,7 @@ pub mod jobs;
 pub mod kyc;
 pub mod ledger;
 pub mod merchants;
+pub mod processor_auth;
 pub mod rate_limits;
 pub mod test_clocks;
 pub mod vault;

@@ -92,6 +92,11 @@ pub struct ServeArgs {
     #[arg(long, env = "ISSUING_RELAY_LISTEN", default_value = "127.0.0.1:8081")]
     pub relay_listen: SocketAddr,
 
+    /// The secret the card processor signs `POST /v1/processor/authorizations`
+    /// with (HMAC-SHA256). Unset: that endpoint answers 403.
+    #[arg(long, env = "ISSUING_PROCESSOR_SECRET", hide_env_values = true)]
+    pub processor_secret: Option<String>,
+
     /// The BIN the card-network simulator issues numbers under: 6 to 8
     /// digits in a Mastercard range.
     #[arg(long, env = "ISSUING_CARD_BIN", default_value = "539983")]

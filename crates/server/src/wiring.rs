@@ -4,6 +4,7 @@ use crate::cli::{DbArgs, ServeArgs, WorkerArgs};
 use crate::master_key;
 use adapters::card_network::NetworkSimulator;
 use adapters::crypto::aes_everywhere::AesEverywhere;
+use adapters::crypto::signature::ProcessorSecret;
 use adapters::db::{Db, migrate};
 use adapters::kyc_sandbox::SandboxKyc;
 use adapters::merchant_catalogue::ShippedCatalogue;
@@ -12,6 +13,7 @@ use adapters::system::{RandomIds, SystemClock};
 use adapters::webhook_sender::HttpWebhookSender;
 use anyhow::Context;
 use app::{App, Ports, Settings};
+use domain::Secret;
 use domain::fx::FxRates;
 use std::sync::Arc;
 use std::time::Duration;
@@ -48,6 +50,7 @@ pub fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) -> any
         cards: db.clone(),
         card_transactions: db.clone(),
         merchants: Arc::new(ShippedCatalogue::load()),
+        processor_auth: Arc::new(ProcessorSecret(serve.processor_secret.clone().map(Secret::new))),
         network: Arc::new(
             NetworkSimulator::new(&serve.card_bin).map_err(|e| anyhow::anyhow!("--card-bin: {}", e.rule))?,
         ),

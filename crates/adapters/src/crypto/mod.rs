@@ -1,2 +1,3 @@
 pub mod aes_everywhere;
+pub mod signature;
 pub mod vault;

@@ -10,6 +10,7 @@ pub mod cards;
 pub mod events;
 pub mod fx;
 pub mod health;
+pub mod processor;
 pub mod relay;
 pub mod test_clock;
 pub mod wallets;
@@ -25,6 +26,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(endpoint("/health", web::get().to(health::health)))
         .service(crate::openapi::docs())
         .service(web::redirect("/v1/docs", "/v1/docs/"))
+        .service(endpoint(
+            "/v1/processor/authorizations",
+            web::post().to(processor::authorize),
+        ))
         // The sandbox scope first: `/v1/issuing` would otherwise claim its paths.
         .service(
             web::scope("/v1/issuing/sandbox")

@@ -9,7 +9,7 @@ use crate::{App, Caller, RequestError};
 use domain::cards::authorization::Decision;
 use domain::events::{CARD_DEBIT_DECLINED, CARD_DELETE_SUCCESSFUL};
 use domain::gmt::month_bounds;
-use domain::ids::{CardId, EventId};
+use domain::ids::{AccountId, CardId, EventId};
 use domain::{Amount, Currency, InvalidInput, Mode};
 use ports::StoreError;
 use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome};
@@ -86,7 +86,7 @@ impl App {
             forced: body.force.unwrap_or(false),
         };
         let (card, reference) = (debit.card.clone(), debit.reference.clone());
-        let outcome = self.post_debit(caller, debit).await?;
+        let (outcome, _) = self.post_debit(&caller.account_id, caller.mode, debit).await?;
         match outcome.decision {
             Decision::Approve => Ok((card, reference)),
             Decision::Decline(reason) => Err(CardError::Declined(reason)),
@@ -107,8 +107,14 @@ pub(crate) struct Debit {
 impl App {
     /// Enriches, decides and records a debit with the events its outcome
     /// calls for.
-    pub(crate) async fn post_debit(&self, caller: &Caller, debit: Debit) -> Result<DebitOutcome, CardError> {
-        let (account, mode) = (caller.account_id.clone(), caller.mode);
+    /// Returns the outcome and the issuer transaction reference.
+    pub(crate) async fn post_debit(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        debit: Debit,
+    ) -> Result<(DebitOutcome, String), CardError> {
+        let account = account.clone();
         let now = self.now_for(&account, mode).await?;
         let merchant = self.ports.merchants.merchant(&debit.descriptor, debit.mcc.clone());
         let is_recurring = self
@@ -165,7 +171,7 @@ impl App {
             }
         };
         let attempt = DebitAttempt {
-            id,
+            id: id.clone(),
             account_id: account,
             mode,
             card_id: debit.card,
@@ -183,6 +189,7 @@ impl App {
             .card_transactions
             .debit(attempt, Box::new(notices))
             .await
+            .map(|outcome| (outcome, id))
             .map_err(|e| match e {
                 DebitError::CardNotFound => CardError::CardNotFound,
                 DebitError::ReferenceUsed => CardError::Reserve(ReserveError::ReferenceUsed),

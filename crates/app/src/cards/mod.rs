@@ -10,6 +10,7 @@ mod delete_card;
 mod details;
 mod lists;
 mod manage;
+mod processor;
 mod rules;
 mod settle;
 mod transactions;
@@ -18,6 +19,7 @@ mod transfers;
 pub use create_card::{ActivationRequest, CardRequest, MigrationRequest};
 pub use debit::MockDebit;
 pub use details::RevealedDetails;
+pub use processor::{AuthorizationAnswer, AuthorizationRequest};
 pub use transfers::TransferRequest;
 
 use crate::{App, Caller, RequestError};
