@@ -11,21 +11,10 @@ car rental and hotel chains in the 3000-3999 private range, ...).
     python3 make_mcc.py > mcc.csv
 """
 import csv
-import glob
 import io
-import subprocess
 import sys
-import tempfile
-import zipfile
 
-
-def wheel(package, version):
-    tmp = tempfile.mkdtemp()
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", tmp, f"{package}=={version}"],
-        check=True,
-    )
-    return zipfile.ZipFile(glob.glob(f"{tmp}/*.whl")[0])
+from pypi import wheel
 
 
 def rows(whl, name):

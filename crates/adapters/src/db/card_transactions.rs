@@ -2,7 +2,7 @@
 //! it is under its row lock, recorded approved or declined, with the
 //! automatic deletions of the card rules.
 
-use super::cards::{TxError, mine, refund_to_wallet, refused_or_failed, violates, wallet};
+use super::cards::{TxError, mine, refund_to_wallet, refused_or_failed, take_reference, violates, wallet};
 use super::events::EventRow;
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
@@ -103,19 +103,14 @@ impl CardTransactionStore for Db {
         let result = with_conn!(self.pool(), |conn| {
             let result = conn
                 .transaction::<_, TxError<DebitError>, _>(async |conn| {
-                    diesel::insert_into(transaction_references::table)
-                        .values((
-                            transaction_references::account_id.eq(account.as_str()),
-                            transaction_references::livemode.eq(mode.is_live()),
-                            transaction_references::reference.eq(&attempt.client_reference),
-                            transaction_references::created_at.eq(now),
-                        ))
-                        .execute(conn)
-                        .await
-                        .map_err(|e| match violates(&e, "transaction_references") {
-                            true => TxError::Refused(DebitError::ReferenceUsed),
-                            false => TxError::from(e),
-                        })?;
+                    take_reference!(
+                        conn,
+                        account,
+                        mode,
+                        &attempt.client_reference,
+                        now,
+                        DebitError::ReferenceUsed
+                    );
                     // The card row first: it locks the card for the decision.
                     let Some(locked) = diesel::update(mine!(account, mode).filter(cards::id.eq(card)))
                         .set(cards::consecutive_declines.eq(cards::consecutive_declines))

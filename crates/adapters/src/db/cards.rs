@@ -221,6 +221,28 @@ macro_rules! mine {
 }
 pub(super) use mine;
 
+/// Inside a transaction: takes `$reference` for the account and mode, or
+/// refuses with `$refusal` when it was used (fundings, unloadings, debits
+/// and fees share one namespace, held by a primary key).
+macro_rules! take_reference {
+    ($conn:expr, $account:expr, $mode:expr, $reference:expr, $now:expr, $refusal:expr) => {
+        diesel::insert_into(transaction_references::table)
+            .values((
+                transaction_references::account_id.eq($account.as_str()),
+                transaction_references::livemode.eq($mode.is_live()),
+                transaction_references::reference.eq($reference),
+                transaction_references::created_at.eq($now),
+            ))
+            .execute($conn)
+            .await
+            .map_err(|e| match violates(&e, "transaction_references") {
+                true => TxError::Refused($refusal),
+                false => TxError::from(e),
+            })?
+    };
+}
+pub(super) use take_reference;
+
 /// Inside a deletion's transaction, after the card row is marked
 /// deleted: moves the card's positive balance (its held fee included) to
 /// the USD issuing wallet; returns what moved. A negative balance (a
@@ -520,19 +542,14 @@ impl CardStore for Db {
         let result = with_conn!(self.pool(), |conn| {
             let result = conn
                 .transaction::<_, TxError<ReserveError>, _>(async |conn| {
-                    diesel::insert_into(transaction_references::table)
-                        .values((
-                            transaction_references::account_id.eq(account.as_str()),
-                            transaction_references::livemode.eq(mode.is_live()),
-                            transaction_references::reference.eq(&row.transaction_reference),
-                            transaction_references::created_at.eq(now),
-                        ))
-                        .execute(conn)
-                        .await
-                        .map_err(|e| match violates(&e, "transaction_references") {
-                            true => TxError::Refused(ReserveError::ReferenceUsed),
-                            false => TxError::from(e),
-                        })?;
+                    take_reference!(
+                        conn,
+                        account,
+                        mode,
+                        &row.transaction_reference,
+                        now,
+                        ReserveError::ReferenceUsed
+                    );
                     // The card's window for this kind, taken first: it locks the card.
                     let card_row = mine!(account, mode).filter(cards::id.eq(card));
                     let since = now - MONEY_WINDOW_SECS;
@@ -762,19 +779,7 @@ impl CardStore for Db {
         let result = with_conn!(self.pool(), |conn| {
             let result = conn
                 .transaction::<_, TxError<FeeOutcome>, _>(async |conn| {
-                    diesel::insert_into(transaction_references::table)
-                        .values((
-                            transaction_references::account_id.eq(account.as_str()),
-                            transaction_references::livemode.eq(mode.is_live()),
-                            transaction_references::reference.eq(&charge.reference),
-                            transaction_references::created_at.eq(now),
-                        ))
-                        .execute(conn)
-                        .await
-                        .map_err(|e| match violates(&e, "transaction_references") {
-                            true => TxError::Refused(FeeOutcome::AlreadyCharged),
-                            false => TxError::from(e),
-                        })?;
+                    take_reference!(conn, account, mode, &charge.reference, now, FeeOutcome::AlreadyCharged);
                     let Some(holder) = diesel::update(mine!(account, mode).filter(cards::id.eq(card)))
                         .set(cards::consecutive_declines.eq(cards::consecutive_declines))
                         .returning(cards::cardholder_id)

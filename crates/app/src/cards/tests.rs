@@ -268,3 +268,132 @@ async fn a_transfer_too_soon_is_a_420_with_the_wait() {
     assert_eq!(e.kind(), ErrorKind::RateLimited { retry_after_secs: 42 });
     assert_eq!(e.code(), "card_funded_recently");
 }
+
+mod debits {
+    use super::*;
+    use crate::cards::MockDebit;
+    use domain::cards::authorization::{Decision, DeclineReason};
+    use ports::card_transactions::DebitOutcome;
+    use ports::merchants::Merchant;
+
+    fn posting(m: &mut Mocks, decision: Decision, card_deleted: bool) {
+        m.clock.expect_now().return_const(100i64);
+        m.test_clocks.expect_offset().returning(|_| Ok(0));
+        m.ids.expect_unique().returning(|| "u".into());
+        m.merchants.expect_merchant().returning(|_, _| Merchant {
+            name: "Netflix".into(),
+            city: None,
+            code: Some("4899".into()),
+            logo: None,
+            website: None,
+            category: "Cable".into(),
+            group: "Utilities".into(),
+        });
+        m.card_transactions
+            .expect_charged_between()
+            .returning(|_, _, _, _| Ok(true));
+        m.card_transactions.expect_debit().return_once(move |attempt, notices| {
+            assert!(
+                attempt.enriched_data.contains(r#""is_recurring":true"#),
+                "{}",
+                attempt.enriched_data
+            );
+            let outcome = DebitOutcome {
+                decision,
+                card_deleted,
+                cardholder_id: CardholderId::new("ch_1"),
+            };
+            let events: Vec<&str> = notices(&outcome).iter().map(|(e, _)| e.event).collect();
+            let expected: &[&str] = match (decision, card_deleted) {
+                (Decision::Approve, _) => &[],
+                (_, false) => &["card_debit_event.declined"],
+                (_, true) => &["card_debit_event.declined", "card_delete_event.successful"],
+            };
+            assert_eq!(events, expected);
+            Ok(outcome)
+        });
+    }
+
+    fn body() -> MockDebit {
+        MockDebit {
+            card_id: Some("card_1".into()),
+            ..Default::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn an_approval_reports_nothing_and_answers_with_a_generated_reference() {
+        let mut m = Mocks::default();
+        posting(&mut m, Decision::Approve, false);
+        let (card, reference) = m
+            .app()
+            .mock_debit_transaction(&caller(Mode::Test), body())
+            .await
+            .unwrap();
+        assert_eq!((card.as_str(), reference.as_str()), ("card_1", "mock_u"));
+    }
+
+    #[tokio::test]
+    async fn a_decline_is_reported_and_answered_with_its_reason() {
+        for (reason, deleted, kind) in [
+            (DeclineReason::InsufficientBalance, false, ErrorKind::Unauthorized),
+            (DeclineReason::InsufficientBalance, true, ErrorKind::Unauthorized),
+            (DeclineReason::NegativeBalance, true, ErrorKind::InvalidRequest),
+        ] {
+            let mut m = Mocks::default();
+            posting(&mut m, Decision::Decline(reason), deleted);
+            let e = m
+                .app()
+                .mock_debit_transaction(&caller(Mode::Test), body())
+                .await
+                .unwrap_err();
+            assert_eq!((e.kind(), e.code()), (kind, reason.code()));
+        }
+    }
+
+    #[tokio::test]
+    async fn live_keys_and_bad_fields_are_refused_before_any_lookup() {
+        let app = Mocks::default().app();
+        let e = app
+            .mock_debit_transaction(&caller(Mode::Live), body())
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Forbidden);
+        for (change, field) in [
+            (
+                MockDebit {
+                    amount: Some("0".into()),
+                    ..body()
+                },
+                "amount:",
+            ),
+            (
+                MockDebit {
+                    currency: Some("NGN".into()),
+                    ..body()
+                },
+                "currency:",
+            ),
+            (
+                MockDebit {
+                    merchant_category_code: Some("48".into()),
+                    ..body()
+                },
+                "merchant_category_code:",
+            ),
+            (
+                MockDebit {
+                    card_id: None,
+                    ..body()
+                },
+                "card_id:",
+            ),
+        ] {
+            let e = app
+                .mock_debit_transaction(&caller(Mode::Test), change)
+                .await
+                .unwrap_err();
+            assert!(e.to_string().starts_with(field), "{e}");
+        }
+    }
+}
