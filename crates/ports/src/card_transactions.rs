@@ -2,7 +2,7 @@ use crate::StoreError;
 use crate::events::NewEvent;
 use crate::jobs::NewJob;
 use domain::Mode;
-use domain::cards::authorization::{Decision, DeclineReason};
+use domain::cards::authorization::Decision;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::{Amount, Currency};
 
@@ -59,7 +59,7 @@ impl From<StoreError> for DebitError {
     }
 }
 
-/// A recorded card transaction.
+/// An approved card transaction (declines are recorded, never listed).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CardTransaction {
     pub id: String,
@@ -68,7 +68,6 @@ pub struct CardTransaction {
     pub card_id: CardId,
     pub cardholder_id: CardholderId,
     pub client_reference: String,
-    pub decline_reason: Option<DeclineReason>,
     pub amount: Amount,
     pub currency: Currency,
     pub description: String,

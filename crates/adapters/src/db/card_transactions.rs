@@ -48,10 +48,6 @@ impl TransactionRow {
     fn record(self) -> Result<CardTransaction, StoreError> {
         let corrupt = |what: &str| StoreError(format!("card transaction {} has an unreadable {what}", self.id));
         Ok(CardTransaction {
-            decline_reason: match &self.decline_reason {
-                Some(code) => Some(DeclineReason::parse(code).ok_or_else(|| corrupt("decline_reason"))?),
-                None => None,
-            },
             amount: Amount::from_minor(self.amount).ok_or_else(|| corrupt("amount"))?,
             currency: Currency::parse("currency", &self.currency).map_err(|_| corrupt("currency"))?,
             id: self.id,

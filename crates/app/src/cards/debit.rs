@@ -64,11 +64,10 @@ impl App {
             return Err(InvalidInput::new("merchant", "must be a descriptor of 1 to 200 characters").into());
         }
         let mcc = match body.merchant_category_code {
-            Some(code) if code.len() == 4 && code.bytes().all(|b| b.is_ascii_digit()) => code,
+            Some(code) if code.len() == 4 && code.bytes().all(|b| b.is_ascii_digit()) => Some(code),
             Some(_) => return Err(InvalidInput::new("merchant_category_code", "must be 4 digits").into()),
             // The default merchant brings its own category code.
-            None if default_merchant => DEFAULT_MCC.to_string(),
-            None => String::new(),
+            None => default_merchant.then(|| DEFAULT_MCC.to_string()),
         };
         let reference = match body.transaction_reference {
             Some(r) if r.trim().is_empty() || r.len() > 100 => {
@@ -81,7 +80,7 @@ impl App {
             card,
             amount,
             descriptor,
-            mcc: (!mcc.is_empty()).then_some(mcc),
+            mcc,
             reference,
             forced: body.force.unwrap_or(false),
         };

@@ -63,18 +63,6 @@ impl DeclineReason {
             }
         }
     }
-
-    pub fn parse(code: &str) -> Option<Self> {
-        [
-            Self::CardFrozen,
-            Self::CardDeleted,
-            Self::InsufficientBalance,
-            Self::MonthlyLimit,
-            Self::NegativeBalance,
-        ]
-        .into_iter()
-        .find(|r| r.code() == code)
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -170,10 +158,7 @@ mod tests {
                 .text()
                 .contains("cannot cover the merchant charge and fee")
         );
-        assert_eq!(
-            DeclineReason::parse("monthly_limit_exceeded"),
-            Some(DeclineReason::MonthlyLimit)
-        );
+        assert_eq!(DeclineReason::MonthlyLimit.code(), "monthly_limit_exceeded");
     }
 
     /// Applies a sequence of debits as the store would: an approval
