@@ -47,7 +47,7 @@ pub(crate) fn describe(path: &str, message: &str) -> InvalidInput {
     InvalidInput::new(field, message)
 }
 
-fn payload_too_large() -> ApiError {
+pub(crate) fn payload_too_large() -> ApiError {
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
         "payload_too_large",

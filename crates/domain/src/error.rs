@@ -56,6 +56,15 @@ impl DomainError for InvalidInput {
     }
 }
 
+/// A present, non-blank value, trimmed; "is required" otherwise.
+pub fn required<'a>(value: &'a Option<String>, field: &str) -> Result<&'a str, InvalidInput> {
+    value
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .ok_or_else(|| InvalidInput::new(field, "is required"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,7 +19,7 @@ pub mod retry;
 pub mod secret;
 
 pub use currency::Currency;
-pub use error::{DomainError, ErrorKind, InvalidInput};
+pub use error::{DomainError, ErrorKind, InvalidInput, required};
 pub use mode::Mode;
 pub use money::Amount;
 pub use secret::Secret;

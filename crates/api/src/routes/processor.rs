@@ -5,7 +5,7 @@
 use crate::MAX_BODY_BYTES;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::describe;
+use crate::extract::{describe, payload_too_large};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::cards::AuthorizationRequest;
@@ -62,11 +62,7 @@ pub struct AuthorizationData {
 )]
 pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, ApiError> {
     if body.len() > MAX_BODY_BYTES {
-        return Err(ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload_too_large",
-            format!("body: must be at most {MAX_BODY_BYTES} bytes"),
-        ));
+        return Err(payload_too_large());
     }
     let signature = req
         .headers()

@@ -3,13 +3,13 @@
 //! its details sealed, and it is stored and funded in one transaction with
 //! the `card_creation_event.successful` that reports it.
 
-use super::{CardError, required};
+use super::CardError;
 use crate::{App, Caller};
 use domain::cards::pin::Pin;
 use domain::cards::{self, CardLimit, CardType};
 use domain::events::CARD_CREATION_SUCCESSFUL;
 use domain::ids::{CardId, CardholderId};
-use domain::{Amount, Currency, InvalidInput};
+use domain::{Amount, Currency, InvalidInput, required};
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, Funding, NewCard, SealedDetails};
 use serde_json::json;
@@ -78,21 +78,18 @@ struct Issue {
 impl App {
     /// Issues a virtual or physical USD card funded from the issuing wallet.
     pub async fn create_card(&self, caller: &Caller, request: CardRequest) -> Result<CardId, CardError> {
-        let owner = CardholderId::new(required("cardholder_id", &request.cardholder_id)?);
-        let card_type = CardType::parse("card_type", required("card_type", &request.card_type)?)?;
+        let owner = CardholderId::new(required(&request.cardholder_id, "cardholder_id")?);
+        let card_type = CardType::parse("card_type", required(&request.card_type, "card_type")?)?;
         check_issued(
             "card_brand",
-            required("card_brand", &request.card_brand)?,
+            required(&request.card_brand, "card_brand")?,
             "card_currency",
-            required("card_currency", &request.card_currency)?,
+            required(&request.card_currency, "card_currency")?,
         )?;
-        let limit = CardLimit::parse("card_limit", required("card_limit", &request.card_limit)?)?;
-        let funding = Amount::parse("funding_amount", required("funding_amount", &request.funding_amount)?)?;
+        let limit = CardLimit::parse("card_limit", required(&request.card_limit, "card_limit")?)?;
+        let funding = Amount::parse("funding_amount", required(&request.funding_amount, "funding_amount")?)?;
         limit.check_funding("funding_amount", funding)?;
-        let pin = match request.pin.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
-            Some(ciphertext) => Some(self.decrypt_pin(caller, "pin", ciphertext)?),
-            None => None,
-        };
+        let pin = self.optional_pin(caller, &request.pin)?;
         let owner = self.card_owner(caller, &owner).await?;
         let issue = Issue {
             card_type,
@@ -113,18 +110,18 @@ impl App {
         caller: &Caller,
         request: ActivationRequest,
     ) -> Result<CardId, CardError> {
-        let owner = CardholderId::new(required("cardholder_id", &request.cardholder_id)?);
-        let card_type = CardType::parse("card_type", required("card_type", &request.card_type)?)?;
+        let owner = CardholderId::new(required(&request.cardholder_id, "cardholder_id")?);
+        let card_type = CardType::parse("card_type", required(&request.card_type, "card_type")?)?;
         if card_type != CardType::Physical {
             return Err(InvalidInput::new("card_type", "must be physical to activate a physical card").into());
         }
         check_issued(
             "card_brand",
-            required("card_brand", &request.card_brand)?,
+            required(&request.card_brand, "card_brand")?,
             "card_currency",
-            required("card_currency", &request.card_currency)?,
+            required(&request.card_currency, "card_currency")?,
         )?;
-        let token_number = required("card_token_number", &request.card_token_number)?;
+        let token_number = required(&request.card_token_number, "card_token_number")?;
         cards::check_token_number("card_token_number", token_number)?;
         let owner = self.card_owner(caller, &owner).await?;
         let issue = Issue {
@@ -142,20 +139,17 @@ impl App {
     /// Replaces a card by a new one of the target brand and currency; the
     /// whole balance moves across and the old card is deleted.
     pub async fn migrate_card(&self, caller: &Caller, request: MigrationRequest) -> Result<CardId, CardError> {
-        let owner = CardholderId::new(required("cardholder_id", &request.cardholder_id)?);
-        let old = CardId::new(required("card_id", &request.card_id)?);
-        let card_type = CardType::parse("card_type", required("card_type", &request.card_type)?)?;
+        let owner = CardholderId::new(required(&request.cardholder_id, "cardholder_id")?);
+        let old = CardId::new(required(&request.card_id, "card_id")?);
+        let card_type = CardType::parse("card_type", required(&request.card_type, "card_type")?)?;
         check_issued(
             "target_card_brand",
-            required("target_card_brand", &request.target_card_brand)?,
+            required(&request.target_card_brand, "target_card_brand")?,
             "target_card_currency",
-            required("target_card_currency", &request.target_card_currency)?,
+            required(&request.target_card_currency, "target_card_currency")?,
         )?;
-        let limit = CardLimit::parse("card_limit", required("card_limit", &request.card_limit)?)?;
-        let pin = match request.pin.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
-            Some(ciphertext) => Some(self.decrypt_pin(caller, "pin", ciphertext)?),
-            None => None,
-        };
+        let limit = CardLimit::parse("card_limit", required(&request.card_limit, "card_limit")?)?;
+        let pin = self.optional_pin(caller, &request.pin)?;
         let owner = self.card_owner(caller, &owner).await?;
         let card = self.card(caller, &old).await?;
         if card.cardholder_id != owner.id {
@@ -171,6 +165,15 @@ impl App {
             extra: json!({"migrated_from": old.as_str()}),
         };
         self.issue(caller, &owner, issue).await
+    }
+
+    /// The `pin` field decrypted and checked; empty or absent: none (the
+    /// card gets the default PIN).
+    fn optional_pin(&self, caller: &Caller, pin: &Option<String>) -> Result<Option<Pin>, CardError> {
+        match pin.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+            Some(ciphertext) => Ok(Some(self.decrypt_pin(caller, "pin", ciphertext)?)),
+            None => Ok(None),
+        }
     }
 
     async fn issue(&self, caller: &Caller, owner: &CardholderRecord, issue: Issue) -> Result<CardId, CardError> {

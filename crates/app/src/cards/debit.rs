@@ -4,13 +4,13 @@
 //! `card_debit_event.declined`, and the card rules may delete the card
 //! (`card_delete_event.successful`).
 
-use super::{CardError, required};
+use super::CardError;
 use crate::{App, Caller, RequestError};
 use domain::cards::authorization::Decision;
 use domain::events::{CARD_DEBIT_DECLINED, CARD_DELETE_SUCCESSFUL};
 use domain::gmt::month_bounds;
 use domain::ids::{AccountId, CardId, EventId};
-use domain::{Amount, Currency, InvalidInput, Mode};
+use domain::{Amount, Currency, InvalidInput, Mode, required};
 use ports::StoreError;
 use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome};
 use ports::cards::ReserveError;
@@ -48,7 +48,7 @@ impl App {
         if caller.mode != Mode::Test {
             return Err(CardError::Request(RequestError::SandboxOnly));
         }
-        let card = CardId::new(required("card_id", &body.card_id)?);
+        let card = CardId::new(required(&body.card_id, "card_id")?);
         let amount = match body.amount.as_deref() {
             None => Amount::from_const(100),
             Some(a) => Amount::parse_positive("amount", a)?,

@@ -135,15 +135,6 @@ impl DomainError for CardError {
     }
 }
 
-/// A required string field of a request body, present and not blank.
-pub(crate) fn required<'a>(field: &str, value: &'a Option<String>) -> Result<&'a str, InvalidInput> {
-    value
-        .as_deref()
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .ok_or_else(|| InvalidInput::new(field, "is required"))
-}
-
 impl App {
     /// A card of the caller's account and mode, or 400.
     pub(crate) async fn card(&self, caller: &Caller, id: &CardId) -> Result<CardRecord, CardError> {

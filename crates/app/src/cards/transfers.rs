@@ -2,11 +2,11 @@
 //! `PATCH /cards/unload_card_asynchronously`: validate and reserve at once
 //! (the money moves into transit), answer 202, and let a job settle it.
 
-use super::{CardError, required};
+use super::CardError;
 use crate::{App, Caller};
 use domain::ids::{CardId, JobId, TransferId};
 use domain::retry::RetrySchedule;
-use domain::{Amount, Currency, InvalidInput};
+use domain::{Amount, Currency, InvalidInput, required};
 use ports::cards::{Transfer, TransferKind, TransferState};
 use ports::jobs::{JobKind, NewJob};
 
@@ -31,13 +31,13 @@ impl App {
         kind: TransferKind,
         request: TransferRequest,
     ) -> Result<(CardId, String), CardError> {
-        let card_id = CardId::new(required("card_id", &request.card_id)?);
-        let amount = Amount::parse_positive("amount", required("amount", &request.amount)?)?;
-        let reference = required("transaction_reference", &request.transaction_reference)?.to_string();
+        let card_id = CardId::new(required(&request.card_id, "card_id")?);
+        let amount = Amount::parse_positive("amount", required(&request.amount, "amount")?)?;
+        let reference = required(&request.transaction_reference, "transaction_reference")?.to_string();
         if reference.len() > MAX_REFERENCE_LEN {
             return Err(InvalidInput::new("transaction_reference", "must be at most 100 characters").into());
         }
-        let currency = Currency::parse("currency", required("currency", &request.currency)?)?;
+        let currency = Currency::parse("currency", required(&request.currency, "currency")?)?;
         if currency != Currency::Usd {
             return Err(InvalidInput::new("currency", "must be USD for a USD card").into());
         }

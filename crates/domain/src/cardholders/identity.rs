@@ -1,6 +1,7 @@
 //! The identity object of a registration: its shape depends on the country.
 
-use super::{Country, required};
+use super::Country;
+use crate::required;
 use crate::{InvalidInput, http_url};
 use chrono::NaiveDate;
 

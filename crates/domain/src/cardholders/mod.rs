@@ -12,17 +12,6 @@ pub use country::Country;
 pub use identity::{IdType, Identity};
 pub use registration::{Address, Registration};
 
-use crate::InvalidInput;
-
-/// A present, non-blank value, trimmed; "is required" otherwise.
-fn required<'a>(value: &'a Option<String>, field: &str) -> Result<&'a str, InvalidInput> {
-    value
-        .as_deref()
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .ok_or_else(|| InvalidInput::new(field, "is required"))
-}
-
 /// Where a cardholder's verification stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CardholderStatus {

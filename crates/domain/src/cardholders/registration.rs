@@ -2,8 +2,9 @@
 //! the field and the rule.
 
 use super::identity::{IdentityInput, check_name};
-use super::{Country, Identity, required};
+use super::{Country, Identity};
 use crate::InvalidInput;
+use crate::required;
 use phonenumber::PhoneNumber;
 
 /// A state or region, with its LGAs or districts where they are known.
