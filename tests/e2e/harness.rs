@@ -169,3 +169,10 @@ pub fn ledger_check(db: &TestDb) -> (bool, String) {
     let out = run(issuing(db).args(["ledger", "check"]));
     (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
 }
+
+/// `issuing ledger totals` on `db`: `{"USD": {"card": ..., ...}}`.
+pub fn ledger_totals(db: &TestDb) -> serde_json::Value {
+    let out = run(issuing(db).args(["ledger", "totals"]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}

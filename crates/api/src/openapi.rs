@@ -24,6 +24,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
     ),
     paths(
         routes::health::health,
+        routes::health::live,
         routes::wallets::fund_issuing_wallet,
         routes::wallets::get_issuing_wallet_balance,
         routes::fx::get_fx_rate,

@@ -86,6 +86,15 @@ async fn health_is_503_when_the_database_is_unreachable_and_says_nothing_interna
 }
 
 #[actix_web::test]
+async fn liveness_is_200_without_touching_the_database() {
+    let mut m = Mocks::default();
+    m.health.expect_ping().never();
+    let (status, _, body) = call(m, test::TestRequest::get().uri("/health/live")).await;
+    assert_eq!(status, 200);
+    assert_eq!(body["data"]["process"], "live");
+}
+
+#[actix_web::test]
 async fn a_sane_request_id_is_echoed() {
     let mut m = Mocks::default();
     m.health.expect_ping().returning(|| Ok(()));

@@ -6,4 +6,18 @@ use domain::ledger::Breach;
 pub trait LedgerAudit: Send + Sync {
     /// Every broken ledger invariant, across all accounts and modes.
     async fn breaches(&self) -> Result<Vec<Breach>, StoreError>;
+
+    /// The sum of the balances of each kind of ledger account (the issuing
+    /// wallets, the faucet, all cards, all cards' transit, ...) per
+    /// currency, across all accounts and modes, ordered by kind.
+    async fn totals(&self) -> Result<Vec<LedgerTotal>, StoreError>;
+}
+
+/// What [`LedgerAudit::totals`] reports for one kind and currency.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerTotal {
+    /// `issuing_wallet`, `faucet`, `fee_income`, `card`, `card_transit`, `card_spend`.
+    pub kind: String,
+    pub currency: String,
+    pub balance: i64,
 }

@@ -237,4 +237,10 @@ pub enum LedgerCommand {
         #[command(flatten)]
         db: DbArgs,
     },
+    /// The balance of each kind of ledger account, summed per currency over
+    /// all accounts and modes, as one JSON object: `{"USD": {"card": ...}}`.
+    Totals {
+        #[command(flatten)]
+        db: DbArgs,
+    },
 }

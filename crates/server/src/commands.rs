@@ -176,6 +176,18 @@ pub async fn ledger_check(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::FAILURE)
 }
 
+/// Reads the ledger only: needs no master key.
+pub async fn ledger_totals(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, false).await?;
+    let mut out = serde_json::Map::new();
+    for total in db.totals().await? {
+        let currency = out.entry(total.currency).or_insert_with(|| json!({}));
+        currency[total.kind] = json!(total.balance);
+    }
+    println!("{}", serde_json::Value::Object(out));
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn openapi() -> anyhow::Result<ExitCode> {
     let doc = api::openapi::document();
     println!("{}", serde_json::to_string_pretty(&doc)?);

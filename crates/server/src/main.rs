@@ -76,6 +76,7 @@ async fn main() -> ExitCode {
             db,
         })) => commands::review(&db, &serve, &cardholder_id, false, reason.as_deref()).await,
         Some(Command::Ledger(LedgerCommand::Check { db })) => commands::ledger_check(&db).await,
+        Some(Command::Ledger(LedgerCommand::Totals { db })) => commands::ledger_totals(&db).await,
         Some(Command::Openapi) => commands::openapi(),
     };
     match outcome {

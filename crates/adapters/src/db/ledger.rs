@@ -10,6 +10,8 @@ use domain::ids::{AccountId, EntryId};
 use domain::ledger::{Breach, Entry};
 use domain::{Amount, Currency, Mode};
 use ports::StoreError;
+use ports::ledger::LedgerTotal;
+use std::collections::BTreeMap;
 
 /// What a ledger account holds money for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -286,8 +288,37 @@ const CURRENCY_MISMATCH: &str = "SELECT p.entry_id, p.ledger_account_id AS ledge
      FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id \
      WHERE p.currency <> a.currency ORDER BY p.entry_id";
 
+#[derive(QueryableByName)]
+struct BalanceRow {
+    #[diesel(sql_type = Text)]
+    code: String,
+    #[diesel(sql_type = Text)]
+    currency: String,
+    #[diesel(sql_type = BigInt)]
+    balance: i64,
+}
+
+const BALANCES: &str = "SELECT code, currency, balance FROM ledger_accounts";
+
 #[async_trait::async_trait]
 impl ports::ledger::LedgerAudit for Db {
+    async fn totals(&self) -> Result<Vec<LedgerTotal>, StoreError> {
+        let rows = with_conn!(self.pool(), |conn| {
+            diesel::sql_query(BALANCES).load::<BalanceRow>(conn).await
+        })?;
+        // A card's account codes carry its id (`card:<id>`); the kind is
+        // what precedes it.
+        let mut totals = BTreeMap::<(String, String), i64>::new();
+        for row in rows {
+            let kind = row.code.split_once(':').map_or(row.code.as_str(), |(kind, _)| kind);
+            *totals.entry((kind.to_string(), row.currency)).or_default() += row.balance;
+        }
+        Ok(totals
+            .into_iter()
+            .map(|((kind, currency), balance)| LedgerTotal { kind, currency, balance })
+            .collect())
+    }
+
     async fn breaches(&self) -> Result<Vec<Breach>, StoreError> {
         let (unbalanced, short, mismatched, negative, currency) = with_conn!(self.pool(), |conn| {
             let unbalanced = diesel::sql_query(UNBALANCED).load::<UnbalancedRow>(conn).await?;

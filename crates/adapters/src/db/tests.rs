@@ -128,6 +128,26 @@ async fn funding_credits_one_wallet_in_a_balanced_entry() {
         assert_eq!(db.balances(&acct, Mode::Live).await.unwrap().usd, Amount::ZERO);
         assert_eq!(db.balances(&other, Mode::Test).await.unwrap().usd, Amount::ZERO);
         assert_eq!(db.breaches().await.unwrap(), vec![]);
+        let totals: Vec<_> = db
+            .totals()
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|t| t.balance != 0)
+            .map(|t| (t.kind, t.currency, t.balance))
+            .collect();
+        let total = |kind: &str, currency: &str, balance| (kind.to_string(), currency.to_string(), balance);
+        assert_eq!(
+            totals,
+            [
+                total("faucet", "NGN", -9),
+                total("faucet", "USD", -750),
+                total("issuing_wallet", "NGN", 9),
+                total("issuing_wallet", "USD", 750)
+            ],
+            "{}",
+            t.backend()
+        );
     }
 }
 

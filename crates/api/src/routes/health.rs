@@ -12,7 +12,7 @@ pub struct HealthData {
     database: &'static str,
 }
 
-/// Liveness with a database round trip; 503 when the database is unreachable.
+/// Readiness: a database round trip; 503 when the database is unreachable.
 #[utoipa::path(
     get,
     path = "/health",
@@ -29,4 +29,23 @@ pub async fn health(app: web::Data<app::App>) -> Result<HttpResponse, ApiError> 
         "The service is healthy",
         HealthData { database: "reachable" },
     ))
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct LiveData {
+    /// Always `live`: the process accepts and answers requests.
+    #[schema(example = "live")]
+    process: &'static str,
+}
+
+/// Liveness: the process answers, with no database work (for a supervisor
+/// that should restart a stuck process, not one waiting on its database).
+#[utoipa::path(
+    get,
+    path = "/health/live",
+    tag = "utility",
+    responses((status = 200, description = "The process answers", body = Envelope<LiveData>))
+)]
+pub async fn live() -> HttpResponse {
+    success(StatusCode::OK, "The service is live", LiveData { process: "live" })
 }

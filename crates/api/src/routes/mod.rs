@@ -24,6 +24,7 @@ use domain::Mode;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.service(endpoint("/health", web::get().to(health::health)))
+        .service(endpoint("/health/live", web::get().to(health::live)))
         .service(crate::openapi::docs())
         .service(web::redirect("/v1/docs", "/v1/docs/"))
         .service(endpoint(
@@ -181,6 +182,7 @@ pub fn configure_relay(cfg: &mut web::ServiceConfig) {
         ));
     };
     cfg.service(endpoint("/health", web::get().to(health::health)))
+        .service(endpoint("/health/live", web::get().to(health::live)))
         .service(
             web::scope("/v1/issuing/sandbox")
                 .app_data(PathMode(Mode::Test))

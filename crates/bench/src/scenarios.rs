@@ -1,0 +1,412 @@
+//! The scenarios, run in order on one fresh database per backend. Each
+//! starts its own server (so its peak RSS is its own), seeds what it needs
+//! through the API, measures, stops the server, and checks the books.
+
+use crate::driver::{Load, Outcome, Until};
+use crate::pgbench;
+use crate::report::Row;
+use crate::sandbox::{DEBIT_CENTS, Sandbox, debit_body, funding_body};
+use crate::server::{Backend, Database, Issuing, Server};
+use anyhow::{Context, ensure};
+use domain::cards::MAX_BALANCE;
+use reqwest::Method;
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant};
+
+/// How much each scenario does.
+#[derive(Clone, Copy, Debug)]
+pub struct Size {
+    /// How long each measured closed- or open-loop run lasts.
+    pub run: Duration,
+    pub cardholders: u64,
+    pub debit_cards: u64,
+    pub history: u64,
+    pub fund_cards: u64,
+    pub read_cards: u64,
+}
+
+impl Size {
+    pub const FULL: Size = Size {
+        run: Duration::from_secs(10),
+        cardholders: 1_000,
+        debit_cards: 1_000,
+        history: 100_000,
+        fund_cards: 10_000,
+        read_cards: 20_000,
+    };
+    pub const QUICK: Size = Size {
+        run: Duration::from_secs(2),
+        cardholders: 100,
+        debit_cards: 200,
+        history: 5_000,
+        fund_cards: 1_000,
+        read_cards: 2_000,
+    };
+}
+
+pub const CONCURRENCY: [usize; 4] = [1, 8, 32, 128];
+
+/// What a funding scenario measured, for the targets.
+pub struct Fund {
+    pub settled_per_second: f64,
+}
+
+/// One backend's run: its database, the account's key, the money the
+/// scenarios put in and spent, and the rows measured so far.
+pub struct Run {
+    pub db: Database,
+    issuing: Issuing,
+    key: String,
+    sequence: Arc<AtomicU64>,
+    size: Size,
+    /// Cents put into the wallet, and spent by approved debits.
+    put_in: i64,
+    spent: i64,
+    pub rows: Vec<Row>,
+    holders: Vec<String>,
+    cards: Vec<String>,
+    hot: Option<String>,
+    hot_debits: u64,
+    pub fund: Option<Fund>,
+}
+
+impl Run {
+    pub fn new(binary: &std::path::Path, db: Database, size: Size) -> anyhow::Result<Run> {
+        let issuing = Issuing::new(binary, &db);
+        issuing.migrate()?;
+        let key = issuing.create_account()?;
+        Ok(Run {
+            db,
+            issuing,
+            key,
+            sequence: Arc::new(AtomicU64::new(0)),
+            size,
+            put_in: 0,
+            spent: 0,
+            rows: vec![],
+            holders: vec![],
+            cards: vec![],
+            hot: None,
+            hot_debits: 0,
+            fund: None,
+        })
+    }
+
+    fn backend(&self) -> &'static str {
+        self.db.backend.name()
+    }
+
+    fn start(&self) -> anyhow::Result<(Server, Arc<Sandbox>)> {
+        let server = self.issuing.serve(&[])?;
+        let sandbox = Arc::new(Sandbox::new(self.key.clone(), &server, self.sequence.clone())?);
+        Ok((server, sandbox))
+    }
+
+    /// Stops the server, puts its peak RSS on the scenario's rows (those
+    /// from `first` on), and checks the books.
+    fn finish(&mut self, server: Server, first: usize) -> anyhow::Result<()> {
+        let rss = server.peak_rss_mib()?;
+        server.stop()?;
+        for row in &mut self.rows[first..] {
+            row.peak_rss_mib = Some(rss);
+        }
+        self.check_books()
+    }
+
+    async fn fund_wallet(&mut self, sandbox: &Sandbox, cents: i64) -> anyhow::Result<()> {
+        sandbox.fund_wallet(cents).await?;
+        self.put_in += cents;
+        Ok(())
+    }
+
+    /// The ledger check passes, and the money is where the scenarios put
+    /// it: the faucet gave what was put in, the cards spent what the
+    /// approved debits took, nothing is in transit, and the wallet and the
+    /// cards hold the rest.
+    pub fn check_books(&self) -> anyhow::Result<()> {
+        self.issuing.ledger_check().context("issuing ledger check failed")?;
+        let t = self.issuing.usd_totals()?;
+        let of = |kind: &str| t[kind].as_i64().unwrap_or(0);
+        let held = of("issuing_wallet") + of("card") + of("card_transit");
+        ensure!(
+            of("faucet") == -self.put_in
+                && of("card_spend") == self.spent
+                && of("card_transit") == 0
+                && held == self.put_in - self.spent,
+            "{}: the books do not add up: put in {}, spent {} by approved debits, ledger totals {t}",
+            self.backend(),
+            self.put_in,
+            self.spent
+        );
+        Ok(())
+    }
+
+    fn row(&mut self, scenario: &str, load: String, outcome: &Outcome) -> usize {
+        self.rows.push(Row::measured(scenario, self.backend(), load, outcome));
+        self.rows.len() - 1
+    }
+
+    /// `GET /health/live`: the HTTP floor, no database work.
+    pub async fn floor(&mut self) -> anyhow::Result<()> {
+        let (server, sandbox) = self.start()?;
+        let first = self.rows.len();
+        for concurrency in [1, 32] {
+            let s = sandbox.clone();
+            let outcome = sandbox
+                .drive(
+                    Load::closed(concurrency, Until::Elapsed(self.size.run)),
+                    Arc::new(move |_| s.plain("/health/live")),
+                )
+                .await;
+            self.row("http-floor (/health/live)", concurrency.to_string(), &outcome);
+        }
+        self.finish(server, first)
+    }
+
+    /// Synchronous registrations; they are the cardholders of the cards.
+    pub async fn register(&mut self) -> anyhow::Result<()> {
+        let (server, sandbox) = self.start()?;
+        let first = self.rows.len();
+        let half = self.size.cardholders / 2;
+        for (i, concurrency) in [8, 32].into_iter().enumerate() {
+            let (outcome, holders) = sandbox.register(i as u64 * half, half, concurrency).await?;
+            self.row("register", concurrency.to_string(), &outcome);
+            self.holders = holders;
+        }
+        self.finish(server, first)
+    }
+
+    /// Debits spread over funded cards at each concurrency, then an open
+    /// loop at 70% of the closed loop's rate at 32.
+    pub async fn debit(&mut self) -> anyhow::Result<Vec<(usize, f64)>> {
+        let (server, sandbox) = self.start()?;
+        let first = self.rows.len();
+        let per_card = 50_000;
+        let count = self.size.debit_cards;
+        self.fund_wallet(&sandbox, per_card * i64::try_from(count)?).await?;
+        self.cards = sandbox.cards(&self.holders, count, per_card).await?;
+        let mut rates = vec![];
+        for concurrency in CONCURRENCY {
+            let outcome = self
+                .debits(&sandbox, Load::closed(concurrency, Until::Elapsed(self.size.run)), false)
+                .await?;
+            self.row("debit", concurrency.to_string(), &outcome);
+            rates.push((concurrency, outcome.per_second()));
+        }
+        let rate = rates.iter().find(|(c, _)| *c == 32).map_or(100.0, |r| r.1);
+        let per_second = (rate * 0.7).max(1.0) as u64;
+        let open = Load::Open {
+            per_second,
+            for_: self.size.run,
+        };
+        let outcome = self.debits(&sandbox, open, false).await?;
+        self.row("debit", format!("open {per_second}/s"), &outcome);
+        self.finish(server, first)?;
+        Ok(rates)
+    }
+
+    /// Sends debits of the spread cards, or of the hot card; counts what
+    /// the approved ones spent. Every answer must be a 200.
+    async fn debits(&mut self, sandbox: &Arc<Sandbox>, load: Load, hot: bool) -> anyhow::Result<Outcome> {
+        let cards: Arc<Vec<String>> = Arc::new(match (&self.hot, hot) {
+            (Some(card), true) => vec![card.clone()],
+            _ => self.cards.clone(),
+        });
+        let cents = if hot { 1 } else { DEBIT_CENTS };
+        let s = sandbox.clone();
+        let outcome = sandbox
+            .drive(
+                load,
+                Arc::new(move |n| {
+                    // Spread over the cards by a multiplicative hash of n.
+                    let card = &cards[(n.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize % cards.len()];
+                    s.request(Method::PATCH, "/cards/mock_debit_transaction")
+                        .json(&debit_body(card, cents, n))
+                }),
+            )
+            .await;
+        let approved = outcome.count(200);
+        self.spent += i64::try_from(approved)? * cents;
+        if hot {
+            self.hot_debits += approved;
+        }
+        ensure!(
+            outcome.errors() == 0,
+            "{}: debits answered {}",
+            self.backend(),
+            outcome.error_summary()
+        );
+        Ok(outcome)
+    }
+
+    /// Debits of one card (1 cent each, so it lasts); ratios to `debit`.
+    pub async fn debit_hot(&mut self, spread: &[(usize, f64)]) -> anyhow::Result<()> {
+        let (server, sandbox) = self.start()?;
+        let first = self.rows.len();
+        let full = MAX_BALANCE.minor();
+        self.fund_wallet(&sandbox, full).await?;
+        let holder = self.holders.first().context("a cardholder")?.clone();
+        self.hot = sandbox.cards(&[holder], 1, full).await?.pop();
+        for concurrency in CONCURRENCY {
+            let outcome = self
+                .debits(&sandbox, Load::closed(concurrency, Until::Elapsed(self.size.run)), true)
+                .await?;
+            let i = self.row("debit-hot", concurrency.to_string(), &outcome);
+            if let Some((_, rate)) = spread.iter().find(|(c, _)| *c == concurrency) {
+                self.rows[i].ratio = Some(format!("{:.2} of debit", outcome.per_second() / rate));
+            }
+        }
+        self.finish(server, first)
+    }
+
+    /// The hot card's history, topped up to `history` transactions: its
+    /// first page against its last; returns the last page's ratio of the
+    /// first's rate.
+    pub async fn history(&mut self) -> anyhow::Result<f64> {
+        let (server, sandbox) = self.start()?;
+        let first = self.rows.len();
+        let missing = self.size.history.saturating_sub(self.hot_debits);
+        self.debits(&sandbox, Load::closed(32, Until::Sent(missing)), true).await?;
+        let card = self.hot.clone().context("the hot card")?;
+        let last = self.hot_debits.div_ceil(20);
+        let mut rates = vec![];
+        for page in [1, last] {
+            let (s, card) = (sandbox.clone(), card.clone());
+            let outcome = sandbox
+                .drive(
+                    Load::closed(8, Until::Elapsed(self.size.run)),
+                    Arc::new(move |_| {
+                        s.request(
+                            Method::GET,
+                            &format!("/cards/get_card_transactions?card_id={card}&page={page}"),
+                        )
+                    }),
+                )
+                .await;
+            ensure!(outcome.errors() == 0, "history answered {}", outcome.error_summary());
+            let i = self.row(&format!("history page {page} of {last}"), "8".into(), &outcome);
+            rates.push(outcome.per_second());
+            if page == last {
+                self.rows[i].ratio = Some(format!("{:.2} of page 1", rates[1] / rates[0]));
+            }
+        }
+        self.finish(server, first)?;
+        Ok(rates[1] / rates[0])
+    }
+
+    /// Fundings of fresh cards all drawn from one wallet at 32 clients:
+    /// accepted per second, then settled per second until the last
+    /// `card_credit_event` is stored.
+    pub async fn fund(&mut self) -> anyhow::Result<()> {
+        let (server, sandbox) = self.start()?;
+        let first = self.rows.len();
+        let (count, hold, cents) = (self.size.fund_cards, 300, 1_000);
+        self.fund_wallet(&sandbox, (hold + cents) * i64::try_from(count)?).await?;
+        let cards = Arc::new(sandbox.cards(&self.holders, count, hold).await?);
+        let before = sandbox.events_stored().await?;
+        let s = sandbox.clone();
+        let to_fund = cards.clone();
+        let started = Instant::now();
+        let accepted = sandbox
+            .drive(
+                Load::closed(32, Until::Sent(count)),
+                Arc::new(move |n| {
+                    let card = &to_fund[(n & 0xffff_ffff) as usize];
+                    s.request(Method::PATCH, "/cards/fund_card_asynchronously")
+                        .json(&funding_body(card, cents, n))
+                }),
+            )
+            .await;
+        ensure!(
+            accepted.count(202) == count,
+            "fundings answered {}",
+            accepted.error_summary()
+        );
+        let deadline = Instant::now() + Duration::from_secs(600);
+        while sandbox.events_stored().await? < before + count {
+            ensure!(Instant::now() < deadline, "fundings did not settle within 10 minutes");
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        let settled = count as f64 / started.elapsed().as_secs_f64();
+        self.row("fund (accepted)", "32".into(), &accepted);
+        let i = self.row("fund (settled)", "32".into(), &accepted);
+        self.rows[i].per_second = settled;
+        self.rows[i].latency = None;
+        self.fund = Some(Fund {
+            settled_per_second: settled,
+        });
+        self.cards.extend(cards.iter().cloned());
+        self.finish(server, first)
+    }
+
+    /// Balance, then details, of each of `read_cards` cards once; the
+    /// second pass starts late enough for each card's 3-second limit.
+    pub async fn read(&mut self) -> anyhow::Result<()> {
+        let (server, sandbox) = self.start()?;
+        let first = self.rows.len();
+        let missing = self.size.read_cards.saturating_sub(self.cards.len() as u64);
+        self.fund_wallet(&sandbox, 300 * i64::try_from(missing)?).await?;
+        let more = sandbox.cards(&self.holders, missing, 300).await?;
+        self.cards.extend(more);
+        let cards = Arc::new(self.cards.clone());
+        let count = cards.len() as u64;
+        let mut pass_started = Instant::now() - Duration::from_secs(60);
+        for what in ["get_card_balance", "get_card_details"] {
+            let wait = Duration::from_millis(3_200).saturating_sub(pass_started.elapsed());
+            tokio::time::sleep(wait).await;
+            pass_started = Instant::now();
+            let (s, cards) = (sandbox.clone(), cards.clone());
+            let outcome = sandbox
+                .drive(
+                    Load::closed(32, Until::Sent(count)),
+                    Arc::new(move |n| {
+                        let card = &cards[(n & 0xffff_ffff) as usize];
+                        s.request(Method::GET, &format!("/cards/{what}?card_id={card}"))
+                    }),
+                )
+                .await;
+            ensure!(outcome.errors() == 0, "{what} answered {}", outcome.error_summary());
+            self.row(&format!("read {what}"), "32".into(), &outcome);
+        }
+        self.finish(server, first)
+    }
+
+    /// PostgreSQL: the debit path's SQL through pgbench on a copy of this
+    /// database, at each concurrency; puts the ratios on the debit rows.
+    pub fn debit_baseline(&mut self, pgbench_out: &std::path::Path) -> anyhow::Result<Vec<(usize, f64)>> {
+        let copy = self.db.copy(&format!("{}_pgbench", self.db.server_and_name()?.1))?;
+        let mut rates = vec![];
+        for concurrency in CONCURRENCY {
+            let outcome = pgbench::debit_equivalent(&copy, concurrency, self.size.run, pgbench_out)?;
+            rates.push((concurrency, outcome.per_second()));
+            let i = self.row("pgbench-equivalent (debit SQL)", concurrency.to_string(), &outcome);
+            self.rows[i].backend = Backend::Postgres.name();
+            for row in self.rows.iter_mut() {
+                if row.scenario == "debit" && row.load == concurrency.to_string() {
+                    row.ratio = Some(format!(
+                        "{:.2} of pgbench-equivalent",
+                        row.per_second / outcome.per_second()
+                    ));
+                }
+            }
+        }
+        Ok(rates)
+    }
+
+    /// PostgreSQL: the hot-row limit at 1 and 32 clients on a scratch
+    /// database; puts the ratio on the settled fundings' row.
+    pub fn fund_baseline(&mut self, work: &std::path::Path) -> anyhow::Result<()> {
+        let (server, name) = self.db.server_and_name()?;
+        let scratch = Database::postgres(server, &format!("{name}_hot"))?;
+        for clients in [1, 32] {
+            let outcome = pgbench::hot_row(&scratch, clients, self.size.run, work)?;
+            self.row("pgbench hot-row (one wallet row)", clients.to_string(), &outcome);
+        }
+        let limit = self.rows.last().map_or(f64::NAN, |r| r.per_second);
+        if let Some(settled) = self.rows.iter_mut().find(|r| r.scenario == "fund (settled)") {
+            settled.ratio = Some(format!("{:.2} of pgbench hot-row", settled.per_second / limit));
+        }
+        Ok(())
+    }
+}
