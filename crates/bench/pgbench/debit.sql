@@ -1,6 +1,8 @@
 -- The statements one approved sandbox debit runs on PostgreSQL, in order,
 -- as diesel sends them (captured with log_statement = 'all'); only the
--- first line is extra: it picks a seeded card by number.
+-- first line is extra: it picks a seeded card by number. Values are the
+-- app's; `enriched` (the merchant's JSON) is a variable, as pgbench would
+-- read its colons as variables.
 \set i random(1, :cards)
 \set r random(1, 9000000000000000000)
 SELECT card_id, cardholder_id, balance_la, spend_la FROM bench_cards WHERE n = :i \gset
@@ -11,7 +13,7 @@ BEGIN;
 INSERT INTO "transaction_references" ("account_id", "livemode", "reference", "created_at") VALUES (:account, false, :r, :now);
 UPDATE "cards" SET "consecutive_declines" = "cards"."consecutive_declines" WHERE (((("cards"."account_id" = :account) AND ("cards"."livemode" = false)) AND ("cards"."deleted_at" IS NULL)) AND ("cards"."id" = :card_id)) RETURNING "cards"."cardholder_id", "cards"."is_active", "cards"."fee_hold", "cards"."card_limit", "cards"."spend_month", "cards"."month_spend", "cards"."consecutive_declines";
 SELECT "ledger_accounts"."balance" FROM "ledger_accounts" WHERE ("ledger_accounts"."id" = :balance_la) LIMIT 1;
-INSERT INTO "card_transactions" ("id", "account_id", "livemode", "card_id", "cardholder_id", "client_reference", "status", "decline_reason", "amount", "currency", "description", "merchant_category_code", "enriched_data", "merchant_name", "created_at") VALUES (:r, :account, false, :card_id, :cardholder_id, :r, 'approved', DEFAULT, 100, 'USD', 'SPOTIFY P1A2B3', DEFAULT, '{"is_recurring":false,"merchant_city":"Stockholm","merchant_code":"5815","merchant_logo":"https://icons.duckduckgo.com/ip3/spotify.com.ico","merchant_name":"Spotify","merchant_website":"https://spotify.com","transaction_category":"Digital Goods: Audiovisual Media Including Books, Movies, and Music","transaction_group":"Miscellaneous outlets"}', 'Spotify', :now);
+INSERT INTO "card_transactions" ("id", "account_id", "livemode", "card_id", "cardholder_id", "client_reference", "status", "decline_reason", "amount", "currency", "description", "merchant_category_code", "enriched_data", "merchant_name", "created_at") VALUES (:r, :account, false, :card_id, :cardholder_id, :r, 'approved', DEFAULT, 100, 'USD', 'SPOTIFY P1A2B3', DEFAULT, :enriched, 'Spotify', :now);
 UPDATE "cards" SET "consecutive_declines" = 0, "spend_month" = :month, "month_spend" = "cards"."month_spend" + 100, "last_activity_at" = :now WHERE ("cards"."id" = :card_id);
 INSERT INTO "ledger_entries" ("id", "account_id", "livemode", "kind", "created_at") VALUES (:r, :account, false, 'card_debit', :now);
 INSERT INTO "ledger_postings" ("entry_id", "seq", "ledger_account_id", "currency", "amount") VALUES (:r, 0, :balance_la, 'USD', -100);

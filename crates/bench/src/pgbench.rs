@@ -11,6 +11,8 @@ use std::process::Command;
 use std::time::Duration;
 
 const DEBIT_SCRIPT: &str = include_str!("../pgbench/debit.sql");
+/// The `enriched_data` the app stores for the benchmark's merchant.
+const ENRICHED: &str = r#"{"is_recurring":false,"merchant_city":"Stockholm","merchant_code":"5815","merchant_logo":"https://icons.duckduckgo.com/ip3/spotify.com.ico","merchant_name":"Spotify","merchant_website":"https://spotify.com","transaction_category":"Digital Goods: Audiovisual Media Including Books, Movies, and Music","transaction_group":"Miscellaneous outlets"}"#;
 const HOT_ROW_SCRIPT: &str = include_str!("../pgbench/hot_row.sql");
 
 /// Runs `script` for `run` at `clients`, with `defines` as variables.
@@ -90,6 +92,7 @@ pub fn debit_equivalent(db: &Database, clients: usize, run: Duration, work: &Pat
         ("month", "202601".to_string()),
         ("month_start", (now - 60 * 86_400).to_string()),
         ("month_end", (now - 30 * 86_400).to_string()),
+        ("enriched", ENRICHED.to_string()),
     ];
     pgbench(db, DEBIT_SCRIPT, clients, run, &defines, work)
 }

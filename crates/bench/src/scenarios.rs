@@ -376,8 +376,11 @@ impl Run {
     /// database, at each concurrency; puts the ratios on the debit rows.
     pub fn debit_baseline(&mut self, pgbench_out: &std::path::Path) -> anyhow::Result<Vec<(usize, f64)>> {
         let copy = self.db.copy(&format!("{}_pgbench", self.db.server_and_name()?.1))?;
+        let (server, _) = self.db.server_and_name()?;
+        let connections: usize = crate::server::psql(server, "postgres", "SHOW max_connections")?.parse()?;
         let mut rates = vec![];
-        for concurrency in CONCURRENCY {
+        // pgbench needs a connection per client; the server's pool shares 16.
+        for concurrency in CONCURRENCY.into_iter().filter(|c| c + 10 <= connections) {
             let outcome = pgbench::debit_equivalent(&copy, concurrency, self.size.run, pgbench_out)?;
             rates.push((concurrency, outcome.per_second()));
             let i = self.row("pgbench-equivalent (debit SQL)", concurrency.to_string(), &outcome);
