@@ -296,6 +296,51 @@ async fn a_forced_post_may_overdraw_and_the_next_debit_deletes_the_card_and_othe
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_history_pages_approved_debits_newest_first_with_declines_left_out() {
+    for db in TestDb::all().await {
+        let s = Sandbox::start(&db, None);
+        s.fund_wallet(100_000).await;
+        let holder = s.cardholder(16).await;
+        let card = s.card(&holder, &(300 + 45 * 100).to_string()).await;
+        for n in 0..45 {
+            let a = s
+                .patch(
+                    "/cards/mock_debit_transaction",
+                    debit(&card, "100", "SPOTIFY", &format!("h{n}")),
+                )
+                .await;
+            assert_eq!(a.status, 200, "{}", a.body);
+            if n % 15 == 0 {
+                let declined = s
+                    .patch(
+                        "/cards/mock_debit_transaction",
+                        debit(&card, "5000", "SPOTIFY", &format!("x{n}")),
+                    )
+                    .await;
+                assert_eq!(declined.status, 401, "{}", declined.body);
+            }
+        }
+        let mut listed = vec![];
+        for page in 1..=4 {
+            let a = s
+                .get(&format!("/cards/get_card_transactions?card_id={card}&page={page}"))
+                .await;
+            let refs: Vec<String> = a.body["data"]["transactions"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t["client_transaction_reference"].as_str().unwrap().to_string())
+                .collect();
+            assert_eq!(refs.len(), [20, 20, 5, 0][page - 1], "{}: page {page}", db.backend());
+            listed.extend(refs);
+        }
+        let newest_first: Vec<String> = (0..45).rev().map(|n| format!("h{n}")).collect();
+        assert_eq!(listed, newest_first, "{}", db.backend());
+        assert_ledger(&db);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_thousand_concurrent_debits_on_a_card_funded_for_five_hundred_approve_exactly_five_hundred() {
     for db in TestDb::all().await {
         let s = Sandbox::start(&db, None);

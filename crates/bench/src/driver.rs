@@ -114,7 +114,11 @@ impl Outcome {
                 s => format!("{s} x{n}"),
             })
             .collect();
-        if errors.is_empty() { "0".into() } else { errors.join(", ") }
+        if errors.is_empty() {
+            "0".into()
+        } else {
+            errors.join(", ")
+        }
     }
 
     fn record(&mut self, started: Instant, status: u16) {

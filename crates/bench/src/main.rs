@@ -20,7 +20,10 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 #[derive(Parser)]
-#[command(name = "issuing-bench", about = "Load scenarios against the issuing binary, with baselines")]
+#[command(
+    name = "issuing-bench",
+    about = "Load scenarios against the issuing binary, with baselines"
+)]
 struct Args {
     /// The `issuing` binary to measure (a release build).
     #[arg(long, default_value = "target/release/issuing")]
@@ -127,10 +130,7 @@ fn backend_targets(run: &Run, backend: Backend) -> Vec<Target> {
     let name = backend.name();
     let mut targets = vec![];
     if backend == Backend::Postgres
-        && let (Some(debit), Some(pgbench)) = (
-            find(rows, "debit", "32"),
-            find(rows, "pgbench-equivalent", "32"),
-        )
+        && let (Some(debit), Some(pgbench)) = (find(rows, "debit", "32"), find(rows, "pgbench-equivalent", "32"))
     {
         let ratio = debit.per_second / pgbench.per_second;
         let p99 = debit.latency.map_or(f64::NAN, |l| l[1]);
@@ -156,7 +156,10 @@ fn backend_targets(run: &Run, backend: Backend) -> Vec<Target> {
             met: ratio >= 3.0,
         });
     }
-    if let Some(last) = rows.iter().rev().find(|r| r.scenario.starts_with("history page") && !r.scenario.starts_with("history page 1 "))
+    if let Some(last) = rows
+        .iter()
+        .rev()
+        .find(|r| r.scenario.starts_with("history page") && !r.scenario.starts_with("history page 1 "))
         && let Some(first) = rows.iter().find(|r| r.scenario.starts_with("history page 1 "))
     {
         let ratio = first.per_second / last.per_second;
@@ -199,7 +202,11 @@ fn preamble(args: &Args, size: &Size, started: Instant) -> anyhow::Result<String
         .args(["-u", "+%Y-%m-%d %H:%M UTC"])
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())?;
-    let command = if args.quick { "scripts/bench --quick" } else { "scripts/bench" };
+    let command = if args.quick {
+        "scripts/bench --quick"
+    } else {
+        "scripts/bench"
+    };
     Ok(format!(
         "Measured {date} with `{command}` ({:.0} s in all): {cores} cores of {cpu}, {memory} of memory, \
          Linux {kernel}, PostgreSQL {postgres} as installed (default settings, fsync on), SQLite bundled. \

@@ -67,7 +67,11 @@ fn pgbench(
     }
     ensure!(!latencies.is_empty(), "pgbench logged no transactions");
     let seconds = latencies.len() as f64 / tps;
-    Ok(Outcome::from_latencies(&latencies, failed, Duration::from_secs_f64(seconds)))
+    Ok(Outcome::from_latencies(
+        &latencies,
+        failed,
+        Duration::from_secs_f64(seconds),
+    ))
 }
 
 /// The debit path's SQL at `clients`, on `db` (a copy holding the seeded
@@ -83,7 +87,9 @@ pub fn debit_equivalent(db: &Database, clients: usize, run: Duration, work: &Pat
     let key_hash = sql(&format!(
         "SELECT lookup_hash FROM api_keys WHERE account_id = '{account}' AND NOT livemode"
     ))?;
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)?
+        .as_secs();
     let defines = [
         ("cards", cards),
         ("account", account),

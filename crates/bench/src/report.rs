@@ -75,7 +75,13 @@ pub fn table(rows: &[Row]) -> String {
 pub fn targets(targets: &[Target]) -> String {
     let mut out = String::from("| target | measured | met |\n|---|---|---|\n");
     for t in targets {
-        let _ = writeln!(out, "| {} | {} | {} |", t.goal, t.measured, if t.met { "yes" } else { "no" });
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            t.goal,
+            t.measured,
+            if t.met { "yes" } else { "no" }
+        );
     }
     out
 }
@@ -108,7 +114,11 @@ mod tests {
         write(&path, "first").unwrap();
         let made = std::fs::read_to_string(&path).unwrap();
         assert!(made.starts_with("# Benchmarks\n") && made.contains("first"));
-        std::fs::write(&path, made.replace("# Benchmarks", "# Benchmarks\n\nProse before.") + "Prose after.\n").unwrap();
+        std::fs::write(
+            &path,
+            made.replace("# Benchmarks", "# Benchmarks\n\nProse before.") + "Prose after.\n",
+        )
+        .unwrap();
         write(&path, "second").unwrap();
         let kept = std::fs::read_to_string(&path).unwrap();
         assert!(kept.contains("Prose before.") && kept.contains("Prose after.") && kept.contains("second"));

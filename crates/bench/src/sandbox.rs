@@ -104,7 +104,11 @@ impl Sandbox {
                 }),
             )
             .await;
-        ensure!(outcome.errors() == 0, "registering cardholders: {}", outcome.error_summary());
+        ensure!(
+            outcome.errors() == 0,
+            "registering cardholders: {}",
+            outcome.error_summary()
+        );
         Ok((outcome, self.cardholder_ids().await?))
     }
 
@@ -116,7 +120,11 @@ impl Sandbox {
                 .call(self.request(Method::GET, &format!("/cards/get_all_cardholder?page={page}")))
                 .await?;
             let listed = body["data"]["cardholders"].as_array().context("a cardholders list")?;
-            ids.extend(listed.iter().filter_map(|c| c["cardholder_id"].as_str().map(String::from)));
+            ids.extend(
+                listed
+                    .iter()
+                    .filter_map(|c| c["cardholder_id"].as_str().map(String::from)),
+            );
             if body["data"]["meta"]["next"].is_null() {
                 break;
             }
@@ -139,7 +147,10 @@ impl Sandbox {
                     }
                     let holder = &holders[usize::try_from(n).unwrap_or(0) % holders.len()];
                     let body = me
-                        .call(me.request(Method::POST, "/cards/create_card").json(&card_body(holder, cents)))
+                        .call(
+                            me.request(Method::POST, "/cards/create_card")
+                                .json(&card_body(holder, cents)),
+                        )
                         .await
                         .context("creating a card")?;
                     let id = body["data"]["card_id"].as_str().context("a card id")?.to_string();

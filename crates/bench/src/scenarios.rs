@@ -189,7 +189,11 @@ impl Run {
         let mut rates = vec![];
         for concurrency in CONCURRENCY {
             let outcome = self
-                .debits(&sandbox, Load::closed(concurrency, Until::Elapsed(self.size.run)), false)
+                .debits(
+                    &sandbox,
+                    Load::closed(concurrency, Until::Elapsed(self.size.run)),
+                    false,
+                )
                 .await?;
             self.row("debit", concurrency.to_string(), &outcome);
             rates.push((concurrency, outcome.per_second()));
@@ -267,7 +271,8 @@ impl Run {
         let (server, sandbox) = self.start()?;
         let first = self.rows.len();
         let missing = self.size.history.saturating_sub(self.hot_debits);
-        self.debits(&sandbox, Load::closed(32, Until::Sent(missing)), true).await?;
+        self.debits(&sandbox, Load::closed(32, Until::Sent(missing)), true)
+            .await?;
         let card = self.hot.clone().context("the hot card")?;
         let last = self.hot_debits.div_ceil(20);
         let mut rates = vec![];
@@ -302,7 +307,8 @@ impl Run {
         let (server, sandbox) = self.start()?;
         let first = self.rows.len();
         let (count, hold, cents) = (self.size.fund_cards, 300, 1_000);
-        self.fund_wallet(&sandbox, (hold + cents) * i64::try_from(count)?).await?;
+        self.fund_wallet(&sandbox, (hold + cents) * i64::try_from(count)?)
+            .await?;
         let cards = Arc::new(sandbox.cards(&self.holders, count, hold).await?);
         let before = sandbox.events_stored().await?;
         let s = sandbox.clone();

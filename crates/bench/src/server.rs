@@ -51,7 +51,11 @@ impl Database {
     /// A new database named `name` on the PostgreSQL server at `server`
     /// (`postgres://user@host:port`).
     pub fn postgres(server: &str, name: &str) -> anyhow::Result<Database> {
-        psql(server, "postgres", &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))?;
+        psql(
+            server,
+            "postgres",
+            &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+        )?;
         psql(server, "postgres", &format!("CREATE DATABASE {name}"))?;
         Ok(Database {
             backend: Backend::Postgres,
@@ -73,7 +77,11 @@ impl Database {
         let Some((server, from)) = &self.pg else {
             bail!("only PostgreSQL databases are copied");
         };
-        psql(server, "postgres", &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))?;
+        psql(
+            server,
+            "postgres",
+            &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+        )?;
         psql(server, "postgres", &format!("CREATE DATABASE {name} TEMPLATE {from}"))?;
         Ok(Database {
             backend: Backend::Postgres,
@@ -87,7 +95,11 @@ impl Database {
 impl Drop for Database {
     fn drop(&mut self) {
         if let Some((server, name)) = &self.pg {
-            let _ = psql(server, "postgres", &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+            let _ = psql(
+                server,
+                "postgres",
+                &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
+            );
         }
     }
 }
@@ -95,7 +107,16 @@ impl Drop for Database {
 /// Runs SQL through `psql` on database `db`; what it printed, unaligned.
 pub fn psql(server: &str, db: &str, sql: &str) -> anyhow::Result<String> {
     let out = Command::new("psql")
-        .args(["-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-d", &format!("{server}/{db}")])
+        .args([
+            "-X",
+            "-q",
+            "-t",
+            "-A",
+            "-v",
+            "ON_ERROR_STOP=1",
+            "-d",
+            &format!("{server}/{db}"),
+        ])
         .args(["-c", sql])
         .output()
         .context("running psql (PostgreSQL's client)")?;

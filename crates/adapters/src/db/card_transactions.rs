@@ -42,6 +42,9 @@ struct TransactionRow {
     enriched_data: String,
     merchant_name: String,
     created_at: i64,
+    /// The card's count of approved transactions with this one; none for
+    /// a decline.
+    approved_seq: Option<i64>,
 }
 
 impl TransactionRow {
@@ -74,6 +77,7 @@ struct LockedCard {
     spend_month: i32,
     month_spend: i64,
     consecutive_declines: i32,
+    approved_count: i64,
 }
 
 #[async_trait::async_trait]
@@ -118,6 +122,7 @@ impl CardTransactionStore for Db {
                             cards::spend_month,
                             cards::month_spend,
                             cards::consecutive_declines,
+                            cards::approved_count,
                         ))
                         .get_result::<LockedCard>(conn)
                         .await
@@ -154,6 +159,7 @@ impl CardTransactionStore for Db {
                         Decision::Approve => None,
                         Decision::Decline(reason) => Some(reason),
                     };
+                    let approved_seq = declined.is_none().then_some(locked.approved_count + 1);
                     diesel::insert_into(card_transactions::table)
                         .values(TransactionRow {
                             id: attempt.id.clone(),
@@ -171,6 +177,7 @@ impl CardTransactionStore for Db {
                             enriched_data: attempt.enriched_data.clone(),
                             merchant_name: attempt.merchant_name.clone(),
                             created_at: now,
+                            approved_seq,
                         })
                         .execute(conn)
                         .await?;
@@ -195,9 +202,10 @@ impl CardTransactionStore for Db {
                             .await?;
                         diesel::insert_into(jobs::table).values(&job).execute(conn).await?;
                     }
-                    if declined.is_none() {
+                    if let Some(seq) = approved_seq {
                         diesel::update(card_row)
                             .set((
+                                cards::approved_count.eq(seq),
                                 cards::consecutive_declines.eq(0),
                                 cards::spend_month.eq(month),
                                 cards::month_spend.eq(month_to_date + a),
@@ -272,21 +280,41 @@ impl CardTransactionStore for Db {
         page: Page,
         between: Option<(i64, i64)>,
     ) -> Result<Vec<CardTransaction>, StoreError> {
-        let (from, to) = between.unwrap_or((i64::MIN, i64::MAX));
         let rows = with_conn!(self.pool(), |conn| {
-            card_transactions::table
-                .filter(card_transactions::card_id.eq(card.as_str()))
-                .filter(card_transactions::status.eq(APPROVED))
-                .filter(card_transactions::created_at.ge(from))
-                .filter(card_transactions::created_at.le(to))
-                .filter(card_transactions::account_id.eq(account.as_str()))
-                .filter(card_transactions::livemode.eq(mode.is_live()))
-                .order((card_transactions::created_at.desc(), card_transactions::id.desc()))
-                .limit(i64::from(page.size))
-                .offset(page.offset())
-                .select(TransactionRow::as_select())
-                .load::<TransactionRow>(conn)
-                .await
+            async {
+                let approved = card_transactions::table
+                    .filter(card_transactions::card_id.eq(card.as_str()))
+                    .filter(card_transactions::status.eq(APPROVED))
+                    .filter(card_transactions::account_id.eq(account.as_str()))
+                    .filter(card_transactions::livemode.eq(mode.is_live()))
+                    .select(TransactionRow::as_select());
+                if let Some((from, to)) = between {
+                    return approved
+                        .filter(card_transactions::created_at.ge(from))
+                        .filter(card_transactions::created_at.le(to))
+                        .order((card_transactions::created_at.desc(), card_transactions::id.desc()))
+                        .limit(i64::from(page.size))
+                        .offset(page.offset())
+                        .load::<TransactionRow>(conn)
+                        .await;
+                }
+                // Newest first: page p holds the approval numbers
+                // count - p*size + 1 to count - (p-1)*size.
+                let count = cards::table
+                    .filter(cards::id.eq(card.as_str()))
+                    .select(cards::approved_count)
+                    .first::<i64>(conn)
+                    .await
+                    .optional()?
+                    .unwrap_or(0);
+                let newest = count - page.offset();
+                approved
+                    .filter(card_transactions::approved_seq.between(newest - i64::from(page.size) + 1, newest))
+                    .order(card_transactions::approved_seq.desc())
+                    .load::<TransactionRow>(conn)
+                    .await
+            }
+            .await
         })?;
         rows.into_iter().map(TransactionRow::record).collect()
     }

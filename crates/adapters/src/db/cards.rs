@@ -801,6 +801,12 @@ impl CardStore for Db {
                     if balance < fee {
                         return Ok(FeeOutcome::TooLow);
                     }
+                    // The fee is the card's next approved transaction.
+                    let seq = diesel::update(cards::table.filter(cards::id.eq(card)))
+                        .set(cards::approved_count.eq(cards::approved_count + 1))
+                        .returning(cards::approved_count)
+                        .get_result::<i64>(conn)
+                        .await?;
                     diesel::insert_into(card_transactions::table)
                         .values((
                             card_transactions::id.eq(&charge.id),
@@ -816,6 +822,7 @@ impl CardStore for Db {
                             card_transactions::enriched_data.eq(MAINTENANCE_FEE_ENRICHMENT),
                             card_transactions::merchant_name.eq(MAINTENANCE_FEE),
                             card_transactions::created_at.eq(now),
+                            card_transactions::approved_seq.eq(seq),
                         ))
                         .execute(conn)
                         .await?;

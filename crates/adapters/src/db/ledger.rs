@@ -315,7 +315,11 @@ impl ports::ledger::LedgerAudit for Db {
         }
         Ok(totals
             .into_iter()
-            .map(|((kind, currency), balance)| LedgerTotal { kind, currency, balance })
+            .map(|((kind, currency), balance)| LedgerTotal {
+                kind,
+                currency,
+                balance,
+            })
             .collect())
     }
 

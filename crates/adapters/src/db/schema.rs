@@ -183,6 +183,7 @@ diesel::table! {
         spend_month -> Integer,
         month_spend -> BigInt,
         last_activity_at -> Nullable<BigInt>,
+        approved_count -> BigInt,
     }
 }
 
@@ -203,6 +204,7 @@ diesel::table! {
         enriched_data -> Text,
         merchant_name -> Text,
         created_at -> BigInt,
+        approved_seq -> Nullable<BigInt>,
     }
 }
 
