@@ -163,7 +163,18 @@ pub enum Settlement {
     Reverse,
 }
 
-/// What became of a settle call.
+/// One settlement of a batch given to [`CardStore::settle`].
+#[derive(Debug, Clone)]
+pub struct SettlementItem {
+    pub transfer: TransferId,
+    pub settlement: Settlement,
+    /// The event that reports it, and the event's delivery.
+    pub event: NewEvent,
+    pub delivery: NewJob,
+    pub now: i64,
+}
+
+/// What became of one settlement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Settled {
     Done,
@@ -293,16 +304,10 @@ pub trait CardStore: Send + Sync {
 
     async fn transfer(&self, id: &TransferId) -> Result<Option<Transfer>, StoreError>;
 
-    /// Settles a pending transfer and stores the event that reports it,
-    /// in one transaction.
-    async fn settle(
-        &self,
-        id: &TransferId,
-        settlement: Settlement,
-        event: NewEvent,
-        delivery: NewJob,
-        now: i64,
-    ) -> Result<Settled, StoreError>;
+    /// Settles pending transfers and stores the event that reports each,
+    /// all in one transaction (one commit for the whole batch); each is
+    /// applied or refused on its own. The outcomes follow the batch's order.
+    async fn settle(&self, batch: Vec<SettlementItem>) -> Result<Vec<Settled>, StoreError>;
 
     async fn insert_details_token(&self, hash: String, token: DetailsToken) -> Result<(), StoreError>;
 

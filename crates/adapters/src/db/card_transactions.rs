@@ -282,14 +282,14 @@ impl CardTransactionStore for Db {
     ) -> Result<Vec<CardTransaction>, StoreError> {
         let rows = with_conn!(self.pool(), |conn| {
             async {
-                let approved = card_transactions::table
+                let of_card = card_transactions::table
                     .filter(card_transactions::card_id.eq(card.as_str()))
-                    .filter(card_transactions::status.eq(APPROVED))
                     .filter(card_transactions::account_id.eq(account.as_str()))
                     .filter(card_transactions::livemode.eq(mode.is_live()))
                     .select(TransactionRow::as_select());
                 if let Some((from, to)) = between {
-                    return approved
+                    return of_card
+                        .filter(card_transactions::status.eq(APPROVED))
                         .filter(card_transactions::created_at.ge(from))
                         .filter(card_transactions::created_at.le(to))
                         .order((card_transactions::created_at.desc(), card_transactions::id.desc()))
@@ -299,7 +299,10 @@ impl CardTransactionStore for Db {
                         .await;
                 }
                 // Newest first: page p holds the approval numbers
-                // count - p*size + 1 to count - (p-1)*size.
+                // count - p*size + 1 to count - (p-1)*size. Only approved
+                // transactions have one, so no status filter (which would
+                // let PostgreSQL prefer the date index before it has
+                // statistics).
                 let count = cards::table
                     .filter(cards::id.eq(card.as_str()))
                     .select(cards::approved_count)
@@ -308,7 +311,7 @@ impl CardTransactionStore for Db {
                     .optional()?
                     .unwrap_or(0);
                 let newest = count - page.offset();
-                approved
+                of_card
                     .filter(card_transactions::approved_seq.between(newest - i64::from(page.size) + 1, newest))
                     .order(card_transactions::approved_seq.desc())
                     .load::<TransactionRow>(conn)

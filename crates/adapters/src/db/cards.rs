@@ -23,7 +23,7 @@ use domain::{Amount, Currency, Mode};
 use ports::StoreError;
 use ports::cards::{
     CardRecord, CardStore, CreateCardError, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, PinKind,
-    ReserveError, RuleState, SealedDetails, Settled, Settlement, Transfer, TransferKind, TransferState,
+    ReserveError, RuleState, SealedDetails, Settled, Settlement, SettlementItem, Transfer, TransferKind, TransferState,
 };
 use ports::events::NewEvent;
 use ports::jobs::NewJob;
@@ -630,94 +630,115 @@ impl CardStore for Db {
         row.map(TransferRow::record).transpose()
     }
 
-    async fn settle(
-        &self,
-        id: &TransferId,
-        settlement: Settlement,
-        event: NewEvent,
-        delivery: NewJob,
-        now: i64,
-    ) -> Result<Settled, StoreError> {
-        let Some(transfer) = self.transfer(id).await? else {
-            return Err(StoreError(format!("card transfer {id} does not exist")));
-        };
-        let (account, mode, amount) = (&transfer.account_id, transfer.mode, transfer.amount);
-        let card = transfer.card_id.as_str();
-        let balance_account = &card_ledger_account_id(card, CardLedger::Balance);
-        let transit = &card_ledger_account_id(card, CardLedger::Transit);
-        let wallet = &wallet(account, mode);
-        let state = match settlement {
-            Settlement::Complete => TransferState::Succeeded,
-            Settlement::Reverse => TransferState::Failed,
-        };
-        let job = &JobRow::new(delivery, account, mode);
-        let event = &EventRow::new(event);
-        let result = with_conn!(self.pool(), |conn| {
-            let result = conn
-                .transaction::<_, TxError<Settled>, _>(async |conn| {
-                    let claimed = diesel::update(
-                        card_transfers::table
-                            .filter(card_transfers::id.eq(id.as_str()))
-                            .filter(card_transfers::state.eq(TransferState::Pending.as_str())),
-                    )
-                    .set((
-                        card_transfers::state.eq(state.as_str()),
-                        card_transfers::settled_at.eq(now),
-                    ))
-                    .execute(conn)
-                    .await?;
-                    if claimed != 1 {
-                        return Err(TxError::Refused(Settled::AlreadySettled));
-                    }
-                    // Lock the card (a no-op update), learning whether it is live.
-                    let any_card = cards::table.filter(cards::id.eq(card));
-                    let live = diesel::update(any_card)
-                        .set(cards::consecutive_declines.eq(cards::consecutive_declines))
-                        .returning(cards::deleted_at)
-                        .get_result::<Option<i64>>(conn)
-                        .await?
-                        .is_none();
-                    let (to, cap) = match (transfer.kind, settlement) {
-                        (TransferKind::Fund, Settlement::Complete) if !live => {
-                            return Err(TxError::Refused(Settled::Refused));
-                        }
-                        (TransferKind::Fund, Settlement::Complete) => {
-                            // Funding resets the consecutive-decline counter.
-                            diesel::update(any_card)
-                                .set(cards::consecutive_declines.eq(0))
-                                .execute(conn)
-                                .await?;
-                            (balance_account, MAX_BALANCE.minor())
-                        }
-                        (TransferKind::Unload, Settlement::Reverse) if live => (balance_account, i64::MAX),
-                        _ => (wallet, i64::MAX),
-                    };
-                    let rows = transfer_rows(
-                        account,
-                        mode,
-                        "card_transfer_settle",
-                        (transit, to),
-                        Currency::Usd,
-                        amount,
-                        now,
-                    )?;
-                    diesel::insert_into(events::table).values(event).execute(conn).await?;
-                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
-                    if !post_transfer!(conn, &rows, transit, to, amount.minor(), keep = 0, cap = cap)? {
-                        if cap == MAX_BALANCE.minor() {
-                            return Err(TxError::Refused(Settled::Refused));
-                        }
-                        return Err(TxError::Db(DbError::Refused));
-                    }
-                    Ok(Settled::Done)
-                })
-                .await;
-            Ok::<_, DbError>(result)
+    async fn settle(&self, batch: Vec<SettlementItem>) -> Result<Vec<Settled>, StoreError> {
+        let batch = &batch
+            .into_iter()
+            .map(|item| {
+                (
+                    item.transfer,
+                    item.settlement,
+                    EventRow::new(item.event),
+                    item.delivery,
+                    item.now,
+                )
+            })
+            .collect::<Vec<_>>();
+        let outcomes = with_conn!(self.pool(), |conn| {
+            conn.transaction::<_, DbError, _>(async |conn| {
+                let mut outcomes = Vec::with_capacity(batch.len());
+                for (id, settlement, event, delivery, now) in batch {
+                    let (settlement, now) = (*settlement, *now);
+                    // Each settlement in a savepoint: a refused one leaves
+                    // the others of the batch in place.
+                    let one = conn
+                        .transaction::<_, TxError<Settled>, _>(async |conn| {
+                            let Some(transfer) = card_transfers::table
+                                .filter(card_transfers::id.eq(id.as_str()))
+                                .select(TransferRow::as_select())
+                                .first::<TransferRow>(conn)
+                                .await
+                                .optional()?
+                            else {
+                                return Err(StoreError(format!("card transfer {id} does not exist")).into());
+                            };
+                            let transfer = transfer.record()?;
+                            let (account, mode, amount) = (&transfer.account_id, transfer.mode, transfer.amount);
+                            let card = transfer.card_id.as_str();
+                            let balance_account = &card_ledger_account_id(card, CardLedger::Balance);
+                            let transit = &card_ledger_account_id(card, CardLedger::Transit);
+                            let wallet = &wallet(account, mode);
+                            let state = match settlement {
+                                Settlement::Complete => TransferState::Succeeded,
+                                Settlement::Reverse => TransferState::Failed,
+                            };
+                            let claimed = diesel::update(
+                                card_transfers::table
+                                    .filter(card_transfers::id.eq(id.as_str()))
+                                    .filter(card_transfers::state.eq(TransferState::Pending.as_str())),
+                            )
+                            .set((
+                                card_transfers::state.eq(state.as_str()),
+                                card_transfers::settled_at.eq(now),
+                            ))
+                            .execute(conn)
+                            .await?;
+                            if claimed != 1 {
+                                return Err(TxError::Refused(Settled::AlreadySettled));
+                            }
+                            // Lock the card (a no-op update), learning whether it is live.
+                            let any_card = cards::table.filter(cards::id.eq(card));
+                            let live = diesel::update(any_card)
+                                .set(cards::consecutive_declines.eq(cards::consecutive_declines))
+                                .returning(cards::deleted_at)
+                                .get_result::<Option<i64>>(conn)
+                                .await?
+                                .is_none();
+                            let (to, cap) = match (transfer.kind, settlement) {
+                                (TransferKind::Fund, Settlement::Complete) if !live => {
+                                    return Err(TxError::Refused(Settled::Refused));
+                                }
+                                (TransferKind::Fund, Settlement::Complete) => {
+                                    // Funding resets the consecutive-decline counter.
+                                    diesel::update(any_card)
+                                        .set(cards::consecutive_declines.eq(0))
+                                        .execute(conn)
+                                        .await?;
+                                    (balance_account, MAX_BALANCE.minor())
+                                }
+                                (TransferKind::Unload, Settlement::Reverse) if live => (balance_account, i64::MAX),
+                                _ => (wallet, i64::MAX),
+                            };
+                            let rows = transfer_rows(
+                                account,
+                                mode,
+                                "card_transfer_settle",
+                                (transit, to),
+                                Currency::Usd,
+                                amount,
+                                now,
+                            )?;
+                            let job = JobRow::new(delivery.clone(), account, mode);
+                            diesel::insert_into(events::table).values(event).execute(conn).await?;
+                            diesel::insert_into(jobs::table).values(&job).execute(conn).await?;
+                            if !post_transfer!(conn, &rows, transit, to, amount.minor(), keep = 0, cap = cap)? {
+                                if cap == MAX_BALANCE.minor() {
+                                    return Err(TxError::Refused(Settled::Refused));
+                                }
+                                return Err(TxError::Db(DbError::Refused));
+                            }
+                            Ok(Settled::Done)
+                        })
+                        .await;
+                    outcomes.push(match one {
+                        Ok(settled) | Err(TxError::Refused(settled)) => settled,
+                        Err(TxError::Db(e)) => return Err(e),
+                    });
+                }
+                Ok(outcomes)
+            })
+            .await
         })?;
-        match result {
-            Ok(settled) | Err(TxError::Refused(settled)) => Ok(settled),
-            Err(TxError::Db(e)) => Err(e.into()),
-        }
+        Ok(outcomes)
     }
 
     async fn rule_state(&self, id: &CardId) -> Result<Option<RuleState>, StoreError> {

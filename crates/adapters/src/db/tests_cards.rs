@@ -10,8 +10,8 @@ use domain::ids::{AccountId, CardId, CardholderId, EventId, JobId, TransferId};
 use domain::{Amount, Currency, Mode};
 use ports::cardholders::CardholderStore;
 use ports::cards::{
-    CardRecord, CardStore, DetailsToken, Funding, NewCard, ReserveError, SealedDetails, Settled, Settlement, Transfer,
-    TransferKind, TransferState,
+    CardRecord, CardStore, DetailsToken, Funding, NewCard, ReserveError, SealedDetails, Settled, Settlement,
+    SettlementItem, Transfer, TransferKind, TransferState,
 };
 use ports::events::{EventStore, NewEvent};
 use ports::jobs::{JobKind, NewJob};
@@ -109,9 +109,27 @@ fn transfer(id: &str, card: &CardId, kind: TransferKind, cents: i64, now: i64) -
     }
 }
 
+/// Settles a batch in one transaction.
+async fn settle_batch(db: &super::Db, batch: &[(&str, Settlement)]) -> Vec<Settled> {
+    let items = batch
+        .iter()
+        .enumerate()
+        .map(|(n, (id, settlement))| {
+            let (event, delivery) = event(&format!("{id}-{settlement:?}-{n}"));
+            SettlementItem {
+                transfer: TransferId::new(*id),
+                settlement: *settlement,
+                event,
+                delivery,
+                now: 10,
+            }
+        })
+        .collect();
+    db.settle(items).await.unwrap()
+}
+
 async fn settle(db: &super::Db, id: &str, settlement: Settlement) -> Settled {
-    let (e, d) = event(&format!("{id}-{settlement:?}"));
-    db.settle(&TransferId::new(id), settlement, e, d, 10).await.unwrap()
+    settle_batch(db, &[(id, settlement)]).await[0]
 }
 
 async fn balances(db: &super::Db, card: &CardId) -> (i64, i64) {
@@ -139,10 +157,15 @@ async fn a_settlement_happens_once_and_reports_once() {
         .await
         .unwrap();
         assert_eq!(balances(&db, &card).await, (200, 300), "reserved: in transit");
-        assert_eq!(settle(&db, "ctr_1", Settlement::Complete).await, Settled::Done);
+        let batch = [
+            ("ctr_1", Settlement::Complete),
+            ("ctr_1", Settlement::Complete),
+            ("ctr_1", Settlement::Reverse),
+        ];
         assert_eq!(
-            settle(&db, "ctr_1", Settlement::Complete).await,
-            Settled::AlreadySettled
+            settle_batch(&db, &batch).await,
+            [Settled::Done, Settled::AlreadySettled, Settled::AlreadySettled],
+            "one batch, one settlement"
         );
         assert_eq!(settle(&db, "ctr_1", Settlement::Reverse).await, Settled::AlreadySettled);
         assert_eq!(balances(&db, &card).await, (200, 800), "{}", t.backend());
@@ -181,13 +204,15 @@ async fn money_for_a_card_deleted_meanwhile_goes_back_to_the_wallet() {
             .await
             .unwrap();
         assert_eq!(refunded, Some(amount(300)));
+        // The refused completion rolls back alone: the reversal after it
+        // in the same batch finds the transfer still pending.
+        let batch = [("ctr_f", Settlement::Complete), ("ctr_f", Settlement::Reverse)];
         assert_eq!(
-            settle(&db, "ctr_f", Settlement::Complete).await,
-            Settled::Refused,
+            settle_batch(&db, &batch).await,
+            [Settled::Refused, Settled::Done],
             "{}",
             t.backend()
         );
-        assert_eq!(settle(&db, "ctr_f", Settlement::Reverse).await, Settled::Done);
         assert_eq!(balances(&db, &card).await, (10_000, -1));
         assert!(db.breaches().await.unwrap().is_empty());
     }

@@ -1,61 +1,110 @@
-//! The job that settles a reserved funding or unloading: the network moves
-//! the money, then the ledger completes (or reverses) the transfer and the
-//! `card_credit_event.*` / `card_unload_event.*` that reports it is stored
-//! in the same transaction.
+//! The jobs that settle reserved fundings and unloadings, a batch at a
+//! time: the network moves each one's money, then the ledger completes
+//! (or reverses) the whole batch in one transaction, storing with each the
+//! `card_credit_event.*` / `card_unload_event.*` that reports it.
 
 use crate::App;
 use domain::Currency;
 use domain::events::{CARD_CREDIT_FAILED, CARD_CREDIT_SUCCESSFUL, CARD_UNLOAD_FAILED, CARD_UNLOAD_SUCCESSFUL};
 use domain::ids::TransferId;
 use ports::StoreError;
-use ports::cards::{Settled, Settlement, Transfer, TransferKind, TransferState};
+use ports::cards::{Settled, Settlement, SettlementItem, Transfer, TransferKind, TransferState};
 use serde_json::json;
 
 /// Why a completion the network accepted was refused by the ledger.
 const REFUSED: &str = "the card was deleted, or would hold over 5000 USD";
 
 impl App {
-    /// `Err` carries why the attempt failed, for the job to retry on.
-    pub(crate) async fn settle_card_transfer(&self, id: &TransferId) -> Result<(), String> {
+    /// Settles the transfers of a batch of jobs. One outcome per id, in
+    /// order; `Err` carries why that one failed, for its job to retry on.
+    pub(crate) async fn settle_card_transfers(&self, ids: &[TransferId]) -> Vec<Result<(), String>> {
+        let mut outcomes: Vec<Result<(), String>> = ids.iter().map(|_| Ok(())).collect();
+        let mut moved = vec![];
+        for (i, id) in ids.iter().enumerate() {
+            match self.move_at_network(id).await {
+                Ok(Some((transfer, item))) => moved.push((i, transfer, item)),
+                Ok(None) => {} // settled by an earlier attempt
+                Err(e) => outcomes[i] = Err(e),
+            }
+        }
+        let refused = self.record(moved, &mut outcomes).await;
+        // Only a funding can be refused: take the money back off the card
+        // at the network, then return it to the wallet.
+        let mut reversals = vec![];
+        for (i, transfer) in refused {
+            let taken_back = self.ports.network.unload(&transfer.card_id, transfer.amount).await;
+            let item = match taken_back {
+                Err(d) => Err(format!("reversing a refused funding at the network: {d}")),
+                Ok(()) => self
+                    .settlement(&transfer, Settlement::Reverse, Some(REFUSED))
+                    .await
+                    .map_err(|e| e.to_string()),
+            };
+            match item {
+                Ok(item) => reversals.push((i, transfer, item)),
+                Err(e) => outcomes[i] = Err(e),
+            }
+        }
+        self.record(reversals, &mut outcomes).await;
+        outcomes
+    }
+
+    /// Reads a pending transfer and moves its money at the network: the
+    /// settlement recording the result, or `None` when it was settled.
+    async fn move_at_network(&self, id: &TransferId) -> Result<Option<(Transfer, SettlementItem)>, String> {
         let Some(transfer) = self.ports.cards.transfer(id).await.map_err(|e| e.to_string())? else {
             return Err(format!("transfer {id} does not exist"));
         };
         if transfer.state != TransferState::Pending {
-            return Ok(()); // settled by an earlier attempt
+            return Ok(None);
         }
         let network = &self.ports.network;
         let moved = match transfer.kind {
             TransferKind::Fund => network.load(&transfer.card_id, transfer.amount).await,
             TransferKind::Unload => network.unload(&transfer.card_id, transfer.amount).await,
         };
-        let settled = match &moved {
-            Ok(()) => self.record_settlement(&transfer, Settlement::Complete, None).await,
-            Err(decline) => {
-                self.record_settlement(&transfer, Settlement::Reverse, Some(&decline.0))
-                    .await
-            }
+        let item = match &moved {
+            Ok(()) => self.settlement(&transfer, Settlement::Complete, None).await,
+            Err(decline) => self.settlement(&transfer, Settlement::Reverse, Some(&decline.0)).await,
         }
         .map_err(|e| e.to_string())?;
-        if settled == Settled::Refused {
-            // Only a funding can be refused: take the money back off the
-            // card at the network before returning it to the wallet.
-            network
-                .unload(&transfer.card_id, transfer.amount)
-                .await
-                .map_err(|d| format!("reversing a refused funding at the network: {d}"))?;
-            self.record_settlement(&transfer, Settlement::Reverse, Some(REFUSED))
-                .await
-                .map_err(|e| e.to_string())?;
-        }
-        Ok(())
+        Ok(Some((transfer, item)))
     }
 
-    async fn record_settlement(
+    /// Stores a batch of settlements in one transaction, noting failures
+    /// in `outcomes`; returns the fundings the ledger refused.
+    async fn record(
+        &self,
+        batch: Vec<(usize, Transfer, SettlementItem)>,
+        outcomes: &mut [Result<(), String>],
+    ) -> Vec<(usize, Transfer)> {
+        if batch.is_empty() {
+            return vec![];
+        }
+        let items = batch.iter().map(|(_, _, item)| item.clone()).collect();
+        match self.ports.cards.settle(items).await {
+            Ok(settled) => batch
+                .into_iter()
+                .zip(settled)
+                .filter(|(_, s)| *s == Settled::Refused)
+                .map(|((i, transfer, _), _)| (i, transfer))
+                .collect(),
+            Err(e) => {
+                for (i, _, _) in batch {
+                    outcomes[i] = Err(e.to_string());
+                }
+                vec![]
+            }
+        }
+    }
+
+    /// The settlement of `transfer` with the event that reports it.
+    async fn settlement(
         &self,
         transfer: &Transfer,
         settlement: Settlement,
         failure: Option<&str>,
-    ) -> Result<Settled, StoreError> {
+    ) -> Result<SettlementItem, StoreError> {
         let name = match (transfer.kind, settlement) {
             (TransferKind::Fund, Settlement::Complete) => CARD_CREDIT_SUCCESSFUL,
             (TransferKind::Fund, Settlement::Reverse) => CARD_CREDIT_FAILED,
@@ -83,9 +132,12 @@ impl App {
         }
         let event = self.new_event(&transfer.account_id, transfer.mode, name, data).await?;
         let delivery = self.delivery_job(&event.id);
-        self.ports
-            .cards
-            .settle(&transfer.id, settlement, event, delivery, now)
-            .await
+        Ok(SettlementItem {
+            transfer: transfer.id.clone(),
+            settlement,
+            event,
+            delivery,
+            now,
+        })
     }
 }

@@ -161,6 +161,10 @@ fn pending(kind: TransferKind) -> Transfer {
     }
 }
 
+async fn settle(m: Mocks) -> Vec<Result<(), String>> {
+    m.app().settle_card_transfers(&[TransferId::new("ctr_1")]).await
+}
+
 fn settling(m: &mut Mocks, transfer: Transfer) {
     m.clock.expect_now().return_const(100i64);
     m.test_clocks.expect_offset().returning(|_| Ok(0));
@@ -178,15 +182,16 @@ async fn a_network_decline_reverses_the_transfer_with_a_failed_event() {
         .returning(|_, _| Err(NetworkDecline("declined".into())));
     m.cards
         .expect_settle()
-        .withf(|_, settlement, event, _, _| {
-            *settlement == Settlement::Reverse
-                && event.event == "card_unload_event.failed"
-                && event.data.contains(r#""error_description":"declined""#)
-                && event.data.contains(r#""amount":"10013""#)
+        .withf(|batch| {
+            let [item] = batch.as_slice() else { return false };
+            item.settlement == Settlement::Reverse
+                && item.event.event == "card_unload_event.failed"
+                && item.event.data.contains(r#""error_description":"declined""#)
+                && item.event.data.contains(r#""amount":"10013""#)
         })
         .times(1)
-        .returning(|_, _, _, _, _| Ok(Settled::Done));
-    m.app().settle_card_transfer(&TransferId::new("ctr_1")).await.unwrap();
+        .returning(|_| Ok(vec![Settled::Done]));
+    assert_eq!(settle(m).await, vec![Ok(())]);
 }
 
 #[tokio::test]
@@ -198,17 +203,17 @@ async fn a_funding_the_ledger_refuses_is_taken_back_at_the_network_and_reversed(
     let mut seq = mockall::Sequence::new();
     m.cards
         .expect_settle()
-        .withf(|_, s, e, _, _| *s == Settlement::Complete && e.event == "card_credit_event.successful")
+        .withf(|b| b[0].settlement == Settlement::Complete && b[0].event.event == "card_credit_event.successful")
         .times(1)
         .in_sequence(&mut seq)
-        .returning(|_, _, _, _, _| Ok(Settled::Refused));
+        .returning(|_| Ok(vec![Settled::Refused]));
     m.cards
         .expect_settle()
-        .withf(|_, s, e, _, _| *s == Settlement::Reverse && e.event == "card_credit_event.failed")
+        .withf(|b| b[0].settlement == Settlement::Reverse && b[0].event.event == "card_credit_event.failed")
         .times(1)
         .in_sequence(&mut seq)
-        .returning(|_, _, _, _, _| Ok(Settled::Done));
-    m.app().settle_card_transfer(&TransferId::new("ctr_1")).await.unwrap();
+        .returning(|_| Ok(vec![Settled::Done]));
+    assert_eq!(settle(m).await, vec![Ok(())]);
 }
 
 #[tokio::test]
@@ -217,7 +222,8 @@ async fn a_settled_transfer_is_left_alone() {
     let mut done = pending(TransferKind::Fund);
     done.state = TransferState::Succeeded;
     m.cards.expect_transfer().return_once(move |_| Ok(Some(done)));
-    m.app().settle_card_transfer(&TransferId::new("ctr_1")).await.unwrap();
+    m.cards.expect_settle().never();
+    assert_eq!(settle(m).await, vec![Ok(())]);
 }
 
 #[tokio::test]

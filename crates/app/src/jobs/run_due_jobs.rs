@@ -12,44 +12,44 @@ use ports::jobs::{Job, JobKind};
 const LEASE_SECS: i64 = 300;
 
 impl App {
-    /// Runs up to `limit` due jobs; returns how many were claimed.
+    /// Runs up to `limit` due jobs; returns how many were claimed. The
+    /// settlements among them run as one batch (one transaction).
     pub async fn run_due_jobs(&self, limit: u32) -> Result<usize, StoreError> {
         let jobs = self.ports.jobs.claim(self.ports.clock.now(), LEASE_SECS, limit).await?;
         let claimed = jobs.len();
+        let transfers: Vec<TransferId> = jobs
+            .iter()
+            .filter(|job| job.kind == JobKind::SettleCardTransfer)
+            .map(|job| TransferId::new(&job.subject))
+            .collect();
+        let mut settled = self.settle_card_transfers(&transfers).await.into_iter();
         for job in jobs {
-            self.run_job(job).await?;
+            let outcome = match job.kind {
+                JobKind::DeliverWebhook => {
+                    let last_attempt = job.attempts >= job.max_attempts;
+                    self.deliver_webhook(&EventId::new(&job.subject), last_attempt).await
+                }
+                JobKind::VerifyCardholder => self.verify_cardholder(&CardholderId::new(&job.subject)).await,
+                JobKind::CardInactivity => self.run_inactivity_rule(&CardId::new(&job.subject)).await,
+                JobKind::CardMaintenanceFee => self.charge_maintenance_fee(&job.subject).await,
+                JobKind::SettleCardTransfer => settled.next().unwrap_or(Err("not in the settled batch".into())),
+            };
+            self.finish_job(job, outcome).await?;
         }
         Ok(claimed)
     }
 
-    async fn run_job(&self, job: Job) -> Result<(), StoreError> {
-        let last_attempt = job.attempts >= job.max_attempts;
-        let (outcome, schedule) = match job.kind {
-            JobKind::DeliverWebhook => (
-                self.deliver_webhook(&EventId::new(&job.subject), last_attempt).await,
-                RetrySchedule::WEBHOOKS,
-            ),
-            JobKind::VerifyCardholder => (
-                self.verify_cardholder(&CardholderId::new(&job.subject)).await,
-                RetrySchedule::WEBHOOKS,
-            ),
-            JobKind::CardInactivity => (
-                self.run_inactivity_rule(&CardId::new(&job.subject)).await,
-                RetrySchedule::WEBHOOKS,
-            ),
-            JobKind::CardMaintenanceFee => (self.charge_maintenance_fee(&job.subject).await, RetrySchedule::WEBHOOKS),
-            JobKind::SettleCardTransfer => (
-                self.settle_card_transfer(&TransferId::new(&job.subject)).await,
-                RetrySchedule::WEBHOOKS,
-            ),
-        };
+    /// Completes the job, or reschedules it (with backoff and jitter) or
+    /// parks it after its last attempt.
+    async fn finish_job(&self, job: Job, outcome: Result<(), String>) -> Result<(), StoreError> {
         let Err(error) = outcome else {
             return self.ports.jobs.complete(&job.id).await;
         };
         let now = self.ports.clock.now();
         tracing::warn!(job = %job.id, kind = job.kind.as_str(), attempts = job.attempts, %error, "job attempt failed");
+        let last_attempt = job.attempts >= job.max_attempts;
         let delay = (!last_attempt)
-            .then(|| schedule.delay(job.attempts, self.ports.ids.fraction()))
+            .then(|| RetrySchedule::WEBHOOKS.delay(job.attempts, self.ports.ids.fraction()))
             .flatten();
         match delay {
             Some(delay) => self.ports.jobs.reschedule(&job.id, &error, now + delay, now).await,
