@@ -197,7 +197,9 @@ fn preamble(args: &Args, size: &Size, started: Instant) -> anyhow::Result<String
         .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
         .map_or("?".into(), |kib| format!("{:.0} GiB", kib / 1024.0 / 1024.0));
     let kernel = read("/proc/sys/kernel/osrelease").trim().to_string();
-    let postgres = psql(&args.postgres, "postgres", "SHOW server_version").unwrap_or_else(|_| "not reached".into());
+    let show = |setting: &str| psql(&args.postgres, "postgres", &format!("SHOW {setting}"));
+    let postgres = show("server_version").unwrap_or_else(|_| "not reached".into());
+    let autovacuum = show("autovacuum").unwrap_or_default();
     let date = std::process::Command::new("date")
         .args(["-u", "+%Y-%m-%d %H:%M UTC"])
         .output()
@@ -209,7 +211,8 @@ fn preamble(args: &Args, size: &Size, started: Instant) -> anyhow::Result<String
     };
     Ok(format!(
         "Measured {date} with `{command}` ({:.0} s in all): {cores} cores of {cpu}, {memory} of memory, \
-         Linux {kernel}, PostgreSQL {postgres} as installed (default settings, fsync on), SQLite bundled. \
+         Linux {kernel}, PostgreSQL {postgres} as installed (fsync on, autovacuum {autovacuum}: the harness \
+         runs `VACUUM ANALYZE` after each seeding), SQLite bundled. \
          The driver, the server and the database share the machine. Each measured run lasts {} s; \
          seeds: {} cardholders, {} cards for `debit`, {} transactions for `history`, {} cards for `fund`, \
          {} cards for `read`.",

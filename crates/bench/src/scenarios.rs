@@ -186,6 +186,7 @@ impl Run {
         let count = self.size.debit_cards;
         self.fund_wallet(&sandbox, per_card * i64::try_from(count)?).await?;
         self.cards = sandbox.cards(&self.holders, count, per_card).await?;
+        self.db.vacuum()?;
         let mut rates = vec![];
         for concurrency in CONCURRENCY {
             let outcome = self
@@ -273,6 +274,7 @@ impl Run {
         let missing = self.size.history.saturating_sub(self.hot_debits);
         self.debits(&sandbox, Load::closed(32, Until::Sent(missing)), true)
             .await?;
+        self.db.vacuum()?;
         let card = self.hot.clone().context("the hot card")?;
         let last = self.hot_debits.div_ceil(20);
         let mut rates = vec![];
@@ -310,6 +312,7 @@ impl Run {
         self.fund_wallet(&sandbox, (hold + cents) * i64::try_from(count)?)
             .await?;
         let cards = Arc::new(sandbox.cards(&self.holders, count, hold).await?);
+        self.db.vacuum()?;
         let before = sandbox.events_stored().await?;
         let s = sandbox.clone();
         let to_fund = cards.clone();
@@ -354,6 +357,7 @@ impl Run {
         let missing = self.size.read_cards.saturating_sub(self.cards.len() as u64);
         self.fund_wallet(&sandbox, 300 * i64::try_from(missing)?).await?;
         let more = sandbox.cards(&self.holders, missing, 300).await?;
+        self.db.vacuum()?;
         self.cards.extend(more);
         let cards = Arc::new(self.cards.clone());
         let count = cards.len() as u64;

@@ -65,6 +65,16 @@ impl Database {
         })
     }
 
+    /// PostgreSQL: `VACUUM ANALYZE` after seeding, as autovacuum would
+    /// (it is off on some machines; every update of a hot card leaves a
+    /// dead row version that its reads walk until a vacuum).
+    pub fn vacuum(&self) -> anyhow::Result<()> {
+        match &self.pg {
+            Some((server, name)) => psql(server, name, "VACUUM ANALYZE").map(drop),
+            None => Ok(()),
+        }
+    }
+
     /// PostgreSQL: the server's address and the database's name.
     pub fn server_and_name(&self) -> anyhow::Result<(&str, &str)> {
         let (server, name) = self.pg.as_ref().context("a PostgreSQL database")?;

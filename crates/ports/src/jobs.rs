@@ -90,8 +90,8 @@ pub trait JobStore: Send + Sync {
     /// Stores a job that no other change goes with (a time rule's next run).
     async fn schedule(&self, job: NewJob, account: &AccountId, mode: Mode) -> Result<(), StoreError>;
 
-    /// The job is done: it leaves the queue.
-    async fn complete(&self, id: &JobId) -> Result<(), StoreError>;
+    /// The jobs are done: they leave the queue (in one statement).
+    async fn complete(&self, ids: &[JobId]) -> Result<(), StoreError>;
 
     /// Back to pending, due at `run_at`, keeping `error`.
     async fn reschedule(&self, id: &JobId, error: &str, run_at: i64, now: i64) -> Result<(), StoreError>;

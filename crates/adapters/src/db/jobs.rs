@@ -194,10 +194,11 @@ impl JobStore for Db {
             .collect()
     }
 
-    async fn complete(&self, id: &JobId) -> Result<(), StoreError> {
+    async fn complete(&self, ids: &[JobId]) -> Result<(), StoreError> {
         // Finished jobs leave the queue; what they did is in its own tables.
+        let ids: Vec<&str> = ids.iter().map(JobId::as_str).collect();
         with_conn!(self.pool(), |conn| {
-            diesel::delete(jobs::table.filter(jobs::id.eq(id.as_str())))
+            diesel::delete(jobs::table.filter(jobs::id.eq_any(&ids)))
                 .execute(conn)
                 .await
         })?;

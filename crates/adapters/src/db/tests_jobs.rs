@@ -130,7 +130,7 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
         assert!(!db.retry(&id, 200).await.unwrap(), "only parked jobs are retried");
         let back = db.claim(200, 300, 1).await.unwrap();
         assert_eq!(back[0].attempts, 1, "a fresh set of attempts");
-        db.complete(&id).await.unwrap();
+        db.complete(std::slice::from_ref(&id)).await.unwrap();
         assert!(db.list(false, 10).await.unwrap().is_empty());
     }
 }

@@ -13,7 +13,8 @@ const LEASE_SECS: i64 = 300;
 
 impl App {
     /// Runs up to `limit` due jobs; returns how many were claimed. The
-    /// settlements among them run as one batch (one transaction).
+    /// settlements among them run as one batch (one transaction), and the
+    /// jobs that succeeded leave the queue together.
     pub async fn run_due_jobs(&self, limit: u32) -> Result<usize, StoreError> {
         let jobs = self.ports.jobs.claim(self.ports.clock.now(), LEASE_SECS, limit).await?;
         let claimed = jobs.len();
@@ -23,6 +24,7 @@ impl App {
             .map(|job| TransferId::new(&job.subject))
             .collect();
         let mut settled = self.settle_card_transfers(&transfers).await.into_iter();
+        let mut done = vec![];
         for job in jobs {
             let outcome = match job.kind {
                 JobKind::DeliverWebhook => {
@@ -34,17 +36,20 @@ impl App {
                 JobKind::CardMaintenanceFee => self.charge_maintenance_fee(&job.subject).await,
                 JobKind::SettleCardTransfer => settled.next().unwrap_or(Err("not in the settled batch".into())),
             };
-            self.finish_job(job, outcome).await?;
+            match outcome {
+                Ok(()) => done.push(job.id),
+                Err(error) => self.retry_later(job, &error).await?,
+            }
+        }
+        if !done.is_empty() {
+            self.ports.jobs.complete(&done).await?;
         }
         Ok(claimed)
     }
 
-    /// Completes the job, or reschedules it (with backoff and jitter) or
-    /// parks it after its last attempt.
-    async fn finish_job(&self, job: Job, outcome: Result<(), String>) -> Result<(), StoreError> {
-        let Err(error) = outcome else {
-            return self.ports.jobs.complete(&job.id).await;
-        };
+    /// Reschedules a failed job (with backoff and jitter), or parks it
+    /// after its last attempt.
+    async fn retry_later(&self, job: Job, error: &str) -> Result<(), StoreError> {
         let now = self.ports.clock.now();
         tracing::warn!(job = %job.id, kind = job.kind.as_str(), attempts = job.attempts, %error, "job attempt failed");
         let last_attempt = job.attempts >= job.max_attempts;
@@ -52,8 +57,8 @@ impl App {
             .then(|| RetrySchedule::WEBHOOKS.delay(job.attempts, self.ports.ids.fraction()))
             .flatten();
         match delay {
-            Some(delay) => self.ports.jobs.reschedule(&job.id, &error, now + delay, now).await,
-            None => self.ports.jobs.park(&job.id, &error, now).await,
+            Some(delay) => self.ports.jobs.reschedule(&job.id, error, now + delay, now).await,
+            None => self.ports.jobs.park(&job.id, error, now).await,
         }
     }
 }
@@ -100,7 +105,11 @@ mod tests {
     #[tokio::test]
     async fn a_finished_job_is_completed() {
         let mut m = mocks(1, false);
-        m.jobs.expect_complete().times(1).returning(|_| Ok(()));
+        m.jobs
+            .expect_complete()
+            .withf(|ids| ids == [JobId::new("job_1")])
+            .times(1)
+            .returning(|_| Ok(()));
         assert_eq!(m.app().run_due_jobs(8).await.unwrap(), 1);
     }
 
