@@ -168,7 +168,7 @@ impl Sandbox {
 
 /// A Nigerian registration on the BVN route, unique by `n` (phone and
 /// BVN); the BVN ends in 12, never a sandbox outcome, so it verifies.
-pub fn registration(n: u64) -> Value {
+fn registration(n: u64) -> Value {
     json!({
         "first_name": "Adaeze",
         "last_name": "Okafor",

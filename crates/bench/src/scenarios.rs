@@ -6,7 +6,7 @@ use crate::driver::{Load, Outcome, Until};
 use crate::pgbench;
 use crate::report::Row;
 use crate::sandbox::{DEBIT_CENTS, Sandbox, debit_body, funding_body};
-use crate::server::{Backend, Database, Issuing, Server};
+use crate::server::{Database, Issuing, Server, psql};
 use anyhow::{Context, ensure};
 use domain::cards::MAX_BALANCE;
 use reqwest::Method;
@@ -45,7 +45,7 @@ impl Size {
     };
 }
 
-pub const CONCURRENCY: [usize; 4] = [1, 8, 32, 128];
+const CONCURRENCY: [usize; 4] = [1, 8, 32, 128];
 
 /// What a funding scenario measured, for the targets.
 pub struct Fund {
@@ -266,9 +266,8 @@ impl Run {
     }
 
     /// The hot card's history, topped up to `history` transactions: its
-    /// first page against its last; returns the last page's ratio of the
-    /// first's rate.
-    pub async fn history(&mut self) -> anyhow::Result<f64> {
+    /// first page against its last.
+    pub async fn history(&mut self) -> anyhow::Result<()> {
         let (server, sandbox) = self.start()?;
         let first = self.rows.len();
         let missing = self.size.history.saturating_sub(self.hot_debits);
@@ -298,8 +297,7 @@ impl Run {
                 self.rows[i].ratio = Some(format!("{:.2} of page 1", rates[1] / rates[0]));
             }
         }
-        self.finish(server, first)?;
-        Ok(rates[1] / rates[0])
+        self.finish(server, first)
     }
 
     /// Fundings of fresh cards all drawn from one wallet at 32 clients:
@@ -384,17 +382,14 @@ impl Run {
 
     /// PostgreSQL: the debit path's SQL through pgbench on a copy of this
     /// database, at each concurrency; puts the ratios on the debit rows.
-    pub fn debit_baseline(&mut self, pgbench_out: &std::path::Path) -> anyhow::Result<Vec<(usize, f64)>> {
-        let copy = self.db.copy(&format!("{}_pgbench", self.db.server_and_name()?.1))?;
-        let (server, _) = self.db.server_and_name()?;
-        let connections: usize = crate::server::psql(server, "postgres", "SHOW max_connections")?.parse()?;
-        let mut rates = vec![];
+    pub fn debit_baseline(&mut self, work: &std::path::Path) -> anyhow::Result<()> {
+        let (server, name) = self.db.server_and_name()?;
+        let connections: usize = psql(server, "postgres", "SHOW max_connections")?.parse()?;
+        let copy = self.db.copy(&format!("{name}_pgbench"))?;
         // pgbench needs a connection per client; the server's pool shares 16.
         for concurrency in CONCURRENCY.into_iter().filter(|c| c + 10 <= connections) {
-            let outcome = pgbench::debit_equivalent(&copy, concurrency, self.size.run, pgbench_out)?;
-            rates.push((concurrency, outcome.per_second()));
-            let i = self.row("pgbench-equivalent (debit SQL)", concurrency.to_string(), &outcome);
-            self.rows[i].backend = Backend::Postgres.name();
+            let outcome = pgbench::debit_equivalent(&copy, concurrency, self.size.run, work)?;
+            self.row("pgbench-equivalent (debit SQL)", concurrency.to_string(), &outcome);
             for row in self.rows.iter_mut() {
                 if row.scenario == "debit" && row.load == concurrency.to_string() {
                     row.ratio = Some(format!(
@@ -404,7 +399,7 @@ impl Run {
                 }
             }
         }
-        Ok(rates)
+        Ok(())
     }
 
     /// PostgreSQL: the hot-row limit at 1 and 32 clients on a scratch
