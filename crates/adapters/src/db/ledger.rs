@@ -186,18 +186,12 @@ pub fn transfer_rows(
 }
 
 /// Posts an entry from [`transfer_rows`] inside the caller's transaction:
-/// inserts it, then in one statement credits `$to` (never past `$cap`) and
-/// debits `$from` (leaving at least `$keep`: `i64::MIN` where it may go
-/// negative, which only the faucet and a network-forced post do). Yields
-/// `Ok(false)` when a guard refused (a row was left out of the update);
-/// the caller must then roll back. The update locks the two rows in the
-/// order PostgreSQL meets them, which moves as rows are rewritten: the
-/// caller must already hold a lock that leaves at most one of them
-/// contended (a card's row for its accounts), or two postings between the
-/// same two rows can deadlock.
+/// inserts it, credits `$to` (never past `$cap`), then debits `$from`
+/// (leaving at least `$keep`: `i64::MIN` where it may go negative, which
+/// only the faucet and a network-forced post do). Yields
+/// `Ok(false)` when a guard refused; the caller must then roll back.
 macro_rules! post_transfer {
     ($conn:expr, $rows:expr, $from:expr, $to:expr, $amount:expr, keep = $keep:expr, cap = $cap:expr) => {{
-        use diesel::BoolExpressionMethods as _;
         use $crate::db::schema::{ledger_accounts as la, ledger_entries, ledger_postings};
         let (entry_row, posting_rows) = $rows;
         let a: i64 = $amount;
@@ -212,15 +206,23 @@ macro_rules! post_transfer {
                 .execute($conn)
                 .await?;
         }
-        let to_credit = la::id.eq($to).and(la::balance.le(i64::from($cap) - a));
-        let from_debit = la::id.eq($from).and(la::balance.ge(i64::from($keep) + a));
-        let change = diesel::dsl::case_when::<_, _, diesel::sql_types::BigInt>(la::id.eq($to), a).otherwise(-a);
-        let moved = diesel::update(la::table)
-            .filter(to_credit.or(from_debit))
-            .set(la::balance.eq(la::balance + change))
+        let credited = diesel::update(la::table)
+            .filter(la::id.eq($to))
+            .filter(la::balance.le(i64::from($cap) - a))
+            .set(la::balance.eq(la::balance + a))
             .execute($conn)
             .await?;
-        Ok::<bool, diesel::result::Error>(moved == 2)
+        let debited = if credited == 1 {
+            diesel::update(la::table)
+                .filter(la::id.eq($from))
+                .filter(la::balance.ge(i64::from($keep) + a))
+                .set(la::balance.eq(la::balance - a))
+                .execute($conn)
+                .await?
+        } else {
+            0
+        };
+        Ok::<bool, diesel::result::Error>(credited == 1 && debited == 1)
     }};
 }
 pub(crate) use post_transfer;

@@ -23,12 +23,6 @@ impl WalletStore for Db {
         let rows = &transfer_rows(account, mode, "wallet_funding", (faucet, wallet), currency, amount, now)?;
         let result = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, DbError, _>(async |conn| {
-                // Both rows are shared by every funding of the wallet: lock
-                // the wallet first, so the posting never waits on the other.
-                diesel::update(ledger_accounts::table.filter(ledger_accounts::id.eq(wallet)))
-                    .set(ledger_accounts::balance.eq(ledger_accounts::balance))
-                    .execute(conn)
-                    .await?;
                 if !post_transfer!(
                     conn,
                     rows,
