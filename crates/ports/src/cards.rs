@@ -166,7 +166,9 @@ pub enum Settlement {
 /// One settlement of a batch given to [`CardStore::settle`].
 #[derive(Debug, Clone)]
 pub struct SettlementItem {
-    pub transfer: TransferId,
+    /// The transfer as read before the network moved it (its kind, card
+    /// and amount never change; its state is checked when settling).
+    pub transfer: Transfer,
     pub settlement: Settlement,
     /// The event that reports it, and the event's delivery.
     pub event: NewEvent,

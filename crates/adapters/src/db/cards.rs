@@ -646,22 +646,12 @@ impl CardStore for Db {
         let outcomes = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, DbError, _>(async |conn| {
                 let mut outcomes = Vec::with_capacity(batch.len());
-                for (id, settlement, event, delivery, now) in batch {
-                    let (settlement, now) = (*settlement, *now);
+                for (transfer, settlement, event, delivery, now) in batch {
+                    let (settlement, now, id) = (*settlement, *now, &transfer.id);
                     // Each settlement in a savepoint: a refused one leaves
                     // the others of the batch in place.
                     let one = conn
                         .transaction::<_, TxError<Settled>, _>(async |conn| {
-                            let Some(transfer) = card_transfers::table
-                                .filter(card_transfers::id.eq(id.as_str()))
-                                .select(TransferRow::as_select())
-                                .first::<TransferRow>(conn)
-                                .await
-                                .optional()?
-                            else {
-                                return Err(StoreError(format!("card transfer {id} does not exist")).into());
-                            };
-                            let transfer = transfer.record()?;
                             let (account, mode, amount) = (&transfer.account_id, transfer.mode, transfer.amount);
                             let card = transfer.card_id.as_str();
                             let balance_account = &card_ledger_account_id(card, CardLedger::Balance);

@@ -111,20 +111,17 @@ fn transfer(id: &str, card: &CardId, kind: TransferKind, cents: i64, now: i64) -
 
 /// Settles a batch in one transaction.
 async fn settle_batch(db: &super::Db, batch: &[(&str, Settlement)]) -> Vec<Settled> {
-    let items = batch
-        .iter()
-        .enumerate()
-        .map(|(n, (id, settlement))| {
-            let (event, delivery) = event(&format!("{id}-{settlement:?}-{n}"));
-            SettlementItem {
-                transfer: TransferId::new(*id),
-                settlement: *settlement,
-                event,
-                delivery,
-                now: 10,
-            }
-        })
-        .collect();
+    let mut items = vec![];
+    for (n, (id, settlement)) in batch.iter().enumerate() {
+        let (event, delivery) = event(&format!("{id}-{settlement:?}-{n}"));
+        items.push(SettlementItem {
+            transfer: db.transfer(&TransferId::new(*id)).await.unwrap().unwrap(),
+            settlement: *settlement,
+            event,
+            delivery,
+            now: 10,
+        });
+    }
     db.settle(items).await.unwrap()
 }
 

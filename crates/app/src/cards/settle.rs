@@ -133,7 +133,7 @@ impl App {
         let event = self.new_event(&transfer.account_id, transfer.mode, name, data).await?;
         let delivery = self.delivery_job(&event.id);
         Ok(SettlementItem {
-            transfer: transfer.id.clone(),
+            transfer: transfer.clone(),
             settlement,
             event,
             delivery,
