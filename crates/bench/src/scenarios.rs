@@ -47,11 +47,6 @@ impl Size {
 
 const CONCURRENCY: [usize; 4] = [1, 8, 32, 128];
 
-/// What a funding scenario measured, for the targets.
-pub struct Fund {
-    pub settled_per_second: f64,
-}
-
 /// One backend's run: its database, the account's key, the money the
 /// scenarios put in and spent, and the rows measured so far.
 pub struct Run {
@@ -68,7 +63,6 @@ pub struct Run {
     cards: Vec<String>,
     hot: Option<String>,
     hot_debits: u64,
-    pub fund: Option<Fund>,
 }
 
 impl Run {
@@ -89,7 +83,6 @@ impl Run {
             cards: vec![],
             hot: None,
             hot_debits: 0,
-            fund: None,
         })
     }
 
@@ -340,9 +333,6 @@ impl Run {
         let i = self.row("fund (settled)", "32".into(), &accepted);
         self.rows[i].per_second = settled;
         self.rows[i].latency = None;
-        self.fund = Some(Fund {
-            settled_per_second: settled,
-        });
         self.cards.extend(cards.iter().cloned());
         self.finish(server, first)
     }

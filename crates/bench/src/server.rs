@@ -51,12 +51,15 @@ impl Database {
     /// A new database named `name` on the PostgreSQL server at `server`
     /// (`postgres://user@host:port`).
     pub fn postgres(server: &str, name: &str) -> anyhow::Result<Database> {
-        psql(
-            server,
-            "postgres",
-            &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
-        )?;
-        psql(server, "postgres", &format!("CREATE DATABASE {name}"))?;
+        Database::create(server, name, "")
+    }
+
+    /// Drops any database named `name`, then creates it (`CREATE DATABASE
+    /// <name><options>`).
+    fn create(server: &str, name: &str, options: &str) -> anyhow::Result<Database> {
+        let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
+        psql(server, "postgres", &drop)?;
+        psql(server, "postgres", &format!("CREATE DATABASE {name}{options}"))?;
         Ok(Database {
             backend: Backend::Postgres,
             url: format!("{server}/{name}"),
@@ -84,21 +87,8 @@ impl Database {
     /// PostgreSQL: a copy of this database (its data and indexes) under
     /// `name`; nothing may be connected to this one meanwhile.
     pub fn copy(&self, name: &str) -> anyhow::Result<Database> {
-        let Some((server, from)) = &self.pg else {
-            bail!("only PostgreSQL databases are copied");
-        };
-        psql(
-            server,
-            "postgres",
-            &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"),
-        )?;
-        psql(server, "postgres", &format!("CREATE DATABASE {name} TEMPLATE {from}"))?;
-        Ok(Database {
-            backend: Backend::Postgres,
-            url: format!("{server}/{name}"),
-            pg: Some((server.clone(), name.to_string())),
-            _dir: None,
-        })
+        let (server, from) = self.server_and_name()?;
+        Database::create(server, name, &format!(" TEMPLATE {from}"))
     }
 }
 
