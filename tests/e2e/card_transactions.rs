@@ -259,7 +259,7 @@ async fn a_forced_post_may_overdraw_and_the_next_debit_deletes_the_card_and_othe
         assert_ledger(&db);
 
         // Frozen: declined with its reason; the monthly limit counts approved spend.
-        let big = s.card(&holder, "500300").await;
+        let big = s.card(&holder, "500000").await;
         s.patch(&format!("/cards/freeze_card?card_id={big}"), json!({})).await;
         let a = s
             .patch(
@@ -272,14 +272,17 @@ async fn a_forced_post_may_overdraw_and_the_next_debit_deletes_the_card_and_othe
         assert_eq!(
             s.patch(
                 "/cards/mock_debit_transaction",
-                debit(&big, "500000", "AMZN Mktp US", "z1")
+                debit(&big, "499700", "AMZN Mktp US", "z1")
             )
             .await
             .status,
             200
         );
         let a = s
-            .patch("/cards/mock_debit_transaction", debit(&big, "1", "AMZN Mktp US", "z2"))
+            .patch(
+                "/cards/mock_debit_transaction",
+                debit(&big, "301", "AMZN Mktp US", "z2"),
+            )
             .await;
         assert_eq!(
             (a.status, a.body["code"].as_str()),

@@ -10,6 +10,7 @@ mod card_transactions;
 mod cardholders;
 mod cards;
 mod cli;
+mod extreme_amounts;
 mod test_clock;
 mod utility;
 mod wallets;

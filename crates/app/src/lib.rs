@@ -19,7 +19,7 @@ pub use error::RequestError;
 use domain::cardholders::registration::Regions;
 use domain::fx::FxRates;
 use domain::ids::AccountId;
-use domain::{Mode, Secret};
+use domain::{Amount, Mode, Secret};
 use ports::StoreError;
 use ports::accounts::AccountStore;
 use ports::card_network::CardNetwork;
@@ -72,6 +72,8 @@ pub struct Settings {
     pub fx_rates: FxRates,
     /// States and LGAs that addresses are checked against.
     pub regions: Arc<Regions>,
+    /// The most an issuing wallet may hold, in minor units of its currency.
+    pub max_wallet: Amount,
 }
 
 #[derive(Clone)]
@@ -112,7 +114,6 @@ pub mod testing {
     //! touch; any other call panics.
 
     use super::*;
-    use domain::Amount;
     pub use domain::cardholders::fixtures::{nigerian, regions};
     use ports::accounts::MockAccountStore;
     use ports::card_network::MockCardNetwork;
@@ -189,6 +190,7 @@ pub mod testing {
                 Settings {
                     fx_rates,
                     regions: Arc::new(regions()),
+                    max_wallet: domain::ledger::DEFAULT_MAX_WALLET,
                 },
             )
         }

@@ -2,9 +2,77 @@
 //! two or more postings whose amounts sum to zero in each currency; a
 //! ledger account's balance is the sum of its postings.
 
+use crate::cards::{MAX_BALANCE, MAX_DEBIT};
 use crate::{Amount, Currency, InvalidInput};
 use std::collections::BTreeMap;
 use std::fmt;
+use std::ops::RangeInclusive;
+
+/// The most an issuing wallet holds unless configured otherwise: 10^13
+/// minor units (100 billion USD or NGN), a hundredth of [`Amount::MAX`].
+pub const DEFAULT_MAX_WALLET: Amount = Amount::from_const(10_000_000_000_000);
+
+/// What a ledger account holds money for, and so which balances it may
+/// hold. Every money step keeps each balance in its range; the ledger
+/// check reports any balance found outside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccountKind {
+    /// An account's issuing wallet: `0..=max_wallet`.
+    IssuingWallet,
+    /// The sandbox's source of test money, negative by design. Every
+    /// unit an account holds in the sandbox came from it, so holding it at
+    /// `-max_wallet` or above is what keeps a wallet within its maximum.
+    Faucet,
+    /// Monthly maintenance fees charged from the account's cards.
+    FeeIncome,
+    /// The money on a card: at most [`MAX_BALANCE`], and below zero by at
+    /// most one forced post ([`MAX_DEBIT`]).
+    Card,
+    /// Fundings and unloadings of a card reserved but not yet settled.
+    CardTransit,
+    /// What a card spent, settled to the network.
+    CardSpend,
+}
+
+impl AccountKind {
+    pub const ALL: [AccountKind; 6] = [
+        AccountKind::IssuingWallet,
+        AccountKind::Faucet,
+        AccountKind::FeeIncome,
+        AccountKind::Card,
+        AccountKind::CardTransit,
+        AccountKind::CardSpend,
+    ];
+
+    /// The kind as stored and reported by `ledger totals`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccountKind::IssuingWallet => "issuing_wallet",
+            AccountKind::Faucet => "faucet",
+            AccountKind::FeeIncome => "fee_income",
+            AccountKind::Card => "card",
+            AccountKind::CardTransit => "card_transit",
+            AccountKind::CardSpend => "card_spend",
+        }
+    }
+
+    pub fn parse(kind: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == kind)
+    }
+
+    /// The balances an account of this kind may hold, given the most an
+    /// issuing wallet may hold.
+    pub fn allowed(self, max_wallet: Amount) -> RangeInclusive<i64> {
+        let max = max_wallet.minor();
+        match self {
+            AccountKind::IssuingWallet => 0..=max,
+            AccountKind::Faucet => -max..=0,
+            AccountKind::FeeIncome | AccountKind::CardSpend => 0..=Amount::MAX.minor(),
+            AccountKind::Card => -MAX_DEBIT.minor()..=MAX_BALANCE.minor(),
+            AccountKind::CardTransit => 0..=MAX_BALANCE.minor() + MAX_DEBIT.minor(),
+        }
+    }
+}
 
 /// One side of an entry: `amount` is signed, credit positive.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -88,8 +156,13 @@ pub enum Breach {
         cached: i64,
         postings: i64,
     },
-    /// A balance below zero on an account that may not go negative.
-    Negative { ledger_account: String, balance: i64 },
+    /// A balance outside what its kind of account may hold (see
+    /// [`AccountKind::allowed`]), or an account of no known kind.
+    OutOfRange {
+        ledger_account: String,
+        balance: i64,
+        allowed: RangeInclusive<i64>,
+    },
     /// A posting in a currency other than its account's.
     CurrencyMismatch { entry_id: String, ledger_account: String },
 }
@@ -118,15 +191,16 @@ impl fmt::Display for Breach {
                 f,
                 "ledger account {ledger_account} caches balance {cached} but its postings sum to {postings}"
             ),
-            Breach::Negative {
+            Breach::OutOfRange {
                 ledger_account,
                 balance,
-            } => {
-                write!(
-                    f,
-                    "ledger account {ledger_account} is negative ({balance}) and may not be"
-                )
-            }
+                allowed,
+            } => write!(
+                f,
+                "ledger account {ledger_account} holds {balance}, outside its allowed range {}..={}",
+                allowed.start(),
+                allowed.end()
+            ),
             Breach::CurrencyMismatch {
                 entry_id,
                 ledger_account,
@@ -190,6 +264,32 @@ mod tests {
             postings: 3,
         };
         assert!(b.to_string().contains("la_1"));
+        let b = Breach::OutOfRange {
+            ledger_account: "la_w".into(),
+            balance: i64::MAX,
+            allowed: AccountKind::IssuingWallet.allowed(Amount::from_const(100)),
+        };
+        assert_eq!(
+            b.to_string(),
+            "ledger account la_w holds 9223372036854775807, outside its allowed range 0..=100"
+        );
+    }
+
+    #[test]
+    fn kinds_round_trip_and_their_ranges_leave_i64_headroom() {
+        for kind in AccountKind::ALL {
+            assert_eq!(AccountKind::parse(kind.as_str()), Some(kind));
+            let range = kind.allowed(Amount::MAX);
+            // Two balances of any kinds, plus an amount, still fit in i64.
+            let worst = i128::from(range.start().abs().max(range.end().abs())) * 3;
+            assert!(worst < i128::from(i64::MAX), "{kind:?}");
+        }
+        assert_eq!(AccountKind::parse("card_spend:x"), None);
+        assert!(
+            !AccountKind::Card
+                .allowed(Amount::MAX)
+                .contains(&-9_223_372_036_854_775_507)
+        );
     }
 
     proptest! {
@@ -210,7 +310,7 @@ mod tests {
         }
 
         #[test]
-        fn every_positive_transfer_is_accepted(a in 1i64..=i64::MAX) {
+        fn every_positive_transfer_is_accepted(a in 1i64..=Amount::MAX.minor()) {
             prop_assert!(Entry::transfer("a", "b", Currency::Ngn, Amount::from_minor(a).unwrap()).is_ok());
         }
     }

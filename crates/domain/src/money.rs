@@ -1,6 +1,7 @@
 //! Money: amounts are `i64` minor units (cents, kobo) inside and strings of
 //! digits on the wire. One parser, strict: digits only, no sign, no decimal
-//! point, no spaces, within `i64`.
+//! point, no spaces, and never above [`Amount::MAX`], so no sum or
+//! difference of amounts the service holds can leave `i64`.
 
 use crate::InvalidInput;
 use std::fmt;
@@ -12,9 +13,27 @@ pub struct Amount(i64);
 impl Amount {
     pub const ZERO: Amount = Amount(0);
 
-    /// Parses a minor-unit string such as `"300"` (3 USD). The error names
-    /// `field` and the rule that was broken.
+    /// The largest amount the service handles anywhere: 10^15 minor units
+    /// (10 trillion USD or NGN). `i64` holds more than 9,000 times as much,
+    /// so sums of balances and amounts cannot overflow; every field has a
+    /// lower bound of its own on top (see [`Amount::at_most`]).
+    pub const MAX: Amount = Amount(1_000_000_000_000_000);
+
+    /// Parses a minor-unit string such as `"300"` (3 USD), at most
+    /// [`Amount::MAX`]. The error names `field` and the rule that was broken.
     pub fn parse(field: &str, value: &str) -> Result<Self, InvalidInput> {
+        Self::parse_up_to(field, value, Amount::MAX, "the largest amount there is")
+    }
+
+    /// Parses like [`Amount::parse`] and also rejects zero.
+    pub fn parse_positive(field: &str, value: &str) -> Result<Self, InvalidInput> {
+        Self::parse_positive_up_to(field, value, Amount::MAX, "the largest amount there is")
+    }
+
+    /// Parses a minor-unit string of at most `max`, the largest `field` may
+    /// carry (`what` says what that limit is); any longer string of digits,
+    /// past `i64` too, is refused with that same limit.
+    pub fn parse_up_to(field: &str, value: &str, max: Amount, what: &str) -> Result<Self, InvalidInput> {
         let rule = |r: &str| InvalidInput::new(field, r);
         if value.is_empty() {
             return Err(rule("must not be empty"));
@@ -24,27 +43,53 @@ impl Amount {
                 "must be a whole number of minor units (digits only: no sign, decimal point or spaces)",
             ));
         }
-        value.parse::<i64>().map(Amount).map_err(|_| rule("is too large"))
+        let too_large = || InvalidInput::new(field, format!("must be at most {max} ({what})"));
+        let minor = value.parse::<i64>().map_err(|_| too_large())?;
+        Self::from_minor(minor).ok_or_else(too_large)?.at_most(field, max, what)
     }
 
-    /// Parses like [`Amount::parse`] and also rejects zero.
-    pub fn parse_positive(field: &str, value: &str) -> Result<Self, InvalidInput> {
-        let amount = Self::parse(field, value)?;
+    /// Parses like [`Amount::parse_up_to`] and also rejects zero.
+    pub fn parse_positive_up_to(field: &str, value: &str, max: Amount, what: &str) -> Result<Self, InvalidInput> {
+        let amount = Self::parse_up_to(field, value, max, what)?;
         if amount == Amount::ZERO {
             return Err(InvalidInput::new(field, "must be greater than zero"));
         }
         Ok(amount)
     }
 
-    /// An amount written in code; a negative one fails to compile.
+    /// Refuses an amount above `max`, the largest `field` may carry;
+    /// `what` says what that limit is.
+    pub fn at_most(self, field: &str, max: Amount, what: &str) -> Result<Self, InvalidInput> {
+        if self > max {
+            return Err(InvalidInput::new(field, format!("must be at most {max} ({what})")));
+        }
+        Ok(self)
+    }
+
+    /// An amount written in code; a negative one, or one above
+    /// [`Amount::MAX`], fails to compile.
     pub const fn from_const(minor: i64) -> Self {
-        assert!(minor >= 0, "amounts are never negative");
+        assert!(
+            minor >= 0 && minor <= Amount::MAX.0,
+            "amounts are within 0..=Amount::MAX"
+        );
         Amount(minor)
     }
 
-    /// An amount from a stored value; `None` when negative.
+    /// An amount from a stored value; `None` when negative or above
+    /// [`Amount::MAX`].
     pub fn from_minor(minor: i64) -> Option<Self> {
-        (minor >= 0).then_some(Amount(minor))
+        (0..=Amount::MAX.0).contains(&minor).then_some(Amount(minor))
+    }
+
+    /// The sum, or `None` above [`Amount::MAX`].
+    pub fn checked_add(self, other: Amount) -> Option<Amount> {
+        self.0.checked_add(other.0).and_then(Amount::from_minor)
+    }
+
+    /// The difference, or `None` below zero.
+    pub fn checked_sub(self, other: Amount) -> Option<Amount> {
+        self.0.checked_sub(other.0).and_then(Amount::from_minor)
     }
 
     pub fn minor(self) -> i64 {
@@ -68,10 +113,7 @@ mod tests {
         assert_eq!(Amount::parse("amount", "300").unwrap().minor(), 300);
         assert_eq!(Amount::parse("amount", "0").unwrap(), Amount::ZERO);
         assert_eq!(Amount::parse("amount", "007").unwrap().minor(), 7);
-        assert_eq!(
-            Amount::parse("amount", "9223372036854775807").unwrap().minor(),
-            i64::MAX
-        );
+        assert_eq!(Amount::parse("amount", "1000000000000000").unwrap(), Amount::MAX);
     }
 
     #[test]
@@ -80,8 +122,36 @@ mod tests {
             let e = Amount::parse("amount", bad).unwrap_err();
             assert_eq!(e.field, "amount", "{bad:?}");
         }
-        let e = Amount::parse("amount", "9223372036854775808").unwrap_err();
-        assert_eq!(e.to_string(), "amount: is too large");
+        for huge in [
+            "1000000000000001",
+            "9223372036854775807",
+            "9223372036854775808",
+            "18446744073709551615",
+            "99999999999999999999",
+            "0000000000000000000000000001000000000000001",
+        ] {
+            let e = Amount::parse("amount", huge).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "amount: must be at most 1000000000000000 (the largest amount there is)",
+                "{huge}"
+            );
+            let e = Amount::parse_up_to("amount", huge, Amount::from_const(5), "five").unwrap_err();
+            assert_eq!(e.to_string(), "amount: must be at most 5 (five)", "{huge}");
+        }
+    }
+
+    #[test]
+    fn at_most_names_the_field_the_limit_and_what_it_is() {
+        let cap = Amount::from_const(500_000);
+        assert_eq!(Amount::from_const(500_000).at_most("amount", cap, "x"), Ok(cap));
+        let e = Amount::from_const(500_001)
+            .at_most("amount", cap, "the most a card may hold")
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "amount: must be at most 500000 (the most a card may hold)"
+        );
     }
 
     #[test]
@@ -92,8 +162,23 @@ mod tests {
 
     proptest! {
         #[test]
-        fn every_non_negative_i64_round_trips(n in 0i64..=i64::MAX) {
+        fn every_amount_up_to_the_maximum_round_trips(n in 0i64..=Amount::MAX.0) {
             prop_assert_eq!(Amount::parse("a", &n.to_string()).unwrap().minor(), n);
+        }
+
+        #[test]
+        fn every_number_above_the_maximum_is_refused(n in (Amount::MAX.0 + 1)..=i64::MAX, extra in "[0-9]{0,30}") {
+            let digits = format!("{n}{extra}");
+            prop_assert!(Amount::parse("a", &digits).is_err());
+        }
+
+        #[test]
+        fn sums_and_differences_stay_within_range_or_are_none(a in any::<i64>(), b in any::<i64>()) {
+            if let (Some(x), Some(y)) = (Amount::from_minor(a), Amount::from_minor(b)) {
+                let sum = i128::from(a) + i128::from(b);
+                prop_assert_eq!(x.checked_add(y).map(|s| i128::from(s.minor())), (sum <= i128::from(Amount::MAX.0)).then_some(sum));
+                prop_assert_eq!(x.checked_sub(y).map(|d| d.minor()), (a >= b).then_some(a - b));
+            }
         }
 
         #[test]
@@ -107,8 +192,8 @@ mod tests {
         }
 
         #[test]
-        fn from_minor_keeps_only_non_negative(n in any::<i64>()) {
-            prop_assert_eq!(Amount::from_minor(n).is_some(), n >= 0);
+        fn from_minor_keeps_only_the_range(n in any::<i64>()) {
+            prop_assert_eq!(Amount::from_minor(n).is_some(), (0..=Amount::MAX.0).contains(&n));
         }
     }
 }

@@ -1,11 +1,14 @@
 use crate::StoreError;
+use domain::Amount;
 use domain::ledger::Breach;
 
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait::async_trait]
 pub trait LedgerAudit: Send + Sync {
-    /// Every broken ledger invariant, across all accounts and modes.
-    async fn breaches(&self) -> Result<Vec<Breach>, StoreError>;
+    /// Every broken ledger invariant, across all accounts and modes; a
+    /// balance is checked against its kind's range with `max_wallet` the
+    /// most an issuing wallet may hold.
+    async fn breaches(&self, max_wallet: Amount) -> Result<Vec<Breach>, StoreError>;
 
     /// The sum of the balances of each kind of ledger account (the issuing
     /// wallets, the faucet, all cards, all cards' transit, ...) per
@@ -19,5 +22,6 @@ pub struct LedgerTotal {
     /// `issuing_wallet`, `faucet`, `fee_income`, `card`, `card_transit`, `card_spend`.
     pub kind: String,
     pub currency: String,
-    pub balance: i64,
+    /// Summed in `i128`: no number of accounts can make it wrap.
+    pub balance: i128,
 }

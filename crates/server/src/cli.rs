@@ -75,6 +75,12 @@ pub struct DbArgs {
     /// Connections in the PostgreSQL pool (SQLite always uses one).
     #[arg(long, env = "ISSUING_DB_POOL_SIZE", default_value_t = 16)]
     pub db_pool_size: usize,
+
+    /// The most an account may hold in an issuing wallet, in minor units
+    /// of its currency (at most 1000000000000000). Wallet fundings past it
+    /// are refused; `ledger check` reports any wallet above it.
+    #[arg(long, env = "ISSUING_MAX_WALLET_BALANCE", default_value = "10000000000000", value_parser = parse_max_wallet)]
+    pub max_wallet_balance: Amount,
 }
 
 #[derive(Args, Clone)]
@@ -169,6 +175,10 @@ pub enum JobsCommand {
 
 fn parse_amount(value: &str) -> Result<Amount, String> {
     Amount::parse_positive("rate", value).map_err(|e| e.to_string())
+}
+
+fn parse_max_wallet(value: &str) -> Result<Amount, String> {
+    Amount::parse_positive("max-wallet-balance", value).map_err(|e| e.to_string())
 }
 
 #[derive(Subcommand)]

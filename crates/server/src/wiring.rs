@@ -75,6 +75,7 @@ pub fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) -> any
         Settings {
             fx_rates,
             regions: Arc::new(reference::regions()),
+            max_wallet: args.max_wallet_balance,
         },
     ))
 }

@@ -10,8 +10,8 @@ use super::schema::{card_transactions, cards, events, jobs, ledger_accounts, tra
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::cards::MAX_CONSECUTIVE_DECLINES;
 use domain::cards::authorization::{CardSnapshot, DebitRequest, Decision, DeclineReason, authorize};
+use domain::cards::{MAX_CONSECUTIVE_DECLINES, MAX_DEBIT};
 use domain::gmt::month_key;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::paging::Page;
@@ -214,7 +214,7 @@ impl CardTransactionStore for Db {
                             .execute(conn)
                             .await?;
                         let keep = if attempt.forced {
-                            i64::MIN
+                            -MAX_DEBIT.minor()
                         } else {
                             snapshot.fee_hold.minor()
                         };
@@ -223,9 +223,9 @@ impl CardTransactionStore for Db {
                             rows,
                             balance_account,
                             spend_account,
-                            a,
+                            attempt.amount,
                             keep = keep,
-                            cap = i64::MAX
+                            cap = Amount::MAX.minor()
                         )? {
                             return Err(TxError::Db(DbError::Refused));
                         }

@@ -16,7 +16,7 @@ use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::cards::{CardLimit, CardType, MAX_BALANCE, MONEY_WINDOW_SECS};
+use domain::cards::{CardLimit, CardType, MAX_BALANCE, MONEY_WINDOW_SECS, funding_fits};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
 use domain::paging::Page;
 use domain::{Amount, Currency, Mode};
@@ -272,9 +272,9 @@ macro_rules! refund_to_wallet {
                 &rows,
                 balance_account,
                 wallet,
-                refund.minor(),
+                refund,
                 keep = 0,
-                cap = i64::MAX
+                cap = Amount::MAX.minor()
             )? {
                 return Err(TxError::Db(DbError::Refused));
             }
@@ -356,7 +356,15 @@ impl CardStore for Db {
                             amount,
                             now,
                         )?;
-                        if !post_transfer!(conn, &rows, &source, balance, amount.minor(), keep = 0, cap = i64::MAX)? {
+                        if !post_transfer!(
+                            conn,
+                            &rows,
+                            &source,
+                            balance,
+                            amount,
+                            keep = 0,
+                            cap = MAX_BALANCE.minor()
+                        )? {
                             return Err(TxError::Refused(refusal));
                         }
                     }
@@ -587,12 +595,14 @@ impl CardStore for Db {
                         }));
                     };
                     if kind == TransferKind::Fund {
-                        let balance = ledger_accounts::table
-                            .filter(ledger_accounts::id.eq(balance_account))
-                            .select(ledger_accounts::balance)
-                            .first::<i64>(conn)
+                        // Under the card's lock: what is on it and in transit to or from it.
+                        let held = ledger_accounts::table
+                            .filter(ledger_accounts::id.eq_any([balance_account, transit]))
+                            .select((ledger_accounts::id, ledger_accounts::balance))
+                            .load::<(String, i64)>(conn)
                             .await?;
-                        if balance + amount.minor() > MAX_BALANCE.minor() {
+                        let of = |id: &str| held.iter().find(|(a, _)| a == id).map_or(0, |(_, b)| *b);
+                        if !funding_fits(of(balance_account), of(transit), amount) {
                             return Err(TxError::Refused(ReserveError::OverMaxBalance));
                         }
                     }
@@ -603,7 +613,7 @@ impl CardStore for Db {
                     diesel::insert_into(jobs::table).values(job).execute(conn).await?;
                     // Last: the wallet is the hot row, locked for the shortest time.
                     let keep = if kind == TransferKind::Unload { fee_hold } else { 0 };
-                    if !post_transfer!(conn, rows, from, to, amount.minor(), keep = keep, cap = i64::MAX)? {
+                    if !post_transfer!(conn, rows, from, to, amount, keep = keep, cap = Amount::MAX.minor())? {
                         return Err(TxError::Refused(match kind {
                             TransferKind::Fund => ReserveError::WalletTooLow,
                             TransferKind::Unload => ReserveError::CardTooLow,
@@ -695,8 +705,10 @@ impl CardStore for Db {
                                         .await?;
                                     (balance_account, MAX_BALANCE.minor())
                                 }
-                                (TransferKind::Unload, Settlement::Reverse) if live => (balance_account, i64::MAX),
-                                _ => (wallet, i64::MAX),
+                                (TransferKind::Unload, Settlement::Reverse) if live => {
+                                    (balance_account, Amount::MAX.minor())
+                                }
+                                _ => (wallet, Amount::MAX.minor()),
                             };
                             let rows = transfer_rows(
                                 account,
@@ -710,7 +722,7 @@ impl CardStore for Db {
                             let job = JobRow::new(delivery.clone(), account, mode);
                             diesel::insert_into(events::table).values(event).execute(conn).await?;
                             diesel::insert_into(jobs::table).values(&job).execute(conn).await?;
-                            if !post_transfer!(conn, &rows, transit, to, amount.minor(), keep = 0, cap = cap)? {
+                            if !post_transfer!(conn, &rows, transit, to, amount, keep = 0, cap = cap)? {
                                 if cap == MAX_BALANCE.minor() {
                                     return Err(TxError::Refused(Settled::Refused));
                                 }
@@ -841,7 +853,15 @@ impl CardStore for Db {
                     for job in delivery {
                         diesel::insert_into(jobs::table).values(job).execute(conn).await?;
                     }
-                    if !post_transfer!(conn, rows, balance_account, income, fee, keep = 0, cap = i64::MAX)? {
+                    if !post_transfer!(
+                        conn,
+                        rows,
+                        balance_account,
+                        income,
+                        charge.fee,
+                        keep = 0,
+                        cap = Amount::MAX.minor()
+                    )? {
                         return Err(TxError::Db(DbError::Refused));
                     }
                     Ok(FeeOutcome::Charged)

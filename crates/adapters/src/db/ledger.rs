@@ -7,7 +7,7 @@ use diesel::sql_types::{BigInt, Text};
 use diesel::{Insertable, QueryableByName};
 use diesel_async::RunQueryDsl;
 use domain::ids::{AccountId, EntryId};
-use domain::ledger::{Breach, Entry};
+use domain::ledger::{AccountKind, Breach, Entry};
 use domain::{Amount, Currency, Mode};
 use ports::StoreError;
 use ports::ledger::LedgerTotal;
@@ -27,10 +27,11 @@ pub enum LedgerCode {
 impl LedgerCode {
     fn as_str(self) -> &'static str {
         match self {
-            LedgerCode::IssuingWallet => "issuing_wallet",
-            LedgerCode::Faucet => "faucet",
-            LedgerCode::FeeIncome => "fee_income",
+            LedgerCode::IssuingWallet => AccountKind::IssuingWallet,
+            LedgerCode::Faucet => AccountKind::Faucet,
+            LedgerCode::FeeIncome => AccountKind::FeeIncome,
         }
+        .as_str()
     }
 
     fn allow_negative(self) -> bool {
@@ -57,10 +58,11 @@ pub enum CardLedger {
 impl CardLedger {
     fn as_str(self) -> &'static str {
         match self {
-            CardLedger::Balance => "card",
-            CardLedger::Transit => "card_transit",
-            CardLedger::Spend => "card_spend",
+            CardLedger::Balance => AccountKind::Card,
+            CardLedger::Transit => AccountKind::CardTransit,
+            CardLedger::Spend => AccountKind::CardSpend,
         }
+        .as_str()
     }
 }
 
@@ -187,14 +189,18 @@ pub fn transfer_rows(
 
 /// Posts an entry from [`transfer_rows`] inside the caller's transaction:
 /// inserts it, credits `$to` (never past `$cap`), then debits `$from`
-/// (leaving at least `$keep`: `i64::MIN` where it may go negative, which
-/// only the faucet and a network-forced post do). Yields
+/// (leaving at least `$keep`: below zero only for the faucet and a
+/// network-forced post). `$amount` is an [`Amount`], so at most
+/// [`Amount::MAX`]; the guards compare `balance + amount` and
+/// `balance - amount` in SQL, where balances within their ranges cannot
+/// overflow (no sum is computed in Rust, where it could wrap). Yields
 /// `Ok(false)` when a guard refused; the caller must then roll back.
 macro_rules! post_transfer {
     ($conn:expr, $rows:expr, $from:expr, $to:expr, $amount:expr, keep = $keep:expr, cap = $cap:expr) => {{
         use $crate::db::schema::{ledger_accounts as la, ledger_entries, ledger_postings};
         let (entry_row, posting_rows) = $rows;
-        let a: i64 = $amount;
+        let a: i64 = domain::Amount::minor($amount);
+        let (keep, cap): (i64, i64) = ($keep, $cap);
         diesel::insert_into(ledger_entries::table)
             .values(entry_row)
             .execute($conn)
@@ -208,14 +214,14 @@ macro_rules! post_transfer {
         }
         let credited = diesel::update(la::table)
             .filter(la::id.eq($to))
-            .filter(la::balance.le(i64::from($cap) - a))
+            .filter((la::balance + a).le(cap))
             .set(la::balance.eq(la::balance + a))
             .execute($conn)
             .await?;
         let debited = if credited == 1 {
             diesel::update(la::table)
                 .filter(la::id.eq($from))
-                .filter(la::balance.ge(i64::from($keep) + a))
+                .filter((la::balance - a).ge(keep))
                 .set(la::balance.eq(la::balance - a))
                 .execute($conn)
                 .await?
@@ -256,14 +262,6 @@ struct MismatchRow {
 }
 
 #[derive(QueryableByName)]
-struct NegativeRow {
-    #[diesel(sql_type = Text)]
-    ledger_account: String,
-    #[diesel(sql_type = BigInt)]
-    balance: i64,
-}
-
-#[derive(QueryableByName)]
 struct CurrencyMismatchRow {
     #[diesel(sql_type = Text)]
     entry_id: String,
@@ -282,14 +280,14 @@ const MISMATCHED: &str = "SELECT a.id AS ledger_account, a.balance AS cached, \
      CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) AS postings \
      FROM ledger_accounts a LEFT JOIN ledger_postings p ON p.ledger_account_id = a.id \
      GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(p.amount), 0) ORDER BY a.id";
-const NEGATIVE: &str = "SELECT id AS ledger_account, balance FROM ledger_accounts \
-     WHERE balance < 0 AND NOT allow_negative ORDER BY id";
 const CURRENCY_MISMATCH: &str = "SELECT p.entry_id, p.ledger_account_id AS ledger_account \
      FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id \
      WHERE p.currency <> a.currency ORDER BY p.entry_id";
 
 #[derive(QueryableByName)]
 struct BalanceRow {
+    #[diesel(sql_type = Text)]
+    id: String,
     #[diesel(sql_type = Text)]
     code: String,
     #[diesel(sql_type = Text)]
@@ -298,7 +296,15 @@ struct BalanceRow {
     balance: i64,
 }
 
-const BALANCES: &str = "SELECT code, currency, balance FROM ledger_accounts";
+const BALANCES: &str = "SELECT id, code, currency, balance FROM ledger_accounts ORDER BY id";
+
+impl BalanceRow {
+    /// A card's account codes carry its id (`card:<id>`); the kind is
+    /// what precedes it.
+    fn kind(&self) -> &str {
+        self.code.split_once(':').map_or(self.code.as_str(), |(kind, _)| kind)
+    }
+}
 
 #[async_trait::async_trait]
 impl ports::ledger::LedgerAudit for Db {
@@ -306,12 +312,11 @@ impl ports::ledger::LedgerAudit for Db {
         let rows = with_conn!(self.pool(), |conn| {
             diesel::sql_query(BALANCES).load::<BalanceRow>(conn).await
         })?;
-        // A card's account codes carry its id (`card:<id>`); the kind is
-        // what precedes it.
-        let mut totals = BTreeMap::<(String, String), i64>::new();
+        let mut totals = BTreeMap::<(String, String), i128>::new();
         for row in rows {
-            let kind = row.code.split_once(':').map_or(row.code.as_str(), |(kind, _)| kind);
-            *totals.entry((kind.to_string(), row.currency)).or_default() += row.balance;
+            *totals
+                .entry((row.kind().to_string(), row.currency.clone()))
+                .or_default() += i128::from(row.balance);
         }
         Ok(totals
             .into_iter()
@@ -323,17 +328,26 @@ impl ports::ledger::LedgerAudit for Db {
             .collect())
     }
 
-    async fn breaches(&self) -> Result<Vec<Breach>, StoreError> {
-        let (unbalanced, short, mismatched, negative, currency) = with_conn!(self.pool(), |conn| {
+    async fn breaches(&self, max_wallet: Amount) -> Result<Vec<Breach>, StoreError> {
+        let (unbalanced, short, mismatched, balances, currency) = with_conn!(self.pool(), |conn| {
             let unbalanced = diesel::sql_query(UNBALANCED).load::<UnbalancedRow>(conn).await?;
             let short = diesel::sql_query(SHORT_ENTRIES).load::<ShortEntryRow>(conn).await?;
             let mismatched = diesel::sql_query(MISMATCHED).load::<MismatchRow>(conn).await?;
-            let negative = diesel::sql_query(NEGATIVE).load::<NegativeRow>(conn).await?;
+            let balances = diesel::sql_query(BALANCES).load::<BalanceRow>(conn).await?;
             let currency = diesel::sql_query(CURRENCY_MISMATCH)
                 .load::<CurrencyMismatchRow>(conn)
                 .await?;
-            Ok::<_, diesel::result::Error>((unbalanced, short, mismatched, negative, currency))
+            Ok::<_, diesel::result::Error>((unbalanced, short, mismatched, balances, currency))
         })?;
+        // An account of no known kind may hold nothing.
+        let out_of_range = balances.into_iter().filter_map(|row| {
+            let allowed = AccountKind::parse(row.kind()).map_or(0..=0, |kind| kind.allowed(max_wallet));
+            (!allowed.contains(&row.balance)).then_some(Breach::OutOfRange {
+                ledger_account: row.id,
+                balance: row.balance,
+                allowed,
+            })
+        });
         let breaches = unbalanced
             .into_iter()
             .map(|r| Breach::Unbalanced {
@@ -350,10 +364,7 @@ impl ports::ledger::LedgerAudit for Db {
                 cached: r.cached,
                 postings: r.postings,
             }))
-            .chain(negative.into_iter().map(|r| Breach::Negative {
-                ledger_account: r.ledger_account,
-                balance: r.balance,
-            }))
+            .chain(out_of_range)
             .chain(currency.into_iter().map(|r| Breach::CurrencyMismatch {
                 entry_id: r.entry_id,
                 ledger_account: r.ledger_account,

@@ -5,7 +5,7 @@ use super::{Db, migrate};
 use crate::crypto::vault::MasterKeyVault;
 use crate::test_db::TestDb;
 use domain::ids::AccountId;
-use domain::ledger::Breach;
+use domain::ledger::{Breach, DEFAULT_MAX_WALLET};
 use domain::{Amount, Currency, Mode, Secret};
 use ports::accounts::{AccountStore, NewAccount, StoredKey};
 use ports::ledger::LedgerAudit;
@@ -86,7 +86,7 @@ async fn a_duplicate_key_leaves_no_partial_account() {
         twin.keys[1].lookup_hash = "hash-acct_a-live".into();
         assert!(db.create_account(twin).await.is_err(), "{}", t.backend());
         assert!(db.find_key("hash-acct_b-test").await.unwrap().is_none());
-        assert!(db.breaches().await.unwrap().is_empty());
+        assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
     }
 }
 
@@ -109,25 +109,25 @@ async fn funding_credits_one_wallet_in_a_balanced_entry() {
         let acct = with_account(&db, "acct_a").await;
         let other = with_account(&db, "acct_b").await;
         assert_eq!(
-            db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(500), 1)
+            db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(500), DEFAULT_MAX_WALLET, 1)
                 .await
                 .unwrap(),
             amount(500)
         );
         assert_eq!(
-            db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(250), 2)
+            db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(250), DEFAULT_MAX_WALLET, 2)
                 .await
                 .unwrap(),
             amount(750)
         );
-        db.fund_from_faucet(&acct, Mode::Test, Currency::Ngn, amount(9), 3)
+        db.fund_from_faucet(&acct, Mode::Test, Currency::Ngn, amount(9), DEFAULT_MAX_WALLET, 3)
             .await
             .unwrap();
         let b = db.balances(&acct, Mode::Test).await.unwrap();
         assert_eq!((b.usd, b.ngn), (amount(750), amount(9)), "{}", t.backend());
         assert_eq!(db.balances(&acct, Mode::Live).await.unwrap().usd, Amount::ZERO);
         assert_eq!(db.balances(&other, Mode::Test).await.unwrap().usd, Amount::ZERO);
-        assert_eq!(db.breaches().await.unwrap(), vec![]);
+        assert_eq!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap(), vec![]);
         let totals: Vec<_> = db
             .totals()
             .await
@@ -159,7 +159,7 @@ async fn fifty_concurrent_fundings_sum_exactly() {
         let fundings = (1..=50).map(|i| {
             let (db, acct) = (db.clone(), acct.clone());
             tokio::spawn(async move {
-                db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(i), i)
+                db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(i), DEFAULT_MAX_WALLET, i)
                     .await
             })
         });
@@ -172,24 +172,37 @@ async fn fifty_concurrent_fundings_sum_exactly() {
             "{}",
             t.backend()
         );
-        assert_eq!(db.breaches().await.unwrap(), vec![]);
+        assert_eq!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap(), vec![]);
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_funding_past_the_largest_balance_is_refused_without_a_trace() {
+async fn a_funding_past_the_wallet_maximum_is_refused_without_a_trace() {
     for t in TestDb::all().await {
         let db = t.migrated().await;
         let acct = with_account(&db, "acct_a").await;
-        db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(i64::MAX - 10), 1)
+        let max = amount(1_000);
+        db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(990), max, 1)
             .await
             .unwrap();
         let refused = db
-            .fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(11), 2)
+            .fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(11), max, 2)
             .await;
         assert!(matches!(refused, Err(FundWalletError::BalanceLimit)), "{}", t.backend());
-        assert_eq!(db.balances(&acct, Mode::Test).await.unwrap().usd, amount(i64::MAX - 10));
-        assert_eq!(db.breaches().await.unwrap(), vec![]);
+        // The largest amount there is, on a wallet that is not empty: no
+        // sum in a guard wraps.
+        let refused = db
+            .fund_from_faucet(&acct, Mode::Test, Currency::Usd, Amount::MAX, Amount::MAX, 3)
+            .await;
+        assert!(matches!(refused, Err(FundWalletError::BalanceLimit)), "{}", t.backend());
+        db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(10), max, 4)
+            .await
+            .unwrap();
+        assert_eq!(db.balances(&acct, Mode::Test).await.unwrap().usd, max);
+        assert_eq!(db.breaches(max).await.unwrap(), vec![]);
+        // The faucet holds the account's wallet to the maximum it is given.
+        let lower = amount(999);
+        assert!(!db.breaches(lower).await.unwrap().is_empty(), "{}", t.backend());
     }
 }
 
@@ -198,7 +211,7 @@ async fn the_ledger_check_names_every_breach() {
     for t in TestDb::all().await {
         let db = t.migrated().await;
         let acct = with_account(&db, "acct_a").await;
-        db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(100), 1)
+        db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(100), DEFAULT_MAX_WALLET, 1)
             .await
             .unwrap();
         let wallet = "la_acct_a_test_issuing_wallet_USD";
@@ -223,7 +236,7 @@ async fn the_ledger_check_names_every_breach() {
             &format!("INSERT INTO ledger_postings VALUES ('le_bad', 0, '{wallet}', 'NGN', 3)"),
         )
         .await;
-        let breaches = db.breaches().await.unwrap();
+        let breaches = db.breaches(DEFAULT_MAX_WALLET).await.unwrap();
         let expected = [
             Breach::Unbalanced {
                 entry_id: "le_bad".into(),
@@ -244,9 +257,10 @@ async fn the_ledger_check_names_every_breach() {
                 cached: 101,
                 postings: 103,
             },
-            Breach::Negative {
+            Breach::OutOfRange {
                 ledger_account: ngn_wallet.into(),
                 balance: -5,
+                allowed: 0..=DEFAULT_MAX_WALLET.minor(),
             },
             Breach::CurrencyMismatch {
                 entry_id: "le_bad".into(),

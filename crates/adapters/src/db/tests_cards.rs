@@ -7,6 +7,7 @@ use super::tests_cardholders::record;
 use crate::test_db::TestDb;
 use domain::cards::{CardLimit, CardType};
 use domain::ids::{AccountId, CardId, CardholderId, EventId, JobId, TransferId};
+use domain::ledger::DEFAULT_MAX_WALLET;
 use domain::{Amount, Currency, Mode};
 use ports::cardholders::CardholderStore;
 use ports::cards::{
@@ -57,9 +58,16 @@ pub(super) async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
     )
     .await
     .unwrap();
-    db.fund_from_faucet(&account, Mode::Test, Currency::Usd, amount(wallet), 1)
-        .await
-        .unwrap();
+    db.fund_from_faucet(
+        &account,
+        Mode::Test,
+        Currency::Usd,
+        amount(wallet),
+        DEFAULT_MAX_WALLET,
+        1,
+    )
+    .await
+    .unwrap();
     let card = CardId::new("card_c");
     let new = NewCard {
         card: CardRecord {
@@ -174,7 +182,7 @@ async fn a_settlement_happens_once_and_reports_once() {
             .await
             .unwrap();
         assert_eq!(total, 2, "the creation and one settlement: {events:?}");
-        assert!(db.breaches().await.unwrap().is_empty());
+        assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
     }
 }
 
@@ -211,7 +219,7 @@ async fn money_for_a_card_deleted_meanwhile_goes_back_to_the_wallet() {
             t.backend()
         );
         assert_eq!(balances(&db, &card).await, (10_000, -1));
-        assert!(db.breaches().await.unwrap().is_empty());
+        assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
     }
 }
 
@@ -253,7 +261,7 @@ async fn a_reversed_unload_of_a_deleted_card_lands_in_the_wallet_and_refusals_le
             .unwrap();
         assert_eq!(settle(&db, "ctr_x", Settlement::Reverse).await, Settled::Done);
         assert_eq!(balances(&db, &card).await, (5_300, -1), "all of it back in the wallet");
-        assert!(db.breaches().await.unwrap().is_empty());
+        assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
     }
 }
 

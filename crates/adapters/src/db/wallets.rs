@@ -16,6 +16,7 @@ impl WalletStore for Db {
         mode: Mode,
         currency: Currency,
         amount: Amount,
+        max_wallet: Amount,
         now: i64,
     ) -> Result<Amount, FundWalletError> {
         let faucet = &ledger_account_id(account, mode, LedgerCode::Faucet, currency);
@@ -28,9 +29,9 @@ impl WalletStore for Db {
                     rows,
                     faucet,
                     wallet,
-                    amount.minor(),
-                    keep = i64::MIN,
-                    cap = i64::MAX
+                    amount,
+                    keep = -max_wallet.minor(),
+                    cap = max_wallet.minor()
                 )? {
                     return Err(DbError::Refused);
                 }

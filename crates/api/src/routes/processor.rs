@@ -9,7 +9,7 @@ use crate::extract::{describe, payload_too_large};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::cards::AuthorizationRequest;
-use domain::{Amount, InvalidInput};
+use domain::InvalidInput;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -78,7 +78,7 @@ pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::By
     let reference = parsed.transaction_reference.clone();
     let request = AuthorizationRequest {
         card_id: parsed.card_id,
-        amount: Amount::parse_positive("amount", &parsed.amount)?,
+        amount: domain::cards::parse_debit_amount("amount", &parsed.amount)?,
         merchant: parsed.merchant,
         merchant_category_code: parsed.merchant_category_code,
         transaction_reference: parsed.transaction_reference,

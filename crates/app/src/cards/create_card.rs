@@ -9,7 +9,7 @@ use domain::cards::pin::Pin;
 use domain::cards::{self, CardLimit, CardType};
 use domain::events::CARD_CREATION_SUCCESSFUL;
 use domain::ids::{CardId, CardholderId};
-use domain::{Amount, Currency, InvalidInput, required};
+use domain::{Currency, InvalidInput, required};
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, Funding, NewCard, SealedDetails};
 use serde_json::json;
@@ -87,8 +87,7 @@ impl App {
             required(&request.card_currency, "card_currency")?,
         )?;
         let limit = CardLimit::parse("card_limit", required(&request.card_limit, "card_limit")?)?;
-        let funding = Amount::parse("funding_amount", required(&request.funding_amount, "funding_amount")?)?;
-        limit.check_funding("funding_amount", funding)?;
+        let funding = limit.parse_funding("funding_amount", required(&request.funding_amount, "funding_amount")?)?;
         let pin = self.optional_pin(caller, &request.pin)?;
         let owner = self.card_owner(caller, &owner).await?;
         let issue = Issue {

@@ -51,7 +51,7 @@ impl App {
         let card = CardId::new(required(&body.card_id, "card_id")?);
         let amount = match body.amount.as_deref() {
             None => Amount::from_const(100),
-            Some(a) => Amount::parse_positive("amount", a)?,
+            Some(a) => domain::cards::parse_debit_amount("amount", a)?,
         };
         if let Some(c) = body.currency.as_deref()
             && Currency::parse("currency", c)? != Currency::Usd

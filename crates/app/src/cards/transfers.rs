@@ -6,7 +6,7 @@ use super::CardError;
 use crate::{App, Caller};
 use domain::ids::{CardId, JobId, TransferId};
 use domain::retry::RetrySchedule;
-use domain::{Amount, Currency, InvalidInput, required};
+use domain::{Currency, InvalidInput, cards, required};
 use ports::cards::{Transfer, TransferKind, TransferState};
 use ports::jobs::{JobKind, NewJob};
 
@@ -32,7 +32,7 @@ impl App {
         request: TransferRequest,
     ) -> Result<(CardId, String), CardError> {
         let card_id = CardId::new(required(&request.card_id, "card_id")?);
-        let amount = Amount::parse_positive("amount", required(&request.amount, "amount")?)?;
+        let amount = cards::parse_transfer_amount("amount", required(&request.amount, "amount")?)?;
         let reference = required(&request.transaction_reference, "transaction_reference")?.to_string();
         if reference.len() > MAX_REFERENCE_LEN {
             return Err(InvalidInput::new("transaction_reference", "must be at most 100 characters").into());

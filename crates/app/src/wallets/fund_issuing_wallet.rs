@@ -7,6 +7,7 @@ use ports::wallets::FundWalletError;
 
 impl App {
     /// Credits the issuing wallet of `currency`; returns its new balance.
+    /// No amount above the most a wallet may hold is taken.
     pub async fn fund_issuing_wallet(
         &self,
         caller: &Caller,
@@ -16,17 +17,19 @@ impl App {
         if caller.mode != Mode::Test {
             return Err(RequestError::SandboxOnly);
         }
+        let max_wallet = self.settings.max_wallet;
+        amount.at_most("amount", max_wallet, "the most an issuing wallet may hold")?;
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         let funded = self
             .ports
             .wallets
-            .fund_from_faucet(&caller.account_id, caller.mode, currency, amount, now)
+            .fund_from_faucet(&caller.account_id, caller.mode, currency, amount, max_wallet, now)
             .await;
         match funded {
             Ok(balance) => Ok(balance),
             Err(FundWalletError::BalanceLimit) => Err(InvalidInput::new(
                 "amount",
-                "the wallet balance would exceed the largest amount it can hold",
+                format!("the wallet would hold more than {max_wallet}, the most an issuing wallet may hold"),
             )
             .into()),
             Err(FundWalletError::Store(e)) => Err(e.into()),
@@ -51,14 +54,15 @@ mod tests {
         m.test_clocks.expect_offset().returning(|_| Ok(10));
         m.wallets
             .expect_fund_from_faucet()
-            .withf(|acct, mode, cur, amt, now| {
+            .withf(|acct, mode, cur, amt, max, now| {
                 acct.as_str() == "acct_1"
                     && *mode == Mode::Test
                     && *cur == Currency::Ngn
                     && amt.minor() == 700
+                    && *max == domain::ledger::DEFAULT_MAX_WALLET
                     && *now == 15
             })
-            .return_once(|_, _, _, _, _| Ok(Amount::from_minor(1_700).unwrap()));
+            .return_once(|_, _, _, _, _, _| Ok(Amount::from_minor(1_700).unwrap()));
         let balance = m
             .app()
             .fund_issuing_wallet(&caller(Mode::Test), Currency::Ngn, amount(700))
@@ -84,7 +88,7 @@ mod tests {
         m.test_clocks.expect_offset().returning(|_| Ok(0));
         m.wallets
             .expect_fund_from_faucet()
-            .return_once(|_, _, _, _, _| Err(FundWalletError::BalanceLimit));
+            .return_once(|_, _, _, _, _, _| Err(FundWalletError::BalanceLimit));
         let e = m
             .app()
             .fund_issuing_wallet(&caller(Mode::Test), Currency::Usd, amount(1))
@@ -92,5 +96,19 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidRequest);
         assert!(e.to_string().starts_with("amount:"));
+    }
+
+    #[tokio::test]
+    async fn an_amount_above_the_wallet_maximum_is_refused_before_the_store() {
+        let too_much = domain::ledger::DEFAULT_MAX_WALLET.checked_add(amount(1)).unwrap();
+        let e = Mocks::default()
+            .app()
+            .fund_issuing_wallet(&caller(Mode::Test), Currency::Usd, too_much)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "amount: must be at most 10000000000000 (the most an issuing wallet may hold)"
+        );
     }
 }

@@ -88,7 +88,7 @@ pub fn authorize(card: &CardSnapshot, debit: &DebitRequest) -> Decision {
     if card.month_to_date.saturating_add(amount) > card.monthly_limit.minor() {
         return Decision::Decline(DeclineReason::MonthlyLimit);
     }
-    let spendable = card.balance - card.fee_hold.minor();
+    let spendable = card.balance.saturating_sub(card.fee_hold.minor());
     if amount > spendable && !debit.forced {
         return Decision::Decline(DeclineReason::InsufficientBalance);
     }

@@ -10,8 +10,35 @@ use crate::{Amount, InvalidInput};
 /// The one card-network brand the service issues.
 pub const BRAND: &str = "Mastercard";
 
-/// The most a USD card may hold at a time (5,000 USD).
+/// The most a USD card may hold at a time (5,000 USD): no funding,
+/// creation or migration may take a card past it.
 pub const MAX_BALANCE: Amount = Amount::from_const(500_000);
+
+/// The largest debit a card can approve: the largest monthly limit
+/// (10,000 USD). A forced post may take a card below zero by at most this.
+pub const MAX_DEBIT: Amount = Amount::from_const(1_000_000);
+
+const HOLDS_AT_MOST: &str = "the most a USD card may hold: 5,000 USD";
+
+/// Parses an amount to move onto or off a card: above zero, and at most
+/// [`MAX_BALANCE`].
+pub fn parse_transfer_amount(field: &str, value: &str) -> Result<Amount, InvalidInput> {
+    Amount::parse_positive_up_to(field, value, MAX_BALANCE, HOLDS_AT_MOST)
+}
+
+/// Parses the amount of a debit: above zero, and at most [`MAX_DEBIT`]
+/// (no card could approve more).
+pub fn parse_debit_amount(field: &str, value: &str) -> Result<Amount, InvalidInput> {
+    Amount::parse_positive_up_to(field, value, MAX_DEBIT, "the largest monthly card limit: 10,000 USD")
+}
+
+/// Whether funding a card with `amount` keeps it within [`MAX_BALANCE`],
+/// counting what is in transit to or from it (a pending funding lands on
+/// it; a pending unloading may come back to it). Never overflows: the
+/// balances are `i64` cents and the sum is taken in `i128`.
+pub fn funding_fits(balance: i64, in_transit: i64, amount: Amount) -> bool {
+    i128::from(balance) + i128::from(in_transit) + i128::from(amount.minor()) <= i128::from(MAX_BALANCE.minor())
+}
 
 /// A card may be funded (and, separately, unloaded) once per this window.
 pub const MONEY_WINDOW_SECS: i64 = 300;
@@ -116,8 +143,10 @@ impl CardLimit {
         }
     }
 
-    /// Checks a creation funding against the minimum of this limit.
-    pub fn check_funding(self, field: &str, funding: Amount) -> Result<(), InvalidInput> {
+    /// Parses a creation funding: at least the fee hold of this limit, at
+    /// most what a card may hold.
+    pub fn parse_funding(self, field: &str, value: &str) -> Result<Amount, InvalidInput> {
+        let funding = Amount::parse_up_to(field, value, MAX_BALANCE, HOLDS_AT_MOST)?;
         if funding < self.fee_hold() {
             return Err(InvalidInput::new(
                 field,
@@ -128,7 +157,7 @@ impl CardLimit {
                 ),
             ));
         }
-        Ok(())
+        Ok(funding)
     }
 }
 
@@ -168,7 +197,7 @@ impl CardBalance {
     pub fn new(balance: i64, fee_hold: Amount) -> Self {
         Self {
             balance,
-            available: (balance - fee_hold.minor()).max(0),
+            available: balance.saturating_sub(fee_hold.minor()).max(0),
         }
     }
 }
@@ -201,17 +230,23 @@ mod tests {
     #[test]
     fn limits_set_the_minimum_funding() {
         let five = CardLimit::parse("card_limit", "500000").unwrap();
-        assert!(five.check_funding("funding_amount", Amount::from_const(299)).is_err());
-        assert!(five.check_funding("funding_amount", Amount::from_const(300)).is_ok());
+        assert!(five.parse_funding("funding_amount", "299").is_err());
+        assert_eq!(five.parse_funding("funding_amount", "300"), Ok(Amount::from_const(300)));
         let ten = CardLimit::parse("card_limit", "1000000").unwrap();
-        let e = ten
-            .check_funding("funding_amount", Amount::from_const(399))
-            .unwrap_err();
+        let e = ten.parse_funding("funding_amount", "399").unwrap_err();
         assert!(
             e.to_string().starts_with("funding_amount: must be at least '400'"),
             "{e}"
         );
         assert!(CardLimit::parse("card_limit", "700000").is_err());
+        assert_eq!(ten.parse_funding("funding_amount", "500000"), Ok(MAX_BALANCE));
+        for over in ["500001", "9223372036854775807", "99999999999999999999"] {
+            let e = ten.parse_funding("funding_amount", over).unwrap_err();
+            assert_eq!(
+                e.to_string(),
+                "funding_amount: must be at most 500000 (the most a USD card may hold: 5,000 USD)"
+            );
+        }
         assert_eq!(CardLimit::from_minor(1_000_000), Some(ten));
     }
 
@@ -242,6 +277,53 @@ mod tests {
             crate::gmt::format(next_anniversary(nov_22, nov_22 + 40 * 86_400)),
             "2027-01-22 00:00:00"
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn no_funding_that_fits_takes_a_card_past_its_maximum(
+            balance in -MAX_DEBIT.minor()..=MAX_BALANCE.minor(),
+            in_transit in 0..=MAX_BALANCE.minor(),
+            amount in 0..=Amount::MAX.minor(),
+        ) {
+            let amount = Amount::from_minor(amount).unwrap();
+            let fits = funding_fits(balance, in_transit, amount);
+            proptest::prop_assert_eq!(fits, balance + in_transit + amount.minor() <= MAX_BALANCE.minor());
+        }
+    }
+
+    #[test]
+    fn card_amounts_are_bounded_where_they_are_parsed() {
+        assert_eq!(parse_transfer_amount("amount", "500000"), Ok(MAX_BALANCE));
+        assert_eq!(parse_debit_amount("amount", "1000000"), Ok(MAX_DEBIT));
+        for (parse, over) in [
+            (
+                parse_transfer_amount as fn(&str, &str) -> Result<Amount, InvalidInput>,
+                "500001",
+            ),
+            (parse_debit_amount, "1000001"),
+        ] {
+            for bad in [
+                "0",
+                over,
+                "9223372036854775807",
+                "18446744073709551615",
+                "99999999999999999999",
+                "-1",
+            ] {
+                let e = parse("amount", bad).unwrap_err();
+                assert_eq!(e.field, "amount", "{bad}");
+            }
+        }
+    }
+
+    #[test]
+    fn extreme_balances_never_fit_and_never_overflow() {
+        assert!(!funding_fits(i64::MAX, i64::MAX, Amount::MAX));
+        assert!(funding_fits(i64::MIN, i64::MIN, Amount::MAX));
+        assert!(funding_fits(0, 0, MAX_BALANCE));
+        assert!(!funding_fits(0, 1, MAX_BALANCE));
+        assert!(!funding_fits(1, 0, MAX_BALANCE));
     }
 
     #[test]
