@@ -12,7 +12,7 @@ fn debit(card: &str, amount: &str, merchant: &str, reference: &str) -> Value {
 }
 
 /// Waits until the receiver holds `count` events named `event` for `card`.
-async fn events_for(receiver: &Receiver, event: &str, card: &str, count: usize) -> Vec<Value> {
+pub(crate) async fn events_for(receiver: &Receiver, event: &str, card: &str, count: usize) -> Vec<Value> {
     let matching = |r: &Receiver| {
         r.deliveries()
             .into_iter()

@@ -148,7 +148,7 @@ impl Sandbox {
 
 /// Waits until the receiver holds an event named `event` whose data
 /// matches `pick`; returns its data.
-async fn event(receiver: &Receiver, event: &str, pick: impl Fn(&Value) -> bool) -> Value {
+pub(crate) async fn event(receiver: &Receiver, event: &str, pick: impl Fn(&Value) -> bool) -> Value {
     let find = |r: &Receiver| {
         r.deliveries().into_iter().find_map(|d| {
             let body: Value = serde_json::from_str(&d.body).ok()?;

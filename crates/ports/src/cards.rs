@@ -54,6 +54,8 @@ pub struct NewCard {
     /// The physical card's envelope number, unique per account and mode.
     pub token_number: Option<String>,
     pub funding: Funding,
+    /// When its fee anniversaries count from (see [`RuleState`]).
+    pub fee_anchor_at: i64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -194,6 +196,9 @@ pub struct RuleState {
     pub mode: Mode,
     pub cardholder_id: CardholderId,
     pub created_at: i64,
+    /// When the fee anniversaries count from: the card's creation, or for
+    /// a migrated card that of the card it replaced.
+    pub fee_anchor_at: i64,
     /// The last approved debit, if any.
     pub last_activity_at: Option<i64>,
     pub fee_hold: Amount,
@@ -206,7 +211,10 @@ pub struct FeeCharge {
     /// The issuer transaction reference of the debit that records it.
     pub id: String,
     pub card_id: CardId,
-    /// Unique per card and month, so a month is charged once.
+    /// The month charged (YYYYMM): each is handled once per card.
+    pub month: i32,
+    /// The client reference of the debit that records it; the service's
+    /// own, never taken from the clients' namespace.
     pub reference: String,
     pub fee: Amount,
     pub now: i64,
@@ -215,7 +223,8 @@ pub struct FeeCharge {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FeeOutcome {
     Charged,
-    /// Charged before (a retried job): nothing changed.
+    /// The month was handled before (a retried job): only the next
+    /// charge is stored (once: it has a fixed id).
     AlreadyCharged,
     /// The card holds less than the fee: not charged, next month planned.
     TooLow,
@@ -250,11 +259,12 @@ pub trait CardStore: Send + Sync {
     async fn rule_state(&self, id: &CardId) -> Result<Option<RuleState>, StoreError>;
 
     /// Charges the monthly maintenance fee (the fee hold) from the card to
-    /// the fee income account, recorded as a debit under `charge.reference`
-    /// (once: a retry finds it taken), with `event` and `jobs` (its
-    /// delivery and the next charge). A deleted card is not charged and
-    /// nothing is stored; a card holding less than the fee is not charged
-    /// and only the next charge (the last of `jobs`) is stored.
+    /// the fee income account for `charge.month`, once per month (the card
+    /// keeps the last month handled), recorded as a debit under
+    /// `charge.reference`, with `event` and `jobs` (its delivery and the
+    /// next charge). A deleted card is not charged and nothing is stored; a
+    /// card holding less than the fee, or a month handled before, is not
+    /// charged and only the next charge (the last of `jobs`) is stored.
     async fn charge_fee(&self, charge: FeeCharge, event: NewEvent, jobs: Vec<NewJob>)
     -> Result<FeeOutcome, StoreError>;
 

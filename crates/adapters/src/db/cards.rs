@@ -51,6 +51,7 @@ struct CardRow {
     blocked_due_to_fraud: bool,
     meta_data: Option<String>,
     created_at: i64,
+    fee_anchor_at: i64,
 }
 
 impl CardRow {
@@ -77,6 +78,7 @@ impl CardRow {
             blocked_due_to_fraud: c.blocked_due_to_fraud,
             meta_data: c.meta_data,
             created_at: c.created_at,
+            fee_anchor_at: new.fee_anchor_at,
         }
     }
 
@@ -222,8 +224,9 @@ macro_rules! mine {
 pub(super) use mine;
 
 /// Inside a transaction: takes `$reference` for the account and mode, or
-/// refuses with `$refusal` when it was used (fundings, unloadings, debits
-/// and fees share one namespace, held by a primary key).
+/// refuses with `$refusal` when it was used (fundings, unloadings and
+/// debits share the clients' namespace, held by a primary key; the
+/// service's own steps never take a reference there).
 macro_rules! take_reference {
     ($conn:expr, $account:expr, $mode:expr, $reference:expr, $now:expr, $refusal:expr) => {
         diesel::insert_into(transaction_references::table)
@@ -752,23 +755,27 @@ impl CardStore for Db {
                     cards::livemode,
                     cards::cardholder_id,
                     cards::created_at,
+                    cards::fee_anchor_at,
                     cards::last_activity_at,
                     cards::fee_hold,
                     cards::deleted_at,
                 ))
-                .first::<(String, bool, String, i64, Option<i64>, i64, Option<i64>)>(conn)
+                .first::<(String, bool, String, i64, i64, Option<i64>, i64, Option<i64>)>(conn)
                 .await
                 .optional()
         })?;
         Ok(row.map(
-            |(account, livemode, holder, created_at, last_activity_at, fee_hold, deleted_at)| RuleState {
-                account_id: AccountId::new(account),
-                mode: Mode::from_live(livemode),
-                cardholder_id: CardholderId::new(holder),
-                created_at,
-                last_activity_at,
-                fee_hold: Amount::from_minor(fee_hold).unwrap_or(Amount::ZERO),
-                deleted: deleted_at.is_some(),
+            |(account, livemode, holder, created_at, fee_anchor_at, last_activity_at, fee_hold, deleted_at)| {
+                RuleState {
+                    account_id: AccountId::new(account),
+                    mode: Mode::from_live(livemode),
+                    cardholder_id: CardholderId::new(holder),
+                    created_at,
+                    fee_anchor_at,
+                    last_activity_at,
+                    fee_hold: Amount::from_minor(fee_hold).unwrap_or(Amount::ZERO),
+                    deleted: deleted_at.is_some(),
+                }
             },
         ))
     }
@@ -802,25 +809,41 @@ impl CardStore for Db {
         let result = with_conn!(self.pool(), |conn| {
             let result = conn
                 .transaction::<_, TxError<FeeOutcome>, _>(async |conn| {
-                    take_reference!(conn, account, mode, &charge.reference, now, FeeOutcome::AlreadyCharged);
-                    let Some(holder) = diesel::update(mine!(account, mode).filter(cards::id.eq(card)))
-                        .set(cards::consecutive_declines.eq(cards::consecutive_declines))
+                    let Some((next, delivery)) = job_rows.split_last() else {
+                        return Err(TxError::Db(DbError::Refused));
+                    };
+                    // The month, taken on the card (which locks it): each is handled once.
+                    let card_row = mine!(account, mode).filter(cards::id.eq(card));
+                    let handled = cards::fee_month.is_null().or(cards::fee_month.lt(charge.month));
+                    let Some(holder) = diesel::update(card_row.filter(handled))
+                        .set(cards::fee_month.eq(charge.month))
                         .returning(cards::cardholder_id)
                         .get_result::<String>(conn)
                         .await
                         .optional()?
                     else {
-                        return Err(TxError::Refused(FeeOutcome::CardDeleted));
+                        let live = card_row.count().get_result::<i64>(conn).await? == 1;
+                        if !live {
+                            return Err(TxError::Refused(FeeOutcome::CardDeleted));
+                        }
+                        // Handled before: the next charge is still planned, once (its id is fixed).
+                        diesel::insert_into(jobs::table)
+                            .values(next)
+                            .on_conflict_do_nothing()
+                            .execute(conn)
+                            .await?;
+                        return Ok(FeeOutcome::AlreadyCharged);
                     };
+                    diesel::insert_into(jobs::table)
+                        .values(next)
+                        .on_conflict_do_nothing()
+                        .execute(conn)
+                        .await?;
                     let balance = ledger_accounts::table
                         .filter(ledger_accounts::id.eq(balance_account))
                         .select(ledger_accounts::balance)
                         .first::<i64>(conn)
                         .await?;
-                    let Some((next, delivery)) = job_rows.split_last() else {
-                        return Err(TxError::Db(DbError::Refused));
-                    };
-                    diesel::insert_into(jobs::table).values(next).execute(conn).await?;
                     if balance < fee {
                         return Ok(FeeOutcome::TooLow);
                     }

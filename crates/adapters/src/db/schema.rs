@@ -184,6 +184,8 @@ diesel::table! {
         month_spend -> BigInt,
         last_activity_at -> Nullable<BigInt>,
         approved_count -> BigInt,
+        fee_month -> Nullable<Integer>,
+        fee_anchor_at -> BigInt,
     }
 }
 

@@ -11,10 +11,11 @@ use domain::ledger::DEFAULT_MAX_WALLET;
 use domain::{Amount, Currency, Mode};
 use ports::cardholders::CardholderStore;
 use ports::cards::{
-    CardRecord, CardStore, DetailsToken, Funding, NewCard, ReserveError, SealedDetails, Settled, Settlement,
-    SettlementItem, Transfer, TransferKind, TransferState,
+    CardRecord, CardStore, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, ReserveError, SealedDetails, Settled,
+    Settlement, SettlementItem, Transfer, TransferKind, TransferState,
 };
 use ports::events::{EventStore, NewEvent};
+use ports::jobs::JobStore;
 use ports::jobs::{JobKind, NewJob};
 use ports::ledger::LedgerAudit;
 use ports::wallets::WalletStore;
@@ -96,6 +97,7 @@ pub(super) async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
         sealed_pin: vec![9],
         token_number: None,
         funding: Funding::Wallet(amount(300)),
+        fee_anchor_at: 1,
     };
     let (e, d) = event("created");
     db.create(new, e, vec![d], 1).await.unwrap();
@@ -282,5 +284,47 @@ async fn a_details_token_is_consumed_once_and_not_after_it_expires() {
         assert!(!db.consume_details_token("h1", 99).await.unwrap(), "{}", t.backend());
         assert!(!db.consume_details_token("h2", 100).await.unwrap(), "expired");
         assert!(!db.consume_details_token("h3", 1).await.unwrap());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fee_month_is_charged_once_and_its_next_charge_planned_once() {
+    for t in TestDb::all().await {
+        let (db, card) = setup(&t, 1_000).await;
+        let charge = |month: i32, n: &str| {
+            let (db, card) = (db.clone(), card.clone());
+            let (e, d) = event(n);
+            let charge = FeeCharge {
+                id: format!("ctx_{n}"),
+                card_id: card,
+                month,
+                reference: format!("fee_{n}"),
+                fee: amount(100),
+                now: 10,
+            };
+            // The next charge has the same id however often it is planned.
+            async move {
+                db.charge_fee(charge, e, vec![d, job("fee_next", JobKind::CardMaintenanceFee)])
+                    .await
+            }
+        };
+        assert_eq!(
+            charge(202_612, "a").await.unwrap(),
+            FeeOutcome::Charged,
+            "{}",
+            t.backend()
+        );
+        assert_eq!(charge(202_612, "b").await.unwrap(), FeeOutcome::AlreadyCharged);
+        assert_eq!(
+            charge(202_611, "c").await.unwrap(),
+            FeeOutcome::AlreadyCharged,
+            "an earlier month"
+        );
+        let planned = JobStore::list(&db, false, 100).await.unwrap();
+        let next = planned.iter().filter(|j| j.id == "job_fee_next").count();
+        assert_eq!(next, 1, "{}: {planned:?}", t.backend());
+        assert_eq!(charge(202_701, "d").await.unwrap(), FeeOutcome::Charged);
+        assert_eq!(balances(&db, &card).await, (700, 100), "{}", t.backend());
+        assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
     }
 }

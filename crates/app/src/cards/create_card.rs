@@ -73,6 +73,8 @@ struct Issue {
     funding: Funding,
     meta_data: Option<String>,
     extra: serde_json::Value,
+    /// When the fee anniversaries count from; `None`: the new card's creation.
+    fee_anchor_at: Option<i64>,
 }
 
 impl App {
@@ -98,6 +100,7 @@ impl App {
             funding: Funding::Wallet(funding),
             meta_data: request.meta_data,
             extra: json!({"transaction_reference": request.transaction_reference}),
+            fee_anchor_at: None,
         };
         self.issue(caller, &owner, issue).await
     }
@@ -131,6 +134,7 @@ impl App {
             funding: Funding::Wallet(CardLimit::Usd5k.fee_hold()),
             meta_data: request.meta_data,
             extra: json!({"card_token_number": token_number}),
+            fee_anchor_at: None,
         };
         self.issue(caller, &owner, issue).await
     }
@@ -154,6 +158,9 @@ impl App {
         if card.cardholder_id != owner.id {
             return Err(CardError::CardNotFound);
         }
+        // The new card keeps the old one's fee anniversary: migrating is no
+        // way to move the fee later.
+        let anchor = self.ports.cards.rule_state(&old).await?.map(|s| s.fee_anchor_at);
         let issue = Issue {
             card_type,
             limit,
@@ -162,6 +169,7 @@ impl App {
             funding: Funding::Card(old.clone()),
             meta_data: card.meta_data,
             extra: json!({"migrated_from": old.as_str()}),
+            fee_anchor_at: anchor,
         };
         self.issue(caller, &owner, issue).await
     }
@@ -221,12 +229,17 @@ impl App {
             .new_event(&caller.account_id, caller.mode, CARD_CREATION_SUCCESSFUL, data)
             .await?;
         let mut jobs = vec![self.delivery_job(&event.id)];
-        jobs.extend(self.first_rule_jobs(&caller.account_id, caller.mode, &id, now).await?);
+        let fee_anchor_at = issue.fee_anchor_at.unwrap_or(now);
+        jobs.extend(
+            self.first_rule_jobs(&caller.account_id, caller.mode, &id, now, fee_anchor_at)
+                .await?,
+        );
         let new_card = NewCard {
             card,
             sealed_pin: vault.seal(pin.expose().as_bytes()),
             token_number: issue.token_number,
             funding: issue.funding,
+            fee_anchor_at,
         };
         self.ports.cards.create(new_card, event, jobs, now).await?;
         Ok(id)

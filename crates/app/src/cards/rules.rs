@@ -17,19 +17,21 @@ use ports::jobs::{JobKind, NewJob};
 use serde_json::json;
 
 impl App {
-    /// The first runs of a new card's time rules.
+    /// The first runs of a new card's time rules; its fee anniversaries
+    /// count from `fee_anchor_at`.
     pub(crate) async fn first_rule_jobs(
         &self,
         account: &AccountId,
         mode: Mode,
         card: &CardId,
         created_at: i64,
+        fee_anchor_at: i64,
     ) -> Result<Vec<NewJob>, StoreError> {
         let deadline = inactivity_deadline(created_at);
         Ok(vec![
             self.inactivity_job(account, mode, card, deadline - INACTIVITY_NOTICE_SECS)
                 .await?,
-            self.fee_job(account, mode, card, next_anniversary(created_at, created_at))
+            self.fee_job(account, mode, card, next_anniversary(fee_anchor_at, created_at))
                 .await?,
         ])
     }
@@ -48,10 +50,17 @@ impl App {
 
     /// The fee job of `card` for the anniversary `due`: the subject names
     /// both, so a job that runs late charges the month it was for, and
-    /// each missed month is caught up in turn.
+    /// each missed month is caught up in turn. Its id is fixed by both
+    /// too, so planning it twice stores it once.
     async fn fee_job(&self, account: &AccountId, mode: Mode, card: &CardId, due: i64) -> Result<NewJob, StoreError> {
-        self.rule_job(account, mode, JobKind::CardMaintenanceFee, format!("{card} {due}"), due)
-            .await
+        let subject = format!("{card} {due}");
+        let job = self
+            .rule_job(account, mode, JobKind::CardMaintenanceFee, subject, due)
+            .await?;
+        Ok(NewJob {
+            id: JobId::new(format!("{}fee_{card}_{due}", JobId::PREFIX)),
+            ..job
+        })
     }
 
     /// A job of `kind` about `subject`, due at `due` in the mode's time.
@@ -149,7 +158,7 @@ impl App {
         if state.deleted {
             return Ok(());
         }
-        let due = due.unwrap_or_else(|| next_anniversary(state.created_at, state.created_at));
+        let due = due.unwrap_or_else(|| next_anniversary(state.fee_anchor_at, state.created_at));
         self.maintenance_fee(&card, &state, due)
             .await
             .map_err(|e| e.to_string())
@@ -159,7 +168,7 @@ impl App {
         let (account, mode) = (&state.account_id, state.mode);
         let now = self.now_for(account, mode).await?;
         let next = self
-            .fee_job(account, mode, card, next_anniversary(state.created_at, due))
+            .fee_job(account, mode, card, next_anniversary(state.fee_anchor_at, due))
             .await?;
         let id = format!("ctx_{}", self.ports.ids.unique());
         let reference = format!("fee_{card}_{}", gmt::month_key(due));
@@ -183,6 +192,7 @@ impl App {
         let charge = FeeCharge {
             id,
             card_id: card.clone(),
+            month: gmt::month_key(due),
             reference,
             fee: state.fee_hold,
             now,

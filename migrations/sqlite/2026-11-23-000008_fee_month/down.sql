@@ -1,0 +1,2 @@
+ALTER TABLE cards DROP COLUMN fee_anchor_at;
+ALTER TABLE cards DROP COLUMN fee_month;
