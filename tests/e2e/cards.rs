@@ -788,6 +788,46 @@ async fn deleting_a_cardholder_deletes_their_cards_and_returns_the_money() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_created_while_its_cardholder_is_deleted_does_not_outlive_them() {
+    for db in TestDb::all().await {
+        let s = Sandbox::start(&db, None);
+        s.fund_wallet(1_000_000).await;
+        let mut holders = vec![];
+        for n in 0..25 {
+            holders.push(s.cardholder(100 + n).await);
+        }
+        let (s, backend) = (&s, db.backend());
+        let races = holders.iter().map(|holder| async move {
+            let path = format!("/cardholder/delete_cardholder/{holder}");
+            let create = s.post("/cards/create_card", s.card_body(holder, "500"));
+            let delete = s.delete(&path);
+            let create_again = s.post("/cards/create_card", s.card_body(holder, "500"));
+            let (created, deleted, again) = tokio::join!(create, delete, create_again);
+            assert_eq!(deleted.status, 200, "{}", deleted.body);
+            for a in [created, again] {
+                assert!(
+                    a.status == 200 || a.body["code"] == "cardholder_not_found",
+                    "{}: {} {}",
+                    backend,
+                    a.status,
+                    a.body
+                );
+            }
+        });
+        futures::future::join_all(races).await;
+        let all = s.get("/cards/get_all_cards").await;
+        assert_eq!(
+            all.body["data"]["meta"]["total"],
+            0,
+            "{}: live cards of deleted cardholders",
+            db.backend()
+        );
+        assert_eq!(s.wallet().await, 1_000_000, "{}", db.backend());
+        assert_ledger(&db);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_concurrent_fundings_from_a_wallet_covering_sixty_give_sixty_and_forty_clean_refusals() {
     for db in TestDb::all().await {
         let s = Sandbox::start(&db, None);

@@ -66,6 +66,10 @@ pub enum CreateCardError {
     TokenNumberUsed,
     #[error("card_id: no card with this id")]
     SourceCardNotFound,
+    /// The cardholder was deleted, blacklisted or unverified before the
+    /// card could be stored.
+    #[error("cardholder_id: the cardholder is no longer active")]
+    CardholderGone,
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -9,13 +9,14 @@ use super::ledger::{
     CardLedger, LedgerAccountRow, LedgerCode, card_ledger_account_id, ledger_account_id, post_transfer, transfer_rows,
 };
 use super::schema::{
-    card_details_tokens, card_transactions, card_transfers, cards, events, jobs, ledger_accounts,
+    card_details_tokens, card_transactions, card_transfers, cardholders, cards, events, jobs, ledger_accounts,
     transaction_references,
 };
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::cardholders::CardholderStatus;
 use domain::cards::{CardLimit, CardType, MAX_BALANCE, MONEY_WINDOW_SECS, funding_fits};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
 use domain::paging::Page;
@@ -306,6 +307,24 @@ impl CardStore for Db {
         let result = with_conn!(self.pool(), |conn| {
             let result = conn
                 .transaction::<_, TxError<CreateCardError>, _>(async |conn| {
+                    // The cardholder first, locked and still active at this
+                    // commit: a deletion that commits first refuses the card,
+                    // and one that waits on this lock deletes it after.
+                    let active = diesel::update(
+                        cardholders::table
+                            .filter(cardholders::id.eq(row.cardholder_id.as_str()))
+                            .filter(cardholders::account_id.eq(account.as_str()))
+                            .filter(cardholders::livemode.eq(mode.is_live()))
+                            .filter(cardholders::deleted_at.is_null())
+                            .filter(cardholders::blacklisted.eq(false))
+                            .filter(cardholders::status.eq(CardholderStatus::Verified.as_str())),
+                    )
+                    .set(cardholders::status.eq(cardholders::status))
+                    .execute(conn)
+                    .await?;
+                    if active != 1 {
+                        return Err(TxError::Refused(CreateCardError::CardholderGone));
+                    }
                     diesel::insert_into(cards::table)
                         .values(row)
                         .execute(conn)

@@ -89,18 +89,20 @@ impl App {
     /// Deletes the cardholder and, first, their cards (see `delete_card`).
     pub async fn delete_cardholder(&self, caller: &Caller, id: &CardholderId) -> Result<(), CardholderError> {
         self.get_cardholder(caller, id).await?;
-        self.delete_cards_of(caller, id).await?;
         let now = self.now_for(&caller.account_id, caller.mode).await?;
-        if self
+        // The cardholder first: from its commit no card can be created for
+        // it (card creation requires it active, under its row lock), so the
+        // cards deleted next are all it will ever have.
+        if !self
             .ports
             .cardholders
             .delete(&caller.account_id, caller.mode, id, now)
             .await?
         {
-            Ok(())
-        } else {
-            Err(CardholderError::NotFound)
+            return Err(CardholderError::NotFound);
         }
+        self.delete_cards_of(caller, id).await?;
+        Ok(())
     }
 
     pub async fn list_cardholders(

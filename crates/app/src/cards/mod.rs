@@ -72,6 +72,7 @@ impl From<CreateCardError> for CardError {
         match e {
             CreateCardError::Store(e) => CardError::Store(e),
             CreateCardError::SourceCardNotFound => CardError::CardNotFound,
+            CreateCardError::CardholderGone => CardError::CardholderNotFound,
             e => CardError::Create(e),
         }
     }
@@ -107,7 +108,9 @@ impl DomainError for CardError {
 
     fn code(&self) -> &'static str {
         match self {
-            CardError::CardholderNotFound => "cardholder_not_found",
+            CardError::CardholderNotFound | CardError::Create(CreateCardError::CardholderGone) => {
+                "cardholder_not_found"
+            }
             CardError::CardNotFound
             | CardError::Create(CreateCardError::SourceCardNotFound)
             | CardError::Reserve(ReserveError::CardNotFound) => "card_not_found",
