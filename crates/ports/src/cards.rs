@@ -183,7 +183,7 @@ pub struct SettlementItem {
 }
 
 /// What became of one settlement.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Settled {
     Done,
     /// Someone settled it before (a retried job): nothing changed.
@@ -191,6 +191,9 @@ pub enum Settled {
     /// Completing was refused (the card is gone, or would hold over 5,000
     /// USD): nothing changed; reverse it instead.
     Refused,
+    /// The database failed this one (why, for its job to retry on):
+    /// nothing of it changed, and the rest of its batch stands.
+    Failed(String),
 }
 
 /// What the time rules read of a card.

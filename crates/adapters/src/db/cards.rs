@@ -753,9 +753,10 @@ impl CardStore for Db {
                             Ok(Settled::Done)
                         })
                         .await;
+                    // A failed one is rolled back to its savepoint alone.
                     outcomes.push(match one {
                         Ok(settled) | Err(TxError::Refused(settled)) => settled,
-                        Err(TxError::Db(e)) => return Err(e),
+                        Err(TxError::Db(e)) => Settled::Failed(e.to_string()),
                     });
                 }
                 Ok(outcomes)

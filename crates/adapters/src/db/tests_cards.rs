@@ -136,7 +136,7 @@ async fn settle_batch(db: &super::Db, batch: &[(&str, Settlement)]) -> Vec<Settl
 }
 
 async fn settle(db: &super::Db, id: &str, settlement: Settlement) -> Settled {
-    settle_batch(db, &[(id, settlement)]).await[0]
+    settle_batch(db, &[(id, settlement)]).await.remove(0)
 }
 
 async fn balances(db: &super::Db, card: &CardId) -> (i64, i64) {
@@ -325,6 +325,56 @@ async fn a_fee_month_is_charged_once_and_its_next_charge_planned_once() {
         assert_eq!(next, 1, "{}: {planned:?}", t.backend());
         assert_eq!(charge(202_701, "d").await.unwrap(), FeeOutcome::Charged);
         assert_eq!(balances(&db, &card).await, (700, 100), "{}", t.backend());
+        assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_settlement_the_database_fails_fails_alone_and_the_rest_of_its_batch_stands() {
+    for t in TestDb::all().await {
+        let (db, card) = setup(&t, 1_000).await;
+        let reserve = |id: &'static str, kind, cents, now| {
+            let (db, card) = (db.clone(), card.clone());
+            async move {
+                db.reserve(
+                    transfer(id, &card, kind, cents, now),
+                    job(id, JobKind::SettleCardTransfer),
+                )
+                .await
+                .unwrap()
+            }
+        };
+        reserve("ctr_1", TransferKind::Fund, 500, 5).await;
+        assert_eq!(settle(&db, "ctr_1", Settlement::Complete).await, Settled::Done);
+        reserve("ctr_2", TransferKind::Fund, 100, 400).await;
+        reserve("ctr_3", TransferKind::Unload, 200, 400).await;
+        // ctr_2's event reuses an id that exists: the database refuses it.
+        let item = |id: &str, event_name: &str| {
+            let (db, event_name, id) = (db.clone(), event_name.to_string(), id.to_string());
+            async move {
+                let (event, delivery) = event(&event_name);
+                SettlementItem {
+                    transfer: db.transfer(&TransferId::new(id)).await.unwrap().unwrap(),
+                    settlement: Settlement::Complete,
+                    event,
+                    delivery,
+                    now: 500,
+                }
+            }
+        };
+        let batch = vec![item("ctr_2", "created").await, item("ctr_3", "ctr_3").await];
+        let settled = db.settle(batch).await.unwrap();
+        assert!(matches!(settled[0], Settled::Failed(_)), "{}: {settled:?}", t.backend());
+        assert_eq!(settled[1], Settled::Done, "{}", t.backend());
+        let state = |id: &'static str| {
+            let db = db.clone();
+            async move { db.transfer(&TransferId::new(id)).await.unwrap().unwrap().state }
+        };
+        assert_eq!(state("ctr_2").await, TransferState::Pending, "untouched, for its retry");
+        assert_eq!(state("ctr_3").await, TransferState::Succeeded);
+        assert_eq!(balances(&db, &card).await, (300, 600), "{}", t.backend());
+        assert_eq!(settle(&db, "ctr_2", Settlement::Complete).await, Settled::Done);
+        assert_eq!(balances(&db, &card).await, (300, 700), "{}", t.backend());
         assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
     }
 }

@@ -83,12 +83,17 @@ impl App {
         }
         let items = batch.iter().map(|(_, _, item)| item.clone()).collect();
         match self.ports.cards.settle(items).await {
-            Ok(settled) => batch
-                .into_iter()
-                .zip(settled)
-                .filter(|(_, s)| *s == Settled::Refused)
-                .map(|((i, transfer, _), _)| (i, transfer))
-                .collect(),
+            Ok(settled) => {
+                let mut refused = vec![];
+                for ((i, transfer, _), settled) in batch.into_iter().zip(settled) {
+                    match settled {
+                        Settled::Done | Settled::AlreadySettled => {}
+                        Settled::Refused => refused.push((i, transfer)),
+                        Settled::Failed(e) => outcomes[i] = Err(e),
+                    }
+                }
+                refused
+            }
             Err(e) => {
                 for (i, _, _) in batch {
                     outcomes[i] = Err(e.to_string());
