@@ -22,7 +22,12 @@ async fn accounts_create_prints_keys_that_work_only_in_their_own_mode() {
         assert!(created["account_id"].as_str().unwrap().starts_with("acct_"));
         assert!(test.starts_with("sk_test_") && test.len() >= "sk_test_".len() + 32);
         assert!(live.starts_with("sk_live_") && live.len() >= "sk_live_".len() + 32);
-        assert!(created["webhook_secret"].as_str().unwrap().starts_with("whsec_"));
+        let (test_secret, live_secret) = (
+            created["test_webhook_secret"].as_str().unwrap(),
+            created["live_webhook_secret"].as_str().unwrap(),
+        );
+        assert!(test_secret.starts_with("whsec_") && live_secret.starts_with("whsec_"));
+        assert_ne!(test_secret, live_secret, "each mode signs with its own secret");
 
         let sandbox = server.url("/v1/issuing/sandbox/cards/get_issuing_wallet_balance");
         let production = server.url("/v1/issuing/cards/get_issuing_wallet_balance");

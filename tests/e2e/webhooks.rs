@@ -18,7 +18,7 @@ struct Keys {
 fn keys(created: &Value) -> Keys {
     Keys {
         test: created["test_secret_key"].as_str().unwrap().to_string(),
-        webhook_secret: created["webhook_secret"].as_str().unwrap().to_string(),
+        webhook_secret: created["test_webhook_secret"].as_str().unwrap().to_string(),
     }
 }
 
@@ -317,4 +317,89 @@ async fn two_worker_processes_deliver_a_thousand_events_once_each() {
         1_000,
         "every event was delivered exactly once"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandbox_delivery_reveals_nothing_that_verifies_a_live_one() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let server = Server::start(&db);
+        let mut cmd = issuing(&db);
+        cmd.args([
+            "accounts",
+            "create",
+            "--name",
+            "Acme",
+            "--company-address",
+            "1 Marina, Lagos",
+        ])
+        .args([
+            "--utility-bill-url",
+            "https://acme.test/bill.pdf",
+            "--webhook-url",
+            &receiver.url,
+        ]);
+        let created: Value = serde_json::from_slice(&run(&mut cmd).stdout).unwrap();
+        let field = |name: &str| created[name].as_str().unwrap().to_string();
+        let (test_key, live_key) = (field("test_secret_key"), field("live_secret_key"));
+        let live_secret = field("live_webhook_secret");
+        send_test_event(&server, &test_key).await;
+        // A live event: the verification of a cardholder registered with the live key.
+        let registered = client()
+            .post(server.url("/v1/issuing/cardholder/register_cardholder"))
+            .header("token", bearer(&live_key))
+            .json(&crate::cardholders::nigerian(41))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(registered.status(), 201, "{}", registered.text().await.unwrap());
+        let livemode = |d: &Delivery| serde_json::from_str::<Value>(&d.body).unwrap()["data"]["livemode"] == true;
+        assert!(
+            receiver.wait_for(30, |r| r.deliveries().iter().any(livemode)).await,
+            "{}",
+            db.backend()
+        );
+        let deliveries = receiver.deliveries();
+        let sandbox = deliveries.iter().find(|d| !livemode(d)).unwrap();
+        let live = deliveries.iter().find(|d| livemode(d)).unwrap();
+        // What the test key opens is the sandbox secret...
+        let revealed = aes_everywhere::decrypt(&sandbox.webhook_signature, &Secret::new(test_key.clone())).unwrap();
+        let revealed = String::from_utf8(revealed.expose().clone()).unwrap();
+        assert_eq!(revealed, field("test_webhook_secret"));
+        // ...which signs no live delivery; the live secret does.
+        let t: i64 = live.issuing_signature[2..].split_once(',').unwrap().0.parse().unwrap();
+        assert_ne!(
+            live.issuing_signature,
+            signature::sign(&revealed, t, live.body.as_bytes())
+        );
+        assert_eq!(
+            live.issuing_signature,
+            signature::sign(&live_secret, t, live.body.as_bytes())
+        );
+        let opened = aes_everywhere::decrypt(&live.webhook_signature, &Secret::new(test_key.clone())).ok();
+        assert!(
+            opened.is_none_or(|o| o.expose() != live_secret.as_bytes()),
+            "{}",
+            db.backend()
+        );
+
+        // An account from before per-mode secrets (as migration 000009
+        // leaves it) gets a new sandbox secret at the next start.
+        server.stop();
+        db.execute("UPDATE accounts SET test_webhook_secret_sealed = NULL")
+            .await;
+        let server = Server::start(&db);
+        let event_id = send_test_event(&server, &test_key).await;
+        assert!(receiver.wait_for(30, |r| r.accepted().contains_key(&event_id)).await);
+        let again = receiver
+            .deliveries()
+            .into_iter()
+            .find(|d| d.event_id == event_id)
+            .unwrap();
+        let given = aes_everywhere::decrypt(&again.webhook_signature, &Secret::new(test_key)).unwrap();
+        let given = String::from_utf8(given.expose().clone()).unwrap();
+        assert!(given.starts_with("whsec_"), "{}", db.backend());
+        assert_ne!(given, live_secret);
+        assert_ne!(given, revealed);
+    }
 }

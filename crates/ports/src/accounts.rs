@@ -19,7 +19,9 @@ pub struct NewAccount {
     pub webhook_url: Option<String>,
     pub company_address: Option<String>,
     pub utility_bill_url: Option<String>,
-    pub webhook_secret_sealed: Vec<u8>,
+    /// Each mode signs its webhooks with its own secret.
+    pub test_webhook_secret_sealed: Vec<u8>,
+    pub live_webhook_secret_sealed: Vec<u8>,
     pub keys: [StoredKey; 2],
     pub created_at: i64,
 }
@@ -60,4 +62,11 @@ pub trait AccountStore: Send + Sync {
 
     /// The sealed key of `mode` of the demo account, if one exists.
     async fn demo_key(&self, mode: Mode) -> Result<Option<Vec<u8>>, StoreError>;
+
+    /// Accounts made before each mode had its own webhook secret: they
+    /// have no sandbox secret yet.
+    async fn without_test_webhook_secret(&self) -> Result<Vec<AccountId>, StoreError>;
+
+    /// Gives the account its sandbox webhook secret, unless it has one.
+    async fn set_test_webhook_secret(&self, account: &AccountId, sealed: Vec<u8>) -> Result<(), StoreError>;
 }

@@ -52,7 +52,9 @@ pub struct DeliveryTarget {
     pub event: EventRecord,
     pub url: Option<String>,
     pub sealed_secret_key: Vec<u8>,
-    pub sealed_webhook_secret: Vec<u8>,
+    /// The webhook secret of the event's mode; `None` for an account made
+    /// before each mode had its own, until the service gives it one.
+    pub sealed_webhook_secret: Option<Vec<u8>>,
 }
 
 #[cfg_attr(feature = "mocks", mockall::automock)]

@@ -21,6 +21,7 @@ pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let sqlite = db.is_sqlite();
     let app = wiring::app(db, &args.db, args, &args.worker)?;
     let demo_key = app.demo_test_key().await.context("preparing the demo account")?;
+    give_sandbox_webhook_secrets(&app).await?;
     let data = web::Data::new(app);
     if !args.no_workers {
         workers::spawn(data.clone().into_inner(), &args.worker, sqlite);
@@ -52,9 +53,26 @@ pub async fn worker(args: &WorkerCommand, serve: &ServeArgs) -> anyhow::Result<E
     let db = wiring::open_db(&args.db, false).await?;
     let sqlite = db.is_sqlite();
     let app = Arc::new(wiring::app(db, &args.db, serve, &args.worker)?);
+    give_sandbox_webhook_secrets(&app).await?;
     workers::spawn(app, &args.worker, sqlite);
     tokio::signal::ctrl_c().await.context("waiting for a stop signal")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Accounts made before each mode had its own webhook secret get their
+/// sandbox one (a migration cannot seal under the master key).
+async fn give_sandbox_webhook_secrets(app: &app::App) -> anyhow::Result<()> {
+    let given = app
+        .give_sandbox_webhook_secrets()
+        .await
+        .context("giving accounts their sandbox webhook secret")?;
+    if given > 0 {
+        tracing::info!(
+            accounts = given,
+            "gave accounts made before per-mode webhook secrets a sandbox webhook secret"
+        );
+    }
+    Ok(())
 }
 
 pub async fn list_jobs(db_args: &DbArgs, serve: &ServeArgs, failed: bool) -> anyhow::Result<ExitCode> {
@@ -155,7 +173,8 @@ pub async fn create_account(db_args: &DbArgs, serve: &ServeArgs, details: &Accou
         "account_id": created.account_id.as_str(),
         "test_secret_key": created.test_secret_key.expose(),
         "live_secret_key": created.live_secret_key.expose(),
-        "webhook_secret": created.webhook_secret.expose(),
+        "test_webhook_secret": created.test_webhook_secret.expose(),
+        "live_webhook_secret": created.live_webhook_secret.expose(),
     });
     println!("{out}");
     Ok(ExitCode::SUCCESS)

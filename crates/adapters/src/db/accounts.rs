@@ -16,7 +16,8 @@ struct AccountRow<'a> {
     is_demo: bool,
     webhook_url_test: Option<&'a str>,
     webhook_url_live: Option<&'a str>,
-    webhook_secret_sealed: &'a [u8],
+    test_webhook_secret_sealed: &'a [u8],
+    live_webhook_secret_sealed: &'a [u8],
     company_address: Option<&'a str>,
     utility_bill_url: Option<&'a str>,
     created_at: i64,
@@ -66,7 +67,8 @@ impl AccountStore for Db {
             is_demo: account.is_demo,
             webhook_url_test: account.webhook_url.as_deref(),
             webhook_url_live: account.webhook_url.as_deref(),
-            webhook_secret_sealed: &account.webhook_secret_sealed,
+            test_webhook_secret_sealed: &account.test_webhook_secret_sealed,
+            live_webhook_secret_sealed: &account.live_webhook_secret_sealed,
             company_address: account.company_address.as_deref(),
             utility_bill_url: account.utility_bill_url.as_deref(),
             created_at: account.created_at,
@@ -177,5 +179,29 @@ impl AccountStore for Db {
                 .optional()
         })?;
         Ok(sealed)
+    }
+
+    async fn without_test_webhook_secret(&self) -> Result<Vec<AccountId>, StoreError> {
+        let ids = with_conn!(self.pool(), |conn| {
+            accounts::table
+                .filter(accounts::test_webhook_secret_sealed.is_null())
+                .select(accounts::id)
+                .load::<String>(conn)
+                .await
+        })?;
+        Ok(ids.into_iter().map(AccountId::new).collect())
+    }
+
+    async fn set_test_webhook_secret(&self, account: &AccountId, sealed: Vec<u8>) -> Result<(), StoreError> {
+        let target = accounts::table
+            .filter(accounts::id.eq(account.as_str()))
+            .filter(accounts::test_webhook_secret_sealed.is_null());
+        with_conn!(self.pool(), |conn| {
+            diesel::update(target)
+                .set(accounts::test_webhook_secret_sealed.eq(Some(sealed)))
+                .execute(conn)
+                .await
+        })?;
+        Ok(())
     }
 }

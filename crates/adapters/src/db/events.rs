@@ -226,14 +226,15 @@ impl EventStore for Db {
                 else {
                     return Ok(None);
                 };
-                let (url_test, url_live, sealed_webhook_secret) = accounts::table
+                let (url_test, url_live, test_secret, live_secret) = accounts::table
                     .filter(accounts::id.eq(&account_id))
                     .select((
                         accounts::webhook_url_test,
                         accounts::webhook_url_live,
-                        accounts::webhook_secret_sealed,
+                        accounts::test_webhook_secret_sealed,
+                        accounts::live_webhook_secret_sealed,
                     ))
-                    .first::<(Option<String>, Option<String>, Vec<u8>)>(conn)
+                    .first::<(Option<String>, Option<String>, Option<Vec<u8>>, Vec<u8>)>(conn)
                     .await?;
                 let sealed_secret_key = api_keys::table
                     .filter(api_keys::account_id.eq(&account_id))
@@ -241,7 +242,10 @@ impl EventStore for Db {
                     .select(api_keys::sealed_key)
                     .first::<Vec<u8>>(conn)
                     .await?;
-                let url = if event.livemode { url_live } else { url_test };
+                let (url, sealed_webhook_secret) = match event.livemode {
+                    true => (url_live, Some(live_secret)),
+                    false => (url_test, test_secret),
+                };
                 Ok::<_, diesel::result::Error>(Some((event, url, sealed_secret_key, sealed_webhook_secret)))
             }
             .await

@@ -8,10 +8,11 @@ diesel::table! {
         is_demo -> Bool,
         webhook_url_test -> Nullable<Text>,
         webhook_url_live -> Nullable<Text>,
-        webhook_secret_sealed -> Binary,
+        live_webhook_secret_sealed -> Binary,
         created_at -> BigInt,
         company_address -> Nullable<Text>,
         utility_bill_url -> Nullable<Text>,
+        test_webhook_secret_sealed -> Nullable<Binary>,
     }
 }
 

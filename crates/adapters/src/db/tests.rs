@@ -26,7 +26,8 @@ pub(super) fn new_account(id: &str, is_demo: bool) -> NewAccount {
         webhook_url: Some("https://hooks.test/x".into()),
         company_address: Some("1 Marina, Lagos".into()),
         utility_bill_url: Some("https://hooks.test/bill.pdf".into()),
-        webhook_secret_sealed: b"sealed-whsec".to_vec(),
+        test_webhook_secret_sealed: b"sealed-whsec-test".to_vec(),
+        live_webhook_secret_sealed: b"sealed-whsec-live".to_vec(),
         keys: [key(Mode::Test), key(Mode::Live)],
         created_at: 1_700_000_000,
     }
@@ -41,7 +42,7 @@ fn amount(n: i64) -> Amount {
     Amount::from_minor(n).unwrap()
 }
 
-async fn exec(db: &Db, sql: &str) {
+pub(super) async fn exec(db: &Db, sql: &str) {
     db.execute_raw(sql).await.unwrap();
 }
 

@@ -239,11 +239,39 @@ async fn a_delivery_target_carries_the_url_and_sealed_secrets_of_the_events_mode
         let test = db.delivery_target(&EventId::new("evt_t")).await.unwrap().unwrap();
         assert_eq!(test.url.as_deref(), Some("https://hooks.test/x"), "{}", t.backend());
         assert_eq!(test.sealed_secret_key, b"sealed-acct_a-test");
+        assert_eq!(test.sealed_webhook_secret.as_deref(), Some(&b"sealed-whsec-test"[..]));
         let live = db.delivery_target(&EventId::new("evt_l")).await.unwrap().unwrap();
         assert_eq!(live.url.as_deref(), Some("https://live.test/h"));
         assert_eq!(live.sealed_secret_key, b"sealed-acct_a-live");
-        assert_eq!(live.sealed_webhook_secret, b"sealed-whsec");
+        assert_eq!(live.sealed_webhook_secret.as_deref(), Some(&b"sealed-whsec-live"[..]));
         assert!(db.delivery_target(&EventId::new("evt_none")).await.unwrap().is_none());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_account_from_before_per_mode_secrets_is_given_a_sandbox_secret_once() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        db.create_account(new_account("acct_a", false)).await.unwrap();
+        db.create_account(new_account("acct_b", false)).await.unwrap();
+        let acct = domain::ids::AccountId::new("acct_a");
+        // As migration 000009 leaves an account made before it.
+        super::tests::exec(
+            &db,
+            "UPDATE accounts SET test_webhook_secret_sealed = NULL WHERE id = 'acct_a'",
+        )
+        .await;
+        db.emit(event("evt_t", "acct_a", Mode::Test), job("job_t", 1))
+            .await
+            .unwrap();
+        let before = db.delivery_target(&EventId::new("evt_t")).await.unwrap().unwrap();
+        assert_eq!(before.sealed_webhook_secret, None, "{}", t.backend());
+        assert_eq!(db.without_test_webhook_secret().await.unwrap(), vec![acct.clone()]);
+        db.set_test_webhook_secret(&acct, b"new".to_vec()).await.unwrap();
+        db.set_test_webhook_secret(&acct, b"newer".to_vec()).await.unwrap();
+        let after = db.delivery_target(&EventId::new("evt_t")).await.unwrap().unwrap();
+        assert_eq!(after.sealed_webhook_secret.as_deref(), Some(&b"new"[..]), "given once");
+        assert!(db.without_test_webhook_secret().await.unwrap().is_empty());
     }
 }
 

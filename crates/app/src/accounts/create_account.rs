@@ -6,6 +6,7 @@ use crate::App;
 use crate::error::RequestError;
 use domain::ids::AccountId;
 use domain::{InvalidInput, Mode, Secret, api_key, http_url};
+use ports::StoreError;
 use ports::accounts::{NewAccount, StoredKey};
 
 const KEY_RANDOM_CHARS: usize = 40;
@@ -27,7 +28,9 @@ pub struct CreatedAccount {
     pub account_id: AccountId,
     pub test_secret_key: Secret<String>,
     pub live_secret_key: Secret<String>,
-    pub webhook_secret: Secret<String>,
+    /// Each mode signs its webhooks with its own secret.
+    pub test_webhook_secret: Secret<String>,
+    pub live_webhook_secret: Secret<String>,
 }
 
 /// An http(s) URL when given.
@@ -60,10 +63,8 @@ impl App {
 
         let test_secret_key = api_key::format_key(Mode::Test, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());
         let live_secret_key = api_key::format_key(Mode::Live, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());
-        let webhook_secret = Secret::new(format!(
-            "whsec_{}",
-            self.ports.ids.secret(WEBHOOK_SECRET_RANDOM_CHARS).expose()
-        ));
+        let test_webhook_secret = self.new_webhook_secret();
+        let live_webhook_secret = self.new_webhook_secret();
         let account_id = AccountId::with_suffix(&self.ports.ids.unique());
         let store_key = |mode, key: &Secret<String>| StoredKey {
             mode,
@@ -77,7 +78,8 @@ impl App {
             webhook_url,
             company_address,
             utility_bill_url,
-            webhook_secret_sealed: self.ports.vault.seal(webhook_secret.expose().as_bytes()),
+            test_webhook_secret_sealed: self.ports.vault.seal(test_webhook_secret.expose().as_bytes()),
+            live_webhook_secret_sealed: self.ports.vault.seal(live_webhook_secret.expose().as_bytes()),
             keys: [
                 store_key(Mode::Test, &test_secret_key),
                 store_key(Mode::Live, &live_secret_key),
@@ -89,8 +91,29 @@ impl App {
             account_id,
             test_secret_key,
             live_secret_key,
-            webhook_secret,
+            test_webhook_secret,
+            live_webhook_secret,
         })
+    }
+
+    fn new_webhook_secret(&self) -> Secret<String> {
+        Secret::new(format!(
+            "whsec_{}",
+            self.ports.ids.secret(WEBHOOK_SECRET_RANDOM_CHARS).expose()
+        ))
+    }
+
+    /// Gives each account made before the modes had a webhook secret each
+    /// a new sandbox secret (its one secret stays the live one). Run at
+    /// start; returns how many it gave.
+    pub async fn give_sandbox_webhook_secrets(&self) -> Result<usize, StoreError> {
+        let accounts = self.ports.accounts.without_test_webhook_secret().await?;
+        for account in &accounts {
+            let secret = self.new_webhook_secret();
+            let sealed = self.ports.vault.seal(secret.expose().as_bytes());
+            self.ports.accounts.set_test_webhook_secret(account, sealed).await?;
+        }
+        Ok(accounts.len())
     }
 }
 
@@ -129,7 +152,8 @@ pub(crate) mod tests {
             assert_eq!(a.keys[0].lookup_hash, format!("hash({test})"));
             assert_ne!(a.keys[0].sealed, test.as_bytes());
             assert_eq!(a.keys[1].mode, Mode::Live);
-            assert!(!a.webhook_secret_sealed.starts_with(b"whsec_"));
+            assert!(!a.test_webhook_secret_sealed.starts_with(b"whsec_"));
+            assert_ne!(a.test_webhook_secret_sealed, a.live_webhook_secret_sealed);
             Ok(())
         });
         let created = m
@@ -147,7 +171,14 @@ pub(crate) mod tests {
             .unwrap();
         assert_eq!(created.test_secret_key.expose(), &format!("sk_test_{}", "1".repeat(40)));
         assert_eq!(created.live_secret_key.expose(), &format!("sk_live_{}", "2".repeat(40)));
-        assert_eq!(created.webhook_secret.expose(), &format!("whsec_{}", "3".repeat(32)));
+        assert_eq!(
+            created.test_webhook_secret.expose(),
+            &format!("whsec_{}", "3".repeat(32))
+        );
+        assert_eq!(
+            created.live_webhook_secret.expose(),
+            &format!("whsec_{}", "4".repeat(32))
+        );
     }
 
     #[tokio::test]

@@ -39,7 +39,12 @@ impl App {
             url: url.clone(),
             body: body.to_string(),
             timestamp: now,
-            webhook_secret: open(&target.sealed_webhook_secret)?,
+            webhook_secret: open(
+                target
+                    .sealed_webhook_secret
+                    .as_deref()
+                    .ok_or("the account has no sandbox webhook secret yet")?,
+            )?,
             secret_key: open(&target.sealed_secret_key)?,
         };
         let response = self.ports.webhooks.send(request).await;
@@ -93,7 +98,7 @@ mod tests {
             },
             url: url.map(str::to_string),
             sealed_secret_key: b"sealed-key".to_vec(),
-            sealed_webhook_secret: b"sealed-whsec".to_vec(),
+            sealed_webhook_secret: Some(b"sealed-whsec".to_vec()),
         }
     }
 
