@@ -50,7 +50,16 @@ impl Server {
     /// Starts `issuing serve` with extra arguments. Idle job runners look
     /// for work every 50 ms, so tests need not wait.
     pub fn start_with(db: &TestDb, args: &[&str]) -> Server {
-        let mut child = issuing(db)
+        Server::spawn(&mut issuing(db), args)
+    }
+
+    /// Starts `issuing serve` logging at `level` (`ISSUING_LOG`).
+    pub fn start_logging(db: &TestDb, level: &str) -> Server {
+        Server::spawn(issuing(db).env("ISSUING_LOG", level), &[])
+    }
+
+    fn spawn(cmd: &mut Command, args: &[&str]) -> Server {
+        let mut child = cmd
             .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
             .args(["--worker-poll-ms", "50"])
             .args(args)

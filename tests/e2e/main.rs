@@ -12,6 +12,7 @@ mod cardholders;
 mod cards;
 mod cli;
 mod extreme_amounts;
+mod logs;
 mod test_clock;
 mod utility;
 mod wallets;

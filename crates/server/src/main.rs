@@ -11,17 +11,38 @@ use cli::{AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, 
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::{LevelFilter, Targets};
+use tracing_subscriber::prelude::*;
+
+/// Dependencies that print what they carry below info: tokio-postgres logs
+/// every SQL bind parameter (BVNs, phones, addresses) at debug; hyper, h2
+/// and actix log request and response heads and bodies (API keys, card
+/// data) at debug and trace. They stay at info whatever `ISSUING_LOG`
+/// asks for, so no log level can print personal data or secrets.
+const HELD_AT_INFO: [&str; 8] = [
+    "tokio_postgres",
+    "postgres_protocol",
+    "hyper",
+    "hyper_util",
+    "h2",
+    "reqwest",
+    "actix_http",
+    "actix_web",
+];
 
 fn init_logs(format: LogFormat) {
     let filter = EnvFilter::try_from_env("ISSUING_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
+    let held = Targets::new()
+        .with_default(LevelFilter::TRACE)
+        .with_targets(HELD_AT_INFO.map(|target| (target, LevelFilter::INFO)));
     // Colours only for a person at a terminal, never in files or collectors.
-    let logs = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+    let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal());
+    let registry = tracing_subscriber::registry().with(filter).with(held);
     match format {
-        LogFormat::Text => logs.init(),
-        LogFormat::Json => logs.json().init(),
+        LogFormat::Text => registry.with(logs).init(),
+        LogFormat::Json => registry.with(logs.json()).init(),
     }
 }
 
