@@ -454,8 +454,13 @@ async fn the_processor_gets_real_time_decisions_for_signed_requests_only() {
     use adapters::crypto::signature;
     for db in TestDb::all().await {
         let receiver = Receiver::start();
-        let secret = "psk_processor_secret";
-        let s = Sandbox::start_with(&db, Some(&receiver.url), &["--processor-secret", secret]);
+        let secret = "psk_sandbox_processor_secret_0123456789";
+        let live_secret = "psk_live_processor_secret_0123456789";
+        let s = Sandbox::start_with(
+            &db,
+            Some(&receiver.url),
+            &["--sandbox-processor-secret", secret, "--processor-secret", live_secret],
+        );
         s.fund_wallet(10_000).await;
         let holder = s.cardholder(17).await;
         let card = s.card(&holder, "1300").await;
@@ -517,6 +522,13 @@ async fn the_processor_gets_real_time_decisions_for_signed_requests_only() {
         )
         .await;
         assert_eq!(body["data"]["reason_code"], "card_not_found");
+        // The live secret debits no sandbox card: as if it did not exist.
+        let (status, body) = ask(&auth("1", "p11"), Some(now()), live_secret).await;
+        assert_eq!(
+            (status, body["data"]["reason_code"].as_str()),
+            (200, Some("card_not_found")),
+            "{body}"
+        );
         assert_eq!(s.balance(&card).await, (1300 - 601, 1000 - 601));
         assert_ledger(&db);
     }

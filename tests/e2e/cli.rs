@@ -54,3 +54,14 @@ async fn a_malformed_master_key_or_database_url_is_named() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("sqlite:// or postgres://"), "{}", stderr(&out));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_short_processor_secret_is_refused_at_start() {
+    let db = TestDb::sqlite();
+    for flag in ["--processor-secret", "--sandbox-processor-secret"] {
+        let out = run(issuing(&db).args(["serve", flag, "secret-of-thirty-one-characters"]));
+        assert!(!out.status.success(), "{flag}");
+        assert!(stderr(&out).contains("at least 32 characters"), "{}", stderr(&out));
+        assert!(!stderr(&out).contains("thirty-one"), "the secret is echoed");
+    }
+}

@@ -98,8 +98,8 @@ async fn an_unload_of_i64_max_is_refused_and_creates_no_money() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_money_endpoint_refuses_extreme_amounts_and_the_books_hold() {
     for db in TestDb::all().await {
-        let secret = "psk_extreme_amounts_processor";
-        let s = Sandbox::start_with(&db, None, &["--processor-secret", secret]);
+        let secret = "psk_extreme_amounts_sandbox_processor";
+        let s = Sandbox::start_with(&db, None, &["--sandbox-processor-secret", secret]);
         const WALLET_MAX: i64 = 10_000_000_000_000;
         const CARD_MAX: i64 = 500_000;
         const DEBIT_MAX: i64 = 1_000_000;

@@ -1,4 +1,4 @@
-use domain::{DomainError, ErrorKind};
+use domain::{DomainError, ErrorKind, Mode};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 pub enum ProcessorAuthError {
@@ -24,8 +24,10 @@ impl DomainError for ProcessorAuthError {
 }
 
 /// Authenticates the card processor's calls: an HMAC of the raw body
-/// under the processor secret, in `x-processor-signature`.
+/// under the processor secret of a mode, in `x-processor-signature`.
 #[cfg_attr(feature = "mocks", mockall::automock)]
 pub trait ProcessorAuth: Send + Sync {
-    fn verify(&self, signature: Option<String>, body: &[u8], now: i64) -> Result<(), ProcessorAuthError>;
+    /// The mode whose secret signed the call: it may debit only cards of
+    /// that mode.
+    fn verify(&self, signature: Option<String>, body: &[u8], now: i64) -> Result<Mode, ProcessorAuthError>;
 }

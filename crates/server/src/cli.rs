@@ -99,9 +99,15 @@ pub struct ServeArgs {
     pub relay_listen: SocketAddr,
 
     /// The secret the card processor signs `POST /v1/processor/authorizations`
-    /// with (HMAC-SHA256). Unset: that endpoint answers 403.
+    /// with (HMAC-SHA256) for live cards; at least 32 characters.
     #[arg(long, env = "ISSUING_PROCESSOR_SECRET", hide_env_values = true)]
     pub processor_secret: Option<String>,
+
+    /// The same for sandbox cards: a request signed with it debits only
+    /// sandbox cards, one signed with the live secret only live cards.
+    /// With neither set the endpoint answers 403.
+    #[arg(long, env = "ISSUING_SANDBOX_PROCESSOR_SECRET", hide_env_values = true)]
+    pub sandbox_processor_secret: Option<String>,
 
     /// The BIN the card-network simulator issues numbers under: 6 to 8
     /// digits in a Mastercard range.

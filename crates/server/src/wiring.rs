@@ -4,7 +4,7 @@ use crate::cli::{DbArgs, ServeArgs, WorkerArgs};
 use crate::master_key;
 use adapters::card_network::NetworkSimulator;
 use adapters::crypto::aes_everywhere::AesEverywhere;
-use adapters::crypto::signature::ProcessorSecret;
+use adapters::crypto::signature::ProcessorSecrets;
 use adapters::db::{Db, migrate};
 use adapters::kyc_sandbox::SandboxKyc;
 use adapters::merchant_catalogue::ShippedCatalogue;
@@ -50,7 +50,10 @@ pub fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) -> any
         cards: db.clone(),
         card_transactions: db.clone(),
         merchants: Arc::new(ShippedCatalogue::load()),
-        processor_auth: Arc::new(ProcessorSecret(serve.processor_secret.clone().map(Secret::new))),
+        processor_auth: Arc::new(ProcessorSecrets {
+            live: processor_secret("--processor-secret", &serve.processor_secret)?,
+            test: processor_secret("--sandbox-processor-secret", &serve.sandbox_processor_secret)?,
+        }),
         network: Arc::new(
             NetworkSimulator::new(&serve.card_bin).map_err(|e| anyhow::anyhow!("--card-bin: {}", e.rule))?,
         ),
@@ -78,4 +81,16 @@ pub fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) -> any
             max_wallet: args.max_wallet_balance,
         },
     ))
+}
+
+/// A processor secret long enough not to be guessed. Checked here, not by
+/// clap, whose error would echo the value.
+fn processor_secret(flag: &str, value: &Option<String>) -> anyhow::Result<Option<Secret<String>>> {
+    const MIN_CHARS: usize = 32;
+    match value {
+        Some(secret) if secret.chars().count() < MIN_CHARS => {
+            anyhow::bail!("{flag}: must be at least {MIN_CHARS} characters")
+        }
+        _ => Ok(value.clone().map(Secret::new)),
+    }
 }

@@ -2,7 +2,7 @@
 //! body>">`. The service signs its webhooks this way, and the card
 //! processor signs its authorization requests the same way.
 
-use domain::Secret;
+use domain::{Mode, Secret};
 use hmac::{Hmac, Mac};
 use ports::processor_auth::{ProcessorAuth, ProcessorAuthError};
 use sha2::Sha256;
@@ -40,19 +40,33 @@ pub fn verify(secret: &str, header: &str, body: &[u8], now: i64) -> bool {
     let (Some(timestamp), Some(signature)) = (timestamp, signature) else {
         return false;
     };
-    (now - timestamp).abs() <= TOLERANCE_SECS && mac(secret, timestamp, body).verify_slice(&signature).is_ok()
+    now.abs_diff(timestamp) <= TOLERANCE_SECS.unsigned_abs()
+        && mac(secret, timestamp, body).verify_slice(&signature).is_ok()
 }
 
-/// The processor's calls, checked against the configured secret.
-pub struct ProcessorSecret(pub Option<Secret<String>>);
+/// The processor's calls, checked against the configured secret of each
+/// mode: the one that verifies says which cards the call may debit.
+pub struct ProcessorSecrets {
+    pub live: Option<Secret<String>>,
+    pub test: Option<Secret<String>>,
+}
 
-impl ProcessorAuth for ProcessorSecret {
-    fn verify(&self, signature: Option<String>, body: &[u8], now: i64) -> Result<(), ProcessorAuthError> {
-        let secret = self.0.as_ref().ok_or(ProcessorAuthError::Disabled)?;
-        match signature {
-            Some(header) if verify(secret.expose(), &header, body, now) => Ok(()),
-            _ => Err(ProcessorAuthError::BadSignature),
+impl ProcessorAuth for ProcessorSecrets {
+    fn verify(&self, signature: Option<String>, body: &[u8], now: i64) -> Result<Mode, ProcessorAuthError> {
+        let secrets = [(Mode::Live, &self.live), (Mode::Test, &self.test)];
+        let configured: Vec<_> = secrets
+            .iter()
+            .filter_map(|(mode, secret)| secret.as_ref().map(|s| (*mode, s)))
+            .collect();
+        if configured.is_empty() {
+            return Err(ProcessorAuthError::Disabled);
         }
+        let header = signature.ok_or(ProcessorAuthError::BadSignature)?;
+        configured
+            .into_iter()
+            .find(|(_, secret)| verify(secret.expose(), &header, body, now))
+            .map(|(mode, _)| mode)
+            .ok_or(ProcessorAuthError::BadSignature)
     }
 }
 
@@ -68,10 +82,38 @@ mod tests {
         assert!(!verify("other", &header, b"{\"a\":1}", 1_100), "another secret");
         assert!(!verify("s3cret", &header, b"{\"a\":1}", 1_301), "stale");
         assert!(!verify("s3cret", "t=1000,v1=zz", b"{}", 1_000));
-        let auth = ProcessorSecret(None);
+        assert!(!verify("s3cret", &header, b"{\"a\":1}", i64::MIN), "no overflow");
+        assert!(!verify("s3cret", "t=-9223372036854775808,v1=00", b"{}", i64::MAX));
+        let none = ProcessorSecrets { live: None, test: None };
         assert_eq!(
-            auth.verify(Some(header), b"{}", 1_000),
+            none.verify(Some(header.clone()), b"{}", 1_000),
             Err(ProcessorAuthError::Disabled)
+        );
+    }
+
+    #[test]
+    fn the_secret_that_verifies_names_the_mode_of_the_cards_a_call_may_debit() {
+        let both = ProcessorSecrets {
+            live: Some(Secret::new("live-secret".into())),
+            test: Some(Secret::new("test-secret".into())),
+        };
+        let body = b"{}";
+        let signed = |secret| Some(sign(secret, 1_000, body));
+        assert_eq!(both.verify(signed("live-secret"), body, 1_000), Ok(Mode::Live));
+        assert_eq!(both.verify(signed("test-secret"), body, 1_000), Ok(Mode::Test));
+        assert_eq!(
+            both.verify(signed("other"), body, 1_000),
+            Err(ProcessorAuthError::BadSignature)
+        );
+        assert_eq!(both.verify(None, body, 1_000), Err(ProcessorAuthError::BadSignature));
+        let live_only = ProcessorSecrets {
+            live: Some(Secret::new("live-secret".into())),
+            test: None,
+        };
+        assert_eq!(
+            live_only.verify(signed("test-secret"), body, 1_000),
+            Err(ProcessorAuthError::BadSignature),
+            "no sandbox secret: no sandbox card is debited"
         );
     }
 }

@@ -69,7 +69,7 @@ pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::By
         .get("x-processor-signature")
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
-    app.verify_processor(signature, &body)?;
+    let mode = app.verify_processor(signature, &body)?;
     let parsed: AuthorizationBody = serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(&body))
         .map_err(|e| describe(&e.path().to_string(), &e.inner().to_string()))?;
     if parsed.merchant.trim().is_empty() || parsed.transaction_reference.trim().is_empty() {
@@ -84,7 +84,7 @@ pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::By
         transaction_reference: parsed.transaction_reference,
         force: parsed.force,
     };
-    let answer = app.authorize(request).await?;
+    let answer = app.authorize(mode, request).await?;
     Ok(success(
         StatusCode::OK,
         if answer.approved { "Approved" } else { "Declined" },

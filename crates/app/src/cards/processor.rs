@@ -6,9 +6,9 @@
 use super::CardError;
 use super::debit::Debit;
 use crate::App;
-use domain::Amount;
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::ids::CardId;
+use domain::{Amount, Mode};
 use ports::processor_auth::ProcessorAuthError;
 
 /// An authorization request, as the processor sends it.
@@ -45,17 +45,20 @@ impl AuthorizationAnswer {
 }
 
 impl App {
-    /// Checks the processor's signature over the raw body.
-    pub fn verify_processor(&self, signature: Option<String>, body: &[u8]) -> Result<(), ProcessorAuthError> {
+    /// Checks the processor's signature over the raw body; answers the
+    /// mode of the cards the call may debit.
+    pub fn verify_processor(&self, signature: Option<String>, body: &[u8]) -> Result<Mode, ProcessorAuthError> {
         self.ports
             .processor_auth
             .verify(signature, body, self.ports.clock.now())
     }
 
-    /// Decides an authorization for whichever account holds the card.
-    pub async fn authorize(&self, request: AuthorizationRequest) -> Result<AuthorizationAnswer, CardError> {
+    /// Decides an authorization for whichever account holds the card, if
+    /// the card is of the `mode` the call was signed for.
+    pub async fn authorize(&self, mode: Mode, request: AuthorizationRequest) -> Result<AuthorizationAnswer, CardError> {
         let card = CardId::new(request.card_id);
-        let Some(state) = self.ports.cards.rule_state(&card).await? else {
+        let state = self.ports.cards.rule_state(&card).await?;
+        let Some(state) = state.filter(|s| s.mode == mode) else {
             return Ok(AuthorizationAnswer::declined("card_not_found", "No card with this id"));
         };
         if state.deleted {
