@@ -64,6 +64,7 @@ async fn accounts_create_prints_keys_that_work_only_in_their_own_mode() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn accounts_create_rejects_a_bad_webhook_url_and_stores_nothing() {
     for db in TestDb::all().await {
+        assert!(run(issuing(&db).arg("migrate")).status.success());
         let out = create_account(&db, &["--webhook-url", "ftp://acme.test"]);
         assert!(!out.status.success(), "{}", db.backend());
         assert!(String::from_utf8_lossy(&out.stderr).contains("webhook_url"));
@@ -89,4 +90,58 @@ async fn a_restart_keeps_the_master_key_and_the_demo_key() {
             .unwrap();
         assert_eq!(response.status(), 200);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_start_with_a_wrong_key_is_refused_on_both_databases() {
+    let other = "ff".repeat(32);
+    for db in TestDb::all().await {
+        Server::start(&db).stop();
+        let out = run(issuing(&db)
+            .env("ISSUING_MASTER_KEY", &other)
+            .args(["accounts", "create", "--name", "X"]));
+        assert!(!out.status.success(), "{}", db.backend());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("does not open the data in this database"),
+            "{}: {err}",
+            db.backend()
+        );
+        assert!(!err.contains(&other), "the key is echoed");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_file_that_is_missing_or_readable_by_others_is_refused_and_never_replaced() {
+    use std::os::unix::fs::PermissionsExt;
+    let db = TestDb::sqlite();
+    let demo = Server::start(&db).demo_key.clone();
+    let key_file = format!("{}.master.key", db.url().strip_prefix("sqlite://").unwrap());
+    let create = || run(issuing(&db).args(["accounts", "create", "--name", "X"]));
+
+    std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = create();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("can be read by others"));
+    std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+
+    let saved = std::fs::read_to_string(&key_file).unwrap();
+    std::fs::remove_file(&key_file).unwrap();
+    let out = create();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is missing, but the database holds data sealed"));
+    assert!(!std::path::Path::new(&key_file).exists(), "a new key was generated");
+
+    // The key from a file of the operator's choosing, not the environment.
+    let elsewhere = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(elsewhere.path(), &saved).unwrap();
+    std::fs::set_permissions(elsewhere.path(), std::fs::Permissions::from_mode(0o600)).unwrap();
+    let out = run(issuing(&db)
+        .env("ISSUING_MASTER_KEY_FILE", elsewhere.path())
+        .args(["accounts", "create", "--name", "X"]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    std::fs::write(&key_file, &saved).unwrap();
+    std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    assert_eq!(Server::start(&db).demo_key, demo, "the restored key opens everything");
 }

@@ -34,7 +34,7 @@ async fn postgres_without_a_master_key_is_a_clear_error() {
         .args(["accounts", "create", "--name", "Keyless"]));
     assert!(!out.status.success());
     assert!(
-        stderr(&out).contains("ISSUING_MASTER_KEY is required with PostgreSQL"),
+        stderr(&out).contains("ISSUING_MASTER_KEY or --master-key-file is required with PostgreSQL"),
         "{}",
         stderr(&out)
     );
@@ -43,6 +43,7 @@ async fn postgres_without_a_master_key_is_a_clear_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_malformed_master_key_or_database_url_is_named() {
     let db = TestDb::sqlite();
+    assert!(run(issuing(&db).arg("migrate")).status.success());
     let out = run(issuing(&db)
         .env("ISSUING_MASTER_KEY", "not-hex")
         .args(["accounts", "create", "--name", "X"]));
@@ -63,5 +64,93 @@ async fn a_short_processor_secret_is_refused_at_start() {
         assert!(!out.status.success(), "{flag}");
         assert!(stderr(&out).contains("at least 32 characters"), "{}", stderr(&out));
         assert!(!stderr(&out).contains("thirty-one"), "the secret is echoed");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_mistyped_database_path_is_an_error_and_creates_nothing() {
+    let db = TestDb::sqlite();
+    assert!(run(issuing(&db).arg("migrate")).status.success());
+    let real = db.url().strip_prefix("sqlite://").unwrap().to_string();
+    let typo = real.replace("issuing.db", "isuing.db");
+    for command in [
+        &["ledger", "check"][..],
+        &["ledger", "totals"],
+        &["jobs", "list"],
+        &["review", "list"],
+    ] {
+        let out = run(issuing(&db)
+            .env("DATABASE_URL", format!("sqlite://{typo}"))
+            .args(command));
+        assert!(!out.status.success(), "{command:?}: {}", stdout(&out));
+        assert!(
+            stderr(&out).contains(&format!("no database at {typo}")),
+            "{}",
+            stderr(&out)
+        );
+        assert!(!std::path::Path::new(&typo).exists(), "{command:?} created {typo}");
+    }
+    let (passed, report) = crate::harness::ledger_check(&db);
+    assert!(passed, "the real one still opens: {report}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sqlite_database_and_its_wal_are_readable_by_their_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let db = TestDb::sqlite();
+    let server = crate::harness::Server::start(&db);
+    let path = db.url().strip_prefix("sqlite://").unwrap().to_string();
+    for file in [
+        path.clone(),
+        format!("{path}-wal"),
+        format!("{path}-shm"),
+        format!("{path}.master.key"),
+    ] {
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{file}");
+    }
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_default_database_or_demo_gets_a_demo_account() {
+    use ports::accounts::AccountStore;
+    for db in TestDb::all().await {
+        let mut child = issuing(&db)
+            .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let mut printed = vec![];
+        while let Ok(line) = rx.recv_timeout(std::time::Duration::from_secs(60)) {
+            let ready = line.starts_with("card-details relay listening");
+            printed.push(line);
+            if ready {
+                break;
+            }
+        }
+        // The demo key would follow the addresses at once.
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        child.kill().unwrap();
+        let _ = child.wait();
+        printed.extend(rx.try_iter());
+        let printed = printed.join("\n");
+        assert!(printed.contains("issuing API listening"), "{}: {printed}", db.backend());
+        assert!(!printed.contains("demo account"), "{}: {printed}", db.backend());
+        let store = db.migrated().await;
+        assert!(
+            !store.any_account().await.unwrap(),
+            "{}: a demo account was made",
+            db.backend()
+        );
     }
 }

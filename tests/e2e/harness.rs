@@ -61,7 +61,7 @@ impl Server {
     fn spawn(cmd: &mut Command, args: &[&str]) -> Server {
         let mut child = cmd
             .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
-            .args(["--worker-poll-ms", "50"])
+            .args(["--worker-poll-ms", "50", "--demo"])
             .args(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

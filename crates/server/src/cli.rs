@@ -4,6 +4,7 @@
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use domain::Amount;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 #[derive(Parser)]
 #[command(
@@ -55,13 +56,17 @@ pub enum Command {
     Openapi,
 }
 
+/// The embedded database of a first run: the only one that gets a demo
+/// account without `--demo`.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://issuing.db";
+
 #[derive(Args, Clone)]
 pub struct DbArgs {
     /// `sqlite://path` (created when missing) or `postgres://...`.
     #[arg(
         long,
         env = "DATABASE_URL",
-        default_value = "sqlite://issuing.db",
+        default_value = DEFAULT_DATABASE_URL,
         hide_env_values = true
     )]
     pub database_url: String,
@@ -71,6 +76,12 @@ pub struct DbArgs {
     /// Required with PostgreSQL.
     #[arg(long, env = "ISSUING_MASTER_KEY", hide_env_values = true)]
     pub master_key: Option<String>,
+
+    /// A file holding the master key (64 hex characters), readable by its
+    /// owner only: unlike ISSUING_MASTER_KEY, never in the process list or
+    /// environment.
+    #[arg(long, env = "ISSUING_MASTER_KEY_FILE")]
+    pub master_key_file: Option<PathBuf>,
 
     /// Connections in the PostgreSQL pool (SQLite always uses one).
     #[arg(long, env = "ISSUING_DB_POOL_SIZE", default_value_t = 16)]
@@ -121,6 +132,12 @@ pub struct ServeArgs {
     /// Do not run background jobs in this process (run `issuing worker`).
     #[arg(long, env = "ISSUING_NO_WORKERS")]
     pub no_workers: bool,
+
+    /// Create a demo account on an empty database and print its test key
+    /// at every start. Always on with the default SQLite file, off
+    /// elsewhere (a production database never gets one unasked).
+    #[arg(long, env = "ISSUING_DEMO")]
+    pub demo: bool,
 
     #[command(flatten)]
     pub worker: WorkerArgs,

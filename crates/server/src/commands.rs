@@ -1,6 +1,7 @@
 //! What each subcommand does. Results go to stdout; logs to stderr.
 
-use crate::cli::{DbArgs, ServeArgs, WorkerCommand};
+use crate::cli::{DEFAULT_DATABASE_URL, DbArgs, ServeArgs, WorkerCommand};
+use crate::wiring::Open;
 use crate::{wiring, workers};
 use actix_web::{HttpServer, web};
 use anyhow::Context;
@@ -17,10 +18,20 @@ use std::sync::Arc;
 const REQUEST_HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(&args.db, !args.no_migrate).await?;
+    let db = wiring::open_db(
+        &args.db,
+        Open::Create {
+            migrate_pg: !args.no_migrate,
+        },
+    )
+    .await?;
     let sqlite = db.is_sqlite();
-    let app = wiring::app(db, &args.db, args, &args.worker)?;
-    let demo_key = app.demo_test_key().await.context("preparing the demo account")?;
+    let app = wiring::app(db, &args.db, args, &args.worker).await?;
+    let demo = args.demo || args.db.database_url == DEFAULT_DATABASE_URL;
+    let demo_key = match demo {
+        true => app.demo_test_key().await.context("preparing the demo account")?,
+        false => None,
+    };
     give_sandbox_webhook_secrets(&app).await?;
     let data = web::Data::new(app);
     if !args.no_workers {
@@ -50,9 +61,9 @@ pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub async fn worker(args: &WorkerCommand, serve: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(&args.db, false).await?;
+    let db = wiring::open_db(&args.db, Open::Existing).await?;
     let sqlite = db.is_sqlite();
-    let app = Arc::new(wiring::app(db, &args.db, serve, &args.worker)?);
+    let app = Arc::new(wiring::app(db, &args.db, serve, &args.worker).await?);
     give_sandbox_webhook_secrets(&app).await?;
     workers::spawn(app, &args.worker, sqlite);
     tokio::signal::ctrl_c().await.context("waiting for a stop signal")?;
@@ -76,8 +87,8 @@ async fn give_sandbox_webhook_secrets(app: &app::App) -> anyhow::Result<()> {
 }
 
 pub async fn list_jobs(db_args: &DbArgs, serve: &ServeArgs, failed: bool) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(db_args, false).await?;
-    let app = wiring::app(db, db_args, serve, &serve.worker)?;
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
     for job in app.list_jobs(failed).await? {
         let line = json!({
             "id": job.id,
@@ -97,8 +108,8 @@ pub async fn list_jobs(db_args: &DbArgs, serve: &ServeArgs, failed: bool) -> any
 }
 
 pub async fn retry_job(db_args: &DbArgs, serve: &ServeArgs, id: &str) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(db_args, false).await?;
-    let app = wiring::app(db, db_args, serve, &serve.worker)?;
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
     if app.retry_job(&JobId::new(id)).await? {
         println!("job {id} is queued again");
         Ok(ExitCode::SUCCESS)
@@ -114,16 +125,16 @@ pub async fn update_account(
     account_id: &str,
     update: &AccountUpdate,
 ) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(db_args, false).await?;
-    let app = wiring::app(db, db_args, serve, &serve.worker)?;
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
     app.update_account(&AccountId::new(account_id), update).await?;
     println!("account {account_id} updated");
     Ok(ExitCode::SUCCESS)
 }
 
 pub async fn review_list(db_args: &DbArgs, serve: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(db_args, false).await?;
-    let app = wiring::app(db, db_args, serve, &serve.worker)?;
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
     for case in app.cases_in_review().await? {
         let r = &case.registration;
         let line = json!({
@@ -148,8 +159,8 @@ pub async fn review(
     approve: bool,
     reason: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(db_args, false).await?;
-    let app = wiring::app(db, db_args, serve, &serve.worker)?;
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
     app.review_cardholder(&CardholderId::new(cardholder_id), approve, reason)
         .await?;
     println!(
@@ -160,14 +171,14 @@ pub async fn review(
 }
 
 pub async fn migrate(db: &DbArgs) -> anyhow::Result<ExitCode> {
-    wiring::open_db(db, true).await?;
+    wiring::open_db(db, Open::Create { migrate_pg: true }).await?;
     println!("migrations are up to date");
     Ok(ExitCode::SUCCESS)
 }
 
 pub async fn create_account(db_args: &DbArgs, serve: &ServeArgs, details: &AccountDetails) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(db_args, false).await?;
-    let app = wiring::app(db, db_args, serve, &serve.worker)?;
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
     let created = app.create_account(details, false).await?;
     let out = json!({
         "account_id": created.account_id.as_str(),
@@ -182,7 +193,7 @@ pub async fn create_account(db_args: &DbArgs, serve: &ServeArgs, details: &Accou
 
 /// Reads the ledger only: needs no master key.
 pub async fn ledger_check(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(db_args, false).await?;
+    let db = wiring::open_db(db_args, Open::Existing).await?;
     let breaches = db.breaches(db_args.max_wallet_balance).await?;
     if breaches.is_empty() {
         println!(
@@ -199,7 +210,7 @@ pub async fn ledger_check(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
 
 /// Reads the ledger only: needs no master key.
 pub async fn ledger_totals(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(db_args, false).await?;
+    let db = wiring::open_db(db_args, Open::Existing).await?;
     let mut out = serde_json::Map::new();
     for total in db.totals().await? {
         let currency = out.entry(total.currency).or_insert_with(|| json!({}));

@@ -1,34 +1,93 @@
-//! Where the master key comes from: `ISSUING_MASTER_KEY`, or with SQLite a
-//! 0600 file beside the database, generated on first start.
+//! Where the master key comes from, and the checks that keep one database
+//! under one key: `ISSUING_MASTER_KEY`, a file named by
+//! `--master-key-file`, or with SQLite a 0600 file beside the database,
+//! generated on the first start only (never once sealed data exists).
+//! Every start proves its key opens the database's check value.
 
+use crate::cli::DbArgs;
 use adapters::crypto::vault::MasterKeyVault;
-use adapters::db::sqlite_path;
+use adapters::db::{Db, sqlite_path};
 use anyhow::{Context, bail};
 use domain::Secret;
+use ports::vault::Vault;
 use std::fs::OpenOptions;
 use std::io::{ErrorKind, Write};
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::PathBuf;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
 
-pub fn load(database_url: &str, configured: Option<&str>) -> anyhow::Result<MasterKeyVault> {
-    let hex = match configured {
-        Some(hex) => Secret::new(hex.to_string()),
-        None => match sqlite_path(database_url) {
-            Some(db_path) => from_file(PathBuf::from(format!("{db_path}.master.key")))?,
+/// What the check value seals.
+const CHECK_TEXT: &[u8] = b"issuing master key check v1";
+
+const WRONG_KEY: &str = "this master key does not open the data in this database: give the key it was created with \
+     (ISSUING_MASTER_KEY, --master-key-file, or the key file beside an SQLite database)";
+
+pub async fn load(db: &Db, args: &DbArgs) -> anyhow::Result<MasterKeyVault> {
+    let sealed = async || -> anyhow::Result<_> {
+        let check = db.master_key_check().await;
+        let check = check.context("reading the master key check value (has `issuing migrate` run?)")?;
+        Ok((check, db.any_sealed_value().await?))
+    };
+    let hex = match (&args.master_key, &args.master_key_file) {
+        (Some(_), Some(_)) => bail!("give the master key once: ISSUING_MASTER_KEY or --master-key-file, not both"),
+        (Some(hex), None) => Secret::new(hex.clone()),
+        (None, Some(path)) => read(path)?,
+        (None, None) => match sqlite_path(&args.database_url) {
+            Some(db_path) => {
+                let (check, sample) = sealed().await?;
+                let holds_sealed = check.is_some() || sample.is_some();
+                beside_database(PathBuf::from(format!("{db_path}.master.key")), holds_sealed)?
+            }
             None => bail!(
-                "ISSUING_MASTER_KEY is required with PostgreSQL (64 hex characters; `openssl rand -hex 32` makes one)"
+                "ISSUING_MASTER_KEY or --master-key-file is required with PostgreSQL (64 hex characters; `openssl rand -hex 32` makes one)"
             ),
         },
     };
-    MasterKeyVault::from_hex(&hex).context("ISSUING_MASTER_KEY")
+    let vault = MasterKeyVault::from_hex(&hex).context("ISSUING_MASTER_KEY")?;
+    let (check, sample) = sealed().await?;
+    let opens = |sealed: &[u8], expected: Option<&[u8]>| match vault.open(sealed) {
+        Ok(plain) => expected.is_none_or(|e| plain.expose() == e),
+        Err(_) => false,
+    };
+    match (check, sample) {
+        (Some(check), _) if !opens(&check, Some(CHECK_TEXT)) => bail!(WRONG_KEY),
+        (Some(_), _) => {}
+        // A database from before the check value: a sealed key proves it.
+        (None, Some(sample)) if !opens(&sample, None) => bail!(WRONG_KEY),
+        (None, _) => db.set_master_key_check(&vault.seal(CHECK_TEXT)).await?,
+    }
+    Ok(vault)
 }
 
-fn from_file(path: PathBuf) -> anyhow::Result<Secret<String>> {
-    match std::fs::read_to_string(&path) {
-        Ok(hex) => return Ok(Secret::new(hex.trim().to_string())),
+/// A key file that exists and only its owner can read.
+fn read(path: &Path) -> anyhow::Result<Secret<String>> {
+    let shown = path.display();
+    let mode = std::fs::metadata(path)
+        .with_context(|| format!("reading the master key file {shown}"))?
+        .permissions()
+        .mode();
+    if mode & 0o077 != 0 {
+        bail!(
+            "the master key file {shown} can be read by others (mode {:o}): `chmod 600 {shown}`",
+            mode & 0o777
+        );
+    }
+    let hex = std::fs::read_to_string(path).with_context(|| format!("reading the master key file {shown}"))?;
+    Ok(Secret::new(hex.trim().to_string()))
+}
+
+/// The key file beside an SQLite database, generated when missing on a
+/// database that holds nothing sealed yet.
+fn beside_database(path: PathBuf, holds_sealed: bool) -> anyhow::Result<Secret<String>> {
+    match std::fs::metadata(&path) {
+        Ok(_) => return read(&path),
         Err(e) if e.kind() != ErrorKind::NotFound => {
             return Err(e).with_context(|| format!("reading the master key file {}", path.display()));
         }
+        Err(_) if holds_sealed => bail!(
+            "the master key file {} is missing, but the database holds data sealed under it: restore the file \
+             (a new key would not open that data)",
+            path.display()
+        ),
         Err(_) => {}
     }
     let hex = MasterKeyVault::generate_hex();
@@ -37,11 +96,11 @@ fn from_file(path: PathBuf) -> anyhow::Result<Secret<String>> {
         Ok(mut file) => {
             file.write_all(hex.expose().as_bytes())
                 .with_context(|| format!("writing the master key file {}", path.display()))?;
-            tracing::info!(path = %path.display(), "generated a master key; keep this file with the database");
+            tracing::info!(path = %path.display(), "generated a master key; keep it safe, and away from database backups");
             Ok(hex)
         }
         // Another process created it first: use theirs.
-        Err(e) if e.kind() == ErrorKind::AlreadyExists => from_file(path),
+        Err(e) if e.kind() == ErrorKind::AlreadyExists => read(&path),
         Err(e) => Err(e).with_context(|| format!("creating the master key file {}", path.display())),
     }
 }

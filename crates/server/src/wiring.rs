@@ -5,7 +5,7 @@ use crate::master_key;
 use adapters::card_network::NetworkSimulator;
 use adapters::crypto::aes_everywhere::AesEverywhere;
 use adapters::crypto::signature::ProcessorSecrets;
-use adapters::db::{Db, migrate};
+use adapters::db::{Db, migrate, sqlite_path};
 use adapters::kyc_sandbox::SandboxKyc;
 use adapters::merchant_catalogue::ShippedCatalogue;
 use adapters::reference;
@@ -18,9 +18,28 @@ use domain::fx::FxRates;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Connects to the database, applying migrations when `migrate` is set
-/// (always on SQLite, which has no separate deploy step).
-pub async fn open_db(args: &DbArgs, migrate_pg: bool) -> anyhow::Result<Db> {
+/// Which database a command may open.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Open {
+    /// `serve` and `migrate`: an SQLite file is created when missing;
+    /// PostgreSQL is migrated when `migrate_pg`.
+    Create { migrate_pg: bool },
+    /// Every other command: only a database that exists, so a mistyped
+    /// path is an error, never a new empty database that passes checks.
+    Existing,
+}
+
+/// Connects to the database, applying migrations on SQLite (which has no
+/// separate deploy step) and where `open` says.
+pub async fn open_db(args: &DbArgs, open: Open) -> anyhow::Result<Db> {
+    if let (Open::Existing, Some(path)) = (open, sqlite_path(&args.database_url))
+        && !std::path::Path::new(path).exists()
+    {
+        anyhow::bail!(
+            "no database at {path}: check --database-url (DATABASE_URL); `issuing serve` or `issuing migrate` creates one"
+        );
+    }
+    let migrate_pg = matches!(open, Open::Create { migrate_pg: true });
     let db = Db::connect(&args.database_url, args.db_pool_size)
         .await
         .context("connecting to the database")?;
@@ -35,8 +54,8 @@ pub async fn open_db(args: &DbArgs, migrate_pg: bool) -> anyhow::Result<Db> {
 
 /// The use cases over `db`; `serve` gives the settings (defaults for
 /// commands other than serve).
-pub fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) -> anyhow::Result<App> {
-    let vault = master_key::load(&args.database_url, args.master_key.as_deref())?;
+pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) -> anyhow::Result<App> {
+    let vault = master_key::load(&db, args).await?;
     let webhooks = HttpWebhookSender::new(
         Duration::from_millis(worker.webhook_connect_timeout_ms),
         Duration::from_millis(worker.webhook_timeout_ms),

@@ -9,6 +9,7 @@ mod cards;
 mod events;
 mod jobs;
 mod ledger;
+mod master_key_check;
 mod migrate;
 mod rate_limits;
 mod schema;
@@ -101,6 +102,7 @@ impl Db {
     /// `postgres://...`. Does not run migrations.
     pub async fn connect(url: &str, pg_pool_size: usize) -> Result<Self, StoreError> {
         let pool = if let Some(path) = sqlite_path(url) {
+            create_private(path).map_err(|e| StoreError(format!("creating the database file {path}: {e}")))?;
             let manager = manager::<SqliteAsync>(path, SQLITE_SESSION);
             DbPool::Sqlite(
                 Pool::builder(manager)
@@ -209,6 +211,22 @@ where
         })
     });
     AsyncDieselConnectionManager::new_with_config(url, config)
+}
+
+/// Creates the SQLite file, when missing, readable and writable by its
+/// owner only: it holds BVNs, ID numbers and dates of birth. SQLite gives
+/// its WAL and shared-memory files the mode of the database file.
+fn create_private(path: &str) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let created = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path);
+    match created {
+        Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e),
+        _ => Ok(()),
+    }
 }
 
 /// The file path of a `sqlite://` URL, `None` for any other URL.

@@ -266,3 +266,10 @@ diesel::allow_tables_to_appear_in_same_query!(
     test_clocks,
     transaction_references
 );
+
+diesel::table! {
+    master_key_check (id) {
+        id -> Integer,
+        sealed -> Binary,
+    }
+}

@@ -1,0 +1,1 @@
+DROP TABLE master_key_check;
