@@ -198,6 +198,8 @@ async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_da
             (Some("Mastercard"), Some(true))
         );
         assert_eq!(d["meta_data"]["user_id"], 7);
+        // One reveal per card per 3 seconds, sealed or in clear.
+        s.advance(3).await;
         let clear = s
             .call_at(
                 &s.server.relay,
@@ -729,6 +731,7 @@ async fn details_tokens_are_single_use_and_expire_and_reads_are_limited_per_card
             body["data"]["card_number"].as_str().unwrap()
         ));
         assert_eq!(redeem(BASE, t).await.unwrap().status(), 400, "single use");
+        s.advance(3).await;
         let t = token().await;
         assert_eq!(
             redeem("/v1/issuing", t.clone()).await.unwrap().status(),
@@ -740,6 +743,7 @@ async fn details_tokens_are_single_use_and_expire_and_reads_are_limited_per_card
         assert_eq!(redeem(BASE, "garbage".into()).await.unwrap().status(), 400);
 
         // Details and balance: once every 3 seconds per card, each.
+        s.advance(3).await;
         let details = async |id: &str| s.get(&format!("/cards/get_card_details?card_id={id}")).await;
         assert_eq!(details(&card).await.status, 200);
         let limited = details(&card).await;
@@ -756,6 +760,38 @@ async fn details_tokens_are_single_use_and_expire_and_reads_are_limited_per_card
         );
         s.advance(3).await;
         assert_eq!(details(&card).await.status, 200);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_reveal_limit_per_card_counts_the_base_address_the_relay_and_tokens() {
+    for db in TestDb::all().await {
+        let s = Sandbox::start(&db, None);
+        s.fund_wallet(1_000).await;
+        let holder = s.cardholder(51).await;
+        let card = s.card(&holder, "300").await;
+        let generated = s
+            .get(&format!("/cards/generate_token_for_card_details?card_id={card}"))
+            .await;
+        assert_eq!(generated.status, 200, "{}", generated.body);
+        let token = generated.body["data"]["token"].as_str().unwrap().to_string();
+        let again = s
+            .get(&format!("/cards/generate_token_for_card_details?card_id={card}"))
+            .await;
+        assert_eq!(again.status, 420, "tokens too are one per window");
+        let details = format!("/cards/get_card_details?card_id={card}");
+        let redeem = format!("/cards/get_card_details_from_token?token={token}");
+        let relay = &s.server.relay;
+        let clear = s.call_at(relay, reqwest::Method::GET, &details, None).await;
+        assert_eq!(clear.status, 200, "{}: {}", db.backend(), clear.body);
+        assert_eq!(s.get(&details).await.status, 420, "{}: the base address", db.backend());
+        let by_token = s.call_at(relay, reqwest::Method::GET, &redeem, None).await;
+        assert_eq!(by_token.status, 420, "{}: the token", db.backend());
+        s.advance(3).await;
+        let by_token = s.call_at(relay, reqwest::Method::GET, &redeem, None).await;
+        assert_eq!(by_token.status, 200, "the refused token was kept: {}", by_token.body);
+        let clear = s.call_at(relay, reqwest::Method::GET, &details, None).await;
+        assert_eq!(clear.status, 420);
     }
 }
 

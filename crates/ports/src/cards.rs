@@ -245,6 +245,8 @@ pub struct DetailsToken {
     pub mode: Mode,
     pub card_id: CardId,
     pub expires_at: i64,
+    /// Redeemed already (a new token is stored unused).
+    pub used: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -328,7 +330,9 @@ pub trait CardStore: Send + Sync {
     /// applied or refused on its own. The outcomes follow the batch's order.
     async fn settle(&self, batch: Vec<SettlementItem>) -> Result<Vec<Settled>, StoreError>;
 
-    async fn insert_details_token(&self, hash: String, token: DetailsToken) -> Result<(), StoreError>;
+    /// Stores a new token, and removes the account's and mode's tokens
+    /// that can no longer be redeemed at `now` (expired or used).
+    async fn insert_details_token(&self, hash: String, token: DetailsToken, now: i64) -> Result<(), StoreError>;
 
     async fn find_details_token(&self, hash: &str) -> Result<Option<DetailsToken>, StoreError>;
 

@@ -918,8 +918,18 @@ impl CardStore for Db {
         }
     }
 
-    async fn insert_details_token(&self, hash: String, token: DetailsToken) -> Result<(), StoreError> {
+    async fn insert_details_token(&self, hash: String, token: DetailsToken, now: i64) -> Result<(), StoreError> {
+        // Tokens of the account and mode that can no longer be redeemed go.
+        let spent = card_details_tokens::table
+            .filter(card_details_tokens::account_id.eq(token.account_id.as_str()))
+            .filter(card_details_tokens::livemode.eq(token.mode.is_live()))
+            .filter(
+                card_details_tokens::expires_at
+                    .le(now)
+                    .or(card_details_tokens::used_at.is_not_null()),
+            );
         with_conn!(self.pool(), |conn| {
+            diesel::delete(spent).execute(conn).await?;
             diesel::insert_into(card_details_tokens::table)
                 .values((
                     card_details_tokens::token_hash.eq(&hash),
@@ -943,16 +953,18 @@ impl CardStore for Db {
                     card_details_tokens::livemode,
                     card_details_tokens::card_id,
                     card_details_tokens::expires_at,
+                    card_details_tokens::used_at,
                 ))
-                .first::<(String, bool, String, i64)>(conn)
+                .first::<(String, bool, String, i64, Option<i64>)>(conn)
                 .await
                 .optional()
         })?;
-        Ok(row.map(|(account, livemode, card, expires_at)| DetailsToken {
+        Ok(row.map(|(account, livemode, card, expires_at, used_at)| DetailsToken {
             account_id: AccountId::new(account),
             mode: Mode::from_live(livemode),
             card_id: CardId::new(card),
             expires_at,
+            used: used_at.is_some(),
         }))
     }
 

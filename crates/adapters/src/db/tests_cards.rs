@@ -276,14 +276,22 @@ async fn a_details_token_is_consumed_once_and_not_after_it_expires() {
             mode: Mode::Test,
             card_id: card.clone(),
             expires_at,
+            used: false,
         };
-        db.insert_details_token("h1".into(), token(100)).await.unwrap();
-        db.insert_details_token("h2".into(), token(100)).await.unwrap();
+        db.insert_details_token("h1".into(), token(100), 1).await.unwrap();
+        db.insert_details_token("h2".into(), token(100), 1).await.unwrap();
         assert_eq!(db.find_details_token("h1").await.unwrap(), Some(token(100)));
         assert!(db.consume_details_token("h1", 99).await.unwrap());
         assert!(!db.consume_details_token("h1", 99).await.unwrap(), "{}", t.backend());
+        let used = db.find_details_token("h1").await.unwrap().unwrap();
+        assert!(used.used);
         assert!(!db.consume_details_token("h2", 100).await.unwrap(), "expired");
         assert!(!db.consume_details_token("h3", 1).await.unwrap());
+        // The next token purges the used and the expired ones.
+        db.insert_details_token("h4".into(), token(500), 100).await.unwrap();
+        assert_eq!(db.find_details_token("h1").await.unwrap(), None, "{}", t.backend());
+        assert_eq!(db.find_details_token("h2").await.unwrap(), None);
+        assert!(db.find_details_token("h4").await.unwrap().is_some());
     }
 }
 

@@ -22,11 +22,15 @@ pub struct RevealedDetails {
 
 const TOKEN_LEN: usize = 48;
 
+/// The one limit every reveal of a card's details counts against: sealed
+/// on the base address, in clear on the relay, and by token.
+const REVEAL: &str = "card_details";
+
 impl App {
     /// The card with its details still sealed (the base address).
     pub async fn get_card_details(&self, caller: &Caller, id: &CardId) -> Result<CardRecord, CardError> {
         let card = self.card(caller, id).await?;
-        self.per_card_limit(caller, "get_card_details", id, READ_WINDOW_SECS)
+        self.per_card_limit((&caller.account_id, caller.mode), REVEAL, id, READ_WINDOW_SECS)
             .await?;
         Ok(card)
     }
@@ -38,7 +42,7 @@ impl App {
         id: &CardId,
     ) -> Result<(CardRecord, RevealedDetails), CardError> {
         let card = self.card(caller, id).await?;
-        self.per_card_limit(caller, "reveal_card_details", id, READ_WINDOW_SECS)
+        self.per_card_limit((&caller.account_id, caller.mode), REVEAL, id, READ_WINDOW_SECS)
             .await?;
         let details = self.open(&card.details)?;
         Ok((card, details))
@@ -46,19 +50,26 @@ impl App {
 
     pub async fn get_card_balance(&self, caller: &Caller, id: &CardId) -> Result<CardBalance, CardError> {
         let card = self.card(caller, id).await?;
-        self.per_card_limit(caller, "get_card_balance", id, READ_WINDOW_SECS)
-            .await?;
+        self.per_card_limit(
+            (&caller.account_id, caller.mode),
+            "get_card_balance",
+            id,
+            READ_WINDOW_SECS,
+        )
+        .await?;
         Ok(CardBalance::new(card.balance, card.fee_hold))
     }
 
     /// A random single-use token for the card's details, valid 5 minutes;
-    /// only its hash is stored.
+    /// only its hash is stored. One per card per read window.
     pub async fn generate_token_for_card_details(
         &self,
         caller: &Caller,
         id: &CardId,
     ) -> Result<Secret<String>, CardError> {
         self.card(caller, id).await?;
+        self.per_card_limit((&caller.account_id, caller.mode), "details_token", id, READ_WINDOW_SECS)
+            .await?;
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         let token = self.ports.ids.secret(TOKEN_LEN);
         let stored = DetailsToken {
@@ -66,16 +77,18 @@ impl App {
             mode: caller.mode,
             card_id: id.clone(),
             expires_at: now + DETAILS_TOKEN_SECS,
+            used: false,
         };
         self.ports
             .cards
-            .insert_details_token(self.ports.vault.lookup_hash(token.expose()), stored)
+            .insert_details_token(self.ports.vault.lookup_hash(token.expose()), stored, now)
             .await?;
         Ok(token)
     }
 
     /// Redeems a token in the mode of the path it came on: the card in
-    /// clear, once. Unknown, expired, used or other-mode tokens are 400.
+    /// clear, once. Unknown, expired, used or other-mode tokens are 400; a
+    /// card revealed within the read window is 420 and the token is kept.
     pub async fn redeem_card_details_token(
         &self,
         mode: Mode,
@@ -87,9 +100,15 @@ impl App {
             .cards
             .find_details_token(&hash)
             .await?
-            .filter(|t| t.mode == mode)
+            .filter(|t| t.mode == mode && !t.used)
             .ok_or(CardError::TokenInvalid)?;
         let now = self.now_for(&stored.account_id, stored.mode).await?;
+        if stored.expires_at <= now {
+            return Err(CardError::TokenInvalid);
+        }
+        let owner = (&stored.account_id, stored.mode);
+        self.per_card_limit(owner, REVEAL, &stored.card_id, READ_WINDOW_SECS)
+            .await?;
         if !self.ports.cards.consume_details_token(&hash, now).await? {
             return Err(CardError::TokenInvalid);
         }

@@ -26,8 +26,8 @@ use crate::{App, Caller, RequestError};
 use domain::cardholders::CardholderStatus;
 use domain::cards::authorization::DeclineReason;
 use domain::cards::pin::Pin;
-use domain::ids::{CardId, CardholderId};
-use domain::{DomainError, ErrorKind, InvalidInput};
+use domain::ids::{AccountId, CardId, CardholderId};
+use domain::{DomainError, ErrorKind, InvalidInput, Mode};
 use ports::StoreError;
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, CreateCardError, ReserveError, TransferKind};
@@ -166,19 +166,20 @@ impl App {
         Ok(owner)
     }
 
-    /// Grants one `action` on the card per `window` seconds, or 420.
+    /// Grants one `action` on the card of `account` and `mode` per
+    /// `window` seconds, or 420.
     pub(crate) async fn per_card_limit(
         &self,
-        caller: &Caller,
+        (account, mode): (&AccountId, Mode),
         action: &str,
         card: &CardId,
         window: i64,
     ) -> Result<(), CardError> {
-        let now = self.now_for(&caller.account_id, caller.mode).await?;
+        let now = self.now_for(account, mode).await?;
         match self
             .ports
             .rate_limits
-            .acquire(&caller.account_id, caller.mode, action, card.as_str(), window, now)
+            .acquire(account, mode, action, card.as_str(), window, now)
             .await?
         {
             Permit::Granted => Ok(()),
