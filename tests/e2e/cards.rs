@@ -796,6 +796,34 @@ async fn one_reveal_limit_per_card_counts_the_base_address_the_relay_and_tokens(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_number_copied_into_another_card_row_does_not_open_there() {
+    for db in TestDb::all().await {
+        let s = Sandbox::start(&db, None);
+        s.fund_wallet(1_000).await;
+        let holder = s.cardholder(52).await;
+        let (a, b) = (s.card(&holder, "300").await, s.card(&holder, "300").await);
+        let details = |card: &str| format!("/cards/get_card_details?card_id={card}");
+        let clear = s
+            .call_at(&s.server.relay, reqwest::Method::GET, &details(&a), None)
+            .await;
+        let pan = clear.body["data"]["card_number"].as_str().unwrap().to_string();
+        db.execute(&format!(
+            "UPDATE cards SET pan_sealed = (SELECT pan_sealed FROM cards WHERE id = '{a}') WHERE id = '{b}'"
+        ))
+        .await;
+        let copied = s
+            .call_at(&s.server.relay, reqwest::Method::GET, &details(&b), None)
+            .await;
+        assert_ne!(copied.status, 200, "{}: {}", db.backend(), copied.body);
+        assert!(
+            !copied.body.to_string().contains(&pan),
+            "{}: A's number shows on B",
+            db.backend()
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn deleting_a_cardholder_deletes_their_cards_and_returns_the_money() {
     for db in TestDb::all().await {
         let receiver = Receiver::start();

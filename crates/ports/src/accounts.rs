@@ -35,6 +35,14 @@ pub struct AccountChanges {
     pub utility_bill_url: Option<String>,
 }
 
+/// The demo account's key as stored: sealed, with what names its place.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DemoKey {
+    pub account_id: AccountId,
+    pub lookup_hash: String,
+    pub sealed: Vec<u8>,
+}
+
 /// Who a key belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyOwner {
@@ -60,8 +68,8 @@ pub trait AccountStore: Send + Sync {
     /// Whether any account exists.
     async fn any_account(&self) -> Result<bool, StoreError>;
 
-    /// The sealed key of `mode` of the demo account, if one exists.
-    async fn demo_key(&self, mode: Mode) -> Result<Option<Vec<u8>>, StoreError>;
+    /// The key of `mode` of the demo account, if one exists.
+    async fn demo_key(&self, mode: Mode) -> Result<Option<DemoKey>, StoreError>;
 
     /// Accounts made before each mode had its own webhook secret: they
     /// have no sandbox secret yet.

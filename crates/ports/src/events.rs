@@ -50,7 +50,10 @@ pub struct DeliveryAttempt {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeliveryTarget {
     pub event: EventRecord,
+    pub account_id: AccountId,
     pub url: Option<String>,
+    /// The lookup hash of the mode's secret key: where it is sealed.
+    pub secret_key_hash: String,
     pub sealed_secret_key: Vec<u8>,
     /// The webhook secret of the event's mode; `None` for an account made
     /// before each mode had its own, until the service gives it one.

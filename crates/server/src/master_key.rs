@@ -8,8 +8,9 @@ use crate::cli::DbArgs;
 use adapters::crypto::vault::MasterKeyVault;
 use adapters::db::{Db, sqlite_path};
 use anyhow::{Context, bail};
+use domain::Mode;
 use domain::Secret;
-use ports::vault::Vault;
+use ports::vault::{Place, SealedField, Vault};
 use std::fs::OpenOptions;
 use std::io::{ErrorKind, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
@@ -44,16 +45,31 @@ pub async fn load(db: &Db, args: &DbArgs) -> anyhow::Result<MasterKeyVault> {
     };
     let vault = MasterKeyVault::from_hex(&hex).context("ISSUING_MASTER_KEY")?;
     let (check, sample) = sealed().await?;
-    let opens = |sealed: &[u8], expected: Option<&[u8]>| match vault.open(sealed) {
-        Ok(plain) => expected.is_none_or(|e| plain.expose() == e),
-        Err(_) => false,
+    let place = Place {
+        field: SealedField::MasterKeyCheck,
+        row: "1",
+        account: "",
+        mode: Mode::Live,
     };
-    match (check, sample) {
-        (Some(check), _) if !opens(&check, Some(CHECK_TEXT)) => bail!(WRONG_KEY),
-        (Some(_), _) => {}
-        // A database from before the check value: a sealed key proves it.
-        (None, Some(sample)) if !opens(&sample, None) => bail!(WRONG_KEY),
-        (None, _) => db.set_master_key_check(&vault.seal(CHECK_TEXT)).await?,
+    match check {
+        Some(check) => {
+            let opened = vault.open(&check, &place);
+            if !opened.is_ok_and(|plain| plain.expose() == CHECK_TEXT) {
+                bail!(WRONG_KEY);
+            }
+        }
+        // A database from before the check value: its sealed values prove
+        // the key as they are sealed again, bound to their places.
+        None if sample.is_some() => {
+            let resealed = db.reseal_unbound(&vault).await;
+            let resealed = resealed.map_err(|e| anyhow::anyhow!("{WRONG_KEY} ({e})"))?;
+            tracing::info!(
+                values = resealed,
+                "sealed stored secrets again, each bound to its place"
+            );
+            db.set_master_key_check(&vault.seal(CHECK_TEXT, &place)).await?;
+        }
+        None => db.set_master_key_check(&vault.seal(CHECK_TEXT, &place)).await?,
     }
     Ok(vault)
 }

@@ -1,28 +1,58 @@
 //! Secrets at rest, sealed with AES-256-GCM under the server's master key
-//! (`ISSUING_MASTER_KEY`, 32 bytes as 64 hex characters).
+//! (32 bytes as 64 hex characters); PINs under a key derived from it for
+//! them alone. Each value is sealed with its place as associated data, and
+//! starts with a format tag and the id of the key that sealed it:
+//! `isv1 | key id (4) | nonce (12) | ciphertext`.
 
-use aes_gcm::aead::{Aead, KeyInit};
+use aes_gcm::aead::{Aead, KeyInit, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
 use domain::Secret;
-use ports::vault::{Vault, VaultError};
+use hmac::{Hmac, Mac};
+use ports::vault::{Place, Vault, VaultError};
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 
 const NONCE_LEN: usize = 12;
+const TAG: &[u8] = b"isv1";
+const KEY_ID_LEN: usize = 4;
 
 #[derive(Debug, thiserror::Error)]
 #[error("the master key must be 64 hexadecimal characters (32 bytes)")]
 pub struct InvalidMasterKey;
 
-pub struct MasterKeyVault {
+/// One AES-256-GCM key and its id.
+struct Key {
     cipher: Aes256Gcm,
+    id: [u8; KEY_ID_LEN],
+}
+
+impl Key {
+    fn new(bytes: &[u8]) -> Result<Self, InvalidMasterKey> {
+        let cipher = Aes256Gcm::new_from_slice(bytes).map_err(|_| InvalidMasterKey)?;
+        let digest = Sha256::new()
+            .chain_update(b"issuing key id")
+            .chain_update(bytes)
+            .finalize();
+        let mut id = [0u8; KEY_ID_LEN];
+        id.copy_from_slice(&digest[..KEY_ID_LEN]);
+        Ok(Self { cipher, id })
+    }
+}
+
+pub struct MasterKeyVault {
+    master: Key,
+    /// Derived from the master key (HMAC-SHA256 with a label), for PINs.
+    pin: Key,
 }
 
 impl MasterKeyVault {
     pub fn from_hex(hex_key: &Secret<String>) -> Result<Self, InvalidMasterKey> {
         let bytes = hex::decode(hex_key.expose().trim()).map_err(|_| InvalidMasterKey)?;
-        let cipher = Aes256Gcm::new_from_slice(&bytes).map_err(|_| InvalidMasterKey)?;
-        Ok(Self { cipher })
+        let master = Key::new(&bytes)?;
+        let mut derive = <Hmac<Sha256> as Mac>::new_from_slice(&bytes).map_err(|_| InvalidMasterKey)?;
+        derive.update(b"issuing pin key v1");
+        let pin = Key::new(&derive.finalize().into_bytes())?;
+        Ok(Self { master, pin })
     }
 
     /// A fresh random master key, hex encoded.
@@ -31,26 +61,71 @@ impl MasterKeyVault {
         rand::rngs::OsRng.fill_bytes(&mut key);
         Secret::new(hex::encode(key))
     }
-}
 
-impl Vault for MasterKeyVault {
-    fn seal(&self, plain: &[u8]) -> Vec<u8> {
-        let mut nonce = [0u8; NONCE_LEN];
-        rand::rngs::OsRng.fill_bytes(&mut nonce);
-        let ciphertext = self
-            .cipher
-            .encrypt(Nonce::from_slice(&nonce), plain)
-            .expect("AES-GCM encryption of an in-memory buffer cannot fail");
+    fn key_for(&self, place: &Place) -> &Key {
+        if place.field.is_pin() { &self.pin } else { &self.master }
+    }
+
+    /// Whether `sealed` is in the format of [`Vault::seal`]; older values
+    /// (sealed under the master key with no place) are not.
+    pub fn is_current(sealed: &[u8]) -> bool {
+        sealed.starts_with(TAG)
+    }
+
+    /// Seals as values were sealed before they were bound to their place,
+    /// for the tests of sealing them again.
+    #[cfg(test)]
+    pub(crate) fn seal_unbound(&self, plain: &[u8]) -> Vec<u8> {
+        let nonce = [7u8; NONCE_LEN];
+        let ciphertext = self.master.cipher.encrypt(Nonce::from_slice(&nonce), plain).unwrap();
         [nonce.as_slice(), &ciphertext].concat()
     }
 
-    fn open(&self, sealed: &[u8]) -> Result<Secret<Vec<u8>>, VaultError> {
+    /// Opens a value sealed before values were bound to their place: only
+    /// to seal it again, at start, with [`Vault::seal`].
+    pub fn open_unbound(&self, sealed: &[u8]) -> Result<Secret<Vec<u8>>, VaultError> {
         if sealed.len() < NONCE_LEN {
             return Err(VaultError);
         }
         let (nonce, ciphertext) = sealed.split_at(NONCE_LEN);
-        self.cipher
+        self.master
+            .cipher
             .decrypt(Nonce::from_slice(nonce), ciphertext)
+            .map(Secret::new)
+            .map_err(|_| VaultError)
+    }
+}
+
+impl Vault for MasterKeyVault {
+    fn seal(&self, plain: &[u8], place: &Place) -> Vec<u8> {
+        let key = self.key_for(place);
+        let mut nonce = [0u8; NONCE_LEN];
+        rand::rngs::OsRng.fill_bytes(&mut nonce);
+        let aad = place.associated_data();
+        let ciphertext = key
+            .cipher
+            .encrypt(Nonce::from_slice(&nonce), Payload { msg: plain, aad: &aad })
+            .expect("AES-GCM encryption of an in-memory buffer cannot fail");
+        [TAG, &key.id, &nonce, &ciphertext].concat()
+    }
+
+    fn open(&self, sealed: &[u8], place: &Place) -> Result<Secret<Vec<u8>>, VaultError> {
+        let key = self.key_for(place);
+        let rest = sealed.strip_prefix(TAG).ok_or(VaultError)?;
+        let rest = rest.strip_prefix(key.id.as_slice()).ok_or(VaultError)?;
+        if rest.len() < NONCE_LEN {
+            return Err(VaultError);
+        }
+        let (nonce, ciphertext) = rest.split_at(NONCE_LEN);
+        let aad = place.associated_data();
+        key.cipher
+            .decrypt(
+                Nonce::from_slice(nonce),
+                Payload {
+                    msg: ciphertext,
+                    aad: &aad,
+                },
+            )
             .map(Secret::new)
             .map_err(|_| VaultError)
     }
@@ -68,23 +143,72 @@ mod tests {
         MasterKeyVault::from_hex(&MasterKeyVault::generate_hex()).unwrap()
     }
 
+    use domain::Mode;
+    use ports::vault::SealedField;
+
+    fn place(field: SealedField, row: &'static str) -> Place<'static> {
+        Place {
+            field,
+            row,
+            account: "acct_a",
+            mode: Mode::Test,
+        }
+    }
+
     #[test]
-    fn seals_and_opens() {
+    fn seals_and_opens_in_its_place_only() {
         let v = vault();
-        let sealed = v.seal(b"sk_test_secret");
-        assert!(!sealed.windows(4).any(|w| w == b"sk_t"));
-        assert_eq!(v.open(&sealed).unwrap().expose(), b"sk_test_secret");
+        let here = place(SealedField::CardNumber, "card_1");
+        let sealed = v.seal(b"5399830000000000", &here);
+        assert!(!sealed.windows(4).any(|w| w == b"5399"));
+        assert_eq!(v.open(&sealed, &here).unwrap().expose(), b"5399830000000000");
+        for elsewhere in [
+            place(SealedField::CardNumber, "card_2"),
+            place(SealedField::CardCvv, "card_1"),
+            Place {
+                account: "acct_b",
+                ..here.clone()
+            },
+            Place {
+                mode: Mode::Live,
+                ..here.clone()
+            },
+        ] {
+            assert!(v.open(&sealed, &elsewhere).is_err(), "{elsewhere:?}");
+        }
+    }
+
+    #[test]
+    fn pins_are_sealed_under_their_own_key() {
+        let v = vault();
+        let pin = place(SealedField::CardPin, "card_1");
+        let sealed = v.seal(b"1234", &pin);
+        assert_eq!(v.open(&sealed, &pin).unwrap().expose(), b"1234");
+        assert_eq!(&sealed[TAG.len()..TAG.len() + KEY_ID_LEN], &v.pin.id);
+        assert_ne!(v.pin.id, v.master.id);
     }
 
     #[test]
     fn another_key_or_tampering_cannot_open() {
-        let sealed = vault().seal(b"x");
-        assert!(vault().open(&sealed).is_err());
+        let here = place(SealedField::ApiKey, "hash");
+        let sealed = vault().seal(b"x", &here);
+        assert!(vault().open(&sealed, &here).is_err());
         let v = vault();
-        let mut sealed = v.seal(b"x");
-        sealed[NONCE_LEN] ^= 1;
-        assert!(v.open(&sealed).is_err());
-        assert!(v.open(b"short").is_err());
+        let mut sealed = v.seal(b"x", &here);
+        let last = sealed.len() - 1;
+        sealed[last] ^= 1;
+        assert!(v.open(&sealed, &here).is_err());
+        assert!(v.open(b"short", &here).is_err());
+        assert!(v.open(b"isv1", &here).is_err());
+    }
+
+    #[test]
+    fn values_sealed_before_places_open_only_to_be_sealed_again() {
+        let v = vault();
+        let old = v.seal_unbound(b"whsec_x");
+        assert!(!MasterKeyVault::is_current(&old));
+        assert_eq!(v.open_unbound(&old).unwrap().expose(), b"whsec_x");
+        assert!(v.open(&old, &place(SealedField::WebhookSecret, "acct_a")).is_err());
     }
 
     #[test]

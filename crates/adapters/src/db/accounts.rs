@@ -6,7 +6,7 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::ids::AccountId;
 use domain::{Currency, Mode};
 use ports::StoreError;
-use ports::accounts::{AccountChanges, AccountStore, KeyOwner, NewAccount};
+use ports::accounts::{AccountChanges, AccountStore, DemoKey, KeyOwner, NewAccount};
 
 #[derive(Insertable)]
 #[diesel(table_name = accounts)]
@@ -166,19 +166,23 @@ impl AccountStore for Db {
         Ok(found.is_some())
     }
 
-    async fn demo_key(&self, mode: Mode) -> Result<Option<Vec<u8>>, StoreError> {
-        let sealed = with_conn!(self.pool(), |conn| {
+    async fn demo_key(&self, mode: Mode) -> Result<Option<DemoKey>, StoreError> {
+        let row = with_conn!(self.pool(), |conn| {
             api_keys::table
                 .inner_join(accounts::table)
                 .filter(accounts::is_demo.eq(true))
                 .filter(api_keys::livemode.eq(mode.is_live()))
                 .order(accounts::created_at.asc())
-                .select(api_keys::sealed_key)
-                .first::<Vec<u8>>(conn)
+                .select((api_keys::account_id, api_keys::lookup_hash, api_keys::sealed_key))
+                .first::<(String, String, Vec<u8>)>(conn)
                 .await
                 .optional()
         })?;
-        Ok(sealed)
+        Ok(row.map(|(account, lookup_hash, sealed)| DemoKey {
+            account_id: AccountId::new(account),
+            lookup_hash,
+            sealed,
+        }))
     }
 
     async fn without_test_webhook_secret(&self) -> Result<Vec<AccountId>, StoreError> {

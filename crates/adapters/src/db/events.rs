@@ -236,26 +236,28 @@ impl EventStore for Db {
                     ))
                     .first::<(Option<String>, Option<String>, Option<Vec<u8>>, Vec<u8>)>(conn)
                     .await?;
-                let sealed_secret_key = api_keys::table
+                let secret_key = api_keys::table
                     .filter(api_keys::account_id.eq(&account_id))
                     .filter(api_keys::livemode.eq(event.livemode))
-                    .select(api_keys::sealed_key)
-                    .first::<Vec<u8>>(conn)
+                    .select((api_keys::lookup_hash, api_keys::sealed_key))
+                    .first::<(String, Vec<u8>)>(conn)
                     .await?;
                 let (url, sealed_webhook_secret) = match event.livemode {
                     true => (url_live, Some(live_secret)),
                     false => (url_test, test_secret),
                 };
-                Ok::<_, diesel::result::Error>(Some((event, url, sealed_secret_key, sealed_webhook_secret)))
+                Ok::<_, diesel::result::Error>(Some((event, account_id, url, secret_key, sealed_webhook_secret)))
             }
             .await
         })?;
-        let Some((event, url, sealed_secret_key, sealed_webhook_secret)) = found else {
+        let Some((event, account_id, url, (secret_key_hash, sealed_secret_key), sealed_webhook_secret)) = found else {
             return Ok(None);
         };
         Ok(Some(DeliveryTarget {
             event: event.record()?,
+            account_id: domain::ids::AccountId::new(account_id),
             url,
+            secret_key_hash,
             sealed_secret_key,
             sealed_webhook_secret,
         }))

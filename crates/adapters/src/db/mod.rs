@@ -12,6 +12,7 @@ mod ledger;
 mod master_key_check;
 mod migrate;
 mod rate_limits;
+mod reseal;
 mod schema;
 mod test_clocks;
 mod wallets;

@@ -10,7 +10,7 @@ use domain::{Amount, Currency, Mode, Secret};
 use ports::accounts::{AccountStore, NewAccount, StoredKey};
 use ports::ledger::LedgerAudit;
 use ports::rate_limits::{Permit, RateLimits};
-use ports::vault::Vault;
+use ports::vault::{Place, SealedField, Vault};
 use ports::wallets::{FundWalletError, WalletStore};
 
 pub(super) fn new_account(id: &str, is_demo: bool) -> NewAccount {
@@ -71,9 +71,14 @@ async fn keys_find_their_account_and_mode() {
             t.backend()
         );
         assert!(db.find_key("hash-nobody").await.unwrap().is_none());
+        let demo = db.demo_key(Mode::Test).await.unwrap().unwrap();
         assert_eq!(
-            db.demo_key(Mode::Test).await.unwrap().unwrap(),
-            b"sealed-acct_demo-test"
+            (
+                demo.account_id.as_str(),
+                demo.lookup_hash.as_str(),
+                demo.sealed.as_slice()
+            ),
+            ("acct_demo", "hash-acct_demo-test", &b"sealed-acct_demo-test"[..])
         );
     }
 }
@@ -322,15 +327,22 @@ async fn sealed_secrets_are_what_is_stored() {
         let db = t.migrated().await;
         let vault = MasterKeyVault::from_hex(&MasterKeyVault::generate_hex()).unwrap();
         let mut account = new_account("acct_demo", true);
-        account.keys[0].sealed = vault.seal(b"sk_test_demo");
+        let place = |row| Place {
+            field: SealedField::ApiKey,
+            row,
+            account: "acct_demo",
+            mode: Mode::Test,
+        };
+        account.keys[0].sealed = vault.seal(b"sk_test_demo", &place("hash-acct_demo-test"));
         db.create_account(account).await.unwrap();
-        let sealed = db.demo_key(Mode::Test).await.unwrap().unwrap();
+        let demo = db.demo_key(Mode::Test).await.unwrap().unwrap();
         assert_eq!(
-            vault.open(&sealed).unwrap(),
+            vault.open(&demo.sealed, &place(&demo.lookup_hash)).unwrap(),
             Secret::new(b"sk_test_demo".to_vec()),
             "{}",
             t.backend()
         );
+        assert!(vault.open(&demo.sealed, &place("another-key")).is_err());
     }
 }
 
@@ -355,5 +367,36 @@ async fn every_connection_starts_with_its_session_settings() {
         .unwrap();
         let expected = if t.backend() == "sqlite" { "wal" } else { "issuing" };
         assert_eq!(setting.value, expected, "{}", t.backend());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_sealed_before_places_are_sealed_again_bound_to_theirs() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        let vault = MasterKeyVault::from_hex(&MasterKeyVault::generate_hex()).unwrap();
+        let mut account = new_account("acct_old", true);
+        account.keys[0].sealed = vault.seal_unbound(b"sk_test_old");
+        account.keys[1].sealed = vault.seal_unbound(b"sk_live_old");
+        account.test_webhook_secret_sealed = vault.seal_unbound(b"whsec_test");
+        account.live_webhook_secret_sealed = vault.seal_unbound(b"whsec_live");
+        db.create_account(account).await.unwrap();
+        assert_eq!(db.reseal_unbound(&vault).await.unwrap(), 4, "{}", t.backend());
+        assert_eq!(db.reseal_unbound(&vault).await.unwrap(), 0, "once");
+        let test_key = Place {
+            field: SealedField::ApiKey,
+            row: "hash-acct_old-test",
+            account: "acct_old",
+            mode: Mode::Test,
+        };
+        let demo = db.demo_key(Mode::Test).await.unwrap().unwrap();
+        assert_eq!(vault.open(&demo.sealed, &test_key).unwrap().expose(), b"sk_test_old");
+        // Another key does not open them, and says which value it was.
+        let other = MasterKeyVault::from_hex(&MasterKeyVault::generate_hex()).unwrap();
+        let mut account = new_account("acct_more", false);
+        account.keys[0].sealed = vault.seal_unbound(b"sk_test_more");
+        db.create_account(account).await.unwrap();
+        let e = db.reseal_unbound(&other).await.unwrap_err();
+        assert!(e.0.contains("api_keys.sealed_key of hash-acct_more-test"), "{e}");
     }
 }

@@ -8,6 +8,7 @@ use domain::ids::AccountId;
 use domain::{InvalidInput, Mode, Secret, api_key, http_url};
 use ports::StoreError;
 use ports::accounts::{NewAccount, StoredKey};
+use ports::vault::{Place, SealedField};
 
 const KEY_RANDOM_CHARS: usize = 40;
 const WEBHOOK_SECRET_RANDOM_CHARS: usize = 32;
@@ -66,10 +67,19 @@ impl App {
         let test_webhook_secret = self.new_webhook_secret();
         let live_webhook_secret = self.new_webhook_secret();
         let account_id = AccountId::with_suffix(&self.ports.ids.unique());
-        let store_key = |mode, key: &Secret<String>| StoredKey {
-            mode,
-            lookup_hash: self.ports.vault.lookup_hash(key.expose()),
-            sealed: self.ports.vault.seal(key.expose().as_bytes()),
+        let store_key = |mode, key: &Secret<String>| {
+            let lookup_hash = self.ports.vault.lookup_hash(key.expose());
+            let place = Place {
+                field: SealedField::ApiKey,
+                row: &lookup_hash,
+                account: account_id.as_str(),
+                mode,
+            };
+            StoredKey {
+                mode,
+                sealed: self.ports.vault.seal(key.expose().as_bytes(), &place),
+                lookup_hash,
+            }
         };
         let account = NewAccount {
             id: account_id.clone(),
@@ -78,8 +88,8 @@ impl App {
             webhook_url,
             company_address,
             utility_bill_url,
-            test_webhook_secret_sealed: self.ports.vault.seal(test_webhook_secret.expose().as_bytes()),
-            live_webhook_secret_sealed: self.ports.vault.seal(live_webhook_secret.expose().as_bytes()),
+            test_webhook_secret_sealed: self.seal_webhook_secret(&account_id, Mode::Test, &test_webhook_secret),
+            live_webhook_secret_sealed: self.seal_webhook_secret(&account_id, Mode::Live, &live_webhook_secret),
             keys: [
                 store_key(Mode::Test, &test_secret_key),
                 store_key(Mode::Live, &live_secret_key),
@@ -96,6 +106,16 @@ impl App {
         })
     }
 
+    fn seal_webhook_secret(&self, account: &AccountId, mode: Mode, secret: &Secret<String>) -> Vec<u8> {
+        let place = Place {
+            field: SealedField::WebhookSecret,
+            row: account.as_str(),
+            account: account.as_str(),
+            mode,
+        };
+        self.ports.vault.seal(secret.expose().as_bytes(), &place)
+    }
+
     fn new_webhook_secret(&self) -> Secret<String> {
         Secret::new(format!(
             "whsec_{}",
@@ -109,8 +129,7 @@ impl App {
     pub async fn give_sandbox_webhook_secrets(&self) -> Result<usize, StoreError> {
         let accounts = self.ports.accounts.without_test_webhook_secret().await?;
         for account in &accounts {
-            let secret = self.new_webhook_secret();
-            let sealed = self.ports.vault.seal(secret.expose().as_bytes());
+            let sealed = self.seal_webhook_secret(account, Mode::Test, &self.new_webhook_secret());
             self.ports.accounts.set_test_webhook_secret(account, sealed).await?;
         }
         Ok(accounts.len())
@@ -134,7 +153,9 @@ pub(crate) mod tests {
         });
         m.ids.expect_unique().return_const("u1".to_string());
         m.vault.expect_lookup_hash().returning(|s| format!("hash({s})"));
-        m.vault.expect_seal().returning(|p| p.iter().rev().copied().collect());
+        m.vault
+            .expect_seal()
+            .returning(|p, _| p.iter().rev().copied().collect());
         m.clock.expect_now().return_const(1_700_000_000i64);
         m
     }

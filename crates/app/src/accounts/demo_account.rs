@@ -6,6 +6,7 @@ use crate::accounts::AccountDetails;
 use crate::error::RequestError;
 use domain::{Mode, Secret};
 use ports::StoreError;
+use ports::vault::{Place, SealedField};
 
 const DEMO_ACCOUNT_NAME: &str = "Demo";
 
@@ -24,11 +25,17 @@ impl App {
     /// database holds no account at all, `None` when it holds real
     /// accounts and no demo.
     pub async fn demo_test_key(&self) -> Result<Option<Secret<String>>, DemoAccountError> {
-        if let Some(sealed) = self.ports.accounts.demo_key(Mode::Test).await? {
+        if let Some(demo) = self.ports.accounts.demo_key(Mode::Test).await? {
+            let place = Place {
+                field: SealedField::ApiKey,
+                row: &demo.lookup_hash,
+                account: demo.account_id.as_str(),
+                mode: Mode::Test,
+            };
             let opened = self
                 .ports
                 .vault
-                .open(&sealed)
+                .open(&demo.sealed, &place)
                 .map_err(|_| DemoAccountError::Unsealable)?;
             let key = String::from_utf8(opened.expose().clone()).map_err(|_| DemoAccountError::Unsealable)?;
             return Ok(Some(Secret::new(key)));
@@ -54,6 +61,7 @@ mod tests {
     use crate::accounts::create_account::tests::mocks_for_creation;
     use crate::testing::Mocks;
     use domain::{Mode, Secret};
+    use ports::accounts::DemoKey;
     use ports::vault::VaultError;
 
     #[tokio::test]
@@ -78,16 +86,25 @@ mod tests {
         assert!(m.app().demo_test_key().await.unwrap().is_none());
     }
 
+    fn demo() -> DemoKey {
+        DemoKey {
+            account_id: domain::ids::AccountId::new("acct_demo"),
+            lookup_hash: "hash".into(),
+            sealed: b"sealed".to_vec(),
+        }
+    }
+
     #[tokio::test]
     async fn opens_the_existing_demo_key() {
         let mut m = Mocks::default();
         m.accounts
             .expect_demo_key()
             .withf(|mode| *mode == Mode::Test)
-            .return_once(|_| Ok(Some(b"sealed".to_vec())));
+            .return_once(|_| Ok(Some(demo())));
         m.vault
             .expect_open()
-            .return_once(|_| Ok(Secret::new(b"sk_test_abc".to_vec())));
+            .withf(|sealed, place| sealed == b"sealed" && place.row == "hash" && place.account == "acct_demo")
+            .return_once(|_, _| Ok(Secret::new(b"sk_test_abc".to_vec())));
         let key = m.app().demo_test_key().await.unwrap().unwrap();
         assert_eq!(key.expose(), "sk_test_abc");
     }
@@ -95,10 +112,8 @@ mod tests {
     #[tokio::test]
     async fn a_wrong_master_key_is_a_clear_error() {
         let mut m = Mocks::default();
-        m.accounts
-            .expect_demo_key()
-            .return_once(|_| Ok(Some(b"sealed".to_vec())));
-        m.vault.expect_open().return_once(|_| Err(VaultError));
+        m.accounts.expect_demo_key().return_once(|_| Ok(Some(demo())));
+        m.vault.expect_open().return_once(|_, _| Err(VaultError));
         let e = m.app().demo_test_key().await.unwrap_err();
         assert!(e.to_string().contains("ISSUING_MASTER_KEY"));
     }

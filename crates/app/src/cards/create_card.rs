@@ -3,7 +3,7 @@
 //! its details sealed, and it is stored and funded in one transaction with
 //! the `card_creation_event.successful` that reports it.
 
-use super::CardError;
+use super::{CardError, card_place};
 use crate::{App, Caller};
 use domain::cards::pin::Pin;
 use domain::cards::{self, CardLimit, CardType};
@@ -12,6 +12,7 @@ use domain::ids::{CardId, CardholderId};
 use domain::{Currency, InvalidInput, required};
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, Funding, NewCard, SealedDetails};
+use ports::vault::SealedField;
 use serde_json::json;
 
 /// The body of `create_card`, as sent.
@@ -189,6 +190,10 @@ impl App {
         let pin = issue.pin.unwrap_or_else(|| Pin::default_for(&issued.pan));
         let vault = &self.ports.vault;
         let id = CardId::with_suffix(&self.ports.ids.unique());
+        let seal = |field, plain: &str| {
+            let place = card_place(field, &id, &caller.account_id, caller.mode);
+            vault.seal(plain.as_bytes(), &place)
+        };
         let card = CardRecord {
             id: id.clone(),
             account_id: caller.account_id.clone(),
@@ -197,10 +202,10 @@ impl App {
             card_type: issue.card_type,
             name: format!("{} {}", owner.registration.first_name, owner.registration.last_name),
             details: SealedDetails {
-                pan: vault.seal(issued.pan.expose().as_bytes()),
-                cvv: vault.seal(issued.cvv.expose().as_bytes()),
-                expiry_month: vault.seal(issued.expiry_month.expose().as_bytes()),
-                expiry_year: vault.seal(issued.expiry_year.expose().as_bytes()),
+                pan: seal(SealedField::CardNumber, issued.pan.expose()),
+                cvv: seal(SealedField::CardCvv, issued.cvv.expose()),
+                expiry_month: seal(SealedField::CardExpiryMonth, issued.expiry_month.expose()),
+                expiry_year: seal(SealedField::CardExpiryYear, issued.expiry_year.expose()),
             },
             last_4: issued.pan.expose()[issued.pan.expose().len() - 4..].to_string(),
             limit: issue.limit,
@@ -236,7 +241,7 @@ impl App {
         );
         let new_card = NewCard {
             card,
-            sealed_pin: vault.seal(pin.expose().as_bytes()),
+            sealed_pin: seal(SealedField::CardPin, pin.expose()),
             token_number: issue.token_number,
             funding: issue.funding,
             fee_anchor_at,

@@ -3,13 +3,14 @@
 //! `generate_token_for_card_details` and, on the relay,
 //! `get_card_details_from_token`.
 
-use super::CardError;
+use super::{CardError, card_place};
 use crate::{App, Caller};
 use domain::cards::{CardBalance, DETAILS_TOKEN_SECS, READ_WINDOW_SECS};
 use domain::ids::CardId;
 use domain::{Mode, Secret};
 use ports::StoreError;
-use ports::cards::{CardRecord, DetailsToken, SealedDetails};
+use ports::cards::{CardRecord, DetailsToken};
+use ports::vault::SealedField;
 
 /// A card's sensitive data, opened; never printed.
 #[derive(Debug, Clone)]
@@ -44,7 +45,7 @@ impl App {
         let card = self.card(caller, id).await?;
         self.per_card_limit((&caller.account_id, caller.mode), REVEAL, id, READ_WINDOW_SECS)
             .await?;
-        let details = self.open(&card.details)?;
+        let details = self.open(&card)?;
         Ok((card, details))
     }
 
@@ -118,26 +119,28 @@ impl App {
             .get(&stored.account_id, stored.mode, &stored.card_id)
             .await?
             .ok_or(CardError::CardNotFound)?;
-        let details = self.open(&card.details)?;
+        let details = self.open(&card)?;
         Ok((card, details))
     }
 
-    fn open(&self, sealed: &SealedDetails) -> Result<RevealedDetails, StoreError> {
-        let open = |what: &str, bytes: &[u8]| {
+    fn open(&self, card: &CardRecord) -> Result<RevealedDetails, StoreError> {
+        let sealed = &card.details;
+        let open = |what: &str, bytes: &[u8], field| {
+            let place = card_place(field, &card.id, &card.account_id, card.mode);
             let plain = self
                 .ports
                 .vault
-                .open(bytes)
+                .open(bytes, &place)
                 .map_err(|_| StoreError(format!("a sealed card {what} could not be opened")))?;
             String::from_utf8(plain.expose().clone())
                 .map(Secret::new)
                 .map_err(|_| StoreError(format!("a sealed card {what} is not text")))
         };
         Ok(RevealedDetails {
-            card_number: open("number", &sealed.pan)?,
-            cvv: open("cvv", &sealed.cvv)?,
-            expiry_month: open("expiry month", &sealed.expiry_month)?,
-            expiry_year: open("expiry year", &sealed.expiry_year)?,
+            card_number: open("number", &sealed.pan, SealedField::CardNumber)?,
+            cvv: open("cvv", &sealed.cvv, SealedField::CardCvv)?,
+            expiry_month: open("expiry month", &sealed.expiry_month, SealedField::CardExpiryMonth)?,
+            expiry_year: open("expiry year", &sealed.expiry_year, SealedField::CardExpiryYear)?,
         })
     }
 }

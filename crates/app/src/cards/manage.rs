@@ -1,10 +1,11 @@
 //! `PATCH /cards/freeze_card`, `PATCH /cards/unfreeze_card`,
 //! `POST /cards/update_card_pin` and `POST /cards/set_3d_secure_pin`.
 
-use super::CardError;
+use super::{CardError, card_place};
 use crate::{App, Caller};
 use domain::ids::CardId;
 use ports::cards::PinKind;
+use ports::vault::SealedField;
 
 impl App {
     /// Freezes (`active: false`) or unfreezes a card, at once.
@@ -31,7 +32,12 @@ impl App {
         card_pin: &str,
     ) -> Result<(), CardError> {
         let pin = self.decrypt_pin(caller, "card_pin", card_pin)?;
-        let sealed = self.ports.vault.seal(pin.expose().as_bytes());
+        let field = match kind {
+            PinKind::Card => SealedField::CardPin,
+            PinKind::ThreeDSecure => SealedField::Card3dsPin,
+        };
+        let place = card_place(field, id, &caller.account_id, caller.mode);
+        let sealed = self.ports.vault.seal(pin.expose().as_bytes(), &place);
         if self
             .ports
             .cards

@@ -52,7 +52,7 @@ fn issuing(m: &mut Mocks) {
         expiry_month: Secret::new("11".into()),
         expiry_year: Secret::new("2029".into()),
     });
-    m.vault.expect_seal().returning(|plain| plain.to_vec());
+    m.vault.expect_seal().returning(|plain, _| plain.to_vec());
 }
 
 #[tokio::test]

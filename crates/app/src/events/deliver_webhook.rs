@@ -6,6 +6,7 @@ use domain::Secret;
 use domain::events::DeliveryState;
 use domain::ids::EventId;
 use ports::events::AttemptOutcome;
+use ports::vault::{Place, SealedField};
 use ports::webhooks::WebhookRequest;
 use serde_json::json;
 
@@ -20,8 +21,15 @@ impl App {
         let Some(url) = target.url else {
             return self.ports.events.mark_no_endpoint(id).await.map_err(store);
         };
-        let open = |sealed: &[u8]| {
-            let opened = self.ports.vault.open(sealed).map_err(|e| e.to_string())?;
+        let (account, mode) = (target.account_id.as_str(), target.event.mode);
+        let open = |sealed: &[u8], field, row: &str| {
+            let place = Place {
+                field,
+                row,
+                account,
+                mode,
+            };
+            let opened = self.ports.vault.open(sealed, &place).map_err(|e| e.to_string())?;
             String::from_utf8(opened.expose().clone())
                 .map(Secret::new)
                 .map_err(|_| "a sealed secret is not text".to_string())
@@ -44,8 +52,10 @@ impl App {
                     .sealed_webhook_secret
                     .as_deref()
                     .ok_or("the account has no sandbox webhook secret yet")?,
+                SealedField::WebhookSecret,
+                account,
             )?,
-            secret_key: open(&target.sealed_secret_key)?,
+            secret_key: open(&target.sealed_secret_key, SealedField::ApiKey, &target.secret_key_hash)?,
         };
         let response = self.ports.webhooks.send(request).await;
         let delivered = response.delivered();
@@ -96,7 +106,9 @@ mod tests {
                 attempts: 2,
                 delivered_at: None,
             },
+            account_id: domain::ids::AccountId::new("acct_1"),
             url: url.map(str::to_string),
+            secret_key_hash: "hash".into(),
             sealed_secret_key: b"sealed-key".to_vec(),
             sealed_webhook_secret: Some(b"sealed-whsec".to_vec()),
         }
@@ -109,7 +121,7 @@ mod tests {
             .returning(|_| Ok(Some(target(Some("http://hooks.test/x")))));
         m.vault
             .expect_open()
-            .returning(|s| Ok(Secret::new(s.strip_prefix(b"sealed-").unwrap().to_vec())));
+            .returning(|s, _| Ok(Secret::new(s.strip_prefix(b"sealed-").unwrap().to_vec())));
         m.clock.expect_now().return_const(5_000i64);
         m.webhooks.expect_send().times(1).returning(move |req| {
             let body: serde_json::Value = serde_json::from_str(&req.body).unwrap();
