@@ -2,8 +2,9 @@
 //! reference first, and not by migrating the card every month.
 
 use crate::card_transactions::events_for;
+use crate::cardholders::account;
 use crate::cards::{Sandbox, event};
-use crate::harness::ledger_check;
+use crate::harness::{Server, ledger_check};
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
 use domain::gmt;
@@ -79,6 +80,42 @@ async fn migrating_every_month_still_pays_every_months_fee() {
         }
         assert_eq!(fees, 2, "{}", db.backend());
         assert_eq!(s.balance(&card).await.0, 3000 - 2 * 300, "{}", db.backend());
+        let (ok, out) = ledger_check(&db);
+        assert!(ok, "{}: {out}", db.backend());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_migration_after_unpaid_anniversaries_still_pays_them() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        // No job runs while the months fall due and the card is replaced.
+        let s = Sandbox {
+            server: Server::start_with(&db, &["--no-workers"]),
+            key: account(&db, Some(&receiver.url)),
+        };
+        s.fund_wallet(20_000).await;
+        let holder = s.cardholder(33).await;
+        let old = s.card(&holder, "10000").await;
+        s.advance(62 * 86_400).await;
+        let body = json!({"cardholder_id": holder, "card_id": old, "card_type": "virtual",
+                          "target_card_brand": "Mastercard", "target_card_currency": "USD", "card_limit": "500000"});
+        let migrated = s.post("/cards/migrate_card", body).await;
+        assert_eq!(migrated.status, 201, "{}", migrated.body);
+        let Sandbox { server, key } = s;
+        server.stop();
+        let s = Sandbox {
+            server: Server::start(&db),
+            key,
+        };
+        let created = event(&receiver, "card_creation_event.successful", |d| {
+            d["migrated_from"] == old.as_str()
+        })
+        .await;
+        let card = created["card_id"].as_str().unwrap().to_string();
+        let fees = events_for(&receiver, FEE, &card, 2).await;
+        assert_eq!(fees.len(), 2, "{}: both months due are charged", db.backend());
+        assert_eq!(s.balance(&card).await.0, 10_000 - 2 * 300, "{}", db.backend());
         let (ok, out) = ledger_check(&db);
         assert!(ok, "{}: {out}", db.backend());
     }

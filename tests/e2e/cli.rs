@@ -65,6 +65,10 @@ async fn a_short_processor_secret_is_refused_at_start() {
         assert!(stderr(&out).contains("at least 32 characters"), "{}", stderr(&out));
         assert!(!stderr(&out).contains("thirty-one"), "the secret is echoed");
     }
+    let same = "a-processor-secret-of-more-than-32-characters";
+    let out = run(issuing(&db).args(["serve", "--processor-secret", same, "--sandbox-processor-secret", same]));
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("must differ"), "{}", stderr(&out));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,6 +9,9 @@ use domain::{InvalidInput, Mode};
 /// One jump at most ten years, so offsets stay far from overflow.
 const MAX_ADVANCE_SECS: i64 = 10 * 366 * 86_400;
 
+/// The sandbox clock runs at most a century ahead: dates stay dates.
+const MAX_OFFSET_SECS: i64 = 100 * 366 * 86_400;
+
 /// The sandbox's time and how far it is ahead of real time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TestClock {
@@ -23,6 +26,11 @@ impl App {
         }
         if !(1..=MAX_ADVANCE_SECS).contains(&seconds) {
             let rule = format!("must be a whole number from 1 to {MAX_ADVANCE_SECS}");
+            return Err(InvalidInput::new("seconds", rule).into());
+        }
+        let current = self.ports.test_clocks.offset(&caller.account_id).await?;
+        if current.saturating_add(seconds) > MAX_OFFSET_SECS {
+            let rule = format!("the sandbox clock may run at most {MAX_OFFSET_SECS} seconds (a century) ahead");
             return Err(InvalidInput::new("seconds", rule).into());
         }
         let offset_secs = self.ports.test_clocks.advance(&caller.account_id, seconds).await?;
@@ -53,6 +61,7 @@ mod tests {
     async fn advancing_moves_the_sandbox_clock() {
         let mut m = Mocks::default();
         m.clock.expect_now().return_const(1_000i64);
+        m.test_clocks.expect_offset().returning(|_| Ok(100));
         m.test_clocks
             .expect_advance()
             .withf(|_, s| *s == 301)
@@ -69,5 +78,15 @@ mod tests {
             assert!(e.to_string().starts_with("seconds:"), "{bad}: {e}");
         }
         assert!(app.advance_test_clock(&caller(Mode::Live), 5).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn the_sandbox_clock_runs_at_most_a_century_ahead() {
+        let mut m = Mocks::default();
+        m.test_clocks
+            .expect_offset()
+            .returning(|_| Ok(super::MAX_OFFSET_SECS - 10));
+        let e = m.app().advance_test_clock(&caller(Mode::Test), 11).await.unwrap_err();
+        assert!(e.to_string().contains("a century"), "{e}");
     }
 }

@@ -38,10 +38,11 @@ pub fn month_bounds(unix_secs: i64, back: u32) -> (i64, i64) {
 }
 
 /// `unix_secs` plus `months` calendar months (the day clamped to the
-/// month's last).
+/// month's last); `i64::MAX` (never) past the last date there is.
 pub fn add_months(unix_secs: i64, months: u32) -> i64 {
-    let t = DateTime::from_timestamp(unix_secs, 0).unwrap_or_default();
-    (t + Months::new(months)).timestamp()
+    DateTime::from_timestamp(unix_secs, 0)
+        .and_then(|t| t.checked_add_months(Months::new(months)))
+        .map_or(i64::MAX, |t| t.timestamp())
 }
 
 #[cfg(test)]
@@ -49,6 +50,13 @@ mod tests {
     use super::*;
 
     const NOV_22_2026: i64 = 1_795_305_600;
+
+    #[test]
+    fn months_past_the_last_date_are_never() {
+        assert_eq!(add_months(i64::MAX, 1), i64::MAX);
+        assert_eq!(add_months(8_233_106_184_932, 1_000_000), i64::MAX);
+        assert_eq!(format(add_months(NOV_22_2026, 1)), "2026-12-22 00:00:00");
+    }
 
     #[test]
     fn formats_and_parses_in_gmt() {

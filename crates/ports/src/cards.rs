@@ -206,6 +206,8 @@ pub struct RuleState {
     /// When the fee anniversaries count from: the card's creation, or for
     /// a migrated card that of the card it replaced.
     pub fee_anchor_at: i64,
+    /// The last month (YYYYMM) whose fee was handled, if any.
+    pub fee_month: Option<i32>,
     /// The last approved debit, if any.
     pub last_activity_at: Option<i64>,
     pub fee_hold: Amount,

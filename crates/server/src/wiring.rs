@@ -55,6 +55,11 @@ pub async fn open_db(args: &DbArgs, open: Open) -> anyhow::Result<Db> {
 /// The use cases over `db`; `serve` gives the settings (defaults for
 /// commands other than serve).
 pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) -> anyhow::Result<App> {
+    if serve.processor_secret.is_some() && serve.processor_secret == serve.sandbox_processor_secret {
+        anyhow::bail!(
+            "--processor-secret and --sandbox-processor-secret must differ: with one secret for both, a sandbox signature would debit live cards"
+        );
+    }
     let vault = master_key::load(&db, args).await?;
     let webhooks = HttpWebhookSender::new(
         Duration::from_millis(worker.webhook_connect_timeout_ms),

@@ -348,13 +348,21 @@ impl CardStore for Db {
                         Funding::Wallet(amount) => (wallet.clone(), *amount, CreateCardError::WalletTooLow),
                         Funding::Card(old) => {
                             // The old card is deleted first: it is locked from here on.
-                            let deleted = diesel::update(mine!(account, mode).filter(cards::id.eq(old.as_str())))
-                                .set(cards::deleted_at.eq(now))
+                            // The new one takes over its last fee month.
+                            let Some(fee_month) =
+                                diesel::update(mine!(account, mode).filter(cards::id.eq(old.as_str())))
+                                    .set(cards::deleted_at.eq(now))
+                                    .returning(cards::fee_month)
+                                    .get_result::<Option<i32>>(conn)
+                                    .await
+                                    .optional()?
+                            else {
+                                return Err(TxError::Refused(CreateCardError::SourceCardNotFound));
+                            };
+                            diesel::update(cards::table.filter(cards::id.eq(&id)))
+                                .set(cards::fee_month.eq(fee_month))
                                 .execute(conn)
                                 .await?;
-                            if deleted != 1 {
-                                return Err(TxError::Refused(CreateCardError::SourceCardNotFound));
-                            }
                             let source = card_ledger_account_id(old.as_str(), CardLedger::Balance);
                             let balance = ledger_accounts::table
                                 .filter(ledger_accounts::id.eq(&source))
@@ -776,22 +784,44 @@ impl CardStore for Db {
                     cards::cardholder_id,
                     cards::created_at,
                     cards::fee_anchor_at,
+                    cards::fee_month,
                     cards::last_activity_at,
                     cards::fee_hold,
                     cards::deleted_at,
                 ))
-                .first::<(String, bool, String, i64, i64, Option<i64>, i64, Option<i64>)>(conn)
+                .first::<(
+                    String,
+                    bool,
+                    String,
+                    i64,
+                    i64,
+                    Option<i32>,
+                    Option<i64>,
+                    i64,
+                    Option<i64>,
+                )>(conn)
                 .await
                 .optional()
         })?;
         Ok(row.map(
-            |(account, livemode, holder, created_at, fee_anchor_at, last_activity_at, fee_hold, deleted_at)| {
+            |(
+                account,
+                livemode,
+                holder,
+                created_at,
+                fee_anchor_at,
+                fee_month,
+                last_activity_at,
+                fee_hold,
+                deleted_at,
+            )| {
                 RuleState {
                     account_id: AccountId::new(account),
                     mode: Mode::from_live(livemode),
                     cardholder_id: CardholderId::new(holder),
                     created_at,
                     fee_anchor_at,
+                    fee_month,
                     last_activity_at,
                     fee_hold: Amount::from_minor(fee_hold).unwrap_or(Amount::ZERO),
                     deleted: deleted_at.is_some(),

@@ -74,8 +74,9 @@ struct Issue {
     funding: Funding,
     meta_data: Option<String>,
     extra: serde_json::Value,
-    /// When the fee anniversaries count from; `None`: the new card's creation.
-    fee_anchor_at: Option<i64>,
+    /// When the fee anniversaries count from, and the last month charged;
+    /// `None`: from the new card's creation.
+    fee_anchor: Option<(i64, Option<i32>)>,
 }
 
 impl App {
@@ -101,7 +102,7 @@ impl App {
             funding: Funding::Wallet(funding),
             meta_data: request.meta_data,
             extra: json!({"transaction_reference": request.transaction_reference}),
-            fee_anchor_at: None,
+            fee_anchor: None,
         };
         self.issue(caller, &owner, issue).await
     }
@@ -135,7 +136,7 @@ impl App {
             funding: Funding::Wallet(CardLimit::Usd5k.fee_hold()),
             meta_data: request.meta_data,
             extra: json!({"card_token_number": token_number}),
-            fee_anchor_at: None,
+            fee_anchor: None,
         };
         self.issue(caller, &owner, issue).await
     }
@@ -159,9 +160,15 @@ impl App {
         if card.cardholder_id != owner.id {
             return Err(CardError::CardNotFound);
         }
-        // The new card keeps the old one's fee anniversary: migrating is no
-        // way to move the fee later.
-        let anchor = self.ports.cards.rule_state(&old).await?.map(|s| s.fee_anchor_at);
+        // The new card keeps the old one's fee anniversary, and charges the
+        // months due that the old one did not: migrating is no way to skip
+        // or move the fee (a month charged meanwhile is charged once).
+        let anchor = self
+            .ports
+            .cards
+            .rule_state(&old)
+            .await?
+            .map(|s| (s.fee_anchor_at, s.fee_month));
         let issue = Issue {
             card_type,
             limit,
@@ -170,7 +177,7 @@ impl App {
             funding: Funding::Card(old.clone()),
             meta_data: card.meta_data,
             extra: json!({"migrated_from": old.as_str()}),
-            fee_anchor_at: anchor,
+            fee_anchor: anchor,
         };
         self.issue(caller, &owner, issue).await
     }
@@ -234,9 +241,9 @@ impl App {
             .new_event(&caller.account_id, caller.mode, CARD_CREATION_SUCCESSFUL, data)
             .await?;
         let mut jobs = vec![self.delivery_job(&event.id)];
-        let fee_anchor_at = issue.fee_anchor_at.unwrap_or(now);
+        let fee_anchor = issue.fee_anchor.unwrap_or((now, None));
         jobs.extend(
-            self.first_rule_jobs(&caller.account_id, caller.mode, &id, now, fee_anchor_at)
+            self.first_rule_jobs(&caller.account_id, caller.mode, &id, now, fee_anchor)
                 .await?,
         );
         let new_card = NewCard {
@@ -244,7 +251,7 @@ impl App {
             sealed_pin: seal(SealedField::CardPin, pin.expose()),
             token_number: issue.token_number,
             funding: issue.funding,
-            fee_anchor_at,
+            fee_anchor_at: fee_anchor.0,
         };
         self.ports.cards.create(new_card, event, jobs, now).await?;
         Ok(id)

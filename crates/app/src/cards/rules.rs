@@ -6,7 +6,7 @@
 
 use crate::App;
 use domain::Mode;
-use domain::cards::{INACTIVITY_NOTICE_SECS, inactivity_deadline, next_anniversary};
+use domain::cards::{INACTIVITY_NOTICE_SECS, first_fee_due, inactivity_deadline, next_anniversary};
 use domain::events::{CARD_DELETE_NOTIFICATION, CARD_DELETE_SUCCESSFUL, CARD_MAINTENANCE_FEE_SUCCESSFUL};
 use domain::gmt;
 use domain::ids::{AccountId, CardId, JobId};
@@ -18,20 +18,21 @@ use serde_json::json;
 
 impl App {
     /// The first runs of a new card's time rules; its fee anniversaries
-    /// count from `fee_anchor_at`.
+    /// count from `fee_anchor_at`, and `charged` is the last month charged
+    /// (of the card it replaces).
     pub(crate) async fn first_rule_jobs(
         &self,
         account: &AccountId,
         mode: Mode,
         card: &CardId,
         created_at: i64,
-        fee_anchor_at: i64,
+        (fee_anchor_at, charged): (i64, Option<i32>),
     ) -> Result<Vec<NewJob>, StoreError> {
         let deadline = inactivity_deadline(created_at);
         Ok(vec![
             self.inactivity_job(account, mode, card, deadline - INACTIVITY_NOTICE_SECS)
                 .await?,
-            self.fee_job(account, mode, card, next_anniversary(fee_anchor_at, created_at))
+            self.fee_job(account, mode, card, first_fee_due(fee_anchor_at, charged))
                 .await?,
         ])
     }

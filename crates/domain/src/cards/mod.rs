@@ -63,12 +63,24 @@ pub fn inactivity_deadline(last_activity: i64) -> i64 {
     crate::gmt::add_months(last_activity, INACTIVITY_MONTHS)
 }
 
-/// The first monthly anniversary of `created_at` after `now`, when the
+/// A card's fee anniversaries: monthly from its anchor, for at most a
+/// hundred years (a search past them finds none: `i64::MAX`).
+fn anniversaries(anchor: i64) -> impl Iterator<Item = i64> {
+    (1..=1_200).map(move |k| crate::gmt::add_months(anchor, k))
+}
+
+/// The first monthly anniversary of `anchor` after `now`, when the
 /// maintenance fee is next charged.
-pub fn next_anniversary(created_at: i64, now: i64) -> i64 {
-    (1..)
-        .map(|k| crate::gmt::add_months(created_at, k))
-        .find(|t| *t > now)
+pub fn next_anniversary(anchor: i64, now: i64) -> i64 {
+    anniversaries(anchor).find(|t| *t > now).unwrap_or(i64::MAX)
+}
+
+/// A card's first fee: the first anniversary of `anchor` whose month is
+/// after `charged` (the last month charged, for a card that takes over
+/// another's anniversaries), which may be due already.
+pub fn first_fee_due(anchor: i64, charged: Option<i32>) -> i64 {
+    anniversaries(anchor)
+        .find(|t| charged.is_none_or(|month| crate::gmt::month_key(*t) > month))
         .unwrap_or(i64::MAX)
 }
 
@@ -315,6 +327,16 @@ mod tests {
                 assert_eq!(e.field, "amount", "{bad}");
             }
         }
+    }
+
+    #[test]
+    fn a_card_taking_over_anniversaries_starts_after_the_last_month_charged() {
+        let nov_22 = 1_795_305_600; // 2026-11-22 00:00 GMT
+        let fmt = crate::gmt::format;
+        assert_eq!(fmt(first_fee_due(nov_22, None)), "2026-12-22 00:00:00");
+        assert_eq!(fmt(first_fee_due(nov_22, Some(202_612))), "2027-01-22 00:00:00");
+        assert_eq!(first_fee_due(i64::MAX, None), i64::MAX);
+        assert_eq!(next_anniversary(nov_22, i64::MAX - 1), i64::MAX);
     }
 
     #[test]
