@@ -8,7 +8,7 @@ use crate::harness::{Server, ledger_check};
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
 use domain::gmt;
-use serde_json::json;
+use serde_json::{Value, json};
 
 const FEE: &str = "card_maintenance_fee_event.successful";
 
@@ -17,6 +17,12 @@ fn now() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs() as i64
+}
+
+/// The body of `migrate_card` replacing `card` by a new USD card.
+fn migration(holder: &str, card: &str) -> Value {
+    json!({"cardholder_id": holder, "card_id": card, "card_type": "virtual",
+           "target_card_brand": "Mastercard", "target_card_currency": "USD", "card_limit": "500000"})
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -66,9 +72,7 @@ async fn migrating_every_month_still_pays_every_months_fee() {
             // Three weeks in, the card is replaced; the anniversary it kept
             // comes a week and a half later.
             s.advance(21 * 86_400).await;
-            let body = json!({"cardholder_id": holder, "card_id": card, "card_type": "virtual",
-                              "target_card_brand": "Mastercard", "target_card_currency": "USD", "card_limit": "500000"});
-            let migrated = s.post("/cards/migrate_card", body).await;
+            let migrated = s.post("/cards/migrate_card", migration(&holder, &card)).await;
             assert_eq!(migrated.status, 201, "{}", migrated.body);
             let created = event(&receiver, "card_creation_event.successful", |d| {
                 d["migrated_from"] == card.as_str()
@@ -98,9 +102,7 @@ async fn a_migration_after_unpaid_anniversaries_still_pays_them() {
         let holder = s.cardholder(33).await;
         let old = s.card(&holder, "10000").await;
         s.advance(62 * 86_400).await;
-        let body = json!({"cardholder_id": holder, "card_id": old, "card_type": "virtual",
-                          "target_card_brand": "Mastercard", "target_card_currency": "USD", "card_limit": "500000"});
-        let migrated = s.post("/cards/migrate_card", body).await;
+        let migrated = s.post("/cards/migrate_card", migration(&holder, &old)).await;
         assert_eq!(migrated.status, 201, "{}", migrated.body);
         let Sandbox { server, key } = s;
         server.stop();

@@ -6,7 +6,17 @@ use serde_json::{Value, json};
 const BASE: &str = "/v1/issuing/sandbox";
 
 /// An account with its company profile on file (and a webhook URL).
+/// The sandbox key of a new account with a complete company profile.
 pub(crate) fn account(db: &TestDb, webhook_url: Option<&str>) -> String {
+    account_created(db, webhook_url)["test_secret_key"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// What `accounts create` printed for a new account with a complete
+/// company profile (keys and webhook secrets of both modes).
+pub(crate) fn account_created(db: &TestDb, webhook_url: Option<&str>) -> Value {
     let mut cmd = issuing(db);
     cmd.args([
         "accounts",
@@ -22,8 +32,7 @@ pub(crate) fn account(db: &TestDb, webhook_url: Option<&str>) -> String {
     }
     let out = run(&mut cmd);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let created: Value = serde_json::from_slice(&out.stdout).unwrap();
-    created["test_secret_key"].as_str().unwrap().to_string()
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// A Nigerian registration on the BVN route, unique by `n` (phone and BVN);

@@ -324,22 +324,7 @@ async fn a_sandbox_delivery_reveals_nothing_that_verifies_a_live_one() {
     for db in TestDb::all().await {
         let receiver = Receiver::start();
         let server = Server::start(&db);
-        let mut cmd = issuing(&db);
-        cmd.args([
-            "accounts",
-            "create",
-            "--name",
-            "Acme",
-            "--company-address",
-            "1 Marina, Lagos",
-        ])
-        .args([
-            "--utility-bill-url",
-            "https://acme.test/bill.pdf",
-            "--webhook-url",
-            &receiver.url,
-        ]);
-        let created: Value = serde_json::from_slice(&run(&mut cmd).stdout).unwrap();
+        let created = crate::cardholders::account_created(&db, Some(&receiver.url));
         let field = |name: &str| created[name].as_str().unwrap().to_string();
         let (test_key, live_key) = (field("test_secret_key"), field("live_secret_key"));
         let live_secret = field("live_webhook_secret");
