@@ -52,7 +52,37 @@ pub struct Place<'a> {
     pub mode: Mode,
 }
 
-impl Place<'_> {
+impl<'a> Place<'a> {
+    /// An API key: its row is its lookup hash.
+    pub fn api_key(lookup_hash: &'a str, account: &'a str, mode: Mode) -> Self {
+        Place {
+            field: SealedField::ApiKey,
+            row: lookup_hash,
+            account,
+            mode,
+        }
+    }
+
+    /// An account's webhook secret of `mode`: its row is the account.
+    pub fn webhook_secret(account: &'a str, mode: Mode) -> Self {
+        Place {
+            field: SealedField::WebhookSecret,
+            row: account,
+            account,
+            mode,
+        }
+    }
+
+    /// A card's sealed `field`: its row is the card.
+    pub fn card(field: SealedField, card: &'a str, account: &'a str, mode: Mode) -> Self {
+        Place {
+            field,
+            row: card,
+            account,
+            mode,
+        }
+    }
+
     /// The associated data: every part, each length-prefixed so no two
     /// places share one.
     pub fn associated_data(&self) -> Vec<u8> {

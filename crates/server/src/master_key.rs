@@ -22,29 +22,37 @@ const CHECK_TEXT: &[u8] = b"issuing master key check v1";
 const WRONG_KEY: &str = "this master key does not open the data in this database: give the key it was created with \
      (ISSUING_MASTER_KEY, --master-key-file, or the key file beside an SQLite database)";
 
+/// Where the master key comes from.
+enum Source {
+    /// ISSUING_MASTER_KEY, or the file --master-key-file names.
+    Given(Secret<String>),
+    /// The file beside an SQLite database, generated on its first start.
+    BesideDatabase(PathBuf),
+}
+
 pub async fn load(db: &Db, args: &DbArgs) -> anyhow::Result<MasterKeyVault> {
-    let sealed = async || -> anyhow::Result<_> {
-        let check = db.master_key_check().await;
-        let check = check.context("reading the master key check value (has `issuing migrate` run?)")?;
-        Ok((check, db.any_sealed_value().await?))
-    };
-    let hex = match (&args.master_key, &args.master_key_file) {
+    // Where the key comes from (given, or the file beside an SQLite
+    // database) is settled before the database is read, so a missing key
+    // is named even on a database not migrated yet.
+    let given = match (&args.master_key, &args.master_key_file) {
         (Some(_), Some(_)) => bail!("give the master key once: ISSUING_MASTER_KEY or --master-key-file, not both"),
-        (Some(hex), None) => Secret::new(hex.clone()),
-        (None, Some(path)) => read(path)?,
+        (Some(hex), None) => Source::Given(Secret::new(hex.clone())),
+        (None, Some(path)) => Source::Given(read(path)?),
         (None, None) => match sqlite_path(&args.database_url) {
-            Some(db_path) => {
-                let (check, sample) = sealed().await?;
-                let holds_sealed = check.is_some() || sample.is_some();
-                beside_database(PathBuf::from(format!("{db_path}.master.key")), holds_sealed)?
-            }
+            Some(db_path) => Source::BesideDatabase(PathBuf::from(format!("{db_path}.master.key"))),
             None => bail!(
                 "ISSUING_MASTER_KEY or --master-key-file is required with PostgreSQL (64 hex characters; `openssl rand -hex 32` makes one)"
             ),
         },
     };
+    let check = db.master_key_check().await;
+    let check = check.context("reading the master key check value (has `issuing migrate` run?)")?;
+    let sample = db.any_sealed_value().await?;
+    let hex = match given {
+        Source::Given(hex) => hex,
+        Source::BesideDatabase(key_file) => beside_database(key_file, check.is_some() || sample.is_some())?,
+    };
     let vault = MasterKeyVault::from_hex(&hex).context("ISSUING_MASTER_KEY")?;
-    let (check, sample) = sealed().await?;
     let place = Place {
         field: SealedField::MasterKeyCheck,
         row: "1",

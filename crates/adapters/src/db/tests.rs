@@ -10,7 +10,7 @@ use domain::{Amount, Currency, Mode, Secret};
 use ports::accounts::{AccountStore, NewAccount, StoredKey};
 use ports::ledger::LedgerAudit;
 use ports::rate_limits::{Permit, RateLimits};
-use ports::vault::{Place, SealedField, Vault};
+use ports::vault::{Place, Vault};
 use ports::wallets::{FundWalletError, WalletStore};
 
 pub(super) fn new_account(id: &str, is_demo: bool) -> NewAccount {
@@ -327,12 +327,7 @@ async fn sealed_secrets_are_what_is_stored() {
         let db = t.migrated().await;
         let vault = MasterKeyVault::from_hex(&MasterKeyVault::generate_hex()).unwrap();
         let mut account = new_account("acct_demo", true);
-        let place = |row| Place {
-            field: SealedField::ApiKey,
-            row,
-            account: "acct_demo",
-            mode: Mode::Test,
-        };
+        let place = |row| Place::api_key(row, "acct_demo", Mode::Test);
         account.keys[0].sealed = vault.seal(b"sk_test_demo", &place("hash-acct_demo-test"));
         db.create_account(account).await.unwrap();
         let demo = db.demo_key(Mode::Test).await.unwrap().unwrap();
@@ -383,12 +378,7 @@ async fn values_sealed_before_places_are_sealed_again_bound_to_theirs() {
         db.create_account(account).await.unwrap();
         assert_eq!(db.reseal_unbound(&vault).await.unwrap(), 4, "{}", t.backend());
         assert_eq!(db.reseal_unbound(&vault).await.unwrap(), 0, "once");
-        let test_key = Place {
-            field: SealedField::ApiKey,
-            row: "hash-acct_old-test",
-            account: "acct_old",
-            mode: Mode::Test,
-        };
+        let test_key = Place::api_key("hash-acct_old-test", "acct_old", Mode::Test);
         let demo = db.demo_key(Mode::Test).await.unwrap().unwrap();
         assert_eq!(vault.open(&demo.sealed, &test_key).unwrap().expose(), b"sk_test_old");
         // Another key does not open them, and says which value it was.

@@ -8,7 +8,7 @@ use domain::ids::AccountId;
 use domain::{InvalidInput, Mode, Secret, api_key, http_url};
 use ports::StoreError;
 use ports::accounts::{NewAccount, StoredKey};
-use ports::vault::{Place, SealedField};
+use ports::vault::Place;
 
 const KEY_RANDOM_CHARS: usize = 40;
 const WEBHOOK_SECRET_RANDOM_CHARS: usize = 32;
@@ -69,12 +69,7 @@ impl App {
         let account_id = AccountId::with_suffix(&self.ports.ids.unique());
         let store_key = |mode, key: &Secret<String>| {
             let lookup_hash = self.ports.vault.lookup_hash(key.expose());
-            let place = Place {
-                field: SealedField::ApiKey,
-                row: &lookup_hash,
-                account: account_id.as_str(),
-                mode,
-            };
+            let place = Place::api_key(&lookup_hash, account_id.as_str(), mode);
             StoredKey {
                 mode,
                 sealed: self.ports.vault.seal(key.expose().as_bytes(), &place),
@@ -107,12 +102,7 @@ impl App {
     }
 
     fn seal_webhook_secret(&self, account: &AccountId, mode: Mode, secret: &Secret<String>) -> Vec<u8> {
-        let place = Place {
-            field: SealedField::WebhookSecret,
-            row: account.as_str(),
-            account: account.as_str(),
-            mode,
-        };
+        let place = Place::webhook_secret(account.as_str(), mode);
         self.ports.vault.seal(secret.expose().as_bytes(), &place)
     }
 

@@ -6,7 +6,7 @@ use crate::accounts::AccountDetails;
 use crate::error::RequestError;
 use domain::{Mode, Secret};
 use ports::StoreError;
-use ports::vault::{Place, SealedField};
+use ports::vault::Place;
 
 const DEMO_ACCOUNT_NAME: &str = "Demo";
 
@@ -26,12 +26,7 @@ impl App {
     /// accounts and no demo.
     pub async fn demo_test_key(&self) -> Result<Option<Secret<String>>, DemoAccountError> {
         if let Some(demo) = self.ports.accounts.demo_key(Mode::Test).await? {
-            let place = Place {
-                field: SealedField::ApiKey,
-                row: &demo.lookup_hash,
-                account: demo.account_id.as_str(),
-                mode: Mode::Test,
-            };
+            let place = Place::api_key(&demo.lookup_hash, demo.account_id.as_str(), Mode::Test);
             let opened = self
                 .ports
                 .vault

@@ -3,7 +3,7 @@
 //! its details sealed, and it is stored and funded in one transaction with
 //! the `card_creation_event.successful` that reports it.
 
-use super::{CardError, card_place};
+use super::CardError;
 use crate::{App, Caller};
 use domain::cards::pin::Pin;
 use domain::cards::{self, CardLimit, CardType};
@@ -12,7 +12,7 @@ use domain::ids::{CardId, CardholderId};
 use domain::{Currency, InvalidInput, required};
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, Funding, NewCard, SealedDetails};
-use ports::vault::SealedField;
+use ports::vault::{Place, SealedField};
 use serde_json::json;
 
 /// The body of `create_card`, as sent.
@@ -198,7 +198,7 @@ impl App {
         let vault = &self.ports.vault;
         let id = CardId::with_suffix(&self.ports.ids.unique());
         let seal = |field, plain: &str| {
-            let place = card_place(field, &id, &caller.account_id, caller.mode);
+            let place = Place::card(field, id.as_str(), caller.account_id.as_str(), caller.mode);
             vault.seal(plain.as_bytes(), &place)
         };
         let card = CardRecord {

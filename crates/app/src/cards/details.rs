@@ -3,14 +3,14 @@
 //! `generate_token_for_card_details` and, on the relay,
 //! `get_card_details_from_token`.
 
-use super::{CardError, card_place};
+use super::CardError;
 use crate::{App, Caller};
 use domain::cards::{CardBalance, DETAILS_TOKEN_SECS, READ_WINDOW_SECS};
 use domain::ids::CardId;
 use domain::{Mode, Secret};
 use ports::StoreError;
 use ports::cards::{CardRecord, DetailsToken};
-use ports::vault::SealedField;
+use ports::vault::{Place, SealedField};
 
 /// A card's sensitive data, opened; never printed.
 #[derive(Debug, Clone)]
@@ -126,7 +126,7 @@ impl App {
     fn open(&self, card: &CardRecord) -> Result<RevealedDetails, StoreError> {
         let sealed = &card.details;
         let open = |what: &str, bytes: &[u8], field| {
-            let place = card_place(field, &card.id, &card.account_id, card.mode);
+            let place = Place::card(field, card.id.as_str(), card.account_id.as_str(), card.mode);
             let plain = self
                 .ports
                 .vault

@@ -1,11 +1,11 @@
 //! `PATCH /cards/freeze_card`, `PATCH /cards/unfreeze_card`,
 //! `POST /cards/update_card_pin` and `POST /cards/set_3d_secure_pin`.
 
-use super::{CardError, card_place};
+use super::CardError;
 use crate::{App, Caller};
 use domain::ids::CardId;
 use ports::cards::PinKind;
-use ports::vault::SealedField;
+use ports::vault::{Place, SealedField};
 
 impl App {
     /// Freezes (`active: false`) or unfreezes a card, at once.
@@ -36,7 +36,7 @@ impl App {
             PinKind::Card => SealedField::CardPin,
             PinKind::ThreeDSecure => SealedField::Card3dsPin,
         };
-        let place = card_place(field, id, &caller.account_id, caller.mode);
+        let place = Place::card(field, id.as_str(), caller.account_id.as_str(), caller.mode);
         let sealed = self.ports.vault.seal(pin.expose().as_bytes(), &place);
         if self
             .ports

@@ -32,7 +32,6 @@ use ports::StoreError;
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, CreateCardError, ReserveError, TransferKind};
 use ports::rate_limits::Permit;
-use ports::vault::{Place, SealedField};
 
 #[derive(Debug, thiserror::Error)]
 pub enum CardError {
@@ -136,16 +135,6 @@ impl DomainError for CardError {
             CardError::Create(CreateCardError::Store(e)) | CardError::Store(e) => e.code(),
             CardError::Reserve(ReserveError::Store(_)) => "storage_unavailable",
         }
-    }
-}
-
-/// Where a card's sealed `field` lives: the card's row, account and mode.
-pub(crate) fn card_place<'a>(field: SealedField, card: &'a CardId, account: &'a AccountId, mode: Mode) -> Place<'a> {
-    Place {
-        field,
-        row: card.as_str(),
-        account: account.as_str(),
-        mode,
     }
 }
 

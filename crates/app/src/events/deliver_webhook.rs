@@ -6,7 +6,7 @@ use domain::Secret;
 use domain::events::DeliveryState;
 use domain::ids::EventId;
 use ports::events::AttemptOutcome;
-use ports::vault::{Place, SealedField};
+use ports::vault::Place;
 use ports::webhooks::WebhookRequest;
 use serde_json::json;
 
@@ -22,13 +22,7 @@ impl App {
             return self.ports.events.mark_no_endpoint(id).await.map_err(store);
         };
         let (account, mode) = (target.account_id.as_str(), target.event.mode);
-        let open = |sealed: &[u8], field, row: &str| {
-            let place = Place {
-                field,
-                row,
-                account,
-                mode,
-            };
+        let open = |sealed: &[u8], place: Place| {
             let opened = self.ports.vault.open(sealed, &place).map_err(|e| e.to_string())?;
             String::from_utf8(opened.expose().clone())
                 .map(Secret::new)
@@ -52,10 +46,12 @@ impl App {
                     .sealed_webhook_secret
                     .as_deref()
                     .ok_or("the account has no sandbox webhook secret yet")?,
-                SealedField::WebhookSecret,
-                account,
+                Place::webhook_secret(account, mode),
             )?,
-            secret_key: open(&target.sealed_secret_key, SealedField::ApiKey, &target.secret_key_hash)?,
+            secret_key: open(
+                &target.sealed_secret_key,
+                Place::api_key(&target.secret_key_hash, account, mode),
+            )?,
         };
         let response = self.ports.webhooks.send(request).await;
         let delivered = response.delivered();
