@@ -100,6 +100,10 @@ impl<'a> Place<'a> {
 pub trait Vault: Send + Sync {
     fn seal<'a>(&self, plain: &[u8], place: &Place<'a>) -> Vec<u8>;
     fn open<'a>(&self, sealed: &[u8], place: &Place<'a>) -> Result<Secret<Vec<u8>>, VaultError>;
+    /// Seals a value that leaves the service sealed (card details on the
+    /// base address) under a transport key, never the storage key: what
+    /// clients keep is not opened by the master key.
+    fn seal_for_transport<'a>(&self, plain: &[u8], place: &Place<'a>) -> Vec<u8>;
     /// A one-way hash to find a secret by (SHA-256, hex).
     fn lookup_hash(&self, secret: &str) -> String;
 }

@@ -3,6 +3,12 @@
 //! them alone. Each value is sealed with its place as associated data, and
 //! starts with a format tag and the id of the key that sealed it:
 //! `isv1 | key id (4) | nonce (12) | ciphertext`.
+//!
+//! Card details that leave the service sealed (the base address) are
+//! sealed again under a transport key, made at random when the process
+//! starts and held only in its memory: `itv1 | key id | nonce | ciphertext`.
+//! The master key opens none of them, so copies clients keep are not
+//! opened by a leaked master key, and each restart rotates the key.
 
 use aes_gcm::aead::{Aead, KeyInit, Payload};
 use aes_gcm::{Aes256Gcm, Nonce};
@@ -14,6 +20,7 @@ use sha2::{Digest, Sha256};
 
 const NONCE_LEN: usize = 12;
 const TAG: &[u8] = b"isv1";
+const TRANSPORT_TAG: &[u8] = b"itv1";
 const KEY_ID_LEN: usize = 4;
 
 #[derive(Debug, thiserror::Error)]
@@ -37,12 +44,52 @@ impl Key {
         id.copy_from_slice(&digest[..KEY_ID_LEN]);
         Ok(Self { cipher, id })
     }
+
+    fn random() -> Self {
+        let mut bytes = [0u8; 32];
+        rand::rngs::OsRng.fill_bytes(&mut bytes);
+        Self::new(&bytes).expect("32 bytes make an AES-256 key")
+    }
+
+    /// `tag | key id | nonce | ciphertext`, with `place` as associated data.
+    fn seal(&self, tag: &[u8], plain: &[u8], place: &Place) -> Vec<u8> {
+        let mut nonce = [0u8; NONCE_LEN];
+        rand::rngs::OsRng.fill_bytes(&mut nonce);
+        let aad = place.associated_data();
+        let ciphertext = self
+            .cipher
+            .encrypt(Nonce::from_slice(&nonce), Payload { msg: plain, aad: &aad })
+            .expect("AES-GCM encryption of an in-memory buffer cannot fail");
+        [tag, &self.id, &nonce, &ciphertext].concat()
+    }
+
+    fn open(&self, tag: &[u8], sealed: &[u8], place: &Place) -> Result<Secret<Vec<u8>>, VaultError> {
+        let rest = sealed.strip_prefix(tag).ok_or(VaultError)?;
+        let rest = rest.strip_prefix(self.id.as_slice()).ok_or(VaultError)?;
+        if rest.len() < NONCE_LEN {
+            return Err(VaultError);
+        }
+        let (nonce, ciphertext) = rest.split_at(NONCE_LEN);
+        let aad = place.associated_data();
+        self.cipher
+            .decrypt(
+                Nonce::from_slice(nonce),
+                Payload {
+                    msg: ciphertext,
+                    aad: &aad,
+                },
+            )
+            .map(Secret::new)
+            .map_err(|_| VaultError)
+    }
 }
 
 pub struct MasterKeyVault {
     master: Key,
     /// Derived from the master key (HMAC-SHA256 with a label), for PINs.
     pin: Key,
+    /// Random, this process's only, for what leaves it sealed.
+    transport: Key,
 }
 
 impl MasterKeyVault {
@@ -52,7 +99,11 @@ impl MasterKeyVault {
         let mut derive = <Hmac<Sha256> as Mac>::new_from_slice(&bytes).map_err(|_| InvalidMasterKey)?;
         derive.update(b"issuing pin key v1");
         let pin = Key::new(&derive.finalize().into_bytes())?;
-        Ok(Self { master, pin })
+        Ok(Self {
+            master,
+            pin,
+            transport: Key::random(),
+        })
     }
 
     /// A fresh random master key, hex encoded.
@@ -98,36 +149,15 @@ impl MasterKeyVault {
 
 impl Vault for MasterKeyVault {
     fn seal(&self, plain: &[u8], place: &Place) -> Vec<u8> {
-        let key = self.key_for(place);
-        let mut nonce = [0u8; NONCE_LEN];
-        rand::rngs::OsRng.fill_bytes(&mut nonce);
-        let aad = place.associated_data();
-        let ciphertext = key
-            .cipher
-            .encrypt(Nonce::from_slice(&nonce), Payload { msg: plain, aad: &aad })
-            .expect("AES-GCM encryption of an in-memory buffer cannot fail");
-        [TAG, &key.id, &nonce, &ciphertext].concat()
+        self.key_for(place).seal(TAG, plain, place)
     }
 
     fn open(&self, sealed: &[u8], place: &Place) -> Result<Secret<Vec<u8>>, VaultError> {
-        let key = self.key_for(place);
-        let rest = sealed.strip_prefix(TAG).ok_or(VaultError)?;
-        let rest = rest.strip_prefix(key.id.as_slice()).ok_or(VaultError)?;
-        if rest.len() < NONCE_LEN {
-            return Err(VaultError);
-        }
-        let (nonce, ciphertext) = rest.split_at(NONCE_LEN);
-        let aad = place.associated_data();
-        key.cipher
-            .decrypt(
-                Nonce::from_slice(nonce),
-                Payload {
-                    msg: ciphertext,
-                    aad: &aad,
-                },
-            )
-            .map(Secret::new)
-            .map_err(|_| VaultError)
+        self.key_for(place).open(TAG, sealed, place)
+    }
+
+    fn seal_for_transport(&self, plain: &[u8], place: &Place) -> Vec<u8> {
+        self.transport.seal(TRANSPORT_TAG, plain, place)
     }
 
     fn lookup_hash(&self, secret: &str) -> String {
@@ -186,6 +216,33 @@ mod tests {
         assert_eq!(v.open(&sealed, &pin).unwrap().expose(), b"1234");
         assert_eq!(&sealed[TAG.len()..TAG.len() + KEY_ID_LEN], &v.pin.id);
         assert_ne!(v.pin.id, v.master.id);
+    }
+
+    #[test]
+    fn transport_sealing_is_not_the_stored_value_and_the_master_key_cannot_open_it() {
+        let v = vault();
+        let here = place(SealedField::CardNumber, "card_1");
+        let stored = v.seal(b"5399830000000000", &here);
+        let sent = v.seal_for_transport(b"5399830000000000", &here);
+        assert!(sent.starts_with(TRANSPORT_TAG));
+        assert_ne!(sent, stored);
+        assert!(v.open(&sent, &here).is_err());
+        assert_eq!(
+            v.transport.open(TRANSPORT_TAG, &sent, &here).unwrap().expose(),
+            b"5399830000000000"
+        );
+        assert!(
+            v.transport
+                .open(TRANSPORT_TAG, &sent, &place(SealedField::CardNumber, "card_2"))
+                .is_err()
+        );
+        // Another process (or this one after a restart) has another key.
+        let restarted = MasterKeyVault {
+            transport: Key::random(),
+            ..vault()
+        };
+        assert_ne!(restarted.transport.id, v.transport.id);
+        assert!(restarted.transport.open(TRANSPORT_TAG, &sent, &here).is_err());
     }
 
     #[test]

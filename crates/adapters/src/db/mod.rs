@@ -11,6 +11,7 @@ mod jobs;
 mod ledger;
 mod master_key_check;
 mod migrate;
+mod pg_tls;
 mod rate_limits;
 mod reseal;
 mod schema;
@@ -19,12 +20,14 @@ mod wallets;
 
 pub use migrate::migrate;
 
+use diesel::ConnectionResult;
 use diesel::SqliteConnection;
 use diesel_async::pooled_connection::deadpool::Pool;
 use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod};
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use ports::StoreError;
+use std::sync::Arc;
 
 pub type SqliteAsync = SyncConnectionWrapper<SqliteConnection>;
 
@@ -104,7 +107,9 @@ impl Db {
     pub async fn connect(url: &str, pg_pool_size: usize) -> Result<Self, StoreError> {
         let pool = if let Some(path) = sqlite_path(url) {
             create_private(path).map_err(|e| StoreError(format!("creating the database file {path}: {e}")))?;
-            let manager = manager::<SqliteAsync>(path, SQLITE_SESSION);
+            let manager = manager::<SqliteAsync>(path, SQLITE_SESSION, |url| {
+                Box::pin(async move { SqliteAsync::establish(&url).await })
+            });
             DbPool::Sqlite(
                 Pool::builder(manager)
                     .max_size(SQLITE_POOL_SIZE)
@@ -112,7 +117,11 @@ impl Db {
                     .map_err(DbError::pool)?,
             )
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let manager = manager::<AsyncPgConnection>(url, POSTGRES_SESSION);
+            let target = Arc::new(pg_tls::PgTarget::parse(url).map_err(StoreError)?);
+            let manager = manager::<AsyncPgConnection>(url, POSTGRES_SESSION, move |_| {
+                let target = target.clone();
+                Box::pin(async move { target.connect().await })
+            });
             DbPool::Pg(
                 Pool::builder(manager)
                     .max_size(pg_pool_size)
@@ -193,18 +202,27 @@ const SQLITE_SESSION: &str = "PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 1
 /// and no transaction left idle (a bug) holding locks for long.
 const POSTGRES_SESSION: &str = "SET application_name = 'issuing'; SET idle_in_transaction_session_timeout = '60s';";
 
+/// A connection being made.
+type Connecting<C> = std::pin::Pin<Box<dyn std::future::Future<Output = ConnectionResult<C>> + Send>>;
+
 /// One pool manager per backend: connections are checked out without a
-/// test query (`Fast`), and each new one runs `session` first.
-fn manager<C>(url: &str, session: &'static str) -> AsyncDieselConnectionManager<C>
+/// test query (`Fast`), each is made by `establish` from the URL, and
+/// runs `session` first.
+fn manager<C>(
+    url: &str,
+    session: &'static str,
+    establish: impl Fn(String) -> Connecting<C> + Send + Sync + 'static,
+) -> AsyncDieselConnectionManager<C>
 where
     C: AsyncConnection + SimpleAsyncConnection + 'static,
 {
     let mut config = ManagerConfig::<C>::default();
     config.recycling_method = RecyclingMethod::Fast;
+    let establish = Arc::new(establish);
     config.custom_setup = Box::new(move |url| {
-        let url = url.to_string();
+        let connecting = establish(url.to_string());
         Box::pin(async move {
-            let mut conn = C::establish(&url).await?;
+            let mut conn = connecting.await?;
             conn.batch_execute(session)
                 .await
                 .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
@@ -252,3 +270,5 @@ mod tests_cardholders;
 mod tests_cards;
 #[cfg(test)]
 mod tests_jobs;
+#[cfg(test)]
+mod tests_pg_tls;

@@ -1,8 +1,9 @@
 //! The Card object as the API shows it. On the base address the number,
 //! CVV and expiry are sealed strings (`sealed:<base64>`, opaque to the
-//! client); only the relay address shows them in clear.
+//! client, sealed under the transport key); only the relay address shows
+//! them in clear.
 
-use app::cards::RevealedDetails;
+use app::cards::{Details, RevealedDetails, SealedDetails};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use domain::Currency;
@@ -69,32 +70,47 @@ fn sealed(bytes: &[u8]) -> String {
     format!("sealed:{}", BASE64.encode(bytes))
 }
 
+fn sealed_strings(d: SealedDetails) -> Details<String> {
+    Details {
+        card_number: sealed(&d.card_number),
+        cvv: sealed(&d.cvv),
+        expiry_month: sealed(&d.expiry_month),
+        expiry_year: sealed(&d.expiry_year),
+    }
+}
+
+fn clear_strings(d: RevealedDetails) -> Details<String> {
+    Details {
+        card_number: d.card_number.expose().clone(),
+        cvv: d.cvv.expose().clone(),
+        expiry_month: d.expiry_month.expose().clone(),
+        expiry_year: d.expiry_year.expose().clone(),
+    }
+}
+
 impl CardView {
-    /// The reduced object of list endpoints.
-    pub fn listed(card: CardRecord) -> Self {
-        Self::new(card, None, false)
+    /// The reduced object of list endpoints, details sealed.
+    pub fn listed((card, details): (CardRecord, SealedDetails)) -> Self {
+        Self::new(card, sealed_strings(details), false)
     }
 
-    /// Single-card details, sealed (`None`) or in clear.
-    pub fn details(card: CardRecord, revealed: Option<RevealedDetails>) -> Self {
-        Self::new(card, revealed, true)
+    /// Single-card details, sealed.
+    pub fn sealed(card: CardRecord, details: SealedDetails) -> Self {
+        Self::new(card, sealed_strings(details), true)
     }
 
-    fn new(card: CardRecord, revealed: Option<RevealedDetails>, single: bool) -> Self {
-        let (card_number, cvv, expiry_month, expiry_year) = match revealed {
-            Some(r) => (
-                r.card_number.expose().clone(),
-                r.cvv.expose().clone(),
-                r.expiry_month.expose().clone(),
-                r.expiry_year.expose().clone(),
-            ),
-            None => (
-                sealed(&card.details.pan),
-                sealed(&card.details.cvv),
-                sealed(&card.details.expiry_month),
-                sealed(&card.details.expiry_year),
-            ),
-        };
+    /// Single-card details, in clear (the relay).
+    pub fn revealed(card: CardRecord, details: RevealedDetails) -> Self {
+        Self::new(card, clear_strings(details), true)
+    }
+
+    fn new(card: CardRecord, details: Details<String>, single: bool) -> Self {
+        let Details {
+            card_number,
+            cvv,
+            expiry_month,
+            expiry_year,
+        } = details;
         let balance = CardBalance::new(card.balance, card.fee_hold);
         let single_only = |v: String| single.then_some(v);
         CardView {

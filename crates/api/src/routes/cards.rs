@@ -223,11 +223,11 @@ pub async fn get_card_details(
     caller: Authenticated,
     Query(query): Query<CardQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let card = app.get_card_details(&caller.0, &CardId::new(query.card_id)).await?;
+    let (card, details) = app.get_card_details(&caller.0, &CardId::new(query.card_id)).await?;
     Ok(success(
         StatusCode::OK,
         "Card details were fetched successfully",
-        CardView::details(card, None),
+        CardView::sealed(card, details),
     ))
 }
 

@@ -29,7 +29,7 @@ pub async fn get_card_details(
     Ok(success(
         StatusCode::OK,
         "Card details were fetched successfully",
-        CardView::details(card, Some(details)),
+        CardView::revealed(card, details),
     ))
 }
 
@@ -61,6 +61,6 @@ pub async fn get_card_details_from_token(
     Ok(success(
         StatusCode::OK,
         "Card details were fetched successfully",
-        CardView::details(card, Some(details)),
+        CardView::revealed(card, details),
     ))
 }

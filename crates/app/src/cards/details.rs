@@ -12,14 +12,20 @@ use ports::StoreError;
 use ports::cards::{CardRecord, DetailsToken};
 use ports::vault::{Place, SealedField};
 
-/// A card's sensitive data, opened; never printed.
+/// A card's sensitive data: its number, CVV and expiry.
 #[derive(Debug, Clone)]
-pub struct RevealedDetails {
-    pub card_number: Secret<String>,
-    pub cvv: Secret<String>,
-    pub expiry_month: Secret<String>,
-    pub expiry_year: Secret<String>,
+pub struct Details<T> {
+    pub card_number: T,
+    pub cvv: T,
+    pub expiry_month: T,
+    pub expiry_year: T,
 }
+
+/// Opened, for the relay; never printed.
+pub type RevealedDetails = Details<Secret<String>>;
+
+/// Sealed under the transport key, for the base address.
+pub type SealedDetails = Details<Vec<u8>>;
 
 const TOKEN_LEN: usize = 48;
 
@@ -28,12 +34,17 @@ const TOKEN_LEN: usize = 48;
 const REVEAL: &str = "card_details";
 
 impl App {
-    /// The card with its details still sealed (the base address).
-    pub async fn get_card_details(&self, caller: &Caller, id: &CardId) -> Result<CardRecord, CardError> {
+    /// The card with its details sealed for transport (the base address).
+    pub async fn get_card_details(
+        &self,
+        caller: &Caller,
+        id: &CardId,
+    ) -> Result<(CardRecord, SealedDetails), CardError> {
         let card = self.card(caller, id).await?;
         self.per_card_limit((&caller.account_id, caller.mode), REVEAL, id, READ_WINDOW_SECS)
             .await?;
-        Ok(card)
+        let details = self.seal_for_transport(&card)?;
+        Ok((card, details))
     }
 
     /// The card with its details opened (the relay address).
@@ -123,24 +134,43 @@ impl App {
         Ok((card, details))
     }
 
+    /// The card's details as they may leave on the base address: opened
+    /// from storage and sealed again under the transport key, in place.
+    pub fn seal_for_transport(&self, card: &CardRecord) -> Result<SealedDetails, StoreError> {
+        self.each_opened(card, |plain, place| {
+            Ok(self.ports.vault.seal_for_transport(plain.expose(), place))
+        })
+    }
+
     fn open(&self, card: &CardRecord) -> Result<RevealedDetails, StoreError> {
+        self.each_opened(card, |plain, _| {
+            String::from_utf8(plain.expose().clone())
+                .map(Secret::new)
+                .map_err(|_| StoreError("a sealed card detail is not text".into()))
+        })
+    }
+
+    /// `then` applied to each of the card's details, opened in its place.
+    fn each_opened<T>(
+        &self,
+        card: &CardRecord,
+        then: impl Fn(Secret<Vec<u8>>, &Place) -> Result<T, StoreError>,
+    ) -> Result<Details<T>, StoreError> {
         let sealed = &card.details;
-        let open = |what: &str, bytes: &[u8], field| {
+        let open = |bytes: &[u8], field: SealedField| {
             let place = Place::card(field, card.id.as_str(), card.account_id.as_str(), card.mode);
             let plain = self
                 .ports
                 .vault
                 .open(bytes, &place)
-                .map_err(|_| StoreError(format!("a sealed card {what} could not be opened")))?;
-            String::from_utf8(plain.expose().clone())
-                .map(Secret::new)
-                .map_err(|_| StoreError(format!("a sealed card {what} is not text")))
+                .map_err(|_| StoreError(format!("sealed {} could not be opened", field.column())))?;
+            then(plain, &place)
         };
-        Ok(RevealedDetails {
-            card_number: open("number", &sealed.pan, SealedField::CardNumber)?,
-            cvv: open("cvv", &sealed.cvv, SealedField::CardCvv)?,
-            expiry_month: open("expiry month", &sealed.expiry_month, SealedField::CardExpiryMonth)?,
-            expiry_year: open("expiry year", &sealed.expiry_year, SealedField::CardExpiryYear)?,
+        Ok(Details {
+            card_number: open(&sealed.pan, SealedField::CardNumber)?,
+            cvv: open(&sealed.cvv, SealedField::CardCvv)?,
+            expiry_month: open(&sealed.expiry_month, SealedField::CardExpiryMonth)?,
+            expiry_year: open(&sealed.expiry_year, SealedField::CardExpiryYear)?,
         })
     }
 }

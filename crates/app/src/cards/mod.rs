@@ -18,7 +18,8 @@ mod transfers;
 
 pub use create_card::{ActivationRequest, CardRequest, MigrationRequest};
 pub use debit::MockDebit;
-pub use details::RevealedDetails;
+pub use details::{Details, RevealedDetails, SealedDetails};
+pub use lists::ListedCard;
 pub use processor::{AuthorizationAnswer, AuthorizationRequest};
 pub use transfers::TransferRequest;
 
