@@ -31,19 +31,27 @@ impl PgTarget {
     /// Parses a `postgres://` URL. Errors name the parameter and the rule,
     /// never the URL (it may hold a password).
     pub(crate) fn parse(url: &str) -> Result<Self, String> {
-        let (base, query) = url.split_once('?').unwrap_or((url, ""));
+        // Split where tokio-postgres will: the parameters start at the
+        // first `?` after the credentials, which end at the first `@` (a
+        // password may hold a `?`).
+        let credentials_end = url.find('@').map_or(0, |at| at + 1);
+        let (base, query) = match url[credentials_end..].find('?') {
+            Some(q) => (&url[..credentials_end + q], &url[credentials_end + q + 1..]),
+            None => (url, ""),
+        };
+        let decode = |what: &str, text: &str| {
+            percent_decode_str(text)
+                .decode_utf8()
+                .map(|v| v.into_owned())
+                .map_err(|_| format!("database URL: {what} is not UTF-8"))
+        };
         let (mut mode, mut root_cert, mut kept) = (None, None, Vec::new());
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let decoded = || {
-                percent_decode_str(value)
-                    .decode_utf8()
-                    .map(|v| v.into_owned())
-                    .map_err(|_| format!("database URL: {key} is not UTF-8"))
-            };
-            match key {
-                "sslmode" => mode = Some(decoded()?),
-                "sslrootcert" => root_cert = Some(decoded()?),
+            // Keys are compared decoded, as tokio-postgres reads them.
+            match decode("a parameter name", key)?.as_str() {
+                "sslmode" => mode = Some(decode("sslmode", value)?),
+                "sslrootcert" => root_cert = Some(decode("sslrootcert", value)?),
                 _ => kept.push(pair),
             }
         }
@@ -91,9 +99,14 @@ impl PgTarget {
             _ => return Err(format!("database URL: sslmode must be {MODES}")),
         };
         config.ssl_mode(ssl_mode);
+        // No TLS over a Unix socket (libpq ignores sslmode there too).
+        let socket_only = config
+            .get_hosts()
+            .iter()
+            .all(|h| !matches!(h, tokio_postgres::config::Host::Tcp(_)));
         Ok(PgTarget {
+            tls: tls.filter(|_| !socket_only).map(MakeRustlsConnect::new),
             config,
-            tls: tls.map(MakeRustlsConnect::new),
         })
     }
 
@@ -197,6 +210,30 @@ mod tests {
             Ok(SslMode::Require)
         ));
         let target = PgTarget::parse("postgres://u@h/db?sslmode=disable").unwrap();
+        assert!(target.tls.is_none());
+    }
+
+    #[test]
+    fn sslmode_is_found_behind_a_question_mark_in_the_password_or_an_encoded_name() {
+        assert!(matches!(
+            mode_of("postgres://u:pa?ss@h/db?sslmode=require"),
+            Ok(SslMode::Require)
+        ));
+        assert!(matches!(
+            mode_of("postgres://u@h/db?ssl%6Dode=require"),
+            Ok(SslMode::Require)
+        ));
+        let e = PgTarget::parse("postgres://u:pa?ss@h/db?ssl%6Dode=verify-full")
+            .err()
+            .unwrap();
+        assert!(e.contains("needs sslrootcert") && !e.contains("pa?ss"), "{e}");
+    }
+
+    #[test]
+    fn a_unix_socket_has_no_tls_whatever_the_mode() {
+        let target = PgTarget::parse("postgres://u@/db?host=%2Fvar%2Frun%2Fpostgresql&sslmode=require").unwrap();
+        assert!(target.tls.is_none());
+        let target = PgTarget::parse("postgres://u@/db?host=%2Fvar%2Frun%2Fpostgresql").unwrap();
         assert!(target.tls.is_none());
     }
 
