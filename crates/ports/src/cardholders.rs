@@ -62,17 +62,23 @@ pub trait CardholderStore: Send + Sync {
     async fn get_any(&self, id: &CardholderId) -> Result<Option<CardholderRecord>, StoreError>;
 
     /// Records a verification decision and the event that reports it (with
-    /// its delivery job), in one transaction.
+    /// its delivery job), in one transaction, only while the cardholder is
+    /// still in status `from` and not deleted. `false`: it was not (decided
+    /// or deleted meanwhile), and nothing was stored.
     async fn decide(
         &self,
         id: &CardholderId,
+        from: CardholderStatus,
         decision: Decision,
         event: NewEvent,
         delivery: NewJob,
-    ) -> Result<(), StoreError>;
+    ) -> Result<bool, StoreError>;
 
-    /// Replaces the cardholder's details; the BVN and phone stay unique.
-    async fn update(&self, record: CardholderRecord) -> Result<(), SaveCardholderError>;
+    /// Replaces the cardholder's profile (registration and meta_data) and
+    /// nothing else: status, blacklist and decision are not touched, so a
+    /// decision recorded meanwhile stands. The BVN and phone stay unique.
+    /// `false` when there is no such cardholder (or it was deleted).
+    async fn update_profile(&self, record: CardholderRecord) -> Result<bool, SaveCardholderError>;
 
     /// `false` when there was no such cardholder.
     async fn delete(&self, account: &AccountId, mode: Mode, id: &CardholderId, now: i64) -> Result<bool, StoreError>;

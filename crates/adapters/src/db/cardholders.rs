@@ -19,11 +19,16 @@ use ports::cardholders::{CardholderRecord, CardholderStore, Decision, SaveCardho
 use ports::events::NewEvent;
 use ports::jobs::NewJob;
 
+/// As a changeset (a profile update) it writes the profile only: who the
+/// cardholder is, its status and decision are never rewritten by an edit.
 #[derive(Insertable, Queryable, Selectable, AsChangeset)]
 #[diesel(table_name = cardholders)]
 struct CardholderRow {
+    #[diesel(skip_update)]
     id: String,
+    #[diesel(skip_update)]
     account_id: String,
+    #[diesel(skip_update)]
     livemode: bool,
     first_name: String,
     last_name: String,
@@ -46,10 +51,14 @@ struct CardholderRow {
     id_middle_name: Option<String>,
     date_of_birth: Option<String>,
     gender: Option<String>,
+    #[diesel(skip_update)]
     status: String,
+    #[diesel(skip_update)]
     blacklisted: bool,
+    #[diesel(skip_update)]
     error_description: Option<String>,
     meta_data: Option<String>,
+    #[diesel(skip_update)]
     created_at: i64,
 }
 
@@ -289,16 +298,21 @@ impl CardholderStore for Db {
     async fn decide(
         &self,
         id: &CardholderId,
+        from: CardholderStatus,
         decision: Decision,
         event: NewEvent,
         delivery: NewJob,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let job = &JobRow::new(delivery, &event.account_id, event.mode);
         let event = &EventRow::new(event);
         let decision = &decision;
-        with_conn!(self.pool(), |conn| {
+        let decided = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, DieselError, _>(async |conn| {
-                diesel::update(cardholders::table.filter(cardholders::id.eq(id.as_str())))
+                let still = cardholders::table
+                    .filter(cardholders::id.eq(id.as_str()))
+                    .filter(cardholders::status.eq(from.as_str()))
+                    .filter(cardholders::deleted_at.is_null());
+                let changed = diesel::update(still)
                     .set((
                         cardholders::status.eq(decision.status.as_str()),
                         cardholders::blacklisted.eq(decision.blacklisted),
@@ -306,26 +320,30 @@ impl CardholderStore for Db {
                     ))
                     .execute(conn)
                     .await?;
+                if changed == 0 {
+                    return Ok(false);
+                }
                 diesel::insert_into(events::table).values(event).execute(conn).await?;
                 diesel::insert_into(jobs::table).values(job).execute(conn).await?;
-                Ok(())
+                Ok(true)
             })
             .await
         })?;
-        Ok(())
+        Ok(decided)
     }
 
-    async fn update(&self, record: CardholderRecord) -> Result<(), SaveCardholderError> {
+    async fn update_profile(&self, record: CardholderRecord) -> Result<bool, SaveCardholderError> {
         let row = &CardholderRow::from(record);
         let saved = with_conn!(self.pool(), |conn| {
             let saved = conn
                 .transaction::<_, SaveError, _>(async |conn| {
                     check_free!(conn, row);
-                    diesel::update(cardholders::table.filter(cardholders::id.eq(&row.id)))
-                        .set(row)
-                        .execute(conn)
-                        .await?;
-                    Ok(())
+                    let mine = cardholders::table
+                        .filter(cardholders::id.eq(&row.id))
+                        .filter(cardholders::account_id.eq(&row.account_id))
+                        .filter(cardholders::livemode.eq(row.livemode))
+                        .filter(cardholders::deleted_at.is_null());
+                    Ok(diesel::update(mine).set(row).execute(conn).await? == 1)
                 })
                 .await;
             Ok::<_, DbError>(saved)

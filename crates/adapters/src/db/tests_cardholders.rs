@@ -145,11 +145,114 @@ async fn a_decision_is_stored_with_its_event_and_delivery_job() {
             max_attempts: 10,
             run_at: 2,
         };
-        db.decide(&CardholderId::new("ch_1"), decision, event, delivery)
-            .await
-            .unwrap();
+        let ch_1 = CardholderId::new("ch_1");
+        let decided = db.decide(&ch_1, CardholderStatus::Pending, decision, event, delivery);
+        assert!(decided.await.unwrap());
         assert_eq!(db.in_review().await.unwrap().len(), 1);
         assert!(db.delivery_target(&EventId::new("evt_1")).await.unwrap().is_some());
         assert_eq!(db.claim(2, 300, 5).await.unwrap()[0].subject, "evt_1");
+    }
+}
+
+fn verdict(id: &str, status: CardholderStatus) -> (Decision, NewEvent, NewJob) {
+    let event = NewEvent {
+        id: EventId::new(format!("evt_{id}_{}", status.as_str())),
+        account_id: AccountId::new("acct_a"),
+        mode: Mode::Test,
+        event: "cardholder_verification.successful",
+        data: "{}".into(),
+        created_at: 2,
+    };
+    let delivery = NewJob {
+        id: JobId::new(format!("job_{id}_{}", status.as_str())),
+        kind: JobKind::DeliverWebhook,
+        subject: event.id.to_string(),
+        max_attempts: 10,
+        run_at: 2,
+    };
+    let decision = Decision {
+        status,
+        blacklisted: false,
+        error_description: None,
+    };
+    (decision, event, delivery)
+}
+
+async fn pending(db: &super::Db, id: &str, n: u32) -> CardholderRecord {
+    let mut record = record(
+        id,
+        "acct_a",
+        Mode::Test,
+        &format!("222{n:08}"),
+        &format!("+23480{n:08}"),
+    );
+    record.status = CardholderStatus::Pending;
+    db.insert(record.clone(), None).await.unwrap();
+    record
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_profile_edit_racing_a_decision_keeps_both_the_decision_and_the_edit() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        with_account(&db, "acct_a").await;
+        for n in 0..20u32 {
+            let id = format!("ch_{n}");
+            // The edit was read while pending; the decision lands before
+            // or while it is written.
+            let mut edited = pending(&db, &id, n).await;
+            edited.registration.last_name = format!("Edited{n}");
+            let (decision, event, delivery) = verdict(&id, CardholderStatus::Verified);
+            let cardholder = CardholderId::new(&id);
+            let (decided, updated) = tokio::join!(
+                db.decide(&cardholder, CardholderStatus::Pending, decision, event, delivery),
+                db.update_profile(edited),
+            );
+            assert!(decided.unwrap() && updated.unwrap(), "{}", t.backend());
+            let now = db
+                .get(&AccountId::new("acct_a"), Mode::Test, &cardholder)
+                .await
+                .unwrap()
+                .unwrap();
+            assert_eq!(
+                (now.status, now.registration.last_name.as_str()),
+                (CardholderStatus::Verified, format!("Edited{n}").as_str()),
+                "{}",
+                t.backend()
+            );
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_decision_on_a_decided_or_deleted_cardholder_changes_nothing_and_stores_no_event() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        with_account(&db, "acct_a").await;
+        let acct = AccountId::new("acct_a");
+        let decided = CardholderId::new("ch_d");
+        pending(&db, "ch_d", 1).await;
+        let (d, e, j) = verdict("ch_d", CardholderStatus::ManualReview);
+        assert!(db.decide(&decided, CardholderStatus::Pending, d, e, j).await.unwrap());
+        // A second decision read as pending: refused, and its event is not stored.
+        let (d, e, j) = verdict("ch_d", CardholderStatus::Verified);
+        let late = e.id.clone();
+        assert!(!db.decide(&decided, CardholderStatus::Pending, d, e, j).await.unwrap());
+        let now = db.get(&acct, Mode::Test, &decided).await.unwrap().unwrap();
+        assert_eq!(now.status, CardholderStatus::ManualReview, "{}", t.backend());
+        assert!(db.delivery_target(&late).await.unwrap().is_none());
+
+        let deleted = CardholderId::new("ch_x");
+        pending(&db, "ch_x", 2).await;
+        assert!(db.delete(&acct, Mode::Test, &deleted, 3).await.unwrap());
+        let (d, e, j) = verdict("ch_x", CardholderStatus::Verified);
+        let late = e.id.clone();
+        assert!(!db.decide(&deleted, CardholderStatus::Pending, d, e, j).await.unwrap());
+        assert!(db.delivery_target(&late).await.unwrap().is_none(), "{}", t.backend());
+        assert!(db.in_review().await.unwrap().iter().all(|r| r.id != deleted));
+        // Nor can a deleted cardholder's profile be edited.
+        let mut edited = record("ch_x", "acct_a", Mode::Test, "22200000002", "+2348000000002");
+        edited.registration.last_name = "Ghost".into();
+        assert!(!db.update_profile(edited).await.unwrap(), "{}", t.backend());
     }
 }

@@ -82,8 +82,12 @@ impl App {
         input.identity = update.identity.or(input.identity);
         record.registration = input.check(&self.settings.regions)?;
         record.meta_data = update.meta_data.or(record.meta_data);
-        self.ports.cardholders.update(record.clone()).await?;
-        Ok(record)
+        if !self.ports.cardholders.update_profile(record.clone()).await? {
+            return Err(CardholderError::NotFound);
+        }
+        // The profile as edited, with the status as stored now (a decision
+        // may have landed since it was read).
+        self.get_cardholder(caller, id).await
     }
 
     /// Deletes the cardholder and, first, their cards (see `delete_card`).
@@ -162,10 +166,10 @@ mod tests {
         let mut m = Mocks::default();
         m.cardholders.expect_get().returning(|_, _, _| Ok(Some(stored())));
         m.cardholders
-            .expect_update()
+            .expect_update_profile()
             .withf(|r| r.registration.last_name == "Okonkwo" && r.registration.first_name == "Adaeze")
             .times(1)
-            .returning(|_| Ok(()));
+            .returning(|_| Ok(true));
         let app = m.app();
         let update = CardholderUpdate {
             last_name: Some("Okonkwo".into()),

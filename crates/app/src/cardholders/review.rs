@@ -1,6 +1,7 @@
 //! `issuing review list|approve|reject`: cases the automated check could
 //! not decide.
 
+use super::verify::DecisionError;
 use crate::App;
 use domain::cardholders::CardholderStatus;
 use domain::ids::CardholderId;
@@ -48,7 +49,11 @@ impl App {
                 error_description: Some(reason.unwrap_or("rejected on manual review").to_string()),
             }
         };
-        Ok(self.record_decision(&record, decision).await?)
+        match self.record_decision(&record, decision).await {
+            Ok(()) => Ok(()),
+            Err(DecisionError::Refused(_)) => Err(ReviewError::NotInReview(id.to_string())),
+            Err(DecisionError::Store(e)) => Err(e.into()),
+        }
     }
 }
 
@@ -97,15 +102,16 @@ mod tests {
         m.clock.expect_now().return_const(3i64);
         m.cardholders
             .expect_decide()
-            .withf(|_, d, e, _| {
-                d.status == CardholderStatus::Failed
+            .withf(|_, from, d, e, _| {
+                *from == CardholderStatus::ManualReview
+                    && d.status == CardholderStatus::Failed
                     && d.error_description.as_deref() == Some("blurry ID")
                     && e.event == "cardholder_verification.failed"
                     && e.data.contains("blurry ID")
                     && e.mode == Mode::Live
             })
             .times(1)
-            .returning(|_, _, _, _| Ok(()));
+            .returning(|_, _, _, _, _| Ok(true));
         m.app()
             .review_cardholder(&CardholderId::new("ch_1"), false, Some("blurry ID"))
             .await

@@ -3,8 +3,8 @@
 //! `cardholder_verification.*` event are stored together.
 
 use crate::App;
-use domain::cardholders::CardholderStatus;
 use domain::cardholders::kyc::{KycFailure, KycOutcome};
+use domain::cardholders::{CardholderStatus, TransitionRefused};
 use domain::events::{
     CARDHOLDER_VERIFICATION_FAILED, CARDHOLDER_VERIFICATION_MANUAL_REVIEW, CARDHOLDER_VERIFICATION_SUCCESSFUL,
 };
@@ -45,14 +45,21 @@ impl App {
                 error_description: Some(failure.message().to_string()),
             },
         };
-        self.record_decision(&record, decision).await.map_err(|e| e.to_string())
+        match self.record_decision(&record, decision).await {
+            // Decided by review, or deleted, meanwhile: that stands.
+            Ok(()) | Err(DecisionError::Refused(_)) => Ok(()),
+            Err(DecisionError::Store(e)) => Err(e.to_string()),
+        }
     }
 
+    /// Records `decision` with its event, only if the status the record was
+    /// read in allows it and is still the stored one.
     pub(crate) async fn record_decision(
         &self,
         record: &CardholderRecord,
         decision: Decision,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), DecisionError> {
+        record.status.decide(decision.status)?;
         let name = match decision.status {
             CardholderStatus::Verified => CARDHOLDER_VERIFICATION_SUCCESSFUL,
             CardholderStatus::ManualReview => CARDHOLDER_VERIFICATION_MANUAL_REVIEW,
@@ -69,11 +76,30 @@ impl App {
         }
         let event = self.new_event(&record.account_id, record.mode, name, data).await?;
         let delivery = self.delivery_job(&event.id);
-        self.ports
+        let refused = TransitionRefused {
+            from: record.status,
+            to: decision.status,
+        };
+        match self
+            .ports
             .cardholders
-            .decide(&record.id, decision, event, delivery)
-            .await
+            .decide(&record.id, record.status, decision, event, delivery)
+            .await?
+        {
+            true => Ok(()),
+            false => Err(DecisionError::Refused(refused)),
+        }
     }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum DecisionError {
+    /// Not allowed from the status read, or that status changed (or the
+    /// cardholder was deleted) before the decision was stored.
+    #[error(transparent)]
+    Refused(#[from] TransitionRefused),
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 #[cfg(test)]
@@ -108,11 +134,15 @@ mod tests {
         m.test_clocks.expect_offset().returning(|_| Ok(0));
         m.cardholders
             .expect_decide()
-            .withf(move |id, decision, e, job| {
-                id.as_str() == "ch_1" && decision.status == status && e.event == event && job.subject == e.id.as_str()
+            .withf(move |id, from, decision, e, job| {
+                id.as_str() == "ch_1"
+                    && *from == CardholderStatus::Pending
+                    && decision.status == status
+                    && e.event == event
+                    && job.subject == e.id.as_str()
             })
             .times(1)
-            .returning(|_, _, _, _| Ok(()));
+            .returning(|_, _, _, _, _| Ok(true));
         m
     }
 
