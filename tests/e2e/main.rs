@@ -12,6 +12,7 @@ mod cardholders;
 mod cards;
 mod cli;
 mod extreme_amounts;
+mod lock_order;
 mod logs;
 mod test_clock;
 mod utility;

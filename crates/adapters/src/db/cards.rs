@@ -683,10 +683,31 @@ impl CardStore for Db {
                 )
             })
             .collect::<Vec<_>>();
+        // The lock order of every money step (docs/architecture.md): cards
+        // by id, then the wallets by id. A request locks one card, then
+        // the wallet; the batch locks all its cards first, then meets its
+        // wallets in order, so no two steps wait on each other in a cycle.
+        let mut cards_in_order: Vec<&str> = batch.iter().map(|(t, ..)| t.card_id.as_str()).collect();
+        cards_in_order.sort_unstable();
+        cards_in_order.dedup();
+        let mut order: Vec<usize> = (0..batch.len()).collect();
+        order.sort_by_cached_key(|&i| {
+            let transfer = &batch[i].0;
+            (wallet(&transfer.account_id, transfer.mode), transfer.card_id.clone())
+        });
+        let cards_in_order = &cards_in_order;
+        let order = &order;
         let outcomes = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, DbError, _>(async |conn| {
-                let mut outcomes = Vec::with_capacity(batch.len());
-                for (transfer, settlement, event, delivery, now) in batch {
+                for card in cards_in_order {
+                    diesel::update(cards::table.filter(cards::id.eq(card)))
+                        .set(cards::consecutive_declines.eq(cards::consecutive_declines))
+                        .execute(conn)
+                        .await?;
+                }
+                let mut outcomes = vec![None; batch.len()];
+                for &i in order {
+                    let (transfer, settlement, event, delivery, now) = &batch[i];
                     let (settlement, now, id) = (*settlement, *now, &transfer.id);
                     // Each settlement in a savepoint: a refused one leaves
                     // the others of the batch in place.
@@ -715,12 +736,11 @@ impl CardStore for Db {
                             if claimed != 1 {
                                 return Err(TxError::Refused(Settled::AlreadySettled));
                             }
-                            // Lock the card (a no-op update), learning whether it is live.
+                            // Locked above: whether it is live.
                             let any_card = cards::table.filter(cards::id.eq(card));
-                            let live = diesel::update(any_card)
-                                .set(cards::consecutive_declines.eq(cards::consecutive_declines))
-                                .returning(cards::deleted_at)
-                                .get_result::<Option<i64>>(conn)
+                            let live = any_card
+                                .select(cards::deleted_at)
+                                .first::<Option<i64>>(conn)
                                 .await?
                                 .is_none();
                             let (to, cap) = match (transfer.kind, settlement) {
@@ -762,12 +782,12 @@ impl CardStore for Db {
                         })
                         .await;
                     // A failed one is rolled back to its savepoint alone.
-                    outcomes.push(match one {
+                    outcomes[i] = Some(match one {
                         Ok(settled) | Err(TxError::Refused(settled)) => settled,
                         Err(TxError::Db(e)) => Settled::Failed(e.to_string()),
                     });
                 }
-                Ok(outcomes)
+                Ok(outcomes.into_iter().flatten().collect())
             })
             .await
         })?;
