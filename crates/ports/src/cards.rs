@@ -1,6 +1,7 @@
 use crate::StoreError;
 use crate::events::NewEvent;
 use crate::jobs::NewJob;
+use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use domain::cards::{CardLimit, CardType};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
 use domain::paging::Page;
@@ -74,53 +75,6 @@ pub enum CreateCardError {
     Store(#[from] StoreError),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TransferKind {
-    /// From the issuing wallet onto the card.
-    Fund,
-    /// From the card back to the issuing wallet.
-    Unload,
-}
-
-impl TransferKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TransferKind::Fund => "fund",
-            TransferKind::Unload => "unload",
-        }
-    }
-
-    pub fn parse(value: &str) -> Option<Self> {
-        [TransferKind::Fund, TransferKind::Unload]
-            .into_iter()
-            .find(|k| k.as_str() == value)
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TransferState {
-    /// Reserved: the money sits in transit until the job settles it.
-    Pending,
-    Succeeded,
-    Failed,
-}
-
-impl TransferState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TransferState::Pending => "pending",
-            TransferState::Succeeded => "succeeded",
-            TransferState::Failed => "failed",
-        }
-    }
-
-    pub fn parse(value: &str) -> Option<Self> {
-        [Self::Pending, Self::Succeeded, Self::Failed]
-            .into_iter()
-            .find(|s| s.as_str() == value)
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Transfer {
     pub id: TransferId,
@@ -158,15 +112,6 @@ impl From<StoreError> for ReserveError {
     fn from(e: StoreError) -> Self {
         ReserveError::Store(e.0)
     }
-}
-
-/// What the settling job decided.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Settlement {
-    /// Fund: in transit to the card. Unload: in transit to the wallet.
-    Complete,
-    /// Back where it came from (to the wallet when a refunded card is gone).
-    Reverse,
 }
 
 /// One settlement of a batch given to [`CardStore::settle`].

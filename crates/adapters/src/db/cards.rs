@@ -17,14 +17,15 @@ use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::cardholders::CardholderStatus;
-use domain::cards::{CardLimit, CardType, MAX_BALANCE, MONEY_WINDOW_SECS, funding_fits};
+use domain::cards::transfer::{self, CardGone, Place, Plan, TransferKind, TransferState};
+use domain::cards::{CardLimit, CardType, MAX_BALANCE, funding_fits};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
 use domain::paging::Page;
 use domain::{Amount, Currency, Mode};
 use ports::StoreError;
 use ports::cards::{
     CardRecord, CardStore, CreateCardError, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, PinKind,
-    ReserveError, RuleState, SealedDetails, Settled, Settlement, SettlementItem, Transfer, TransferKind, TransferState,
+    ReserveError, RuleState, SealedDetails, Settled, SettlementItem, Transfer,
 };
 use ports::events::NewEvent;
 use ports::jobs::NewJob;
@@ -187,6 +188,51 @@ pub(super) fn violates(e: &DieselError, name: &str) -> bool {
 
 pub(super) fn wallet(account: &AccountId, mode: Mode) -> String {
     ledger_account_id(account, mode, LedgerCode::IssuingWallet, Currency::Usd)
+}
+
+/// The ledger account ids of a card's money places.
+struct Places {
+    wallet: String,
+    card: String,
+    transit: String,
+}
+
+impl Places {
+    fn of(account: &AccountId, mode: Mode, card: &str) -> Self {
+        Places {
+            wallet: wallet(account, mode),
+            card: card_ledger_account_id(card, CardLedger::Balance),
+            transit: card_ledger_account_id(card, CardLedger::Transit),
+        }
+    }
+
+    fn id(&self, place: Place) -> &str {
+        match place {
+            Place::Wallet => &self.wallet,
+            Place::Card => &self.card,
+            Place::Transit => &self.transit,
+        }
+    }
+}
+
+/// Executes a domain money plan inside a transaction: its entry and
+/// postings, then the credit and the debit, each conditional on the plan's
+/// guard. `Ok(false)`: a guard held it back; the caller rolls back.
+macro_rules! post_plan {
+    ($conn:expr, $places:expr, $kind:expr, $plan:expr, $account:expr, $mode:expr, $now:expr) => {{
+        let plan: &Plan = $plan;
+        let (from, to) = ($places.id(plan.from), $places.id(plan.to));
+        let rows = transfer_rows($account, $mode, $kind, (from, to), Currency::Usd, plan.amount, $now)?;
+        post_transfer!(
+            $conn,
+            &rows,
+            from,
+            to,
+            plan.amount,
+            keep = plan.floor.minor(),
+            cap = plan.cap.minor()
+        )
+    }};
 }
 
 /// The ledger balances of `cards`, by card id (one query).
@@ -548,22 +594,8 @@ impl CardStore for Db {
         let (account, mode, now) = (&transfer.account_id, transfer.mode, transfer.created_at);
         let card = transfer.card_id.as_str();
         let (kind, amount) = (transfer.kind, transfer.amount);
-        let balance_account = &card_ledger_account_id(card, CardLedger::Balance);
-        let transit = &card_ledger_account_id(card, CardLedger::Transit);
-        let wallet = &wallet(account, mode);
-        let (from, to) = match kind {
-            TransferKind::Fund => (wallet, transit),
-            TransferKind::Unload => (balance_account, transit),
-        };
-        let rows = &transfer_rows(
-            account,
-            mode,
-            "card_transfer_reserve",
-            (from, to),
-            Currency::Usd,
-            amount,
-            now,
-        )?;
+        let places = &Places::of(account, mode, card);
+        let (balance_account, transit) = (&places.card, &places.transit);
         let job = &JobRow::new(settle, account, mode);
         let row = &TransferRow {
             id: transfer.id.to_string(),
@@ -590,7 +622,7 @@ impl CardStore for Db {
                     );
                     // The card's window for this kind, taken first: it locks the card.
                     let card_row = mine!(account, mode).filter(cards::id.eq(card));
-                    let since = now - MONEY_WINDOW_SECS;
+                    let since = transfer::window_start(now);
                     let fee_hold = match kind {
                         TransferKind::Fund => diesel::update(
                             card_row.filter(cards::last_funded_at.is_null().or(cards::last_funded_at.le(since))),
@@ -619,8 +651,7 @@ impl CardStore for Db {
                             None => ReserveError::CardNotFound,
                             Some((funded, unloaded)) => {
                                 let last = if kind == TransferKind::Fund { funded } else { unloaded };
-                                let wait = last.unwrap_or(now) + MONEY_WINDOW_SECS - now;
-                                ReserveError::TooSoon(kind, u64::try_from(wait).unwrap_or(0).max(1))
+                                ReserveError::TooSoon(kind, transfer::window_wait(last, now))
                             }
                         }));
                     };
@@ -642,8 +673,9 @@ impl CardStore for Db {
                         .await?;
                     diesel::insert_into(jobs::table).values(job).execute(conn).await?;
                     // Last: the wallet is the hot row, locked for the shortest time.
-                    let keep = if kind == TransferKind::Unload { fee_hold } else { 0 };
-                    if !post_transfer!(conn, rows, from, to, amount, keep = keep, cap = Amount::MAX.minor())? {
+                    let fee_hold = Amount::from_minor(fee_hold).unwrap_or(Amount::ZERO);
+                    let plan = transfer::reserve(kind, amount, fee_hold);
+                    if !post_plan!(conn, places, "card_transfer_reserve", &plan, account, mode, now)? {
                         return Err(TxError::Refused(match kind {
                             TransferKind::Fund => ReserveError::WalletTooLow,
                             TransferKind::Unload => ReserveError::CardTooLow,
@@ -715,13 +747,7 @@ impl CardStore for Db {
                         .transaction::<_, TxError<Settled>, _>(async |conn| {
                             let (account, mode, amount) = (&transfer.account_id, transfer.mode, transfer.amount);
                             let card = transfer.card_id.as_str();
-                            let balance_account = &card_ledger_account_id(card, CardLedger::Balance);
-                            let transit = &card_ledger_account_id(card, CardLedger::Transit);
-                            let wallet = &wallet(account, mode);
-                            let state = match settlement {
-                                Settlement::Complete => TransferState::Succeeded,
-                                Settlement::Reverse => TransferState::Failed,
-                            };
+                            let state = settlement.state();
                             let claimed = diesel::update(
                                 card_transfers::table
                                     .filter(card_transfers::id.eq(id.as_str()))
@@ -743,37 +769,25 @@ impl CardStore for Db {
                                 .first::<Option<i64>>(conn)
                                 .await?
                                 .is_none();
-                            let (to, cap) = match (transfer.kind, settlement) {
-                                (TransferKind::Fund, Settlement::Complete) if !live => {
-                                    return Err(TxError::Refused(Settled::Refused));
-                                }
-                                (TransferKind::Fund, Settlement::Complete) => {
-                                    // Funding resets the consecutive-decline counter.
-                                    diesel::update(any_card)
-                                        .set(cards::consecutive_declines.eq(0))
-                                        .execute(conn)
-                                        .await?;
-                                    (balance_account, MAX_BALANCE.minor())
-                                }
-                                (TransferKind::Unload, Settlement::Reverse) if live => {
-                                    (balance_account, Amount::MAX.minor())
-                                }
-                                _ => (wallet, Amount::MAX.minor()),
+                            let plan = match transfer::settle(transfer.kind, settlement, amount, live) {
+                                Ok(plan) => plan,
+                                Err(CardGone) => return Err(TxError::Refused(Settled::Refused)),
                             };
-                            let rows = transfer_rows(
-                                account,
-                                mode,
-                                "card_transfer_settle",
-                                (transit, to),
-                                Currency::Usd,
-                                amount,
-                                now,
-                            )?;
+                            if plan.resets_declines {
+                                diesel::update(any_card)
+                                    .set(cards::consecutive_declines.eq(0))
+                                    .execute(conn)
+                                    .await?;
+                            }
                             let job = JobRow::new(delivery.clone(), account, mode);
                             diesel::insert_into(events::table).values(event).execute(conn).await?;
                             diesel::insert_into(jobs::table).values(&job).execute(conn).await?;
-                            if !post_transfer!(conn, &rows, transit, to, amount, keep = 0, cap = cap)? {
-                                if cap == MAX_BALANCE.minor() {
+                            let places = Places::of(account, mode, card);
+                            if !post_plan!(conn, places, "card_transfer_settle", &plan, account, mode, now)? {
+                                // Only a capped plan (a completed funding) may
+                                // be refused: the job reverses it. Any other
+                                // guard failing is a broken invariant.
+                                if plan.cap < Amount::MAX {
                                     return Err(TxError::Refused(Settled::Refused));
                                 }
                                 return Err(TxError::Db(DbError::Refused));

@@ -5,6 +5,7 @@
 use super::tests::with_account;
 use super::tests_cardholders::record;
 use crate::test_db::TestDb;
+use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use domain::cards::{CardLimit, CardType};
 use domain::ids::{AccountId, CardId, CardholderId, EventId, JobId, TransferId};
 use domain::ledger::DEFAULT_MAX_WALLET;
@@ -12,7 +13,7 @@ use domain::{Amount, Currency, Mode};
 use ports::cardholders::CardholderStore;
 use ports::cards::{
     CardRecord, CardStore, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, ReserveError, SealedDetails, Settled,
-    Settlement, SettlementItem, Transfer, TransferKind, TransferState,
+    SettlementItem, Transfer,
 };
 use ports::events::{EventStore, NewEvent};
 use ports::jobs::JobStore;

@@ -7,7 +7,7 @@ use crate::extract::{Authenticated, Json};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::cards::TransferRequest;
-use ports::cards::TransferKind;
+use domain::cards::transfer::TransferKind;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 

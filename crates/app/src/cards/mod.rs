@@ -27,11 +27,12 @@ use crate::{App, Caller, RequestError};
 use domain::cardholders::CardholderStatus;
 use domain::cards::authorization::DeclineReason;
 use domain::cards::pin::Pin;
+use domain::cards::transfer::TransferKind;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::{DomainError, ErrorKind, InvalidInput, Mode};
 use ports::StoreError;
 use ports::cardholders::CardholderRecord;
-use ports::cards::{CardRecord, CreateCardError, ReserveError, TransferKind};
+use ports::cards::{CardRecord, CreateCardError, ReserveError};
 use ports::rate_limits::Permit;
 
 #[derive(Debug, thiserror::Error)]

@@ -5,10 +5,11 @@
 
 use crate::App;
 use domain::Currency;
+use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use domain::events::{CARD_CREDIT_FAILED, CARD_CREDIT_SUCCESSFUL, CARD_UNLOAD_FAILED, CARD_UNLOAD_SUCCESSFUL};
 use domain::ids::TransferId;
 use ports::StoreError;
-use ports::cards::{Settled, Settlement, SettlementItem, Transfer, TransferKind, TransferState};
+use ports::cards::{Settled, SettlementItem, Transfer};
 use serde_json::json;
 
 /// Why a completion the network accepted was refused by the ledger.

@@ -5,11 +5,12 @@ use super::{CardError, CardRequest, TransferRequest};
 use crate::testing::{Mocks, caller, nigerian, regions};
 use domain::cardholders::CardholderStatus;
 use domain::cards::CardType;
+use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
 use domain::{Amount, DomainError, ErrorKind, Mode, Secret};
 use ports::card_network::{IssuedCard, NetworkDecline};
 use ports::cardholders::CardholderRecord;
-use ports::cards::{ReserveError, Settled, Settlement, Transfer, TransferKind, TransferState};
+use ports::cards::{ReserveError, Settled, Transfer};
 use ports::field_cipher::UndecryptableField;
 
 fn owner(status: CardholderStatus, blacklisted: bool) -> CardholderRecord {

@@ -4,10 +4,11 @@
 
 use super::CardError;
 use crate::{App, Caller};
+use domain::cards::transfer::{TransferKind, TransferState};
 use domain::ids::{CardId, JobId, TransferId};
 use domain::retry::RetrySchedule;
 use domain::{Currency, InvalidInput, cards, required};
-use ports::cards::{Transfer, TransferKind, TransferState};
+use ports::cards::Transfer;
 use ports::jobs::{JobKind, NewJob};
 
 /// The body of a fund or unload request, as sent.
