@@ -165,6 +165,15 @@ pub enum Breach {
     },
     /// A posting in a currency other than its account's.
     CurrencyMismatch { entry_id: String, ledger_account: String },
+    /// A job that moves money (a settlement, a fee) gave up after its last
+    /// attempt: money waits in transit, or a fee is uncharged, until an
+    /// operator retries it (`issuing jobs retry`).
+    ParkedMoneyJob {
+        job_id: String,
+        kind: String,
+        subject: String,
+        error: String,
+    },
 }
 
 impl fmt::Display for Breach {
@@ -207,6 +216,16 @@ impl fmt::Display for Breach {
             } => write!(
                 f,
                 "entry {entry_id} posts to ledger account {ledger_account} in a currency it does not hold"
+            ),
+            Breach::ParkedMoneyJob {
+                job_id,
+                kind,
+                subject,
+                error,
+            } => write!(
+                f,
+                "job {job_id} ({kind} of {subject}) moves money and is parked after its last attempt ({error}): \
+                 retry it with `issuing jobs retry {job_id}`"
             ),
         }
     }

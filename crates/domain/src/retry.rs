@@ -11,6 +11,17 @@ impl RetrySchedule {
     /// (1 min, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, 24 h, 24 h).
     pub const WEBHOOKS: RetrySchedule = RetrySchedule(&[60, 300, 1_800, 7_200, 18_000, 36_000, 36_000, 86_400, 86_400]);
 
+    /// Work that moves money (settlements, fees): money in transit must
+    /// not wait days silently, so retried quickly for about three hours
+    /// (5 s, 15 s, 30 s, 1 min, 2 min, 5 min, 10 min, 30 min, 1 h, 1 h),
+    /// then parked, which `issuing ledger check` reports.
+    pub const MONEY: RetrySchedule = RetrySchedule(&[5, 15, 30, 60, 120, 300, 600, 1_800, 3_600, 3_600]);
+
+    /// Identity checks and card rules: the provider or the rule may be
+    /// down for a while; retried for about a day
+    /// (30 s, 2 min, 10 min, 30 min, 1 h, 3 h, 6 h, 12 h).
+    pub const CHECKS: RetrySchedule = RetrySchedule(&[30, 120, 600, 1_800, 3_600, 10_800, 21_600, 43_200]);
+
     pub fn max_attempts(self) -> u32 {
         u32::try_from(self.0.len()).unwrap_or(u32::MAX).saturating_add(1)
     }
@@ -53,6 +64,23 @@ mod tests {
         assert_eq!(s.delay(0, 0.5), None);
     }
 
+    #[test]
+    fn money_is_retried_within_hours_and_checks_within_a_day() {
+        let money = RetrySchedule::MONEY;
+        assert_eq!(money.delay(1, 0.5), Some(5));
+        assert!(
+            (2 * 3_600..=4 * 3_600).contains(&money.span_secs()),
+            "{}",
+            money.span_secs()
+        );
+        let checks = RetrySchedule::CHECKS;
+        assert!(
+            (DAY * 3 / 4..=DAY * 5 / 4).contains(&checks.span_secs()),
+            "{}",
+            checks.span_secs()
+        );
+    }
+
     proptest! {
         #[test]
         fn jitter_stays_within_ten_percent(failed in 1u32..10, jitter in 0.0f64..1.0) {
@@ -63,9 +91,12 @@ mod tests {
         }
 
         #[test]
-        fn delays_never_shrink_as_failures_grow(failed in 1u32..9) {
-            let s = RetrySchedule::WEBHOOKS;
-            prop_assert!(s.delay(failed + 1, 0.5).unwrap() >= s.delay(failed, 0.5).unwrap());
+        fn delays_never_shrink_as_failures_grow(failed in 1u32..12) {
+            for s in [RetrySchedule::WEBHOOKS, RetrySchedule::MONEY, RetrySchedule::CHECKS] {
+                if let (Some(next), Some(this)) = (s.delay(failed + 1, 0.5), s.delay(failed, 0.5)) {
+                    prop_assert!(next >= this);
+                }
+            }
         }
     }
 }

@@ -1,6 +1,7 @@
 use crate::StoreError;
 use domain::Mode;
 use domain::ids::{AccountId, JobId};
+use domain::retry::RetrySchedule;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobKind {
@@ -26,6 +27,21 @@ impl JobKind {
             JobKind::CardInactivity => "card_inactivity",
             JobKind::CardMaintenanceFee => "card_maintenance_fee",
         }
+    }
+
+    /// How a failed job of this kind is retried before it is parked.
+    pub fn retry_schedule(self) -> RetrySchedule {
+        match self {
+            JobKind::DeliverWebhook => RetrySchedule::WEBHOOKS,
+            JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee => RetrySchedule::MONEY,
+            JobKind::VerifyCardholder | JobKind::CardInactivity => RetrySchedule::CHECKS,
+        }
+    }
+
+    /// Whether a parked job of this kind leaves money where it should not
+    /// stay (in transit, or a fee uncharged): `issuing ledger check` reports it.
+    pub fn moves_money(self) -> bool {
+        matches!(self, JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee)
     }
 
     pub fn parse(value: &str) -> Option<Self> {

@@ -15,7 +15,7 @@ use ports::jobs::{Job, JobKind, JobStore, JobSummary, NewJob};
 
 const PENDING: &str = "pending";
 const RUNNING: &str = "running";
-const FAILED: &str = "failed";
+pub(super) const FAILED: &str = "failed";
 
 #[derive(Insertable)]
 #[diesel(table_name = jobs)]

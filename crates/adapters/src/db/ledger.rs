@@ -1,15 +1,16 @@
 //! The double-entry ledger: ledger accounts with cached balances, entries
 //! and their postings, and the audit that `issuing ledger check` runs.
 
-use super::schema::{ledger_accounts, ledger_entries, ledger_postings};
+use super::schema::{jobs, ledger_accounts, ledger_entries, ledger_postings};
 use super::{Db, with_conn};
 use diesel::sql_types::{BigInt, Text};
-use diesel::{Insertable, QueryableByName};
+use diesel::{ExpressionMethods, Insertable, QueryDsl, QueryableByName};
 use diesel_async::RunQueryDsl;
 use domain::ids::{AccountId, EntryId};
 use domain::ledger::{AccountKind, Breach, Entry};
 use domain::{Amount, Currency, Mode};
 use ports::StoreError;
+use ports::jobs::JobKind;
 use ports::ledger::LedgerTotal;
 use std::collections::BTreeMap;
 
@@ -329,7 +330,7 @@ impl ports::ledger::LedgerAudit for Db {
     }
 
     async fn breaches(&self, max_wallet: Amount) -> Result<Vec<Breach>, StoreError> {
-        let (unbalanced, short, mismatched, balances, currency) = with_conn!(self.pool(), |conn| {
+        let (unbalanced, short, mismatched, balances, currency, parked) = with_conn!(self.pool(), |conn| {
             let unbalanced = diesel::sql_query(UNBALANCED).load::<UnbalancedRow>(conn).await?;
             let short = diesel::sql_query(SHORT_ENTRIES).load::<ShortEntryRow>(conn).await?;
             let mismatched = diesel::sql_query(MISMATCHED).load::<MismatchRow>(conn).await?;
@@ -337,7 +338,13 @@ impl ports::ledger::LedgerAudit for Db {
             let currency = diesel::sql_query(CURRENCY_MISMATCH)
                 .load::<CurrencyMismatchRow>(conn)
                 .await?;
-            Ok::<_, diesel::result::Error>((unbalanced, short, mismatched, balances, currency))
+            let parked = jobs::table
+                .filter(jobs::state.eq(super::jobs::FAILED))
+                .order(jobs::id)
+                .select((jobs::id, jobs::kind, jobs::subject, jobs::last_error))
+                .load::<(String, String, String, Option<String>)>(conn)
+                .await?;
+            Ok::<_, diesel::result::Error>((unbalanced, short, mismatched, balances, currency, parked))
         })?;
         // An account of no known kind may hold nothing.
         let out_of_range = balances.into_iter().filter_map(|row| {
@@ -369,6 +376,17 @@ impl ports::ledger::LedgerAudit for Db {
                 entry_id: r.entry_id,
                 ledger_account: r.ledger_account,
             }))
+            .chain(
+                parked
+                    .into_iter()
+                    .filter(|(_, kind, ..)| JobKind::parse(kind).is_some_and(JobKind::moves_money))
+                    .map(|(job_id, kind, subject, error)| Breach::ParkedMoneyJob {
+                        job_id,
+                        kind,
+                        subject,
+                        error: error.unwrap_or_default(),
+                    }),
+            )
             .collect();
         Ok(breaches)
     }

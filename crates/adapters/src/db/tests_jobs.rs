@@ -305,3 +305,39 @@ async fn advancing_a_test_clock_brings_only_that_sandboxs_pending_jobs_forward()
         assert_eq!(due, vec!["job_a".to_string()]);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ledger_check_reports_a_parked_job_that_moves_money_and_not_a_parked_delivery() {
+    use domain::ledger::{Breach, DEFAULT_MAX_WALLET};
+    use ports::ledger::LedgerAudit;
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        with_account(&db, "acct_a").await;
+        let settle = NewJob {
+            kind: JobKind::SettleCardTransfer,
+            subject: "tr_1".into(),
+            ..job("job_s", 10)
+        };
+        db.emit(event("evt_1", "acct_a", Mode::Test), settle).await.unwrap();
+        db.emit(event("evt_2", "acct_a", Mode::Test), job("job_d", 10))
+            .await
+            .unwrap();
+        assert_eq!(db.claim(10, 300, 10).await.unwrap().len(), 2);
+        for id in ["job_s", "job_d"] {
+            db.park(&JobId::new(id), "network refused", 11).await.unwrap();
+        }
+        let breaches = db.breaches(DEFAULT_MAX_WALLET).await.unwrap();
+        assert_eq!(
+            breaches,
+            vec![Breach::ParkedMoneyJob {
+                job_id: "job_s".into(),
+                kind: "settle_card_transfer".into(),
+                subject: "tr_1".into(),
+                error: "network refused".into(),
+            }],
+            "{}",
+            t.backend()
+        );
+        assert!(breaches[0].to_string().contains("issuing jobs retry job_s"));
+    }
+}

@@ -6,12 +6,11 @@ use crate::{App, Caller};
 use domain::cardholders::CardholderStatus;
 use domain::cardholders::kyc::{KycFailure, KycOutcome};
 use domain::cardholders::registration::RegistrationInput;
-use domain::ids::{CardholderId, JobId};
-use domain::retry::RetrySchedule;
+use domain::ids::CardholderId;
 use domain::{DomainError, ErrorKind, InvalidInput};
 use ports::StoreError;
 use ports::cardholders::{CardholderRecord, SaveCardholderError};
-use ports::jobs::{JobKind, NewJob};
+use ports::jobs::JobKind;
 use ports::kyc::KycUnavailable;
 use ports::rate_limits::Permit;
 
@@ -115,13 +114,8 @@ impl App {
             CardholderStatus::Pending
         };
         let id = CardholderId::with_suffix(&self.ports.ids.unique());
-        let verification = (!synchronous).then(|| NewJob {
-            id: JobId::with_suffix(&self.ports.ids.unique()),
-            kind: JobKind::VerifyCardholder,
-            subject: id.to_string(),
-            max_attempts: RetrySchedule::WEBHOOKS.max_attempts(),
-            run_at: self.ports.clock.now(),
-        });
+        let verification =
+            (!synchronous).then(|| self.new_job(JobKind::VerifyCardholder, id.to_string(), self.ports.clock.now()));
         let record = CardholderRecord {
             id: id.clone(),
             account_id: caller.account_id.clone(),

@@ -10,7 +10,6 @@ use domain::cards::{INACTIVITY_NOTICE_SECS, first_fee_due, inactivity_deadline, 
 use domain::events::{CARD_DELETE_NOTIFICATION, CARD_DELETE_SUCCESSFUL, CARD_MAINTENANCE_FEE_SUCCESSFUL};
 use domain::gmt;
 use domain::ids::{AccountId, CardId, JobId};
-use domain::retry::RetrySchedule;
 use ports::StoreError;
 use ports::cards::{FeeCharge, RuleState};
 use ports::jobs::{JobKind, NewJob};
@@ -74,13 +73,7 @@ impl App {
         due: i64,
     ) -> Result<NewJob, StoreError> {
         let offset = self.now_for(account, mode).await? - self.ports.clock.now();
-        Ok(NewJob {
-            id: JobId::with_suffix(&self.ports.ids.unique()),
-            kind,
-            subject,
-            max_attempts: RetrySchedule::WEBHOOKS.max_attempts(),
-            run_at: due - offset,
-        })
+        Ok(self.new_job(kind, subject, due - offset))
     }
 
     /// Reminds, deletes, or looks again later. `Err` carries why the

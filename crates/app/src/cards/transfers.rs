@@ -5,11 +5,10 @@
 use super::CardError;
 use crate::{App, Caller};
 use domain::cards::transfer::{TransferKind, TransferState};
-use domain::ids::{CardId, JobId, TransferId};
-use domain::retry::RetrySchedule;
+use domain::ids::{CardId, TransferId};
 use domain::{Currency, InvalidInput, cards, required};
 use ports::cards::Transfer;
-use ports::jobs::{JobKind, NewJob};
+use ports::jobs::JobKind;
 
 /// The body of a fund or unload request, as sent.
 #[derive(Debug, Clone, Default)]
@@ -45,13 +44,7 @@ impl App {
         let card = self.card(caller, &card_id).await?;
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         let id = TransferId::with_suffix(&self.ports.ids.unique());
-        let settle = NewJob {
-            id: JobId::with_suffix(&self.ports.ids.unique()),
-            kind: JobKind::SettleCardTransfer,
-            subject: id.to_string(),
-            max_attempts: RetrySchedule::WEBHOOKS.max_attempts(),
-            run_at: self.ports.clock.now(),
-        };
+        let settle = self.new_job(JobKind::SettleCardTransfer, id.to_string(), self.ports.clock.now());
         let transfer = Transfer {
             id,
             account_id: caller.account_id.clone(),

@@ -8,8 +8,7 @@ pub use event_log::EventError;
 
 use crate::App;
 use domain::Mode;
-use domain::ids::{AccountId, EventId, JobId};
-use domain::retry::RetrySchedule;
+use domain::ids::{AccountId, EventId};
 use ports::StoreError;
 use ports::events::NewEvent;
 use ports::jobs::{JobKind, NewJob};
@@ -17,13 +16,7 @@ use ports::jobs::{JobKind, NewJob};
 impl App {
     /// The job that delivers `event`, due now.
     pub(crate) fn delivery_job(&self, event: &EventId) -> NewJob {
-        NewJob {
-            id: JobId::with_suffix(&self.ports.ids.unique()),
-            kind: JobKind::DeliverWebhook,
-            subject: event.to_string(),
-            max_attempts: RetrySchedule::WEBHOOKS.max_attempts(),
-            run_at: self.ports.clock.now(),
-        }
+        self.new_job(JobKind::DeliverWebhook, event.to_string(), self.ports.clock.now())
     }
 
     /// A new event, at the mode's time, for a store step to save with the

@@ -3,7 +3,6 @@
 
 use crate::App;
 use domain::ids::{CardId, CardholderId, EventId, TransferId};
-use domain::retry::RetrySchedule;
 use ports::StoreError;
 use ports::jobs::{Job, JobKind};
 
@@ -54,7 +53,7 @@ impl App {
         tracing::warn!(job = %job.id, kind = job.kind.as_str(), attempts = job.attempts, %error, "job attempt failed");
         let last_attempt = job.attempts >= job.max_attempts;
         let delay = (!last_attempt)
-            .then(|| RetrySchedule::WEBHOOKS.delay(job.attempts, self.ports.ids.fraction()))
+            .then(|| job.kind.retry_schedule().delay(job.attempts, self.ports.ids.fraction()))
             .flatten();
         match delay {
             Some(delay) => self.ports.jobs.reschedule(&job.id, error, now + delay, now).await,
@@ -120,6 +119,29 @@ mod tests {
             .expect_reschedule()
             .times(1)
             .withf(|_, error, run_at, _| error.contains("down") && *run_at == 1_000 + 300)
+            .returning(|_, _, _, _| Ok(()));
+        m.app().run_due_jobs(8).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_settlement_is_retried_on_the_money_schedule_within_seconds() {
+        let mut m = Mocks::default();
+        m.clock.expect_now().return_const(1_000i64);
+        m.ids.expect_fraction().return_const(0.5);
+        m.jobs.expect_claim().returning(|_, _, _| {
+            Ok(vec![Job {
+                kind: JobKind::SettleCardTransfer,
+                subject: "tr_1".into(),
+                ..job(1)
+            }])
+        });
+        m.cards
+            .expect_transfer()
+            .returning(|_| Err(ports::StoreError("down".into())));
+        m.jobs
+            .expect_reschedule()
+            .times(1)
+            .withf(|_, _, run_at, _| *run_at == 1_000 + 5)
             .returning(|_, _, _, _| Ok(()));
         m.app().run_due_jobs(8).await.unwrap();
     }
