@@ -3,9 +3,17 @@
 //! at `/v1/docs/`.
 
 use crate::routes;
+use domain::events::payloads::{
+    CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardTransferSettled, CardholderVerification, WebhookTest,
+};
+use domain::events::*;
+use utoipa::openapi::path::{HttpMethod, OperationBuilder};
+use utoipa::openapi::request_body::RequestBodyBuilder;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, SecurityScheme};
 use utoipa::openapi::server::Server;
-use utoipa::openapi::{OpenApi as Document, PathItem};
+use utoipa::openapi::{
+    ContentBuilder, ObjectBuilder, OpenApi as Document, PathItem, Paths, Ref, ResponseBuilder, Type,
+};
 use utoipa::{Modify, OpenApi};
 use utoipa_swagger_ui::SwaggerUi;
 
@@ -64,6 +72,15 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::test_clock::advance_test_clock,
         routes::test_clock::get_test_clock,
     ),
+    components(schemas(
+        CardholderVerification,
+        CardCreated,
+        CardTransferSettled,
+        CardDebit,
+        CardDeleted,
+        CardDeleteNotice,
+        WebhookTest
+    )),
     modifiers(&TokenHeader),
     tags(
         (name = "utility", description = "Health and documentation"),
@@ -139,11 +156,126 @@ fn point_relay_paths_at_the_relay(doc: &mut Document) {
     }
 }
 
-/// The document of every implemented endpoint.
+/// Every event the service sends: its name, its payload's schema, and
+/// when it is sent.
+const WEBHOOKS: [(&str, &str, &str); 13] = [
+    (
+        CARDHOLDER_VERIFICATION_SUCCESSFUL,
+        "CardholderVerification",
+        "A cardholder was verified: cards can be issued.",
+    ),
+    (
+        CARDHOLDER_VERIFICATION_MANUAL_REVIEW,
+        "CardholderVerification",
+        "A cardholder's identity goes to manual review.",
+    ),
+    (
+        CARDHOLDER_VERIFICATION_FAILED,
+        "CardholderVerification",
+        "A cardholder's verification failed.",
+    ),
+    (
+        CARD_CREATION_SUCCESSFUL,
+        "CardCreated",
+        "A card was issued, activated or migrated.",
+    ),
+    (
+        CARD_CREDIT_SUCCESSFUL,
+        "CardTransferSettled",
+        "A funding reached the card.",
+    ),
+    (
+        CARD_CREDIT_FAILED,
+        "CardTransferSettled",
+        "A funding failed; the money is back in the wallet.",
+    ),
+    (
+        CARD_UNLOAD_SUCCESSFUL,
+        "CardTransferSettled",
+        "An unloading reached the wallet.",
+    ),
+    (
+        CARD_UNLOAD_FAILED,
+        "CardTransferSettled",
+        "An unloading failed; the money is back on the card.",
+    ),
+    (CARD_DEBIT_DECLINED, "CardDebit", "A debit was declined."),
+    (
+        CARD_MAINTENANCE_FEE_SUCCESSFUL,
+        "CardDebit",
+        "The monthly maintenance fee was charged from the held amount.",
+    ),
+    (
+        CARD_DELETE_SUCCESSFUL,
+        "CardDeleted",
+        "A card was deleted by a rule or with its cardholder; its balance went back to the wallet.",
+    ),
+    (
+        CARD_DELETE_NOTIFICATION,
+        "CardDeleteNotice",
+        "An inactive card will be deleted on the date given.",
+    ),
+    (
+        WEBHOOK_TEST,
+        "WebhookTest",
+        "Sent on request (sandbox), to try an endpoint.",
+    ),
+];
+
+/// OpenAPI 3.1 `webhooks`: what each event POSTs to the account's URL,
+/// `{event, event_id, created_at, data}` with the event's payload.
+fn webhooks(doc: &mut Document) {
+    let mut paths = Paths::new();
+    for (name, payload, when) in WEBHOOKS {
+        let body = ObjectBuilder::new()
+            .property(
+                "event",
+                ObjectBuilder::new().schema_type(Type::String).enum_values(Some([name])),
+            )
+            .property("event_id", ObjectBuilder::new().schema_type(Type::String))
+            .property(
+                "created_at",
+                ObjectBuilder::new()
+                    .schema_type(Type::Integer)
+                    .description(Some("Unix seconds")),
+            )
+            .property("data", Ref::from_schema_name(payload))
+            .required("event")
+            .required("event_id")
+            .required("created_at")
+            .required("data");
+        let operation = OperationBuilder::new()
+            .operation_id(Some(name.replace('.', "_")))
+            .summary(Some(name))
+            .description(Some(format!(
+                "{when} Signed with the mode's webhook secret in `x-issuing-signature` (see docs/api.md)."
+            )))
+            .request_body(Some(
+                RequestBodyBuilder::new()
+                    .content("application/json", ContentBuilder::new().schema(Some(body)).build())
+                    .required(Some(utoipa::openapi::Required::True))
+                    .build(),
+            ))
+            .response(
+                "200",
+                ResponseBuilder::new()
+                    .description("Any 2xx: delivered; else retried")
+                    .build(),
+            )
+            .build();
+        paths
+            .paths
+            .insert(name.to_string(), PathItem::new(HttpMethod::Post, operation));
+    }
+    doc.webhooks = Some(paths);
+}
+
+/// The document of every implemented endpoint and every webhook.
 pub fn document() -> Document {
     let mut doc = ApiDoc::openapi();
     mirror_into_sandbox(&mut doc);
     point_relay_paths_at_the_relay(&mut doc);
+    webhooks(&mut doc);
     doc
 }
 
@@ -154,6 +286,20 @@ pub fn docs() -> SwaggerUi {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_event_the_service_sends_is_a_webhook_with_a_known_payload() {
+        let doc = serde_json::to_value(document()).unwrap();
+        assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
+        for name in domain::events::ALL {
+            let hook = &doc["webhooks"][name]["post"];
+            let data = &hook["requestBody"]["content"]["application/json"]["schema"]["properties"]["data"]["$ref"];
+            let schema = data.as_str().unwrap_or_else(|| panic!("{name} has no payload"));
+            let schema = schema.trim_start_matches("#/components/schemas/");
+            assert!(doc["components"]["schemas"][schema].is_object(), "{name}: {schema}");
+        }
+        assert_eq!(doc["webhooks"].as_object().unwrap().len(), domain::events::ALL.len());
+    }
 
     #[test]
     fn the_document_matches_its_snapshot() {

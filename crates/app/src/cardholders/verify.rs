@@ -5,13 +5,10 @@
 use crate::App;
 use domain::cardholders::kyc::{KycFailure, KycOutcome};
 use domain::cardholders::{CardholderStatus, TransitionRefused};
-use domain::events::{
-    CARDHOLDER_VERIFICATION_FAILED, CARDHOLDER_VERIFICATION_MANUAL_REVIEW, CARDHOLDER_VERIFICATION_SUCCESSFUL,
-};
+use domain::events::payloads::{CardholderVerification, Event};
 use domain::ids::CardholderId;
 use ports::StoreError;
 use ports::cardholders::{CardholderRecord, Decision};
-use serde_json::json;
 
 impl App {
     /// `Err` carries why the attempt failed, for the job to retry on.
@@ -60,21 +57,19 @@ impl App {
         decision: Decision,
     ) -> Result<(), DecisionError> {
         record.status.decide(decision.status)?;
-        let name = match decision.status {
-            CardholderStatus::Verified => CARDHOLDER_VERIFICATION_SUCCESSFUL,
-            CardholderStatus::ManualReview => CARDHOLDER_VERIFICATION_MANUAL_REVIEW,
-            CardholderStatus::Pending | CardholderStatus::Failed => CARDHOLDER_VERIFICATION_FAILED,
+        let payload = CardholderVerification {
+            cardholder_id: record.id.to_string(),
+            is_active: decision.status.is_active(),
+            livemode: record.mode.is_live(),
+            issuing_app_id: record.account_id.to_string(),
+            error_description: decision.error_description.clone(),
         };
-        let mut data = json!({
-            "cardholder_id": record.id.as_str(),
-            "is_active": decision.status.is_active(),
-            "livemode": record.mode.is_live(),
-            "issuing_app_id": record.account_id.as_str(),
-        });
-        if let Some(description) = &decision.error_description {
-            data["error_description"] = json!(description);
-        }
-        let event = self.new_event(&record.account_id, record.mode, name, data).await?;
+        let event = match decision.status {
+            CardholderStatus::Verified => Event::CardholderVerificationSuccessful(payload),
+            CardholderStatus::ManualReview => Event::CardholderVerificationManualReview(payload),
+            CardholderStatus::Pending | CardholderStatus::Failed => Event::CardholderVerificationFailed(payload),
+        };
+        let event = self.new_event(&record.account_id, record.mode, event).await?;
         let delivery = self.delivery_job(&event.id);
         let refused = TransitionRefused {
             from: record.status,

@@ -7,13 +7,12 @@ use super::CardError;
 use crate::{App, Caller};
 use domain::cards::pin::Pin;
 use domain::cards::{self, CardLimit, CardType};
-use domain::events::CARD_CREATION_SUCCESSFUL;
+use domain::events::payloads::{CardCreated, Event};
 use domain::ids::{CardId, CardholderId};
 use domain::{Currency, InvalidInput, required};
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, Funding, NewCard, SealedDetails};
 use ports::vault::{Place, SealedField};
-use serde_json::json;
 
 /// The body of `create_card`, as sent.
 #[derive(Debug, Clone, Default)]
@@ -73,7 +72,8 @@ struct Issue {
     token_number: Option<String>,
     funding: Funding,
     meta_data: Option<String>,
-    extra: serde_json::Value,
+    /// The creation request's reference, told in the creation event.
+    reference: Option<String>,
     /// When the fee anniversaries count from, and the last month charged;
     /// `None`: from the new card's creation.
     fee_anchor: Option<(i64, Option<i32>)>,
@@ -101,7 +101,7 @@ impl App {
             token_number: None,
             funding: Funding::Wallet(funding),
             meta_data: request.meta_data,
-            extra: json!({"transaction_reference": request.transaction_reference}),
+            reference: request.transaction_reference,
             fee_anchor: None,
         };
         self.issue(caller, &owner, issue).await
@@ -135,7 +135,7 @@ impl App {
             token_number: Some(token_number.to_string()),
             funding: Funding::Wallet(CardLimit::Usd5k.fee_hold()),
             meta_data: request.meta_data,
-            extra: json!({"card_token_number": token_number}),
+            reference: None,
             fee_anchor: None,
         };
         self.issue(caller, &owner, issue).await
@@ -176,7 +176,7 @@ impl App {
             token_number: None,
             funding: Funding::Card(old.clone()),
             meta_data: card.meta_data,
-            extra: json!({"migrated_from": old.as_str()}),
+            reference: None,
             fee_anchor: anchor,
         };
         self.issue(caller, &owner, issue).await
@@ -224,22 +224,23 @@ impl App {
             created_at: now,
             balance: 0,
         };
-        let mut data = json!({
-            "card_id": id.as_str(),
-            "cardholder_id": owner.id.as_str(),
-            "card_type": issue.card_type.as_str(),
-            "brand": cards::BRAND,
-            "currency": Currency::Usd.code(),
-            "last_4": card.last_4,
-            "livemode": caller.mode.is_live(),
-            "issuing_app_id": caller.account_id.as_str(),
+        let created = Event::CardCreationSuccessful(CardCreated {
+            card_id: id.to_string(),
+            cardholder_id: owner.id.to_string(),
+            card_type: issue.card_type.as_str(),
+            brand: cards::BRAND,
+            currency: Currency::Usd.code(),
+            last_4: card.last_4.clone(),
+            livemode: caller.mode.is_live(),
+            issuing_app_id: caller.account_id.to_string(),
+            transaction_reference: issue.reference,
+            card_token_number: issue.token_number.clone(),
+            migrated_from: match &issue.funding {
+                Funding::Card(old) => Some(old.to_string()),
+                Funding::Wallet(_) => None,
+            },
         });
-        if let (Some(data), serde_json::Value::Object(extra)) = (data.as_object_mut(), issue.extra) {
-            data.extend(extra.into_iter().filter(|(_, v)| !v.is_null()));
-        }
-        let event = self
-            .new_event(&caller.account_id, caller.mode, CARD_CREATION_SUCCESSFUL, data)
-            .await?;
+        let event = self.new_event(&caller.account_id, caller.mode, created).await?;
         let mut jobs = vec![self.delivery_job(&event.id)];
         let fee_anchor = issue.fee_anchor.unwrap_or((now, None));
         jobs.extend(

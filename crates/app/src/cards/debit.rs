@@ -5,9 +5,10 @@
 //! (`card_delete_event.successful`).
 
 use super::CardError;
+use crate::events::data_of;
 use crate::{App, Caller, RequestError};
-use domain::cards::authorization::Decision;
-use domain::events::{CARD_DEBIT_DECLINED, CARD_DELETE_SUCCESSFUL};
+use domain::cards::authorization::{Decision, DeclineReason};
+use domain::events::payloads::{CardDebit, CardDeleted, Event};
 use domain::gmt::month_bounds;
 use domain::ids::{AccountId, CardId, EventId};
 use domain::{Amount, Currency, InvalidInput, Mode, required};
@@ -120,51 +121,57 @@ impl App {
             .charged_each_of_last_two_months(&debit.card, &merchant.name, now)
             .await?;
         let id = format!("ctx_{}", self.ports.ids.unique());
-        let base = json!({
-            "card_id": debit.card.as_str(),
-            "amount": debit.amount.to_string(),
-            "currency": Currency::Usd.code(),
-            "transaction_reference": debit.reference,
-            "issuer_transaction_reference": id,
-            "description": debit.descriptor,
-            "livemode": mode.is_live(),
-            "issuing_app_id": account.as_str(),
-            "card_transaction_type": "DEBIT",
-            "transaction_date": domain::gmt::format(now),
-            "transaction_timestamp": now,
-        });
+        let (card_id, issuing_app_id) = (debit.card.to_string(), account.to_string());
+        let (reference, descriptor, amount) = (debit.reference.clone(), debit.descriptor.clone(), debit.amount);
+        let issuer_reference = id.clone();
+        let declined = move |cardholder_id: String, reason: DeclineReason| CardDebit {
+            card_id: card_id.clone(),
+            cardholder_id,
+            amount: amount.to_string(),
+            currency: Currency::Usd.code(),
+            transaction_reference: reference.clone(),
+            issuer_transaction_reference: issuer_reference.clone(),
+            description: Some(descriptor.clone()),
+            livemode: mode.is_live(),
+            issuing_app_id: issuing_app_id.clone(),
+            card_transaction_type: "DEBIT",
+            transaction_date: domain::gmt::format(now),
+            transaction_timestamp: now,
+            decline_reason: Some(reason.text()),
+            decline_code: Some(reason.code()),
+        };
         let event_ids = [self.ports.ids.unique(), self.ports.ids.unique()];
         let deliveries = event_ids.clone().map(|e| self.delivery_job(&EventId::with_suffix(&e)));
         let notices = {
             let account = account.clone();
+            // Told once the card's lock is held: its cardholder, whether the
+            // debit was declined, and whether the card went with it.
             move |outcome: &DebitOutcome| {
-                let event = |n: usize, name: &'static str, mut data: serde_json::Value| {
-                    data["cardholder_id"] = json!(outcome.cardholder_id.as_str());
-                    let event = NewEvent {
+                let notice = |n: usize, event: Event| {
+                    let stored = NewEvent {
                         id: EventId::with_suffix(&event_ids[n]),
                         account_id: account.clone(),
                         mode,
-                        event: name,
-                        data: data.to_string(),
+                        event: event.name(),
+                        data: data_of(&event),
                         created_at: now,
                     };
-                    (event, deliveries[n].clone())
+                    (stored, deliveries[n].clone())
                 };
                 let mut notices = vec![];
                 if let Decision::Decline(reason) = outcome.decision {
-                    let mut data = base.clone();
-                    data["decline_reason"] = json!(reason.text());
-                    data["decline_code"] = json!(reason.code());
-                    notices.push(event(0, CARD_DEBIT_DECLINED, data));
+                    let payload = declined(outcome.cardholder_id.to_string(), reason);
                     if outcome.card_deleted {
-                        let data = json!({
-                            "card_id": base["card_id"],
-                            "reason": reason.code(),
-                            "livemode": mode.is_live(),
-                            "issuing_app_id": base["issuing_app_id"],
-                        });
-                        notices.push(event(1, CARD_DELETE_SUCCESSFUL, data));
+                        let deleted = CardDeleted {
+                            card_id: payload.card_id.clone(),
+                            cardholder_id: payload.cardholder_id.clone(),
+                            reason: reason.code().to_string(),
+                            livemode: mode.is_live(),
+                            issuing_app_id: payload.issuing_app_id.clone(),
+                        };
+                        notices.push(notice(1, Event::CardDeleteSuccessful(deleted)));
                     }
+                    notices.insert(0, notice(0, Event::CardDebitDeclined(payload)));
                 }
                 notices
             }

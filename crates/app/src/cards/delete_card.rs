@@ -5,10 +5,9 @@
 use super::CardError;
 use crate::{App, Caller};
 use domain::Amount;
-use domain::events::CARD_DELETE_SUCCESSFUL;
+use domain::events::payloads::{CardDeleted, Event};
 use domain::ids::{CardId, CardholderId};
 use ports::StoreError;
-use serde_json::json;
 
 impl App {
     /// Deletes the card; returns what went back to the wallet.
@@ -32,16 +31,14 @@ impl App {
             .await?;
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         for card in cards {
-            let data = json!({
-                "card_id": card.id.as_str(),
-                "cardholder_id": cardholder.as_str(),
-                "reason": "cardholder_deleted",
-                "livemode": caller.mode.is_live(),
-                "issuing_app_id": caller.account_id.as_str(),
+            let deleted = Event::CardDeleteSuccessful(CardDeleted {
+                card_id: card.id.to_string(),
+                cardholder_id: cardholder.to_string(),
+                reason: "cardholder_deleted".into(),
+                livemode: caller.mode.is_live(),
+                issuing_app_id: caller.account_id.to_string(),
             });
-            let event = self
-                .new_event(&caller.account_id, caller.mode, CARD_DELETE_SUCCESSFUL, data)
-                .await?;
+            let event = self.new_event(&caller.account_id, caller.mode, deleted).await?;
             let delivery = self.delivery_job(&event.id);
             self.ports
                 .cards

@@ -5,15 +5,15 @@
 //! real time, so it is the mode's due time less the sandbox's offset.
 
 use crate::App;
+use domain::Currency;
 use domain::Mode;
 use domain::cards::{INACTIVITY_NOTICE_SECS, first_fee_due, inactivity_deadline, next_anniversary};
-use domain::events::{CARD_DELETE_NOTIFICATION, CARD_DELETE_SUCCESSFUL, CARD_MAINTENANCE_FEE_SUCCESSFUL};
+use domain::events::payloads::{CardDebit, CardDeleteNotice, CardDeleted, Event};
 use domain::gmt;
 use domain::ids::{AccountId, CardId, JobId};
 use ports::StoreError;
 use ports::cards::{FeeCharge, RuleState};
 use ports::jobs::{JobKind, NewJob};
-use serde_json::json;
 
 impl App {
     /// The first runs of a new card's time rules; its fee anniversaries
@@ -92,26 +92,17 @@ impl App {
         let (account, mode) = (&state.account_id, state.mode);
         let now = self.now_for(account, mode).await?;
         let deadline = inactivity_deadline(state.last_activity_at.unwrap_or(state.created_at));
-        let data = |reason: Option<&str>| {
-            let mut data = json!({
-                "card_id": card.as_str(),
-                "cardholder_id": state.cardholder_id.as_str(),
-                "livemode": mode.is_live(),
-                "issuing_app_id": account.as_str(),
-            });
-            match reason {
-                Some(reason) => data["reason"] = json!(reason),
-                None => {
-                    data["potential_delete_date"] = json!(gmt::format(deadline));
-                    data["potential_delete_timestamp"] = json!(deadline);
-                }
-            }
-            data
-        };
+        let (card_id, cardholder_id) = (card.to_string(), state.cardholder_id.to_string());
+        let issuing_app_id = account.to_string();
         if now >= deadline {
-            let event = self
-                .new_event(account, mode, CARD_DELETE_SUCCESSFUL, data(Some("inactivity")))
-                .await?;
+            let deleted = Event::CardDeleteSuccessful(CardDeleted {
+                card_id,
+                cardholder_id,
+                reason: "inactivity".into(),
+                livemode: mode.is_live(),
+                issuing_app_id,
+            });
+            let event = self.new_event(account, mode, deleted).await?;
             let delivery = self.delivery_job(&event.id);
             self.ports
                 .cards
@@ -126,9 +117,15 @@ impl App {
         };
         let next = self.inactivity_job(account, mode, card, next).await?;
         if now >= deadline - INACTIVITY_NOTICE_SECS {
-            let event = self
-                .new_event(account, mode, CARD_DELETE_NOTIFICATION, data(None))
-                .await?;
+            let notice = Event::CardDeleteNotification(CardDeleteNotice {
+                card_id,
+                cardholder_id,
+                livemode: mode.is_live(),
+                issuing_app_id,
+                potential_delete_date: gmt::format(deadline),
+                potential_delete_timestamp: deadline,
+            });
+            let event = self.new_event(account, mode, notice).await?;
             let delivery = self.delivery_job(&event.id);
             self.ports.events.emit_with(event, vec![delivery, next]).await
         } else {
@@ -166,22 +163,23 @@ impl App {
             .await?;
         let id = format!("ctx_{}", self.ports.ids.unique());
         let reference = format!("fee_{card}_{}", gmt::month_key(due));
-        let data = json!({
-            "card_id": card.as_str(),
-            "cardholder_id": state.cardholder_id.as_str(),
-            "amount": state.fee_hold.to_string(),
-            "currency": "USD",
-            "transaction_reference": reference,
-            "issuer_transaction_reference": id,
-            "livemode": mode.is_live(),
-            "issuing_app_id": account.as_str(),
-            "card_transaction_type": "DEBIT",
-            "transaction_date": gmt::format(now),
-            "transaction_timestamp": now,
+        let fee = Event::CardMaintenanceFeeSuccessful(CardDebit {
+            card_id: card.to_string(),
+            cardholder_id: state.cardholder_id.to_string(),
+            amount: state.fee_hold.to_string(),
+            currency: Currency::Usd.code(),
+            transaction_reference: reference.clone(),
+            issuer_transaction_reference: id.clone(),
+            description: None,
+            livemode: mode.is_live(),
+            issuing_app_id: account.to_string(),
+            card_transaction_type: "DEBIT",
+            transaction_date: gmt::format(now),
+            transaction_timestamp: now,
+            decline_reason: None,
+            decline_code: None,
         });
-        let event = self
-            .new_event(account, mode, CARD_MAINTENANCE_FEE_SUCCESSFUL, data)
-            .await?;
+        let event = self.new_event(account, mode, fee).await?;
         let delivery = self.delivery_job(&event.id);
         let charge = FeeCharge {
             id,

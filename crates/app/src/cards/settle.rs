@@ -6,11 +6,10 @@
 use crate::App;
 use domain::Currency;
 use domain::cards::transfer::{Settlement, TransferKind, TransferState};
-use domain::events::{CARD_CREDIT_FAILED, CARD_CREDIT_SUCCESSFUL, CARD_UNLOAD_FAILED, CARD_UNLOAD_SUCCESSFUL};
+use domain::events::payloads::{CardTransferSettled, Event};
 use domain::ids::TransferId;
 use ports::StoreError;
 use ports::cards::{Settled, SettlementItem, Transfer};
-use serde_json::json;
 
 /// Why a completion the network accepted was refused by the ledger.
 const REFUSED: &str = "the card was deleted, or would hold over 5000 USD";
@@ -111,32 +110,30 @@ impl App {
         settlement: Settlement,
         failure: Option<&str>,
     ) -> Result<SettlementItem, StoreError> {
-        let name = match (transfer.kind, settlement) {
-            (TransferKind::Fund, Settlement::Complete) => CARD_CREDIT_SUCCESSFUL,
-            (TransferKind::Fund, Settlement::Reverse) => CARD_CREDIT_FAILED,
-            (TransferKind::Unload, Settlement::Complete) => CARD_UNLOAD_SUCCESSFUL,
-            (TransferKind::Unload, Settlement::Reverse) => CARD_UNLOAD_FAILED,
-        };
         let now = self.now_for(&transfer.account_id, transfer.mode).await?;
-        let mut data = json!({
-            "card_id": transfer.card_id.as_str(),
-            "cardholder_id": transfer.cardholder_id.as_str(),
-            "amount": transfer.amount.to_string(),
-            "currency": Currency::Usd.code(),
-            "transaction_reference": transfer.transaction_reference,
-            "livemode": transfer.mode.is_live(),
-            "issuing_app_id": transfer.account_id.as_str(),
-            "card_transaction_type": match transfer.kind {
+        let payload = CardTransferSettled {
+            card_id: transfer.card_id.to_string(),
+            cardholder_id: transfer.cardholder_id.to_string(),
+            amount: transfer.amount.to_string(),
+            currency: Currency::Usd.code(),
+            transaction_reference: transfer.transaction_reference.clone(),
+            livemode: transfer.mode.is_live(),
+            issuing_app_id: transfer.account_id.to_string(),
+            card_transaction_type: match transfer.kind {
                 TransferKind::Fund => "CREDIT",
                 TransferKind::Unload => "UNLOAD",
             },
-            "transaction_date": domain::gmt::format(now),
-            "transaction_timestamp": now,
-        });
-        if let Some(reason) = failure {
-            data["error_description"] = json!(reason);
-        }
-        let event = self.new_event(&transfer.account_id, transfer.mode, name, data).await?;
+            transaction_date: domain::gmt::format(now),
+            transaction_timestamp: now,
+            error_description: failure.map(str::to_string),
+        };
+        let event = match (transfer.kind, settlement) {
+            (TransferKind::Fund, Settlement::Complete) => Event::CardCreditSuccessful(payload),
+            (TransferKind::Fund, Settlement::Reverse) => Event::CardCreditFailed(payload),
+            (TransferKind::Unload, Settlement::Complete) => Event::CardUnloadSuccessful(payload),
+            (TransferKind::Unload, Settlement::Reverse) => Event::CardUnloadFailed(payload),
+        };
+        let event = self.new_event(&transfer.account_id, transfer.mode, event).await?;
         let delivery = self.delivery_job(&event.id);
         Ok(SettlementItem {
             transfer: transfer.clone(),

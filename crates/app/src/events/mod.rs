@@ -8,6 +8,7 @@ pub use event_log::EventError;
 
 use crate::App;
 use domain::Mode;
+use domain::events::payloads::Event;
 use domain::ids::{AccountId, EventId};
 use ports::StoreError;
 use ports::events::NewEvent;
@@ -25,31 +26,29 @@ impl App {
         &self,
         account: &AccountId,
         mode: Mode,
-        event: &'static str,
-        data: serde_json::Value,
+        event: Event,
     ) -> Result<NewEvent, StoreError> {
         Ok(NewEvent {
             id: EventId::with_suffix(&self.ports.ids.unique()),
             account_id: account.clone(),
             mode,
-            event,
-            data: data.to_string(),
+            event: event.name(),
+            data: data_of(&event),
             created_at: self.now_for(account, mode).await?,
         })
     }
 
     /// Stores an event that reports no other change, with its delivery
     /// job; returns its id.
-    pub(crate) async fn emit(
-        &self,
-        account: &AccountId,
-        mode: Mode,
-        event: &'static str,
-        data: serde_json::Value,
-    ) -> Result<EventId, StoreError> {
-        let new_event = self.new_event(account, mode, event, data).await?;
+    pub(crate) async fn emit(&self, account: &AccountId, mode: Mode, event: Event) -> Result<EventId, StoreError> {
+        let new_event = self.new_event(account, mode, event).await?;
         let id = new_event.id.clone();
         self.ports.events.emit(new_event, self.delivery_job(&id)).await?;
         Ok(id)
     }
+}
+
+/// An event's `data` as stored and sent: its payload, as JSON text.
+pub(crate) fn data_of(event: &Event) -> String {
+    serde_json::to_string(event).expect("event payloads are plain data")
 }

@@ -3,21 +3,20 @@
 
 use crate::{App, Caller, RequestError};
 use domain::Mode;
-use domain::events::WEBHOOK_TEST;
+use domain::events::payloads::{Event, WebhookTest};
 use domain::ids::EventId;
-use serde_json::json;
 
 impl App {
     pub async fn send_test_event(&self, caller: &Caller) -> Result<EventId, RequestError> {
         if caller.mode != Mode::Test {
             return Err(RequestError::SandboxOnly);
         }
-        let data = json!({
-            "message": "This is a test event.",
-            "livemode": false,
-            "issuing_app_id": caller.account_id.as_str(),
+        let event = Event::WebhookTest(WebhookTest {
+            message: "This is a test event.",
+            livemode: false,
+            issuing_app_id: caller.account_id.to_string(),
         });
-        Ok(self.emit(&caller.account_id, caller.mode, WEBHOOK_TEST, data).await?)
+        Ok(self.emit(&caller.account_id, caller.mode, event).await?)
     }
 }
 

@@ -1,5 +1,7 @@
 //! Webhook events: what happened, told to the account at least once.
 
+pub mod payloads;
+
 pub const CARDHOLDER_VERIFICATION_SUCCESSFUL: &str = "cardholder_verification.successful";
 pub const CARDHOLDER_VERIFICATION_MANUAL_REVIEW: &str = "cardholder_verification.manual_review";
 pub const CARDHOLDER_VERIFICATION_FAILED: &str = "cardholder_verification.failed";
@@ -17,6 +19,23 @@ pub const CARD_MAINTENANCE_FEE_SUCCESSFUL: &str = "card_maintenance_fee_event.su
 
 /// A sandbox helper's event, to try an endpoint and its signature checks.
 pub const WEBHOOK_TEST: &str = "webhook.test";
+
+/// Every event name the service sends.
+pub const ALL: [&str; 13] = [
+    CARDHOLDER_VERIFICATION_SUCCESSFUL,
+    CARDHOLDER_VERIFICATION_MANUAL_REVIEW,
+    CARDHOLDER_VERIFICATION_FAILED,
+    CARD_CREATION_SUCCESSFUL,
+    CARD_CREDIT_SUCCESSFUL,
+    CARD_CREDIT_FAILED,
+    CARD_UNLOAD_SUCCESSFUL,
+    CARD_UNLOAD_FAILED,
+    CARD_DEBIT_DECLINED,
+    CARD_MAINTENANCE_FEE_SUCCESSFUL,
+    CARD_DELETE_SUCCESSFUL,
+    CARD_DELETE_NOTIFICATION,
+    WEBHOOK_TEST,
+];
 
 /// Where an event's delivery stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,171 @@
+//! Every webhook event's payload (its `data`), one type per shape, and
+//! [`Event`]: one variant per event name the service sends. The wire
+//! form is the payload itself; optional fields are left out when absent.
+
+use serde::Serialize;
+
+#[cfg(feature = "openapi")]
+use utoipa::ToSchema;
+
+/// `cardholder_verification.*`: a verification decision.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(ToSchema))]
+pub struct CardholderVerification {
+    pub cardholder_id: String,
+    /// true only when verified: cards can be issued.
+    pub is_active: bool,
+    pub livemode: bool,
+    pub issuing_app_id: String,
+    /// Why verification failed (`.failed` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_description: Option<String>,
+}
+
+/// `card_creation_event.successful`: a card was issued, activated or
+/// migrated.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(ToSchema))]
+pub struct CardCreated {
+    pub card_id: String,
+    pub cardholder_id: String,
+    /// virtual or physical
+    pub card_type: &'static str,
+    pub brand: &'static str,
+    pub currency: &'static str,
+    pub last_4: String,
+    pub livemode: bool,
+    pub issuing_app_id: String,
+    /// The creation request's reference, when it gave one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transaction_reference: Option<String>,
+    /// A physical card's envelope number (activation only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub card_token_number: Option<String>,
+    /// The card this one replaced (migration only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub migrated_from: Option<String>,
+}
+
+/// `card_credit_event.*` and `card_unload_event.*`: a funding or an
+/// unloading settled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(ToSchema))]
+pub struct CardTransferSettled {
+    pub card_id: String,
+    pub cardholder_id: String,
+    /// In cents.
+    pub amount: String,
+    pub currency: &'static str,
+    pub transaction_reference: String,
+    pub livemode: bool,
+    pub issuing_app_id: String,
+    /// CREDIT or UNLOAD
+    pub card_transaction_type: &'static str,
+    /// GMT, as the contract writes dates.
+    pub transaction_date: String,
+    pub transaction_timestamp: i64,
+    /// Why it failed (`.failed` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_description: Option<String>,
+}
+
+/// `card_debit_event.declined` (with the decline's reason and code) and
+/// `card_maintenance_fee_event.successful` (without).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(ToSchema))]
+pub struct CardDebit {
+    pub card_id: String,
+    pub cardholder_id: String,
+    /// In cents.
+    pub amount: String,
+    pub currency: &'static str,
+    pub transaction_reference: String,
+    pub issuer_transaction_reference: String,
+    /// The merchant's descriptor (declines only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub livemode: bool,
+    pub issuing_app_id: String,
+    /// DEBIT
+    pub card_transaction_type: &'static str,
+    pub transaction_date: String,
+    pub transaction_timestamp: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decline_reason: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decline_code: Option<&'static str>,
+}
+
+/// `card_delete_event.successful`: a card was deleted by a rule or with
+/// its cardholder.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(ToSchema))]
+pub struct CardDeleted {
+    pub card_id: String,
+    pub cardholder_id: String,
+    /// cardholder_deleted, inactivity, or a decline code
+    pub reason: String,
+    pub livemode: bool,
+    pub issuing_app_id: String,
+}
+
+/// `card_delete_event.notification`: an inactive card will be deleted.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(ToSchema))]
+pub struct CardDeleteNotice {
+    pub card_id: String,
+    pub cardholder_id: String,
+    pub livemode: bool,
+    pub issuing_app_id: String,
+    pub potential_delete_date: String,
+    pub potential_delete_timestamp: i64,
+}
+
+/// `webhook.test`: sent on request, to try an endpoint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(ToSchema))]
+pub struct WebhookTest {
+    pub message: &'static str,
+    pub livemode: bool,
+    pub issuing_app_id: String,
+}
+
+/// An event to send: its name is its variant, its `data` the payload.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Event {
+    CardholderVerificationSuccessful(CardholderVerification),
+    CardholderVerificationManualReview(CardholderVerification),
+    CardholderVerificationFailed(CardholderVerification),
+    CardCreationSuccessful(CardCreated),
+    CardCreditSuccessful(CardTransferSettled),
+    CardCreditFailed(CardTransferSettled),
+    CardUnloadSuccessful(CardTransferSettled),
+    CardUnloadFailed(CardTransferSettled),
+    CardDebitDeclined(CardDebit),
+    CardMaintenanceFeeSuccessful(CardDebit),
+    CardDeleteSuccessful(CardDeleted),
+    CardDeleteNotification(CardDeleteNotice),
+    WebhookTest(WebhookTest),
+}
+
+impl Event {
+    pub fn name(&self) -> &'static str {
+        use super::*;
+        match self {
+            Event::CardholderVerificationSuccessful(_) => CARDHOLDER_VERIFICATION_SUCCESSFUL,
+            Event::CardholderVerificationManualReview(_) => CARDHOLDER_VERIFICATION_MANUAL_REVIEW,
+            Event::CardholderVerificationFailed(_) => CARDHOLDER_VERIFICATION_FAILED,
+            Event::CardCreationSuccessful(_) => CARD_CREATION_SUCCESSFUL,
+            Event::CardCreditSuccessful(_) => CARD_CREDIT_SUCCESSFUL,
+            Event::CardCreditFailed(_) => CARD_CREDIT_FAILED,
+            Event::CardUnloadSuccessful(_) => CARD_UNLOAD_SUCCESSFUL,
+            Event::CardUnloadFailed(_) => CARD_UNLOAD_FAILED,
+            Event::CardDebitDeclined(_) => CARD_DEBIT_DECLINED,
+            Event::CardMaintenanceFeeSuccessful(_) => CARD_MAINTENANCE_FEE_SUCCESSFUL,
+            Event::CardDeleteSuccessful(_) => CARD_DELETE_SUCCESSFUL,
+            Event::CardDeleteNotification(_) => CARD_DELETE_NOTIFICATION,
+            Event::WebhookTest(_) => WEBHOOK_TEST,
+        }
+    }
+}
