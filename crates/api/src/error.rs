@@ -43,7 +43,8 @@ impl ApiError {
 fn status_of(kind: ErrorKind) -> StatusCode {
     let code = match kind {
         ErrorKind::InvalidRequest => 400,
-        ErrorKind::Unauthorized => 401,
+        // The contract reports a balance too low as 401.
+        ErrorKind::Unauthorized | ErrorKind::InsufficientFunds => 401,
         ErrorKind::Forbidden => 403,
         ErrorKind::RateLimited { .. } => RATE_LIMITED,
         ErrorKind::Blacklisted => 451,

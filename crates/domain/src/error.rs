@@ -6,9 +6,12 @@
 pub enum ErrorKind {
     /// The request is malformed or breaks a rule (400).
     InvalidRequest,
-    /// The caller is not authenticated for this path, or the business rule
-    /// the contract reports as 401 (for example a balance too low).
+    /// The caller is not authenticated for this path, or a business rule
+    /// the contract reports as 401 (an unverified cardholder).
     Unauthorized,
+    /// A balance (the wallet's, the card's) is too low for the amount; the
+    /// contract answers 401.
+    InsufficientFunds,
     /// The account may not do this (403).
     Forbidden,
     /// Too many calls; retry after the given number of seconds (420).

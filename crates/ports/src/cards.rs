@@ -104,14 +104,8 @@ pub enum ReserveError {
     WalletTooLow,
     #[error("the card's available balance is too low for this amount")]
     CardTooLow,
-    #[error("storage failed: {0}")]
-    Store(String),
-}
-
-impl From<StoreError> for ReserveError {
-    fn from(e: StoreError) -> Self {
-        ReserveError::Store(e.0)
-    }
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// One settlement of a batch given to [`CardStore::settle`].

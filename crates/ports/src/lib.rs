@@ -27,7 +27,7 @@ use domain::{DomainError, ErrorKind};
 
 /// Storage failed in a way the caller cannot fix (connection lost, pool
 /// exhausted, an unexpected database error). The detail is for logs only.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("storage failed: {0}")]
 pub struct StoreError(pub String);
 

@@ -27,7 +27,11 @@ impl DomainError for CardholderError {
     fn kind(&self) -> ErrorKind {
         match self {
             CardholderError::Conflict(SaveCardholderError::Store(e)) | CardholderError::Store(e) => e.kind(),
-            _ => ErrorKind::InvalidRequest,
+            CardholderError::NotFound
+            | CardholderError::Invalid(_)
+            | CardholderError::Conflict(SaveCardholderError::BvnUsed | SaveCardholderError::PhoneUsed) => {
+                ErrorKind::InvalidRequest
+            }
         }
     }
     fn code(&self) -> &'static str {

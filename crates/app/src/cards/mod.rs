@@ -75,7 +75,7 @@ impl From<CreateCardError> for CardError {
             CreateCardError::Store(e) => CardError::Store(e),
             CreateCardError::SourceCardNotFound => CardError::CardNotFound,
             CreateCardError::CardholderGone => CardError::CardholderNotFound,
-            e => CardError::Create(e),
+            CreateCardError::WalletTooLow | CreateCardError::TokenNumberUsed => CardError::Create(e),
         }
     }
 }
@@ -84,8 +84,12 @@ impl From<ReserveError> for CardError {
     fn from(e: ReserveError) -> Self {
         match e {
             ReserveError::CardNotFound => CardError::CardNotFound,
-            ReserveError::Store(e) => CardError::Store(StoreError(e)),
-            e => CardError::Reserve(e),
+            ReserveError::Store(e) => CardError::Store(e),
+            ReserveError::ReferenceUsed
+            | ReserveError::TooSoon(..)
+            | ReserveError::OverMaxBalance
+            | ReserveError::WalletTooLow
+            | ReserveError::CardTooLow => CardError::Reserve(e),
         }
     }
 }
@@ -93,18 +97,33 @@ impl From<ReserveError> for CardError {
 impl DomainError for CardError {
     fn kind(&self) -> ErrorKind {
         match self {
-            CardError::CardholderDeactivated
-            | CardError::CardholderNotVerified
-            | CardError::Create(CreateCardError::WalletTooLow)
+            CardError::Create(CreateCardError::WalletTooLow)
             | CardError::Reserve(ReserveError::WalletTooLow | ReserveError::CardTooLow)
-            | CardError::Declined(DeclineReason::InsufficientBalance) => ErrorKind::Unauthorized,
+            | CardError::Declined(DeclineReason::InsufficientBalance) => ErrorKind::InsufficientFunds,
+            CardError::CardholderDeactivated | CardError::CardholderNotVerified => ErrorKind::Unauthorized,
             CardError::Request(e) => e.kind(),
             CardError::RateLimited { retry_after_secs, .. }
             | CardError::Reserve(ReserveError::TooSoon(_, retry_after_secs)) => ErrorKind::RateLimited {
                 retry_after_secs: *retry_after_secs,
             },
-            CardError::Store(e) => e.kind(),
-            _ => ErrorKind::InvalidRequest,
+            CardError::Store(e)
+            | CardError::Create(CreateCardError::Store(e))
+            | CardError::Reserve(ReserveError::Store(e)) => e.kind(),
+            CardError::CardholderNotFound
+            | CardError::CardNotFound
+            | CardError::Invalid(_)
+            | CardError::TypeUnavailable(_)
+            | CardError::TransactionNotFound
+            | CardError::TokenInvalid
+            | CardError::Declined(_)
+            | CardError::Create(
+                CreateCardError::TokenNumberUsed
+                | CreateCardError::SourceCardNotFound
+                | CreateCardError::CardholderGone,
+            )
+            | CardError::Reserve(
+                ReserveError::CardNotFound | ReserveError::ReferenceUsed | ReserveError::OverMaxBalance,
+            ) => ErrorKind::InvalidRequest,
         }
     }
 
@@ -134,8 +153,9 @@ impl DomainError for CardError {
             CardError::Reserve(ReserveError::TooSoon(TransferKind::Unload, _)) => "card_unloaded_recently",
             CardError::Reserve(ReserveError::OverMaxBalance) => "card_balance_limit",
             CardError::Reserve(ReserveError::CardTooLow) => "insufficient_card_balance",
-            CardError::Create(CreateCardError::Store(e)) | CardError::Store(e) => e.code(),
-            CardError::Reserve(ReserveError::Store(_)) => "storage_unavailable",
+            CardError::Create(CreateCardError::Store(e))
+            | CardError::Reserve(ReserveError::Store(e))
+            | CardError::Store(e) => e.code(),
         }
     }
 }

@@ -343,8 +343,8 @@ mod debits {
     #[tokio::test]
     async fn a_decline_is_reported_and_answered_with_its_reason() {
         for (reason, deleted, kind) in [
-            (DeclineReason::InsufficientBalance, false, ErrorKind::Unauthorized),
-            (DeclineReason::InsufficientBalance, true, ErrorKind::Unauthorized),
+            (DeclineReason::InsufficientBalance, false, ErrorKind::InsufficientFunds),
+            (DeclineReason::InsufficientBalance, true, ErrorKind::InsufficientFunds),
             (DeclineReason::NegativeBalance, true, ErrorKind::InvalidRequest),
         ] {
             let mut m = Mocks::default();
