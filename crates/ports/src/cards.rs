@@ -1,6 +1,7 @@
 use crate::StoreError;
 use crate::events::NewEvent;
 use crate::jobs::NewJob;
+use domain::cards::state::{CardState, DeletionReason};
 use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use domain::cards::{CardLimit, CardType};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
@@ -28,7 +29,8 @@ pub struct CardRecord {
     pub last_4: String,
     pub limit: CardLimit,
     pub fee_hold: Amount,
-    pub is_active: bool,
+    /// Active or frozen: a deleted card is not read as a record.
+    pub state: CardState,
     pub blocked_due_to_fraud: bool,
     pub pin_3ds_activated: bool,
     /// The client's free-form object, as JSON text.
@@ -150,7 +152,8 @@ pub struct RuleState {
     /// The last approved debit, if any.
     pub last_activity_at: Option<i64>,
     pub fee_hold: Amount,
-    pub deleted: bool,
+    /// Why the card was deleted, if it was.
+    pub deleted: Option<DeletionReason>,
 }
 
 /// A monthly maintenance fee to charge.
@@ -253,6 +256,7 @@ pub trait CardStore: Send + Sync {
         account: &AccountId,
         mode: Mode,
         id: &CardId,
+        reason: DeletionReason,
         now: i64,
         notice: Option<(NewEvent, NewJob)>,
     ) -> Result<Option<Amount>, StoreError>;

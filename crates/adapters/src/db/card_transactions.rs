@@ -10,8 +10,9 @@ use super::schema::{card_transactions, cards, events, jobs, ledger_accounts, tra
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::cards::authorization::{CardSnapshot, DebitRequest, Decision, DeclineReason, authorize};
-use domain::cards::{MAX_CONSECUTIVE_DECLINES, MAX_DEBIT};
+use domain::cards::MAX_DEBIT;
+use domain::cards::authorization::{CardSnapshot, DebitRequest, Decision, authorize};
+use domain::cards::state::after_debit;
 use domain::gmt::month_key;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::paging::Page;
@@ -182,16 +183,10 @@ impl CardTransactionStore for Db {
                         .execute(conn)
                         .await?;
                     let card_row = cards::table.filter(cards::id.eq(card));
-                    let consecutive = match declined {
-                        None => 0,
-                        Some(DeclineReason::InsufficientBalance) => locked.consecutive_declines + 1,
-                        Some(_) => locked.consecutive_declines,
-                    };
-                    let card_deleted = matches!(declined, Some(DeclineReason::NegativeBalance))
-                        || consecutive >= MAX_CONSECUTIVE_DECLINES;
+                    let (consecutive, deletion) = after_debit(declined, locked.consecutive_declines);
                     let outcome = DebitOutcome {
                         decision,
-                        card_deleted,
+                        card_deleted: deletion.is_some(),
                         cardholder_id: CardholderId::new(locked.cardholder_id),
                     };
                     for (event, job) in notices(&outcome) {
@@ -229,9 +224,13 @@ impl CardTransactionStore for Db {
                         )? {
                             return Err(TxError::Db(DbError::Refused));
                         }
-                    } else if card_deleted {
+                    } else if let Some(reason) = deletion {
                         diesel::update(card_row)
-                            .set((cards::consecutive_declines.eq(consecutive), cards::deleted_at.eq(now)))
+                            .set((
+                                cards::consecutive_declines.eq(consecutive),
+                                cards::deleted_at.eq(now),
+                                cards::deleted_reason.eq(reason.as_str()),
+                            ))
                             .execute(conn)
                             .await?;
                         refund_to_wallet!(conn, account, mode, card, now)?;

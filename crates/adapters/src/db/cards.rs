@@ -17,6 +17,7 @@ use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::cardholders::CardholderStatus;
+use domain::cards::state::{CardState, DeletionReason};
 use domain::cards::transfer::{self, CardGone, Place, Plan, TransferKind, TransferState};
 use domain::cards::{CardLimit, CardType, MAX_BALANCE, funding_fits};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
@@ -76,7 +77,7 @@ impl CardRow {
             card_limit: c.limit.monthly().minor(),
             fee_hold: c.fee_hold.minor(),
             token_number: new.token_number,
-            is_active: c.is_active,
+            is_active: c.state.is_active(),
             blocked_due_to_fraud: c.blocked_due_to_fraud,
             meta_data: c.meta_data,
             created_at: c.created_at,
@@ -105,7 +106,12 @@ impl CardRow {
             last_4: self.last_4,
             limit,
             fee_hold,
-            is_active: self.is_active,
+            // Only live cards are read as records.
+            state: if self.is_active {
+                CardState::Active
+            } else {
+                CardState::Frozen
+            },
             blocked_due_to_fraud: self.blocked_due_to_fraud,
             pin_3ds_activated: self.pin_3ds_sealed.is_some(),
             meta_data: self.meta_data,
@@ -397,7 +403,10 @@ impl CardStore for Db {
                             // The new one takes over its last fee month.
                             let Some(fee_month) =
                                 diesel::update(mine!(account, mode).filter(cards::id.eq(old.as_str())))
-                                    .set(cards::deleted_at.eq(now))
+                                    .set((
+                                        cards::deleted_at.eq(now),
+                                        cards::deleted_reason.eq(DeletionReason::Migrated.as_str()),
+                                    ))
                                     .returning(cards::fee_month)
                                     .get_result::<Option<i32>>(conn)
                                     .await
@@ -559,6 +568,7 @@ impl CardStore for Db {
         account: &AccountId,
         mode: Mode,
         id: &CardId,
+        reason: DeletionReason,
         now: i64,
         notice: Option<(NewEvent, NewJob)>,
     ) -> Result<Option<Amount>, StoreError> {
@@ -567,7 +577,7 @@ impl CardStore for Db {
             let result = conn
                 .transaction::<_, TxError<()>, _>(async |conn| {
                     let deleted = diesel::update(mine!(account, mode).filter(cards::id.eq(id.as_str())))
-                        .set(cards::deleted_at.eq(now))
+                        .set((cards::deleted_at.eq(now), cards::deleted_reason.eq(reason.as_str())))
                         .execute(conn)
                         .await?;
                     if deleted != 1 {
@@ -822,6 +832,7 @@ impl CardStore for Db {
                     cards::last_activity_at,
                     cards::fee_hold,
                     cards::deleted_at,
+                    cards::deleted_reason,
                 ))
                 .first::<(
                     String,
@@ -833,6 +844,7 @@ impl CardStore for Db {
                     Option<i64>,
                     i64,
                     Option<i64>,
+                    Option<String>,
                 )>(conn)
                 .await
                 .optional()
@@ -848,6 +860,7 @@ impl CardStore for Db {
                 last_activity_at,
                 fee_hold,
                 deleted_at,
+                deleted_reason,
             )| {
                 RuleState {
                     account_id: AccountId::new(account),
@@ -858,7 +871,13 @@ impl CardStore for Db {
                     fee_month,
                     last_activity_at,
                     fee_hold: Amount::from_minor(fee_hold).unwrap_or(Amount::ZERO),
-                    deleted: deleted_at.is_some(),
+                    // Deleted before reasons were kept: as if requested.
+                    deleted: deleted_at.map(|_| {
+                        deleted_reason
+                            .as_deref()
+                            .and_then(DeletionReason::parse)
+                            .unwrap_or(DeletionReason::Requested)
+                    }),
                 }
             },
         ))

@@ -181,6 +181,7 @@ diesel::table! {
         meta_data -> Nullable<Text>,
         created_at -> BigInt,
         deleted_at -> Nullable<BigInt>,
+        deleted_reason -> Nullable<Text>,
         spend_month -> Integer,
         month_spend -> BigInt,
         last_activity_at -> Nullable<BigInt>,

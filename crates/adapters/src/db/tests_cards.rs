@@ -5,6 +5,7 @@
 use super::tests::with_account;
 use super::tests_cardholders::record;
 use crate::test_db::TestDb;
+use domain::cards::state::DeletionReason;
 use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use domain::cards::{CardLimit, CardType};
 use domain::ids::{AccountId, CardId, CardholderId, EventId, JobId, TransferId};
@@ -88,7 +89,7 @@ pub(super) async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
             last_4: "4444".into(),
             limit: CardLimit::Usd5k,
             fee_hold: amount(300),
-            is_active: true,
+            state: domain::cards::state::CardState::Active,
             blocked_due_to_fraud: false,
             pin_3ds_activated: false,
             meta_data: None,
@@ -208,10 +209,12 @@ async fn money_for_a_card_deleted_meanwhile_goes_back_to_the_wallet() {
         .unwrap_err();
         // The held 300 cannot be unloaded; nothing of the refusal remains.
         assert_eq!(balances(&db, &card).await, (8_700, 300));
-        let refunded = CardStore::delete(&db, &account, Mode::Test, &card, 6, None)
+        let refunded = CardStore::delete(&db, &account, Mode::Test, &card, DeletionReason::Requested, 6, None)
             .await
             .unwrap();
         assert_eq!(refunded, Some(amount(300)));
+        let state = db.rule_state(&card).await.unwrap().unwrap();
+        assert_eq!(state.deleted, Some(DeletionReason::Requested), "{}", t.backend());
         // The refused completion rolls back alone: the reversal after it
         // in the same batch finds the transfer still pending.
         let batch = [("ctr_f", Settlement::Complete), ("ctr_f", Settlement::Reverse)];
@@ -259,7 +262,7 @@ async fn a_reversed_unload_of_a_deleted_card_lands_in_the_wallet_and_refusals_le
             )
             .await;
         assert_eq!(soon, Err(ReserveError::TooSoon(TransferKind::Unload, 250)));
-        CardStore::delete(&db, &account, Mode::Test, &card, 500, None)
+        CardStore::delete(&db, &account, Mode::Test, &card, DeletionReason::Requested, 500, None)
             .await
             .unwrap();
         assert_eq!(settle(&db, "ctr_x", Settlement::Reverse).await, Settled::Done);

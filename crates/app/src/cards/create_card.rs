@@ -6,6 +6,7 @@
 use super::CardError;
 use crate::{App, Caller};
 use domain::cards::pin::Pin;
+use domain::cards::state::CardState;
 use domain::cards::{self, CardLimit, CardType};
 use domain::events::payloads::{CardCreated, Event};
 use domain::ids::{CardId, CardholderId};
@@ -217,7 +218,7 @@ impl App {
             last_4: issued.pan.expose()[issued.pan.expose().len() - 4..].to_string(),
             limit: issue.limit,
             fee_hold: issue.limit.fee_hold(),
-            is_active: true,
+            state: CardState::Active,
             blocked_due_to_fraud: false,
             pin_3ds_activated: false,
             meta_data: issue.meta_data,

@@ -5,6 +5,7 @@
 use super::CardError;
 use crate::{App, Caller};
 use domain::Amount;
+use domain::cards::state::DeletionReason;
 use domain::events::payloads::{CardDeleted, Event};
 use domain::ids::{CardId, CardholderId};
 use ports::StoreError;
@@ -15,7 +16,14 @@ impl App {
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         self.ports
             .cards
-            .delete(&caller.account_id, caller.mode, id, now, None)
+            .delete(
+                &caller.account_id,
+                caller.mode,
+                id,
+                DeletionReason::Requested,
+                now,
+                None,
+            )
             .await?
             .ok_or(CardError::CardNotFound)
     }
@@ -34,7 +42,7 @@ impl App {
             let deleted = Event::CardDeleteSuccessful(CardDeleted {
                 card_id: card.id.to_string(),
                 cardholder_id: cardholder.to_string(),
-                reason: "cardholder_deleted".into(),
+                reason: DeletionReason::CardholderDeleted.as_str().into(),
                 livemode: caller.mode.is_live(),
                 issuing_app_id: caller.account_id.to_string(),
             });
@@ -42,7 +50,14 @@ impl App {
             let delivery = self.delivery_job(&event.id);
             self.ports
                 .cards
-                .delete(&caller.account_id, caller.mode, &card.id, now, Some((event, delivery)))
+                .delete(
+                    &caller.account_id,
+                    caller.mode,
+                    &card.id,
+                    DeletionReason::CardholderDeleted,
+                    now,
+                    Some((event, delivery)),
+                )
                 .await?;
         }
         Ok(())

@@ -61,7 +61,7 @@ impl App {
         let Some(state) = state.filter(|s| s.mode == mode) else {
             return Ok(AuthorizationAnswer::declined("card_not_found", "No card with this id"));
         };
-        if state.deleted {
+        if state.deleted.is_some() {
             let reason = DeclineReason::CardDeleted;
             return Ok(AuthorizationAnswer::declined(reason.code(), reason.text()));
         }

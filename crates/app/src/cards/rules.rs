@@ -7,6 +7,7 @@
 use crate::App;
 use domain::Currency;
 use domain::Mode;
+use domain::cards::state::DeletionReason;
 use domain::cards::{INACTIVITY_NOTICE_SECS, first_fee_due, inactivity_deadline, next_anniversary};
 use domain::events::payloads::{CardDebit, CardDeleteNotice, CardDeleted, Event};
 use domain::gmt;
@@ -82,7 +83,7 @@ impl App {
         let Some(state) = self.ports.cards.rule_state(card).await.map_err(|e| e.to_string())? else {
             return Ok(());
         };
-        if state.deleted {
+        if state.deleted.is_some() {
             return Ok(());
         }
         self.inactivity(card, &state).await.map_err(|e| e.to_string())
@@ -98,7 +99,7 @@ impl App {
             let deleted = Event::CardDeleteSuccessful(CardDeleted {
                 card_id,
                 cardholder_id,
-                reason: "inactivity".into(),
+                reason: DeletionReason::Inactivity.as_str().into(),
                 livemode: mode.is_live(),
                 issuing_app_id,
             });
@@ -106,7 +107,14 @@ impl App {
             let delivery = self.delivery_job(&event.id);
             self.ports
                 .cards
-                .delete(account, mode, card, now, Some((event, delivery)))
+                .delete(
+                    account,
+                    mode,
+                    card,
+                    DeletionReason::Inactivity,
+                    now,
+                    Some((event, delivery)),
+                )
                 .await?;
             return Ok(());
         }
@@ -146,7 +154,7 @@ impl App {
         let Some(state) = self.ports.cards.rule_state(&card).await.map_err(|e| e.to_string())? else {
             return Ok(());
         };
-        if state.deleted {
+        if state.deleted.is_some() {
             return Ok(());
         }
         let due = due.unwrap_or_else(|| next_anniversary(state.fee_anchor_at, state.created_at));

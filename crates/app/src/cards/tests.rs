@@ -250,7 +250,7 @@ async fn a_transfer_too_soon_is_a_420_with_the_wait() {
             last_4: "6789".into(),
             limit: domain::cards::CardLimit::Usd5k,
             fee_hold: Amount::from_const(300),
-            is_active: true,
+            state: domain::cards::state::CardState::Active,
             blocked_due_to_fraud: false,
             pin_3ds_activated: false,
             meta_data: None,

@@ -4,6 +4,7 @@
 pub mod authorization;
 pub mod pan;
 pub mod pin;
+pub mod state;
 pub mod transfer;
 
 use crate::{Amount, InvalidInput};
