@@ -16,6 +16,7 @@ pub mod mode;
 pub mod money;
 pub mod paging;
 pub mod retry;
+pub mod rewards;
 pub mod secret;
 
 pub use currency::Currency;
