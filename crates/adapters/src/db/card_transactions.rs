@@ -2,10 +2,10 @@
 //! it is under its row lock, recorded approved or declined, with the
 //! automatic deletions of the card rules.
 
-use super::cards::{TxError, mine, refund_to_wallet, refused_or_failed, take_reference, violates, wallet};
 use super::events::EventRow;
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
+use super::money_steps::{TxError, mine, refund_to_wallet, refused_or_failed, take_reference, violates, wallet};
 use super::schema::{card_transactions, cards, events, jobs, ledger_accounts, transaction_references};
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;

@@ -8,17 +8,20 @@ use super::jobs::JobRow;
 use super::ledger::{
     CardLedger, LedgerAccountRow, LedgerCode, card_ledger_account_id, ledger_account_id, post_transfer, transfer_rows,
 };
+use super::money_steps::{
+    Places, TxError, lock_card, mine, post_plan, refund_to_wallet, refused_or_failed, take_reference, violates, wallet,
+};
 use super::schema::{
     card_details_tokens, card_transactions, card_transfers, cardholders, cards, events, jobs, ledger_accounts,
     transaction_references,
 };
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
-use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::cardholders::CardholderStatus;
 use domain::cards::state::{CardState, DeletionReason};
-use domain::cards::transfer::{self, CardGone, Place, Plan, TransferKind, TransferState};
+use domain::cards::transfer::{self, CardGone, Plan, TransferKind, TransferState};
 use domain::cards::{CardLimit, CardType, MAX_BALANCE, funding_fits};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
 use domain::paging::Page;
@@ -154,92 +157,9 @@ impl TransferRow {
     }
 }
 
-/// A refusal inside a transaction (rolled back), or a database failure.
-pub(super) enum TxError<R> {
-    Refused(R),
-    Db(DbError),
-}
-
-impl<R> From<DieselError> for TxError<R> {
-    fn from(e: DieselError) -> Self {
-        TxError::Db(DbError::from(e))
-    }
-}
-
-impl<R> From<StoreError> for TxError<R> {
-    fn from(e: StoreError) -> Self {
-        TxError::Db(DbError::Pool(e.0))
-    }
-}
-
 /// How the monthly fee shows in a card's history.
 const MAINTENANCE_FEE: &str = "Monthly maintenance fee";
 const MAINTENANCE_FEE_ENRICHMENT: &str = r#"{"is_recurring":true,"merchant_city":null,"merchant_code":null,"merchant_logo":null,"merchant_name":"Monthly maintenance fee","merchant_website":null,"transaction_category":"Card fees","transaction_group":"Fees"}"#;
-
-/// A transaction's result for the caller: a refusal as it is, a database
-/// failure as a store error.
-pub(super) fn refused_or_failed<T, E: From<StoreError>>(result: Result<T, TxError<E>>) -> Result<T, E> {
-    result.map_err(|e| match e {
-        TxError::Refused(e) => e,
-        TxError::Db(e) => StoreError::from(e).into(),
-    })
-}
-
-/// Whether `e` is a unique violation of an index or key whose name
-/// contains `name` (SQLite names the table, PostgreSQL the constraint).
-pub(super) fn violates(e: &DieselError, name: &str) -> bool {
-    matches!(e, DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
-        if info.message().contains(name) || info.constraint_name().is_some_and(|c| c.contains(name)))
-}
-
-pub(super) fn wallet(account: &AccountId, mode: Mode) -> String {
-    ledger_account_id(account, mode, LedgerCode::IssuingWallet, Currency::Usd)
-}
-
-/// The ledger account ids of a card's money places.
-struct Places {
-    wallet: String,
-    card: String,
-    transit: String,
-}
-
-impl Places {
-    fn of(account: &AccountId, mode: Mode, card: &str) -> Self {
-        Places {
-            wallet: wallet(account, mode),
-            card: card_ledger_account_id(card, CardLedger::Balance),
-            transit: card_ledger_account_id(card, CardLedger::Transit),
-        }
-    }
-
-    fn id(&self, place: Place) -> &str {
-        match place {
-            Place::Wallet => &self.wallet,
-            Place::Card => &self.card,
-            Place::Transit => &self.transit,
-        }
-    }
-}
-
-/// Executes a domain money plan inside a transaction: its entry and
-/// postings, then the credit and the debit, each conditional on the plan's
-/// guard. `Ok(false)`: a guard held it back; the caller rolls back.
-macro_rules! post_plan {
-    ($conn:expr, $places:expr, $kind:expr, $plan:expr, $account:expr, $mode:expr, $now:expr) => {{
-        let plan: &Plan = $plan;
-        let (from, to) = ($places.id(plan.from), $places.id(plan.to));
-        let rows = transfer_rows($account, $mode, $kind, (from, to), Currency::Usd, plan.amount, $now)?;
-        post_transfer!(
-            $conn,
-            &rows,
-            from,
-            to,
-            plan.amount,
-            keep = plan.floor.minor(),
-            cap = plan.cap.minor()
-        )
-    }};
-}
 
 /// The ledger balances of `cards`, by card id (one query).
 macro_rules! balances_of {
@@ -264,81 +184,6 @@ fn with_balances(rows: Vec<CardRow>, balances: &[(String, i64)]) -> Result<Vec<C
         })
         .collect()
 }
-
-/// The live (not deleted) cards of an account and mode.
-macro_rules! mine {
-    ($account:expr, $mode:expr) => {
-        cards::table
-            .filter(cards::account_id.eq($account.as_str()))
-            .filter(cards::livemode.eq($mode.is_live()))
-            .filter(cards::deleted_at.is_null())
-    };
-}
-pub(super) use mine;
-
-/// Inside a transaction: takes `$reference` for the account and mode, or
-/// refuses with `$refusal` when it was used (fundings, unloadings and
-/// debits share the clients' namespace, held by a primary key; the
-/// service's own steps never take a reference there).
-macro_rules! take_reference {
-    ($conn:expr, $account:expr, $mode:expr, $reference:expr, $now:expr, $refusal:expr) => {
-        diesel::insert_into(transaction_references::table)
-            .values((
-                transaction_references::account_id.eq($account.as_str()),
-                transaction_references::livemode.eq($mode.is_live()),
-                transaction_references::reference.eq($reference),
-                transaction_references::created_at.eq($now),
-            ))
-            .execute($conn)
-            .await
-            .map_err(|e| match violates(&e, "transaction_references") {
-                true => TxError::Refused($refusal),
-                false => TxError::from(e),
-            })?
-    };
-}
-pub(super) use take_reference;
-
-/// Inside a deletion's transaction, after the card row is marked
-/// deleted: moves the card's positive balance (its held fee included) to
-/// the USD issuing wallet; returns what moved. A negative balance (a
-/// forced post) stays on the deleted card, visible to the ledger.
-macro_rules! refund_to_wallet {
-    ($conn:expr, $account:expr, $mode:expr, $card:expr, $now:expr) => {{
-        let balance_account = &card_ledger_account_id($card, CardLedger::Balance);
-        let wallet = &wallet($account, $mode);
-        let balance = ledger_accounts::table
-            .filter(ledger_accounts::id.eq(balance_account))
-            .select(ledger_accounts::balance)
-            .first::<i64>($conn)
-            .await?;
-        let refund = Amount::from_minor(balance).unwrap_or(Amount::ZERO);
-        if refund > Amount::ZERO {
-            let rows = transfer_rows(
-                $account,
-                $mode,
-                "card_deletion",
-                (balance_account, wallet),
-                Currency::Usd,
-                refund,
-                $now,
-            )?;
-            if !post_transfer!(
-                $conn,
-                &rows,
-                balance_account,
-                wallet,
-                refund,
-                keep = 0,
-                cap = Amount::MAX.minor()
-            )? {
-                return Err(TxError::Db(DbError::Refused));
-            }
-        }
-        Ok::<Amount, TxError<_>>(refund)
-    }};
-}
-pub(super) use refund_to_wallet;
 
 #[async_trait::async_trait]
 impl CardStore for Db {
@@ -742,10 +587,7 @@ impl CardStore for Db {
         let outcomes = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, DbError, _>(async |conn| {
                 for card in cards_in_order {
-                    diesel::update(cards::table.filter(cards::id.eq(card)))
-                        .set(cards::consecutive_declines.eq(cards::consecutive_declines))
-                        .execute(conn)
-                        .await?;
+                    lock_card!(conn, card)?;
                 }
                 let mut outcomes = vec![None; batch.len()];
                 for &i in order {

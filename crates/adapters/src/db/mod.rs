@@ -11,6 +11,7 @@ mod jobs;
 mod ledger;
 mod master_key_check;
 mod migrate;
+mod money_steps;
 mod pg_tls;
 mod rate_limits;
 mod reseal;

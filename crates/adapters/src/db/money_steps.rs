@@ -1,0 +1,184 @@
+//! The steps every money transaction of cards and card transactions is
+//! made of: the card-row lock, the client reference, the ledger places of
+//! a card and the execution of a domain money plan, the refund of a
+//! deleted card, and how a transaction's refusal differs from a failure.
+
+use super::DbError;
+use super::ledger::{CardLedger, LedgerCode, card_ledger_account_id, ledger_account_id};
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use domain::cards::transfer::Place;
+use domain::ids::AccountId;
+use domain::{Currency, Mode};
+use ports::StoreError;
+
+/// A refusal inside a transaction (rolled back), or a database failure.
+pub(super) enum TxError<R> {
+    Refused(R),
+    Db(DbError),
+}
+
+impl<R> From<DieselError> for TxError<R> {
+    fn from(e: DieselError) -> Self {
+        TxError::Db(DbError::from(e))
+    }
+}
+
+impl<R> From<StoreError> for TxError<R> {
+    fn from(e: StoreError) -> Self {
+        TxError::Db(DbError::Pool(e.0))
+    }
+}
+
+/// A transaction's result for the caller: a refusal as it is, a database
+/// failure as a store error.
+pub(super) fn refused_or_failed<T, E: From<StoreError>>(result: Result<T, TxError<E>>) -> Result<T, E> {
+    result.map_err(|e| match e {
+        TxError::Refused(e) => e,
+        TxError::Db(e) => StoreError::from(e).into(),
+    })
+}
+
+/// Whether `e` is a unique violation of an index or key whose name
+/// contains `name` (SQLite names the table, PostgreSQL the constraint).
+pub(super) fn violates(e: &DieselError, name: &str) -> bool {
+    matches!(e, DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info)
+        if info.message().contains(name) || info.constraint_name().is_some_and(|c| c.contains(name)))
+}
+
+pub(super) fn wallet(account: &AccountId, mode: Mode) -> String {
+    ledger_account_id(account, mode, LedgerCode::IssuingWallet, Currency::Usd)
+}
+
+/// The ledger account ids of a card's money places.
+pub(super) struct Places {
+    pub(super) wallet: String,
+    pub(super) card: String,
+    pub(super) transit: String,
+}
+
+impl Places {
+    pub(super) fn of(account: &AccountId, mode: Mode, card: &str) -> Self {
+        Places {
+            wallet: wallet(account, mode),
+            card: card_ledger_account_id(card, CardLedger::Balance),
+            transit: card_ledger_account_id(card, CardLedger::Transit),
+        }
+    }
+
+    pub(super) fn id(&self, place: Place) -> &str {
+        match place {
+            Place::Wallet => &self.wallet,
+            Place::Card => &self.card,
+            Place::Transit => &self.transit,
+        }
+    }
+}
+
+/// Executes a domain money plan inside a transaction: its entry and
+/// postings, then the credit and the debit, each conditional on the plan's
+/// guard. `Ok(false)`: a guard held it back; the caller rolls back.
+macro_rules! post_plan {
+    ($conn:expr, $places:expr, $kind:expr, $plan:expr, $account:expr, $mode:expr, $now:expr) => {{
+        let plan: &Plan = $plan;
+        let (from, to) = ($places.id(plan.from), $places.id(plan.to));
+        let rows = transfer_rows($account, $mode, $kind, (from, to), Currency::Usd, plan.amount, $now)?;
+        post_transfer!(
+            $conn,
+            &rows,
+            from,
+            to,
+            plan.amount,
+            keep = plan.floor.minor(),
+            cap = plan.cap.minor()
+        )
+    }};
+}
+pub(super) use post_plan;
+
+/// The live (not deleted) cards of an account and mode.
+macro_rules! mine {
+    ($account:expr, $mode:expr) => {
+        cards::table
+            .filter(cards::account_id.eq($account.as_str()))
+            .filter(cards::livemode.eq($mode.is_live()))
+            .filter(cards::deleted_at.is_null())
+    };
+}
+pub(super) use mine;
+
+/// Inside a transaction: takes `$reference` for the account and mode, or
+/// refuses with `$refusal` when it was used (fundings, unloadings and
+/// debits share the clients' namespace, held by a primary key; the
+/// service's own steps never take a reference there).
+macro_rules! take_reference {
+    ($conn:expr, $account:expr, $mode:expr, $reference:expr, $now:expr, $refusal:expr) => {
+        diesel::insert_into(transaction_references::table)
+            .values((
+                transaction_references::account_id.eq($account.as_str()),
+                transaction_references::livemode.eq($mode.is_live()),
+                transaction_references::reference.eq($reference),
+                transaction_references::created_at.eq($now),
+            ))
+            .execute($conn)
+            .await
+            .map_err(|e| match violates(&e, "transaction_references") {
+                true => TxError::Refused($refusal),
+                false => TxError::from(e),
+            })?
+    };
+}
+pub(super) use take_reference;
+
+/// Inside a deletion's transaction, after the card row is marked
+/// deleted: moves the card's positive balance (its held fee included) to
+/// the USD issuing wallet; returns what moved. A negative balance (a
+/// forced post) stays on the deleted card, visible to the ledger.
+macro_rules! refund_to_wallet {
+    ($conn:expr, $account:expr, $mode:expr, $card:expr, $now:expr) => {{
+        let balance_account = &card_ledger_account_id($card, CardLedger::Balance);
+        let wallet = &wallet($account, $mode);
+        let balance = ledger_accounts::table
+            .filter(ledger_accounts::id.eq(balance_account))
+            .select(ledger_accounts::balance)
+            .first::<i64>($conn)
+            .await?;
+        let refund = Amount::from_minor(balance).unwrap_or(Amount::ZERO);
+        if refund > Amount::ZERO {
+            let rows = transfer_rows(
+                $account,
+                $mode,
+                "card_deletion",
+                (balance_account, wallet),
+                Currency::Usd,
+                refund,
+                $now,
+            )?;
+            if !post_transfer!(
+                $conn,
+                &rows,
+                balance_account,
+                wallet,
+                refund,
+                keep = 0,
+                cap = Amount::MAX.minor()
+            )? {
+                return Err(TxError::Db(DbError::Refused));
+            }
+        }
+        Ok::<Amount, TxError<_>>(refund)
+    }};
+}
+pub(super) use refund_to_wallet;
+
+/// Takes the card's lock (a no-op update of its row): every change to a
+/// card's ledger accounts holds it first, so on PostgreSQL the money steps
+/// of one card are serialised.
+macro_rules! lock_card {
+    ($conn:expr, $card:expr) => {
+        diesel::update(cards::table.filter(cards::id.eq($card)))
+            .set(cards::consecutive_declines.eq(cards::consecutive_declines))
+            .execute($conn)
+            .await
+    };
+}
+pub(super) use lock_card;
