@@ -11,6 +11,7 @@ async fn health_docs_and_openapi_are_served_with_request_ids() {
         assert!(health.headers().contains_key("x-request-id"));
         let body: Value = health.json().await.unwrap();
         assert_eq!(body["data"]["database"], "reachable");
+        assert_eq!(body["data"]["parked_money_jobs"], 0, "{}", db.backend());
 
         let doc: Value = client()
             .get(server.url("/v1/openapi.json"))

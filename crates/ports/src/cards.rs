@@ -31,7 +31,6 @@ pub struct CardRecord {
     pub fee_hold: Amount,
     /// Active or frozen: a deleted card is not read as a record.
     pub state: CardState,
-    pub blocked_due_to_fraud: bool,
     pub pin_3ds_activated: bool,
     /// The client's free-form object, as JSON text.
     pub meta_data: Option<String>,

@@ -44,16 +44,16 @@ impl JobKind {
         matches!(self, JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee)
     }
 
+    pub const ALL: [JobKind; 5] = [
+        JobKind::DeliverWebhook,
+        JobKind::VerifyCardholder,
+        JobKind::SettleCardTransfer,
+        JobKind::CardInactivity,
+        JobKind::CardMaintenanceFee,
+    ];
+
     pub fn parse(value: &str) -> Option<Self> {
-        [
-            JobKind::DeliverWebhook,
-            JobKind::VerifyCardholder,
-            JobKind::SettleCardTransfer,
-            JobKind::CardInactivity,
-            JobKind::CardMaintenanceFee,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == value)
+        Self::ALL.into_iter().find(|k| k.as_str() == value)
     }
 }
 

@@ -54,7 +54,6 @@ struct CardRow {
     fee_hold: i64,
     token_number: Option<String>,
     is_active: bool,
-    blocked_due_to_fraud: bool,
     meta_data: Option<String>,
     created_at: i64,
     fee_anchor_at: i64,
@@ -81,7 +80,6 @@ impl CardRow {
             fee_hold: c.fee_hold.minor(),
             token_number: new.token_number,
             is_active: c.state.is_active(),
-            blocked_due_to_fraud: c.blocked_due_to_fraud,
             meta_data: c.meta_data,
             created_at: c.created_at,
             fee_anchor_at: new.fee_anchor_at,
@@ -115,7 +113,6 @@ impl CardRow {
             } else {
                 CardState::Frozen
             },
-            blocked_due_to_fraud: self.blocked_due_to_fraud,
             pin_3ds_activated: self.pin_3ds_sealed.is_some(),
             meta_data: self.meta_data,
             created_at: self.created_at,

@@ -174,7 +174,6 @@ diesel::table! {
         fee_hold -> BigInt,
         token_number -> Nullable<Text>,
         is_active -> Bool,
-        blocked_due_to_fraud -> Bool,
         consecutive_declines -> Integer,
         last_funded_at -> Nullable<BigInt>,
         last_unloaded_at -> Nullable<BigInt>,

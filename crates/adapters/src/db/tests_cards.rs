@@ -90,7 +90,6 @@ pub(super) async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
             limit: CardLimit::Usd5k,
             fee_hold: amount(300),
             state: domain::cards::state::CardState::Active,
-            blocked_due_to_fraud: false,
             pin_3ds_activated: false,
             meta_data: None,
             created_at: 1,

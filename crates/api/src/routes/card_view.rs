@@ -143,7 +143,8 @@ impl CardView {
             balance: single_only(balance.balance.to_string()),
             available_balance: single_only(balance.available.to_string()),
             book_balance: single_only(balance.balance.to_string()),
-            blocked_due_to_fraud: single.then_some(card.blocked_due_to_fraud),
+            // The service never blocks a card for fraud (see CardState).
+            blocked_due_to_fraud: single.then_some(false),
             pin_3ds_activated: single.then_some(card.pin_3ds_activated),
         }
     }

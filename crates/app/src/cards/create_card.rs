@@ -219,7 +219,6 @@ impl App {
             limit: issue.limit,
             fee_hold: issue.limit.fee_hold(),
             state: CardState::Active,
-            blocked_due_to_fraud: false,
             pin_3ds_activated: false,
             meta_data: issue.meta_data,
             created_at: now,

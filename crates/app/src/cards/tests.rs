@@ -251,7 +251,6 @@ async fn a_transfer_too_soon_is_a_420_with_the_wait() {
             limit: domain::cards::CardLimit::Usd5k,
             fee_hold: Amount::from_const(300),
             state: domain::cards::state::CardState::Active,
-            blocked_due_to_fraud: false,
             pin_3ds_activated: false,
             meta_data: None,
             created_at: 1,

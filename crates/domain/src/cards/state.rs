@@ -65,6 +65,8 @@ pub fn after_debit(declined: Option<DeclineReason>, consecutive_before: i32) -> 
     (consecutive, deletion)
 }
 
+/// What a card is. (The service never blocks a card for fraud: the
+/// contract's `blocked_due_to_fraud` is always false.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CardState {
     Active,

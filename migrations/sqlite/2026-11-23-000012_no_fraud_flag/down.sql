@@ -1,0 +1,1 @@
+ALTER TABLE cards ADD COLUMN blocked_due_to_fraud BOOLEAN NOT NULL DEFAULT FALSE;
