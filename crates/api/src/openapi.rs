@@ -4,7 +4,8 @@
 
 use crate::routes;
 use domain::events::payloads::{
-    CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardTransferSettled, CardholderVerification, WebhookTest,
+    CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardMovement, CardTransferSettled, CardholderVerification,
+    WebhookTest,
 };
 use domain::events::*;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder};
@@ -75,6 +76,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
     components(schemas(
         CardholderVerification,
         CardCreated,
+        CardMovement,
         CardTransferSettled,
         CardDebit,
         CardDeleted,

@@ -17,6 +17,16 @@ const PENDING: &str = "pending";
 const RUNNING: &str = "running";
 pub(super) const FAILED: &str = "failed";
 
+/// The stored kinds of the jobs that move money (`JobKind::moves_money`):
+/// parked, each is a ledger-check breach and counts on `/health`.
+pub(super) fn money_kinds() -> Vec<&'static str> {
+    JobKind::ALL
+        .into_iter()
+        .filter(|k| k.moves_money())
+        .map(JobKind::as_str)
+        .collect()
+}
+
 #[derive(Insertable)]
 #[diesel(table_name = jobs)]
 pub struct JobRow {

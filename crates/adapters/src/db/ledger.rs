@@ -10,7 +10,6 @@ use domain::ids::{AccountId, EntryId};
 use domain::ledger::{AccountKind, Breach, Entry};
 use domain::{Amount, Currency, Mode};
 use ports::StoreError;
-use ports::jobs::JobKind;
 use ports::ledger::LedgerTotal;
 use std::collections::BTreeMap;
 
@@ -340,6 +339,7 @@ impl ports::ledger::LedgerAudit for Db {
                 .await?;
             let parked = jobs::table
                 .filter(jobs::state.eq(super::jobs::FAILED))
+                .filter(jobs::kind.eq_any(super::jobs::money_kinds()))
                 .order(jobs::id)
                 .select((jobs::id, jobs::kind, jobs::subject, jobs::last_error))
                 .load::<(String, String, String, Option<String>)>(conn)
@@ -379,7 +379,6 @@ impl ports::ledger::LedgerAudit for Db {
             .chain(
                 parked
                     .into_iter()
-                    .filter(|(_, kind, ..)| JobKind::parse(kind).is_some_and(JobKind::moves_money))
                     .map(|(job_id, kind, subject, error)| Breach::ParkedMoneyJob {
                         job_id,
                         kind,

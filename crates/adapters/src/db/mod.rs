@@ -263,15 +263,10 @@ impl ports::health::Health for Db {
     async fn parked_money_jobs(&self) -> Result<u64, StoreError> {
         use diesel::{ExpressionMethods, QueryDsl};
         use schema::jobs;
-        let kinds = ports::jobs::JobKind::ALL
-            .into_iter()
-            .filter(|k| k.moves_money())
-            .map(|k| k.as_str());
-        let kinds: Vec<&str> = kinds.collect();
         let parked = with_conn!(self.pool(), |conn| {
             jobs::table
                 .filter(jobs::state.eq(crate::db::jobs::FAILED))
-                .filter(jobs::kind.eq_any(&kinds))
+                .filter(jobs::kind.eq_any(crate::db::jobs::money_kinds()))
                 .count()
                 .get_result::<i64>(conn)
                 .await

@@ -62,13 +62,16 @@ impl PgTarget {
         };
         let mut config = tokio_postgres::Config::from_str(&rest).map_err(|e| format!("database URL: {e}"))?;
         let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let unchecked = || ClientConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions();
+        let tls_builder = || {
+            ClientConfig::builder_with_provider(provider.clone())
+                .with_safe_default_protocol_versions()
+                .map_err(|e| format!("TLS: {e}"))
+        };
         let (ssl_mode, tls) = match (mode.as_deref().unwrap_or("prefer"), root_cert) {
             ("disable", None) => (SslMode::Disable, None),
             (m @ ("prefer" | "require"), None) => {
                 let verifier = Arc::new(Unchecked(provider.signature_verification_algorithms));
-                let tls = unchecked()
-                    .map_err(|e| format!("TLS: {e}"))?
+                let tls = tls_builder()?
                     .dangerous()
                     .with_custom_certificate_verifier(verifier)
                     .with_no_client_auth();
@@ -80,8 +83,7 @@ impl PgTarget {
                 (ssl_mode, Some(tls))
             }
             ("verify-full", Some(root_cert)) => {
-                let tls = unchecked()
-                    .map_err(|e| format!("TLS: {e}"))?
+                let tls = tls_builder()?
                     .with_root_certificates(roots(&root_cert)?)
                     .with_no_client_auth();
                 (SslMode::Require, Some(tls))

@@ -8,7 +8,7 @@ use super::CardError;
 use crate::events::data_of;
 use crate::{App, Caller, RequestError};
 use domain::cards::authorization::{Decision, DeclineReason};
-use domain::events::payloads::{CardDebit, CardDeleted, Event};
+use domain::events::payloads::{CardDebit, CardDeleted, CardMovement, Event};
 use domain::gmt::month_bounds;
 use domain::ids::{AccountId, CardId, EventId};
 use domain::{Amount, Currency, InvalidInput, Mode, required};
@@ -125,18 +125,20 @@ impl App {
         let (reference, descriptor, amount) = (debit.reference.clone(), debit.descriptor.clone(), debit.amount);
         let issuer_reference = id.clone();
         let declined = move |cardholder_id: String, reason: DeclineReason| CardDebit {
-            card_id: card_id.clone(),
-            cardholder_id,
-            amount: amount.to_string(),
-            currency: Currency::Usd.code(),
-            transaction_reference: reference.clone(),
+            movement: CardMovement {
+                card_id: card_id.clone(),
+                cardholder_id,
+                amount: amount.to_string(),
+                currency: Currency::Usd.code(),
+                transaction_reference: reference.clone(),
+                livemode: mode.is_live(),
+                issuing_app_id: issuing_app_id.clone(),
+                card_transaction_type: "DEBIT",
+                transaction_date: domain::gmt::format(now),
+                transaction_timestamp: now,
+            },
             issuer_transaction_reference: issuer_reference.clone(),
             description: Some(descriptor.clone()),
-            livemode: mode.is_live(),
-            issuing_app_id: issuing_app_id.clone(),
-            card_transaction_type: "DEBIT",
-            transaction_date: domain::gmt::format(now),
-            transaction_timestamp: now,
             decline_reason: Some(reason.text()),
             decline_code: Some(reason.code()),
         };
@@ -162,12 +164,13 @@ impl App {
                 if let Decision::Decline(reason) = outcome.decision {
                     let payload = declined(outcome.cardholder_id.to_string(), reason);
                     if outcome.card_deleted {
+                        let moved = &payload.movement;
                         let deleted = CardDeleted {
-                            card_id: payload.card_id.clone(),
-                            cardholder_id: payload.cardholder_id.clone(),
+                            card_id: moved.card_id.clone(),
+                            cardholder_id: moved.cardholder_id.clone(),
                             reason: reason.code().to_string(),
                             livemode: mode.is_live(),
-                            issuing_app_id: payload.issuing_app_id.clone(),
+                            issuing_app_id: moved.issuing_app_id.clone(),
                         };
                         notices.push(notice(1, Event::CardDeleteSuccessful(deleted)));
                     }

@@ -9,7 +9,7 @@ use domain::Currency;
 use domain::Mode;
 use domain::cards::state::DeletionReason;
 use domain::cards::{INACTIVITY_NOTICE_SECS, first_fee_due, inactivity_deadline, next_anniversary};
-use domain::events::payloads::{CardDebit, CardDeleteNotice, CardDeleted, Event};
+use domain::events::payloads::{CardDebit, CardDeleteNotice, CardDeleted, CardMovement, Event};
 use domain::gmt;
 use domain::ids::{AccountId, CardId, JobId};
 use ports::StoreError;
@@ -172,18 +172,20 @@ impl App {
         let id = format!("ctx_{}", self.ports.ids.unique());
         let reference = format!("fee_{card}_{}", gmt::month_key(due));
         let fee = Event::CardMaintenanceFeeSuccessful(CardDebit {
-            card_id: card.to_string(),
-            cardholder_id: state.cardholder_id.to_string(),
-            amount: state.fee_hold.to_string(),
-            currency: Currency::Usd.code(),
-            transaction_reference: reference.clone(),
+            movement: CardMovement {
+                card_id: card.to_string(),
+                cardholder_id: state.cardholder_id.to_string(),
+                amount: state.fee_hold.to_string(),
+                currency: Currency::Usd.code(),
+                transaction_reference: reference.clone(),
+                livemode: mode.is_live(),
+                issuing_app_id: account.to_string(),
+                card_transaction_type: "DEBIT",
+                transaction_date: gmt::format(now),
+                transaction_timestamp: now,
+            },
             issuer_transaction_reference: id.clone(),
             description: None,
-            livemode: mode.is_live(),
-            issuing_app_id: account.to_string(),
-            card_transaction_type: "DEBIT",
-            transaction_date: gmt::format(now),
-            transaction_timestamp: now,
             decline_reason: None,
             decline_code: None,
         });

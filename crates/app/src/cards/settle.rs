@@ -6,7 +6,7 @@
 use crate::App;
 use domain::Currency;
 use domain::cards::transfer::{Settlement, TransferKind, TransferState};
-use domain::events::payloads::{CardTransferSettled, Event};
+use domain::events::payloads::{CardMovement, CardTransferSettled, Event};
 use domain::ids::TransferId;
 use ports::StoreError;
 use ports::cards::{Settled, SettlementItem, Transfer};
@@ -112,19 +112,21 @@ impl App {
     ) -> Result<SettlementItem, StoreError> {
         let now = self.now_for(&transfer.account_id, transfer.mode).await?;
         let payload = CardTransferSettled {
-            card_id: transfer.card_id.to_string(),
-            cardholder_id: transfer.cardholder_id.to_string(),
-            amount: transfer.amount.to_string(),
-            currency: Currency::Usd.code(),
-            transaction_reference: transfer.transaction_reference.clone(),
-            livemode: transfer.mode.is_live(),
-            issuing_app_id: transfer.account_id.to_string(),
-            card_transaction_type: match transfer.kind {
-                TransferKind::Fund => "CREDIT",
-                TransferKind::Unload => "UNLOAD",
+            movement: CardMovement {
+                card_id: transfer.card_id.to_string(),
+                cardholder_id: transfer.cardholder_id.to_string(),
+                amount: transfer.amount.to_string(),
+                currency: Currency::Usd.code(),
+                transaction_reference: transfer.transaction_reference.clone(),
+                livemode: transfer.mode.is_live(),
+                issuing_app_id: transfer.account_id.to_string(),
+                card_transaction_type: match transfer.kind {
+                    TransferKind::Fund => "CREDIT",
+                    TransferKind::Unload => "UNLOAD",
+                },
+                transaction_date: domain::gmt::format(now),
+                transaction_timestamp: now,
             },
-            transaction_date: domain::gmt::format(now),
-            transaction_timestamp: now,
             error_description: failure.map(str::to_string),
         };
         let event = match (transfer.kind, settlement) {

@@ -46,11 +46,10 @@ pub struct CardCreated {
     pub migrated_from: Option<String>,
 }
 
-/// `card_credit_event.*` and `card_unload_event.*`: a funding or an
-/// unloading settled.
+/// What every event about money moving on a card carries.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(ToSchema))]
-pub struct CardTransferSettled {
+pub struct CardMovement {
     pub card_id: String,
     pub cardholder_id: String,
     /// In cents.
@@ -59,11 +58,20 @@ pub struct CardTransferSettled {
     pub transaction_reference: String,
     pub livemode: bool,
     pub issuing_app_id: String,
-    /// CREDIT or UNLOAD
+    /// CREDIT, UNLOAD or DEBIT
     pub card_transaction_type: &'static str,
     /// GMT, as the contract writes dates.
     pub transaction_date: String,
     pub transaction_timestamp: i64,
+}
+
+/// `card_credit_event.*` and `card_unload_event.*`: a funding or an
+/// unloading settled.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(ToSchema))]
+pub struct CardTransferSettled {
+    #[serde(flatten)]
+    pub movement: CardMovement,
     /// Why it failed (`.failed` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_description: Option<String>,
@@ -74,22 +82,12 @@ pub struct CardTransferSettled {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(ToSchema))]
 pub struct CardDebit {
-    pub card_id: String,
-    pub cardholder_id: String,
-    /// In cents.
-    pub amount: String,
-    pub currency: &'static str,
-    pub transaction_reference: String,
+    #[serde(flatten)]
+    pub movement: CardMovement,
     pub issuer_transaction_reference: String,
     /// The merchant's descriptor (declines only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
-    pub livemode: bool,
-    pub issuing_app_id: String,
-    /// DEBIT
-    pub card_transaction_type: &'static str,
-    pub transaction_date: String,
-    pub transaction_timestamp: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decline_reason: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
