@@ -7,7 +7,7 @@ use crate::cards::{Sandbox, event};
 use crate::harness::{Server, ledger_check};
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
-use domain::gmt;
+use domain::Timestamp;
 use serde_json::{Value, json};
 
 const FEE: &str = "card_maintenance_fee_event.successful";
@@ -36,9 +36,9 @@ async fn a_client_reference_cannot_skip_the_maintenance_fee() {
         // The references the fee of each of the next two anniversaries once
         // used, taken first by the client: an unload the network declines
         // (amounts ending in 0013) and a debit.
-        let created = now();
-        let first = format!("fee_{card}_{}", gmt::month_key(gmt::add_months(created, 1)));
-        let second = format!("fee_{card}_{}", gmt::month_key(gmt::add_months(created, 2)));
+        let created = Timestamp::from_unix(now());
+        let first = format!("fee_{card}_{}", created.add_months(1).month_key());
+        let second = format!("fee_{card}_{}", created.add_months(2).month_key());
         let a = s
             .patch(
                 "/cards/unload_card_asynchronously",

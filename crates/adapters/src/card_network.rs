@@ -7,7 +7,7 @@ use chrono::{DateTime, Datelike};
 use domain::cards::pan::{check_bin, luhn_check_digit};
 use domain::cards::{CardType, VALIDITY_YEARS};
 use domain::ids::CardId;
-use domain::{Amount, InvalidInput, Secret};
+use domain::{Amount, InvalidInput, Secret, Timestamp};
 use ports::card_network::{CardNetwork, IssuedCard, NetworkDecline};
 use rand::Rng;
 use rand::rngs::OsRng;
@@ -44,7 +44,8 @@ impl NetworkSimulator {
 
 #[async_trait]
 impl CardNetwork for NetworkSimulator {
-    async fn issue(&self, _card_type: CardType, now: i64) -> IssuedCard {
+    async fn issue(&self, _card_type: CardType, now: Timestamp) -> IssuedCard {
+        let now = now.unix();
         let body = format!("{}{}", self.bin, Self::digits(15 - self.bin.len()));
         let pan = format!("{body}{}", luhn_check_digit(&body));
         let issued = DateTime::from_timestamp(now, 0).unwrap_or_default();
@@ -76,7 +77,7 @@ mod tests {
         let now = 1_795_305_600; // 2026-11-22
         let mut seen = std::collections::HashSet::new();
         for _ in 0..200 {
-            let card = network.issue(CardType::Virtual, now).await;
+            let card = network.issue(CardType::Virtual, Timestamp::from_unix(now)).await;
             let pan = card.pan.expose();
             assert_eq!(pan.len(), 16);
             assert!(pan.starts_with("539983"));

@@ -1,6 +1,6 @@
 //! The real clock and randomness.
 
-use domain::Secret;
+use domain::{Secret, Timestamp};
 use ports::clock::Clock;
 use ports::ids::Ids;
 use rand::Rng;
@@ -10,11 +10,11 @@ use rand::rngs::OsRng;
 pub struct SystemClock;
 
 impl Clock for SystemClock {
-    fn now(&self) -> i64 {
+    fn now(&self) -> Timestamp {
         let since_epoch = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .unwrap_or_default();
-        i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX)
+        Timestamp::from_unix(i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX))
     }
 }
 

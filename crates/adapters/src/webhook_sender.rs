@@ -36,7 +36,7 @@ impl WebhookSender for HttpWebhookSender {
     async fn send(&self, request: WebhookRequest) -> WebhookResponse {
         let secret = request.webhook_secret.expose();
         let legacy = aes_everywhere::encrypt(secret.as_bytes(), &request.secret_key);
-        let signature = signature::sign(secret, request.timestamp, request.body.as_bytes());
+        let signature = signature::sign(secret, request.timestamp.unix(), request.body.as_bytes());
         let started = Instant::now();
         let result = self
             .client
@@ -91,7 +91,7 @@ mod tests {
             .send(WebhookRequest {
                 url: format!("http://127.0.0.1:{port}/hooks?token=integrator-s3cret"),
                 body: "{}".into(),
-                timestamp: 1,
+                timestamp: domain::Timestamp::from_unix(1),
                 webhook_secret: domain::Secret::new("whsec_x".into()),
                 secret_key: domain::Secret::new("sk_test_x".into()),
             })

@@ -32,7 +32,7 @@ fn authenticating() -> Mocks {
         )
     });
     m.vault.expect_lookup_hash().returning(|k| format!("h:{k}"));
-    m.clock.expect_now().return_const(1_000i64);
+    m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
     m.test_clocks.expect_offset().returning(|_| Ok(0));
     m
 }
@@ -80,7 +80,7 @@ async fn health_is_503_when_the_database_is_unreachable_and_says_nothing_interna
     let mut m = Mocks::default();
     m.health
         .expect_ping()
-        .returning(|| Err(StoreError("connection refused to 10.0.0.1".into())));
+        .returning(|| Err(StoreError::new("connection refused to 10.0.0.1")));
     let (status, _, body) = call(m, test::TestRequest::get().uri("/health")).await;
     assert_eq!(status, 503);
     assert_eq!(body["code"], "storage_unavailable");

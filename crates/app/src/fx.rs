@@ -58,12 +58,12 @@ mod tests {
     #[tokio::test]
     async fn granted_returns_the_configured_rates() {
         let mut m = Mocks::default();
-        m.clock.expect_now().return_const(900i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(900));
         m.test_clocks.expect_offset().return_once(|_| Ok(100));
         m.rate_limits
             .expect_acquire()
             .withf(|_, mode, action, _, window, now| {
-                *mode == Mode::Test && action == "fx_rate" && *window == 60 && *now == 1_000
+                *mode == Mode::Test && action == "fx_rate" && *window == 60 && now.unix() == 1_000
             })
             .return_once(|_, _, _, _, _, _| Ok(Permit::Granted));
         let rates = m.app().get_fx_rate(&caller(Mode::Test)).await.unwrap();
@@ -73,7 +73,7 @@ mod tests {
     #[tokio::test]
     async fn denied_is_rate_limited_with_retry_after() {
         let mut m = Mocks::default();
-        m.clock.expect_now().return_const(1_000i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.rate_limits
             .expect_acquire()
             .withf(|account, mode, action, subject, _, _| {

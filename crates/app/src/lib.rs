@@ -19,7 +19,7 @@ pub use error::RequestError;
 use domain::cardholders::registration::Regions;
 use domain::fx::FxRates;
 use domain::ids::AccountId;
-use domain::{Amount, Mode, Secret};
+use domain::{Amount, Mode, Secret, Timestamp};
 use ports::StoreError;
 use ports::accounts::AccountStore;
 use ports::card_network::CardNetwork;
@@ -89,12 +89,38 @@ impl App {
 
     /// Now, as the caller's mode sees it: real time in live mode, the
     /// account's test clock in the sandbox. Every time rule reads this.
-    pub(crate) async fn now_for(&self, account: &AccountId, mode: Mode) -> Result<i64, StoreError> {
-        let now = self.ports.clock.now();
-        Ok(match mode {
-            Mode::Live => now,
-            Mode::Test => now + self.ports.test_clocks.offset(account).await?,
+    pub(crate) async fn now_for(&self, account: &AccountId, mode: Mode) -> Result<Timestamp, StoreError> {
+        Ok(self.clock_for(account, mode).await?.now)
+    }
+
+    /// One reading of the mode's clock, for a use case that also plans
+    /// jobs at times of that clock.
+    pub(crate) async fn clock_for(&self, account: &AccountId, mode: Mode) -> Result<ModeClock, StoreError> {
+        let ahead_secs = match mode {
+            Mode::Live => 0,
+            Mode::Test => self.ports.test_clocks.offset(account).await?,
+        };
+        Ok(ModeClock {
+            now: self.ports.clock.now().plus(ahead_secs),
+            ahead_secs,
         })
+    }
+}
+
+/// A mode's time, read once: `now` on the mode's clock, and how far that
+/// clock runs ahead of the real one (0 in live mode). The only place a
+/// sandbox time becomes a real one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModeClock {
+    pub now: Timestamp,
+    pub ahead_secs: i64,
+}
+
+impl ModeClock {
+    /// When the real clock, which the job runner reads, reaches `at` of
+    /// this mode's clock.
+    pub fn real_time_of(self, at: Timestamp) -> Timestamp {
+        at.minus(self.ahead_secs)
     }
 }
 

@@ -3,7 +3,7 @@
 //! forward in time, so every time rule can be tried without waiting.
 //! Live mode always runs on real time.
 
-use crate::{App, Caller, RequestError};
+use crate::{App, Caller, ModeClock, RequestError};
 use domain::{InvalidInput, Mode};
 
 /// One jump at most ten years, so offsets stay far from overflow.
@@ -12,15 +12,8 @@ const MAX_ADVANCE_SECS: i64 = 10 * 366 * 86_400;
 /// The sandbox clock runs at most a century ahead: dates stay dates.
 const MAX_OFFSET_SECS: i64 = 100 * 366 * 86_400;
 
-/// The sandbox's time and how far it is ahead of real time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TestClock {
-    pub now: i64,
-    pub offset_secs: i64,
-}
-
 impl App {
-    pub async fn advance_test_clock(&self, caller: &Caller, seconds: i64) -> Result<TestClock, RequestError> {
+    pub async fn advance_test_clock(&self, caller: &Caller, seconds: i64) -> Result<ModeClock, RequestError> {
         if caller.mode != Mode::Test {
             return Err(RequestError::SandboxOnly);
         }
@@ -33,22 +26,18 @@ impl App {
             let rule = format!("the sandbox clock may run at most {MAX_OFFSET_SECS} seconds (a century) ahead");
             return Err(InvalidInput::new("seconds", rule).into());
         }
-        let offset_secs = self.ports.test_clocks.advance(&caller.account_id, seconds).await?;
-        Ok(TestClock {
-            now: self.ports.clock.now() + offset_secs,
-            offset_secs,
+        let ahead_secs = self.ports.test_clocks.advance(&caller.account_id, seconds).await?;
+        Ok(ModeClock {
+            now: self.ports.clock.now().plus(ahead_secs),
+            ahead_secs,
         })
     }
 
-    pub async fn get_test_clock(&self, caller: &Caller) -> Result<TestClock, RequestError> {
+    pub async fn get_test_clock(&self, caller: &Caller) -> Result<ModeClock, RequestError> {
         if caller.mode != Mode::Test {
             return Err(RequestError::SandboxOnly);
         }
-        let offset_secs = self.ports.test_clocks.offset(&caller.account_id).await?;
-        Ok(TestClock {
-            now: self.ports.clock.now() + offset_secs,
-            offset_secs,
-        })
+        Ok(self.clock_for(&caller.account_id, caller.mode).await?)
     }
 }
 
@@ -60,14 +49,14 @@ mod tests {
     #[tokio::test]
     async fn advancing_moves_the_sandbox_clock() {
         let mut m = Mocks::default();
-        m.clock.expect_now().return_const(1_000i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.test_clocks.expect_offset().returning(|_| Ok(100));
         m.test_clocks
             .expect_advance()
             .withf(|_, s| *s == 301)
             .returning(|_, _| Ok(401));
         let clock = m.app().advance_test_clock(&caller(Mode::Test), 301).await.unwrap();
-        assert_eq!((clock.now, clock.offset_secs), (1_401, 401));
+        assert_eq!((clock.now.unix(), clock.ahead_secs), (1_401, 401));
     }
 
     #[tokio::test]

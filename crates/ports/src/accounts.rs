@@ -1,6 +1,6 @@
 use crate::StoreError;
-use domain::Mode;
 use domain::ids::AccountId;
+use domain::{Mode, Timestamp};
 
 /// A secret API key as stored: a lookup hash and the key sealed under the
 /// master key (the key is also the passphrase of encrypted PIN fields).
@@ -23,7 +23,7 @@ pub struct NewAccount {
     pub test_webhook_secret_sealed: Vec<u8>,
     pub live_webhook_secret_sealed: Vec<u8>,
     pub keys: [StoredKey; 2],
-    pub created_at: i64,
+    pub created_at: Timestamp,
 }
 
 /// Changes to an account, at least one; `None` leaves a field as it is.

@@ -1,3 +1,4 @@
+use domain::Timestamp;
 use domain::cards::CardType;
 use domain::ids::CardId;
 use domain::{Amount, Secret};
@@ -22,7 +23,7 @@ pub struct NetworkDecline(pub String);
 #[async_trait::async_trait]
 pub trait CardNetwork: Send + Sync {
     /// Issues a card at `now` (Unix seconds): number, CVV and expiry.
-    async fn issue(&self, card_type: CardType, now: i64) -> IssuedCard;
+    async fn issue(&self, card_type: CardType, now: Timestamp) -> IssuedCard;
 
     /// Moves `amount` onto the card at the network.
     async fn load(&self, card: &CardId, amount: Amount) -> Result<(), NetworkDecline>;

@@ -1,10 +1,10 @@
 use crate::StoreError;
 use crate::events::NewEvent;
 use crate::jobs::NewJob;
-use domain::Mode;
 use domain::cards::authorization::Decision;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::{Amount, Currency};
+use domain::{Mode, Timestamp};
 
 /// A debit the network asks to post on a card.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,7 +26,7 @@ pub struct DebitAttempt {
     pub enriched_data: String,
     /// A network-forced post: may take the balance below zero.
     pub forced: bool,
-    pub now: i64,
+    pub now: Timestamp,
 }
 
 /// What became of a debit; declines are recorded too.
@@ -43,20 +43,14 @@ pub struct DebitOutcome {
 /// it, the store calls it inside the debit's transaction.
 pub type Notices = Box<dyn Fn(&DebitOutcome) -> Vec<(NewEvent, NewJob)> + Send + Sync>;
 
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum DebitError {
     #[error("card_id: no card with this id")]
     CardNotFound,
     #[error("transaction_reference: this reference was already used")]
     ReferenceUsed,
-    #[error("storage failed: {0}")]
-    Store(String),
-}
-
-impl From<StoreError> for DebitError {
-    fn from(e: StoreError) -> Self {
-        DebitError::Store(e.0)
-    }
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
 /// An approved card transaction (declines are recorded, never listed).
@@ -74,7 +68,7 @@ pub struct CardTransaction {
     pub merchant_category_code: Option<String>,
     /// The enriched_data object, as JSON text.
     pub enriched_data: String,
-    pub created_at: i64,
+    pub created_at: Timestamp,
 }
 
 /// How a transaction is looked up by reference.
@@ -95,8 +89,13 @@ pub trait CardTransactionStore: Send + Sync {
 
     /// Whether the card was charged by `merchant_name` between `from`
     /// (inclusive) and `to` (exclusive).
-    async fn charged_between(&self, card: &CardId, merchant_name: &str, from: i64, to: i64)
-    -> Result<bool, StoreError>;
+    async fn charged_between(
+        &self,
+        card: &CardId,
+        merchant_name: &str,
+        from: Timestamp,
+        to: Timestamp,
+    ) -> Result<bool, StoreError>;
 
     /// A page of the card's approved debits, newest first, optionally
     /// between two times (inclusive).
@@ -106,7 +105,7 @@ pub trait CardTransactionStore: Send + Sync {
         mode: Mode,
         card: &CardId,
         page: domain::paging::Page,
-        between: Option<(i64, i64)>,
+        between: Option<(Timestamp, Timestamp)>,
     ) -> Result<Vec<CardTransaction>, StoreError>;
 
     async fn transaction(

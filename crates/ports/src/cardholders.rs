@@ -1,10 +1,10 @@
 use crate::StoreError;
 use crate::events::NewEvent;
 use crate::jobs::NewJob;
-use domain::Mode;
 use domain::cardholders::{CardholderStatus, Registration};
 use domain::ids::{AccountId, CardholderId};
 use domain::paging::Page;
+use domain::{Mode, Timestamp};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CardholderRecord {
@@ -17,7 +17,7 @@ pub struct CardholderRecord {
     pub error_description: Option<String>,
     /// The client's free-form object, as JSON text.
     pub meta_data: Option<String>,
-    pub created_at: i64,
+    pub created_at: Timestamp,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -81,7 +81,13 @@ pub trait CardholderStore: Send + Sync {
     async fn update_profile(&self, record: CardholderRecord) -> Result<bool, SaveCardholderError>;
 
     /// `false` when there was no such cardholder.
-    async fn delete(&self, account: &AccountId, mode: Mode, id: &CardholderId, now: i64) -> Result<bool, StoreError>;
+    async fn delete(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        id: &CardholderId,
+        now: Timestamp,
+    ) -> Result<bool, StoreError>;
 
     /// Newest first, and the total.
     async fn list(

@@ -1,6 +1,7 @@
 use crate::StoreError;
 use crate::events::NewEvent;
 use crate::jobs::NewJob;
+use domain::Timestamp;
 use domain::cards::state::{CardState, DeletionReason};
 use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use domain::cards::{CardLimit, CardType};
@@ -34,7 +35,7 @@ pub struct CardRecord {
     pub pin_3ds_activated: bool,
     /// The client's free-form object, as JSON text.
     pub meta_data: Option<String>,
-    pub created_at: i64,
+    pub created_at: Timestamp,
     /// The card's ledger balance in cents (read, never written, here).
     pub balance: i64,
 }
@@ -57,7 +58,7 @@ pub struct NewCard {
     pub token_number: Option<String>,
     pub funding: Funding,
     /// When its fee anniversaries count from (see [`RuleState`]).
-    pub fee_anchor_at: i64,
+    pub fee_anchor_at: Timestamp,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -87,11 +88,11 @@ pub struct Transfer {
     pub amount: Amount,
     pub transaction_reference: String,
     pub state: TransferState,
-    pub created_at: i64,
+    pub created_at: Timestamp,
 }
 
 /// Why a fund or unload request was refused; nothing was reserved.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum ReserveError {
     #[error("card_id: no card with this id")]
     CardNotFound,
@@ -119,7 +120,7 @@ pub struct SettlementItem {
     /// The event that reports it, and the event's delivery.
     pub event: NewEvent,
     pub delivery: NewJob,
-    pub now: i64,
+    pub now: Timestamp,
 }
 
 /// What became of one settlement.
@@ -142,14 +143,14 @@ pub struct RuleState {
     pub account_id: AccountId,
     pub mode: Mode,
     pub cardholder_id: CardholderId,
-    pub created_at: i64,
+    pub created_at: Timestamp,
     /// When the fee anniversaries count from: the card's creation, or for
     /// a migrated card that of the card it replaced.
-    pub fee_anchor_at: i64,
+    pub fee_anchor_at: Timestamp,
     /// The last month (YYYYMM) whose fee was handled, if any.
     pub fee_month: Option<i32>,
     /// The last approved debit, if any.
-    pub last_activity_at: Option<i64>,
+    pub last_activity_at: Option<Timestamp>,
     pub fee_hold: Amount,
     /// Why the card was deleted, if it was.
     pub deleted: Option<DeletionReason>,
@@ -167,7 +168,7 @@ pub struct FeeCharge {
     /// own, never taken from the clients' namespace.
     pub reference: String,
     pub fee: Amount,
-    pub now: i64,
+    pub now: Timestamp,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,7 +188,7 @@ pub struct DetailsToken {
     pub account_id: AccountId,
     pub mode: Mode,
     pub card_id: CardId,
-    pub expires_at: i64,
+    pub expires_at: Timestamp,
     /// Redeemed already (a new token is stored unused).
     pub used: bool,
 }
@@ -205,7 +206,13 @@ pub trait CardStore: Send + Sync {
     /// it (deleting the source card of a migration), with the creation
     /// event, in one transaction.
     /// `jobs`: the event's delivery and the card's time rules.
-    async fn create(&self, card: NewCard, event: NewEvent, jobs: Vec<NewJob>, now: i64) -> Result<(), CreateCardError>;
+    async fn create(
+        &self,
+        card: NewCard,
+        event: NewEvent,
+        jobs: Vec<NewJob>,
+        now: Timestamp,
+    ) -> Result<(), CreateCardError>;
 
     /// What the time rules read of a card, deleted or not.
     async fn rule_state(&self, id: &CardId) -> Result<Option<RuleState>, StoreError>;
@@ -256,7 +263,7 @@ pub trait CardStore: Send + Sync {
         mode: Mode,
         id: &CardId,
         reason: DeletionReason,
-        now: i64,
+        now: Timestamp,
         notice: Option<(NewEvent, NewJob)>,
     ) -> Result<Option<Amount>, StoreError>;
 
@@ -276,10 +283,10 @@ pub trait CardStore: Send + Sync {
 
     /// Stores a new token, and removes the account's and mode's tokens
     /// that can no longer be redeemed at `now` (expired or used).
-    async fn insert_details_token(&self, hash: String, token: DetailsToken, now: i64) -> Result<(), StoreError>;
+    async fn insert_details_token(&self, hash: String, token: DetailsToken, now: Timestamp) -> Result<(), StoreError>;
 
     async fn find_details_token(&self, hash: &str) -> Result<Option<DetailsToken>, StoreError>;
 
     /// Marks the token used if unused and unexpired at `now`; `false` otherwise.
-    async fn consume_details_token(&self, hash: &str, now: i64) -> Result<bool, StoreError>;
+    async fn consume_details_token(&self, hash: &str, now: Timestamp) -> Result<bool, StoreError>;
 }

@@ -1,6 +1,8 @@
-/// Time, read through a port so that time rules can be tested.
+use domain::Timestamp;
+
+/// The real clock, read through a port so that time rules can be tested.
+/// A sandbox's time is this plus the account's test-clock offset.
 #[cfg_attr(feature = "mocks", mockall::automock)]
 pub trait Clock: Send + Sync {
-    /// Unix seconds.
-    fn now(&self) -> i64;
+    fn now(&self) -> Timestamp;
 }

@@ -1,9 +1,9 @@
 use crate::StoreError;
 use crate::jobs::NewJob;
-use domain::Mode;
 use domain::events::DeliveryState;
 use domain::ids::{AccountId, EventId};
 use domain::paging::Page;
+use domain::{Mode, Timestamp};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewEvent {
@@ -13,7 +13,7 @@ pub struct NewEvent {
     pub event: &'static str,
     /// The event's `data` object, as JSON text.
     pub data: String,
-    pub created_at: i64,
+    pub created_at: Timestamp,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,16 +22,16 @@ pub struct EventRecord {
     pub mode: Mode,
     pub event: String,
     pub data: String,
-    pub created_at: i64,
+    pub created_at: Timestamp,
     pub delivery_state: DeliveryState,
     pub attempts: u32,
-    pub delivered_at: Option<i64>,
+    pub delivered_at: Option<Timestamp>,
 }
 
 /// What one delivery attempt met.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AttemptOutcome {
-    pub attempted_at: i64,
+    pub attempted_at: Timestamp,
     pub url: String,
     pub status_code: Option<u16>,
     pub error: Option<String>,

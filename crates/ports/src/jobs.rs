@@ -1,7 +1,7 @@
 use crate::StoreError;
-use domain::Mode;
 use domain::ids::{AccountId, JobId};
 use domain::retry::RetrySchedule;
+use domain::{Mode, Timestamp};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum JobKind {
@@ -64,7 +64,7 @@ pub struct NewJob {
     pub kind: JobKind,
     pub subject: String,
     pub max_attempts: u32,
-    pub run_at: i64,
+    pub run_at: Timestamp,
 }
 
 /// A job a worker has claimed (leased) and must finish, reschedule or park.
@@ -91,7 +91,7 @@ pub struct JobSummary {
     pub state: String,
     pub attempts: u32,
     pub max_attempts: u32,
-    pub run_at: i64,
+    pub run_at: Timestamp,
     pub last_error: Option<String>,
 }
 
@@ -101,7 +101,7 @@ pub trait JobStore: Send + Sync {
     /// Leases up to `limit` due jobs (pending and due, or running with an
     /// expired lease) for `lease_secs`. No job is leased twice at once, in
     /// any number of processes.
-    async fn claim(&self, now: i64, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError>;
+    async fn claim(&self, now: Timestamp, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError>;
 
     /// Stores a job that no other change goes with (a time rule's next run).
     async fn schedule(&self, job: NewJob, account: &AccountId, mode: Mode) -> Result<(), StoreError>;
@@ -110,10 +110,10 @@ pub trait JobStore: Send + Sync {
     async fn complete(&self, ids: &[JobId]) -> Result<(), StoreError>;
 
     /// Back to pending, due at `run_at`, keeping `error`.
-    async fn reschedule(&self, id: &JobId, error: &str, run_at: i64, now: i64) -> Result<(), StoreError>;
+    async fn reschedule(&self, id: &JobId, error: &str, run_at: Timestamp, now: Timestamp) -> Result<(), StoreError>;
 
     /// Gives up: the job is kept as failed with its last error.
-    async fn park(&self, id: &JobId, error: &str, now: i64) -> Result<(), StoreError>;
+    async fn park(&self, id: &JobId, error: &str, now: Timestamp) -> Result<(), StoreError>;
 
     /// Pending, running and failed jobs (only failed ones with
     /// `failed_only`), oldest first.
@@ -121,5 +121,5 @@ pub trait JobStore: Send + Sync {
 
     /// A parked job back to pending, due now, with a fresh set of attempts.
     /// `false` when no parked job has this id.
-    async fn retry(&self, id: &JobId, now: i64) -> Result<bool, StoreError>;
+    async fn retry(&self, id: &JobId, now: Timestamp) -> Result<bool, StoreError>;
 }

@@ -26,10 +26,42 @@ pub mod webhooks;
 use domain::{DomainError, ErrorKind};
 
 /// Storage failed in a way the caller cannot fix (connection lost, pool
-/// exhausted, an unexpected database error). The detail is for logs only.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("storage failed: {0}")]
-pub struct StoreError(pub String);
+/// exhausted, an unexpected database error). It keeps its cause, typed,
+/// for logs and for callers that look into it (`std::error::Error::source`
+/// and `downcast_ref`); the API shows neither.
+#[derive(Debug, Clone)]
+pub struct StoreError {
+    cause: std::sync::Arc<dyn std::error::Error + Send + Sync>,
+}
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "storage failed: {}", self.cause)
+    }
+}
+
+/// Written by hand: a derived `source` would answer the `Arc` itself,
+/// which hides the cause's type from `downcast_ref`.
+impl std::error::Error for StoreError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&*self.cause)
+    }
+}
+
+impl StoreError {
+    /// A failure with its cause: an error value, or a message where the
+    /// store found something wrong itself (an unreadable row).
+    pub fn new(cause: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        StoreError {
+            cause: cause.into().into(),
+        }
+    }
+
+    /// The cause, for a caller that needs its type.
+    pub fn cause(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
+        &*self.cause
+    }
+}
 
 impl DomainError for StoreError {
     fn kind(&self) -> ErrorKind {
@@ -37,5 +69,22 @@ impl DomainError for StoreError {
     }
     fn code(&self) -> &'static str {
         "storage_unavailable"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StoreError;
+    use std::error::Error;
+
+    #[test]
+    fn a_store_error_keeps_its_typed_cause() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionRefused, "refused");
+        let e = StoreError::new(io);
+        assert_eq!(e.to_string(), "storage failed: refused");
+        let source = e.source().expect("the cause is the source");
+        let io = source.downcast_ref::<std::io::Error>().expect("typed");
+        assert_eq!(io.kind(), std::io::ErrorKind::ConnectionRefused);
+        assert!(e.cause().is::<std::io::Error>());
     }
 }

@@ -1,3 +1,4 @@
+use domain::Timestamp;
 use domain::{DomainError, ErrorKind, Mode};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
@@ -29,5 +30,5 @@ impl DomainError for ProcessorAuthError {
 pub trait ProcessorAuth: Send + Sync {
     /// The mode whose secret signed the call: it may debit only cards of
     /// that mode.
-    fn verify(&self, signature: Option<String>, body: &[u8], now: i64) -> Result<Mode, ProcessorAuthError>;
+    fn verify(&self, signature: Option<String>, body: &[u8], now: Timestamp) -> Result<Mode, ProcessorAuthError>;
 }

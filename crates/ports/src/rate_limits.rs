@@ -1,6 +1,6 @@
 use crate::StoreError;
-use domain::Mode;
 use domain::ids::AccountId;
+use domain::{Mode, Timestamp};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Permit {
@@ -20,6 +20,6 @@ pub trait RateLimits: Send + Sync {
         action: &str,
         subject: &str,
         window_secs: i64,
-        now: i64,
+        now: Timestamp,
     ) -> Result<Permit, StoreError>;
 }

@@ -1,4 +1,5 @@
 use crate::StoreError;
+use domain::Timestamp;
 use domain::ids::AccountId;
 use domain::{Amount, Currency, Mode};
 
@@ -31,7 +32,7 @@ pub trait WalletStore: Send + Sync {
         currency: Currency,
         amount: Amount,
         max_wallet: Amount,
-        now: i64,
+        now: Timestamp,
     ) -> Result<Amount, FundWalletError>;
 
     async fn balances(&self, account: &AccountId, mode: Mode) -> Result<WalletBalances, StoreError>;

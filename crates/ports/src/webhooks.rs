@@ -1,4 +1,4 @@
-use domain::Secret;
+use domain::{Secret, Timestamp};
 
 /// One signed POST of an event body.
 #[derive(Debug, Clone)]
@@ -6,7 +6,7 @@ pub struct WebhookRequest {
     pub url: String,
     pub body: String,
     /// Unix seconds (real time) signed into `x-issuing-signature`.
-    pub timestamp: i64,
+    pub timestamp: Timestamp,
     pub webhook_secret: Secret<String>,
     pub secret_key: Secret<String>,
 }

@@ -99,7 +99,7 @@ pub async fn list_jobs(db_args: &DbArgs, serve: &ServeArgs, failed: bool) -> any
             "state": job.state,
             "attempts": job.attempts,
             "max_attempts": job.max_attempts,
-            "run_at": job.run_at,
+            "run_at": job.run_at.unix(),
             "last_error": job.last_error,
         });
         println!("{line}");
@@ -145,7 +145,7 @@ pub async fn review_list(db_args: &DbArgs, serve: &ServeArgs) -> anyhow::Result<
             "last_name": r.last_name,
             "country": r.address.country.name(),
             "id_type": r.identity.id_type.as_str(),
-            "created_at": case.created_at,
+            "created_at": case.created_at.unix(),
         });
         println!("{line}");
     }

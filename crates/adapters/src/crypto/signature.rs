@@ -2,7 +2,7 @@
 //! body>">`. The service signs its webhooks this way, and the card
 //! processor signs its authorization requests the same way.
 
-use domain::{Mode, Secret};
+use domain::{Mode, Secret, Timestamp};
 use hmac::{Hmac, Mac};
 use ports::processor_auth::{ProcessorAuth, ProcessorAuthError};
 use sha2::Sha256;
@@ -27,7 +27,8 @@ pub fn sign(secret: &str, timestamp: i64, body: &[u8]) -> String {
 
 /// Whether `header` signs `body` with `secret` within the tolerance of
 /// `now` (compared in constant time).
-pub fn verify(secret: &str, header: &str, body: &[u8], now: i64) -> bool {
+pub fn verify(secret: &str, header: &str, body: &[u8], now: Timestamp) -> bool {
+    let now = now.unix();
     let mut timestamp = None;
     let mut signature = None;
     for part in header.split(',') {
@@ -52,7 +53,7 @@ pub struct ProcessorSecrets {
 }
 
 impl ProcessorAuth for ProcessorSecrets {
-    fn verify(&self, signature: Option<String>, body: &[u8], now: i64) -> Result<Mode, ProcessorAuthError> {
+    fn verify(&self, signature: Option<String>, body: &[u8], now: Timestamp) -> Result<Mode, ProcessorAuthError> {
         let secrets = [(Mode::Live, &self.live), (Mode::Test, &self.test)];
         let configured: Vec<_> = secrets
             .iter()
@@ -77,16 +78,33 @@ mod tests {
     #[test]
     fn a_signature_verifies_only_for_its_body_secret_and_time() {
         let header = sign("s3cret", 1_000, b"{\"a\":1}");
-        assert!(verify("s3cret", &header, b"{\"a\":1}", 1_100));
-        assert!(!verify("s3cret", &header, b"{\"a\":2}", 1_100), "another body");
-        assert!(!verify("other", &header, b"{\"a\":1}", 1_100), "another secret");
-        assert!(!verify("s3cret", &header, b"{\"a\":1}", 1_301), "stale");
-        assert!(!verify("s3cret", "t=1000,v1=zz", b"{}", 1_000));
-        assert!(!verify("s3cret", &header, b"{\"a\":1}", i64::MIN), "no overflow");
-        assert!(!verify("s3cret", "t=-9223372036854775808,v1=00", b"{}", i64::MAX));
+        assert!(verify("s3cret", &header, b"{\"a\":1}", Timestamp::from_unix(1_100)));
+        assert!(
+            !verify("s3cret", &header, b"{\"a\":2}", Timestamp::from_unix(1_100)),
+            "another body"
+        );
+        assert!(
+            !verify("other", &header, b"{\"a\":1}", Timestamp::from_unix(1_100)),
+            "another secret"
+        );
+        assert!(
+            !verify("s3cret", &header, b"{\"a\":1}", Timestamp::from_unix(1_301)),
+            "stale"
+        );
+        assert!(!verify("s3cret", "t=1000,v1=zz", b"{}", Timestamp::from_unix(1_000)));
+        assert!(
+            !verify("s3cret", &header, b"{\"a\":1}", Timestamp::from_unix(i64::MIN)),
+            "no overflow"
+        );
+        assert!(!verify(
+            "s3cret",
+            "t=-9223372036854775808,v1=00",
+            b"{}",
+            Timestamp::from_unix(i64::MAX)
+        ));
         let none = ProcessorSecrets { live: None, test: None };
         assert_eq!(
-            none.verify(Some(header.clone()), b"{}", 1_000),
+            none.verify(Some(header.clone()), b"{}", Timestamp::from_unix(1_000)),
             Err(ProcessorAuthError::Disabled)
         );
     }
@@ -99,19 +117,28 @@ mod tests {
         };
         let body = b"{}";
         let signed = |secret| Some(sign(secret, 1_000, body));
-        assert_eq!(both.verify(signed("live-secret"), body, 1_000), Ok(Mode::Live));
-        assert_eq!(both.verify(signed("test-secret"), body, 1_000), Ok(Mode::Test));
         assert_eq!(
-            both.verify(signed("other"), body, 1_000),
+            both.verify(signed("live-secret"), body, Timestamp::from_unix(1_000)),
+            Ok(Mode::Live)
+        );
+        assert_eq!(
+            both.verify(signed("test-secret"), body, Timestamp::from_unix(1_000)),
+            Ok(Mode::Test)
+        );
+        assert_eq!(
+            both.verify(signed("other"), body, Timestamp::from_unix(1_000)),
             Err(ProcessorAuthError::BadSignature)
         );
-        assert_eq!(both.verify(None, body, 1_000), Err(ProcessorAuthError::BadSignature));
+        assert_eq!(
+            both.verify(None, body, Timestamp::from_unix(1_000)),
+            Err(ProcessorAuthError::BadSignature)
+        );
         let live_only = ProcessorSecrets {
             live: Some(Secret::new("live-secret".into())),
             test: None,
         };
         assert_eq!(
-            live_only.verify(signed("test-secret"), body, 1_000),
+            live_only.verify(signed("test-secret"), body, Timestamp::from_unix(1_000)),
             Err(ProcessorAuthError::BadSignature),
             "no sandbox secret: no sandbox card is debited"
         );

@@ -71,7 +71,7 @@ impl AccountStore for Db {
             live_webhook_secret_sealed: &account.live_webhook_secret_sealed,
             company_address: account.company_address.as_deref(),
             utility_bill_url: account.utility_bill_url.as_deref(),
-            created_at: account.created_at,
+            created_at: account.created_at.unix(),
         };
         let key_rows = &account
             .keys
@@ -81,10 +81,10 @@ impl AccountStore for Db {
                 account_id: account.id.as_str(),
                 livemode: k.mode.is_live(),
                 sealed_key: &k.sealed,
-                created_at: account.created_at,
+                created_at: account.created_at.unix(),
             })
             .collect::<Vec<_>>();
-        let ledger_rows = &opening_ledger_accounts(&account.id, account.created_at);
+        let ledger_rows = &opening_ledger_accounts(&account.id, account.created_at.unix());
         with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
                 diesel::insert_into(accounts::table)

@@ -13,10 +13,9 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::cards::MAX_DEBIT;
 use domain::cards::authorization::{CardSnapshot, DebitRequest, Decision, authorize};
 use domain::cards::state::after_debit;
-use domain::gmt::month_key;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::paging::Page;
-use domain::{Amount, Currency, Mode};
+use domain::{Amount, Currency, Mode, Timestamp};
 use ports::StoreError;
 use ports::card_transactions::{
     CardTransaction, CardTransactionStore, DebitAttempt, DebitError, DebitOutcome, Notices, Reference,
@@ -50,7 +49,7 @@ struct TransactionRow {
 
 impl TransactionRow {
     fn record(self) -> Result<CardTransaction, StoreError> {
-        let corrupt = |what: &str| StoreError(format!("card transaction {} has an unreadable {what}", self.id));
+        let corrupt = |what: &str| StoreError::new(format!("card transaction {} has an unreadable {what}", self.id));
         Ok(CardTransaction {
             amount: Amount::from_minor(self.amount).ok_or_else(|| corrupt("amount"))?,
             currency: Currency::parse("currency", &self.currency).map_err(|_| corrupt("currency"))?,
@@ -63,7 +62,7 @@ impl TransactionRow {
             description: self.description,
             merchant_category_code: self.merchant_category_code,
             enriched_data: self.enriched_data,
-            created_at: self.created_at,
+            created_at: Timestamp::from_unix(self.created_at),
         })
     }
 }
@@ -84,10 +83,10 @@ struct LockedCard {
 #[async_trait::async_trait]
 impl CardTransactionStore for Db {
     async fn debit(&self, attempt: DebitAttempt, notices: Notices) -> Result<DebitOutcome, DebitError> {
-        let (account, mode, now) = (&attempt.account_id, attempt.mode, attempt.now);
+        let (account, mode, now) = (&attempt.account_id, attempt.mode, attempt.now.unix());
         let card = attempt.card_id.as_str();
         let a = attempt.amount.minor();
-        let month = month_key(now);
+        let month = attempt.now.month_key();
         let balance_account = &card_ledger_account_id(card, CardLedger::Balance);
         let spend_account = &card_ledger_account_id(card, CardLedger::Spend);
         let rows = &transfer_rows(
@@ -253,9 +252,11 @@ impl CardTransactionStore for Db {
         &self,
         card: &CardId,
         merchant_name: &str,
-        from: i64,
-        to: i64,
+        from: Timestamp,
+        to: Timestamp,
     ) -> Result<bool, StoreError> {
+        let from = from.unix();
+        let to = to.unix();
         let found = with_conn!(self.pool(), |conn| {
             card_transactions::table
                 .filter(card_transactions::card_id.eq(card.as_str()))
@@ -277,7 +278,7 @@ impl CardTransactionStore for Db {
         mode: Mode,
         card: &CardId,
         page: Page,
-        between: Option<(i64, i64)>,
+        between: Option<(Timestamp, Timestamp)>,
     ) -> Result<Vec<CardTransaction>, StoreError> {
         let rows = with_conn!(self.pool(), |conn| {
             async {
@@ -289,8 +290,8 @@ impl CardTransactionStore for Db {
                 if let Some((from, to)) = between {
                     return of_card
                         .filter(card_transactions::status.eq(APPROVED))
-                        .filter(card_transactions::created_at.ge(from))
-                        .filter(card_transactions::created_at.le(to))
+                        .filter(card_transactions::created_at.ge(from.unix()))
+                        .filter(card_transactions::created_at.le(to.unix()))
                         .order((card_transactions::created_at.desc(), card_transactions::id.desc()))
                         .limit(i64::from(page.size))
                         .offset(page.offset())

@@ -9,11 +9,11 @@ use chrono::NaiveDate;
 use diesel::prelude::*;
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::Mode;
 use domain::cardholders::identity::{IdType, Identity};
 use domain::cardholders::{Address, CardholderStatus, Country, Registration};
 use domain::ids::{AccountId, CardholderId};
 use domain::paging::Page;
+use domain::{Mode, Timestamp};
 use ports::StoreError;
 use ports::cardholders::{CardholderRecord, CardholderStore, Decision, SaveCardholderError};
 use ports::events::NewEvent;
@@ -101,14 +101,14 @@ impl From<CardholderRecord> for CardholderRow {
             blacklisted: r.blacklisted,
             error_description: r.error_description,
             meta_data: r.meta_data,
-            created_at: r.created_at,
+            created_at: r.created_at.unix(),
         }
     }
 }
 
 impl CardholderRow {
     fn record(self) -> Result<CardholderRecord, StoreError> {
-        let corrupt = |what: &str| StoreError(format!("cardholder {} has an unreadable {what}", self.id));
+        let corrupt = |what: &str| StoreError::new(format!("cardholder {} has an unreadable {what}", self.id));
         let country = Country::parse("country", &self.country).map_err(|_| corrupt("country"))?;
         let id_type = IdType::parse(&self.id_type, country).map_err(|_| corrupt("id_type"))?;
         let date_of_birth = match &self.date_of_birth {
@@ -151,7 +151,7 @@ impl CardholderRow {
             blacklisted: self.blacklisted,
             error_description: self.error_description,
             meta_data: self.meta_data,
-            created_at: self.created_at,
+            created_at: Timestamp::from_unix(self.created_at),
         })
     }
 }
@@ -352,7 +352,14 @@ impl CardholderStore for Db {
         Ok(saved?)
     }
 
-    async fn delete(&self, account: &AccountId, mode: Mode, id: &CardholderId, now: i64) -> Result<bool, StoreError> {
+    async fn delete(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        id: &CardholderId,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let now = now.unix();
         let (account, livemode) = live(account, mode);
         let deleted = with_conn!(self.pool(), |conn| {
             diesel::update(

@@ -25,7 +25,7 @@ use domain::cards::transfer::{self, CardGone, Plan, TransferKind, TransferState}
 use domain::cards::{CardLimit, CardType, MAX_BALANCE, funding_fits};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
 use domain::paging::Page;
-use domain::{Amount, Currency, Mode};
+use domain::{Amount, Currency, Mode, Timestamp};
 use ports::StoreError;
 use ports::cards::{
     CardRecord, CardStore, CreateCardError, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, PinKind,
@@ -81,13 +81,13 @@ impl CardRow {
             token_number: new.token_number,
             is_active: c.state.is_active(),
             meta_data: c.meta_data,
-            created_at: c.created_at,
-            fee_anchor_at: new.fee_anchor_at,
+            created_at: c.created_at.unix(),
+            fee_anchor_at: new.fee_anchor_at.unix(),
         }
     }
 
     fn record(self, balance: i64) -> Result<CardRecord, StoreError> {
-        let corrupt = |what: &str| StoreError(format!("card {} has an unreadable {what}", self.id));
+        let corrupt = |what: &str| StoreError::new(format!("card {} has an unreadable {what}", self.id));
         let card_type = CardType::parse("card_type", &self.card_type).map_err(|_| corrupt("card_type"))?;
         let limit = CardLimit::from_minor(self.card_limit).ok_or_else(|| corrupt("card_limit"))?;
         let fee_hold = Amount::from_minor(self.fee_hold).ok_or_else(|| corrupt("fee_hold"))?;
@@ -115,7 +115,7 @@ impl CardRow {
             },
             pin_3ds_activated: self.pin_3ds_sealed.is_some(),
             meta_data: self.meta_data,
-            created_at: self.created_at,
+            created_at: Timestamp::from_unix(self.created_at),
             balance,
         })
     }
@@ -138,7 +138,7 @@ struct TransferRow {
 
 impl TransferRow {
     fn record(self) -> Result<Transfer, StoreError> {
-        let corrupt = |what: &str| StoreError(format!("card transfer {} has an unreadable {what}", self.id));
+        let corrupt = |what: &str| StoreError::new(format!("card transfer {} has an unreadable {what}", self.id));
         Ok(Transfer {
             kind: TransferKind::parse(&self.kind).ok_or_else(|| corrupt("kind"))?,
             state: TransferState::parse(&self.state).ok_or_else(|| corrupt("state"))?,
@@ -149,7 +149,7 @@ impl TransferRow {
             card_id: CardId::new(self.card_id),
             cardholder_id: CardholderId::new(self.cardholder_id),
             transaction_reference: self.transaction_reference,
-            created_at: self.created_at,
+            created_at: Timestamp::from_unix(self.created_at),
         })
     }
 }
@@ -184,7 +184,14 @@ fn with_balances(rows: Vec<CardRow>, balances: &[(String, i64)]) -> Result<Vec<C
 
 #[async_trait::async_trait]
 impl CardStore for Db {
-    async fn create(&self, card: NewCard, event: NewEvent, jobs: Vec<NewJob>, now: i64) -> Result<(), CreateCardError> {
+    async fn create(
+        &self,
+        card: NewCard,
+        event: NewEvent,
+        jobs: Vec<NewJob>,
+        now: Timestamp,
+    ) -> Result<(), CreateCardError> {
+        let now = now.unix();
         let (account, mode) = (card.card.account_id.clone(), card.card.mode);
         let id = card.card.id.to_string();
         let balance = &card_ledger_account_id(&id, CardLedger::Balance);
@@ -411,9 +418,10 @@ impl CardStore for Db {
         mode: Mode,
         id: &CardId,
         reason: DeletionReason,
-        now: i64,
+        now: Timestamp,
         notice: Option<(NewEvent, NewJob)>,
     ) -> Result<Option<Amount>, StoreError> {
+        let now = now.unix();
         let notice = &notice.map(|(event, job)| (EventRow::new(event), JobRow::new(job, account, mode)));
         let result = with_conn!(self.pool(), |conn| {
             let result = conn
@@ -459,7 +467,7 @@ impl CardStore for Db {
             amount: amount.minor(),
             transaction_reference: transfer.transaction_reference.clone(),
             state: TransferState::Pending.as_str().to_string(),
-            created_at: now,
+            created_at: now.unix(),
         };
         let result = with_conn!(self.pool(), |conn| {
             let result = conn
@@ -469,17 +477,17 @@ impl CardStore for Db {
                         account,
                         mode,
                         &row.transaction_reference,
-                        now,
+                        now.unix(),
                         ReserveError::ReferenceUsed
                     );
                     // The card's window for this kind, taken first: it locks the card.
                     let card_row = mine!(account, mode).filter(cards::id.eq(card));
-                    let since = transfer::window_start(now);
+                    let since = transfer::window_start(now).unix();
                     let fee_hold = match kind {
                         TransferKind::Fund => diesel::update(
                             card_row.filter(cards::last_funded_at.is_null().or(cards::last_funded_at.le(since))),
                         )
-                        .set(cards::last_funded_at.eq(now))
+                        .set(cards::last_funded_at.eq(now.unix()))
                         .returning(cards::fee_hold)
                         .get_result::<i64>(conn)
                         .await
@@ -487,7 +495,7 @@ impl CardStore for Db {
                         TransferKind::Unload => diesel::update(
                             card_row.filter(cards::last_unloaded_at.is_null().or(cards::last_unloaded_at.le(since))),
                         )
-                        .set(cards::last_unloaded_at.eq(now))
+                        .set(cards::last_unloaded_at.eq(now.unix()))
                         .returning(cards::fee_hold)
                         .get_result::<i64>(conn)
                         .await
@@ -503,7 +511,7 @@ impl CardStore for Db {
                             None => ReserveError::CardNotFound,
                             Some((funded, unloaded)) => {
                                 let last = if kind == TransferKind::Fund { funded } else { unloaded };
-                                ReserveError::TooSoon(kind, transfer::window_wait(last, now))
+                                ReserveError::TooSoon(kind, transfer::window_wait(last.map(Timestamp::from_unix), now))
                             }
                         }));
                     };
@@ -527,7 +535,7 @@ impl CardStore for Db {
                     // Last: the wallet is the hot row, locked for the shortest time.
                     let fee_hold = Amount::from_minor(fee_hold).unwrap_or(Amount::ZERO);
                     let plan = transfer::reserve(kind, amount, fee_hold);
-                    if !post_plan!(conn, places, "card_transfer_reserve", &plan, account, mode, now)? {
+                    if !post_plan!(conn, places, "card_transfer_reserve", &plan, account, mode, now.unix())? {
                         return Err(TxError::Refused(match kind {
                             TransferKind::Fund => ReserveError::WalletTooLow,
                             TransferKind::Unload => ReserveError::CardTooLow,
@@ -604,7 +612,7 @@ impl CardStore for Db {
                             )
                             .set((
                                 card_transfers::state.eq(state.as_str()),
-                                card_transfers::settled_at.eq(now),
+                                card_transfers::settled_at.eq(now.unix()),
                             ))
                             .execute(conn)
                             .await?;
@@ -632,7 +640,7 @@ impl CardStore for Db {
                             diesel::insert_into(events::table).values(event).execute(conn).await?;
                             diesel::insert_into(jobs::table).values(&job).execute(conn).await?;
                             let places = Places::of(account, mode, card);
-                            if !post_plan!(conn, places, "card_transfer_settle", &plan, account, mode, now)? {
+                            if !post_plan!(conn, places, "card_transfer_settle", &plan, account, mode, now.unix())? {
                                 // Only a capped plan (a completed funding) may
                                 // be refused: the job reverses it. Any other
                                 // guard failing is a broken invariant.
@@ -705,10 +713,10 @@ impl CardStore for Db {
                     account_id: AccountId::new(account),
                     mode: Mode::from_live(livemode),
                     cardholder_id: CardholderId::new(holder),
-                    created_at,
-                    fee_anchor_at,
+                    created_at: Timestamp::from_unix(created_at),
+                    fee_anchor_at: Timestamp::from_unix(fee_anchor_at),
                     fee_month,
-                    last_activity_at,
+                    last_activity_at: last_activity_at.map(Timestamp::from_unix),
                     fee_hold: Amount::from_minor(fee_hold).unwrap_or(Amount::ZERO),
                     // Deleted before reasons were kept: as if requested.
                     deleted: deleted_at.map(|_| {
@@ -728,7 +736,7 @@ impl CardStore for Db {
         event: NewEvent,
         jobs: Vec<NewJob>,
     ) -> Result<FeeOutcome, StoreError> {
-        let (account, mode, now) = (event.account_id.clone(), event.mode, charge.now);
+        let (account, mode, now) = (event.account_id.clone(), event.mode, charge.now.unix());
         let card = charge.card_id.as_str();
         let balance_account = &card_ledger_account_id(card, CardLedger::Balance);
         let income = &ledger_account_id(&account, mode, LedgerCode::FeeIncome, Currency::Usd);
@@ -840,7 +848,8 @@ impl CardStore for Db {
         }
     }
 
-    async fn insert_details_token(&self, hash: String, token: DetailsToken, now: i64) -> Result<(), StoreError> {
+    async fn insert_details_token(&self, hash: String, token: DetailsToken, now: Timestamp) -> Result<(), StoreError> {
+        let now = now.unix();
         // Tokens of the account and mode that can no longer be redeemed go.
         let spent = card_details_tokens::table
             .filter(card_details_tokens::account_id.eq(token.account_id.as_str()))
@@ -858,7 +867,7 @@ impl CardStore for Db {
                     card_details_tokens::account_id.eq(token.account_id.as_str()),
                     card_details_tokens::livemode.eq(token.mode.is_live()),
                     card_details_tokens::card_id.eq(token.card_id.as_str()),
-                    card_details_tokens::expires_at.eq(token.expires_at),
+                    card_details_tokens::expires_at.eq(token.expires_at.unix()),
                 ))
                 .execute(conn)
                 .await
@@ -885,12 +894,13 @@ impl CardStore for Db {
             account_id: AccountId::new(account),
             mode: Mode::from_live(livemode),
             card_id: CardId::new(card),
-            expires_at,
+            expires_at: Timestamp::from_unix(expires_at),
             used: used_at.is_some(),
         }))
     }
 
-    async fn consume_details_token(&self, hash: &str, now: i64) -> Result<bool, StoreError> {
+    async fn consume_details_token(&self, hash: &str, now: Timestamp) -> Result<bool, StoreError> {
+        let now = now.unix();
         let used = with_conn!(self.pool(), |conn| {
             diesel::update(
                 card_details_tokens::table

@@ -5,10 +5,10 @@ use super::schema::{accounts, api_keys, event_deliveries, events, jobs};
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::Mode;
 use domain::events::DeliveryState;
 use domain::ids::{AccountId, EventId};
 use domain::paging::Page;
+use domain::{Mode, Timestamp};
 use ports::StoreError;
 use ports::events::{AttemptOutcome, DeliveryAttempt, DeliveryTarget, EventRecord, EventStore, NewEvent};
 use ports::jobs::NewJob;
@@ -34,7 +34,7 @@ impl EventRow {
             livemode: event.mode.is_live(),
             event: event.event,
             data: event.data,
-            created_at: event.created_at,
+            created_at: event.created_at.unix(),
             delivery_state: DeliveryState::Pending.as_str(),
             attempts: 0,
         }
@@ -57,16 +57,16 @@ struct StoredEvent {
 impl StoredEvent {
     fn record(self) -> Result<EventRecord, StoreError> {
         let delivery_state = DeliveryState::parse(&self.delivery_state)
-            .ok_or_else(|| StoreError(format!("event {} has unknown delivery state", self.id)))?;
+            .ok_or_else(|| StoreError::new(format!("event {} has unknown delivery state", self.id)))?;
         Ok(EventRecord {
             id: EventId::new(self.id),
             mode: Mode::from_live(self.livemode),
             event: self.event,
             data: self.data,
-            created_at: self.created_at,
+            created_at: Timestamp::from_unix(self.created_at),
             delivery_state,
             attempts: u32::try_from(self.attempts).unwrap_or(0),
-            delivered_at: self.delivered_at,
+            delivered_at: self.delivered_at.map(Timestamp::from_unix),
         })
     }
 }
@@ -174,7 +174,7 @@ impl EventStore for Db {
             .map(|a| DeliveryAttempt {
                 attempt: u32::try_from(a.attempt).unwrap_or(0),
                 outcome: AttemptOutcome {
-                    attempted_at: a.attempted_at,
+                    attempted_at: Timestamp::from_unix(a.attempted_at),
                     url: a.url,
                     status_code: a.status_code.and_then(|s| u16::try_from(s).ok()),
                     error: a.error,
@@ -270,7 +270,7 @@ impl EventStore for Db {
         state: DeliveryState,
     ) -> Result<(), StoreError> {
         let outcome = &outcome;
-        let delivered_at = (state == DeliveryState::Delivered).then_some(outcome.attempted_at);
+        let delivered_at = (state == DeliveryState::Delivered).then_some(outcome.attempted_at.unix());
         with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
                 let this = events::table.filter(events::id.eq(id.as_str()));
@@ -283,7 +283,7 @@ impl EventStore for Db {
                     .values((
                         event_deliveries::event_id.eq(id.as_str()),
                         event_deliveries::attempt.eq(attempt),
-                        event_deliveries::attempted_at.eq(outcome.attempted_at),
+                        event_deliveries::attempted_at.eq(outcome.attempted_at.unix()),
                         event_deliveries::url.eq(&outcome.url),
                         event_deliveries::status_code.eq(outcome.status_code.map(i32::from)),
                         event_deliveries::error.eq(&outcome.error),

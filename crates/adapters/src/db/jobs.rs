@@ -8,8 +8,8 @@ use super::schema::jobs;
 use super::{Db, DbError, DbPool, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::Mode;
 use domain::ids::{AccountId, JobId};
+use domain::{Mode, Timestamp};
 use ports::StoreError;
 use ports::jobs::{Job, JobKind, JobStore, JobSummary, NewJob};
 
@@ -56,9 +56,9 @@ impl JobRow {
             state: PENDING,
             attempts: 0,
             max_attempts: i32::try_from(job.max_attempts).unwrap_or(i32::MAX),
-            run_at: job.run_at,
-            created_at: job.run_at,
-            updated_at: job.run_at,
+            run_at: job.run_at.unix(),
+            created_at: job.run_at.unix(),
+            updated_at: job.run_at.unix(),
         }
     }
 }
@@ -103,7 +103,8 @@ struct Release<'a> {
 }
 
 impl<'a> Release<'a> {
-    fn new(state: &'static str, run_at: Option<i64>, last_error: &'a str, now: i64) -> Self {
+    fn new(state: &'static str, run_at: Option<Timestamp>, last_error: &'a str, now: Timestamp) -> Self {
+        let (run_at, now) = (run_at.map(Timestamp::unix), now.unix());
         Release {
             state,
             run_at,
@@ -179,7 +180,8 @@ impl JobStore for Db {
         Ok(())
     }
 
-    async fn claim(&self, now: i64, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError> {
+    async fn claim(&self, now: Timestamp, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError> {
+        let now = now.unix();
         let limit = i64::from(limit);
         let rows = match self.pool() {
             DbPool::Pg(pool) => {
@@ -190,7 +192,7 @@ impl JobStore for Db {
         rows.into_iter()
             .map(|r| {
                 let kind = JobKind::parse(&r.kind)
-                    .ok_or_else(|| StoreError(format!("job {} has unknown kind {}", r.id, r.kind)))?;
+                    .ok_or_else(|| StoreError::new(format!("job {} has unknown kind {}", r.id, r.kind)))?;
                 Ok(Job {
                     id: JobId::new(r.id),
                     account_id: AccountId::new(r.account_id),
@@ -215,11 +217,11 @@ impl JobStore for Db {
         Ok(())
     }
 
-    async fn reschedule(&self, id: &JobId, error: &str, run_at: i64, now: i64) -> Result<(), StoreError> {
+    async fn reschedule(&self, id: &JobId, error: &str, run_at: Timestamp, now: Timestamp) -> Result<(), StoreError> {
         self.release(id, Release::new(PENDING, Some(run_at), error, now)).await
     }
 
-    async fn park(&self, id: &JobId, error: &str, now: i64) -> Result<(), StoreError> {
+    async fn park(&self, id: &JobId, error: &str, now: Timestamp) -> Result<(), StoreError> {
         self.release(id, Release::new(FAILED, None, error, now)).await
     }
 
@@ -249,13 +251,14 @@ impl JobStore for Db {
                 state: r.state,
                 attempts: count(r.attempts),
                 max_attempts: count(r.max_attempts),
-                run_at: r.run_at,
+                run_at: Timestamp::from_unix(r.run_at),
                 last_error: r.last_error,
             })
             .collect())
     }
 
-    async fn retry(&self, id: &JobId, now: i64) -> Result<bool, StoreError> {
+    async fn retry(&self, id: &JobId, now: Timestamp) -> Result<bool, StoreError> {
+        let now = now.unix();
         let updated = with_conn!(self.pool(), |conn| {
             diesel::update(
                 jobs::table

@@ -33,10 +33,6 @@ impl LedgerCode {
         }
         .as_str()
     }
-
-    fn allow_negative(self) -> bool {
-        matches!(self, LedgerCode::Faucet)
-    }
 }
 
 /// Ledger account ids are derived, so a money step needs no lookup.
@@ -84,7 +80,6 @@ pub struct LedgerAccountRow {
     code: String,
     currency: &'static str,
     balance: i64,
-    allow_negative: bool,
     created_at: i64,
 }
 
@@ -97,14 +92,12 @@ impl LedgerAccountRow {
             code: code.as_str().to_string(),
             currency: currency.code(),
             balance: 0,
-            allow_negative: code.allow_negative(),
             created_at: now,
         }
     }
 
     /// One of a card's accounts, in USD; its code is `card:<card id>`,
-    /// `card_transit:<card id>` or `card_spend:<card id>`. Only the balance
-    /// may go below zero, through a network-forced post.
+    /// `card_transit:<card id>` or `card_spend:<card id>`.
     pub fn card(account: &AccountId, mode: Mode, card: &str, which: CardLedger, now: i64) -> Self {
         Self {
             id: card_ledger_account_id(card, which),
@@ -113,7 +106,6 @@ impl LedgerAccountRow {
             code: format!("{}:{card}", which.as_str()),
             currency: Currency::Usd.code(),
             balance: 0,
-            allow_negative: which == CardLedger::Balance,
             created_at: now,
         }
     }
@@ -182,7 +174,7 @@ pub fn transfer_rows(
     now: i64,
 ) -> Result<(EntryRow, Vec<PostingRow>), StoreError> {
     let entry = Entry::transfer(from.to_string(), to.to_string(), currency, amount)
-        .map_err(|e| StoreError(format!("refused to post a {kind}: {e}")))?;
+        .map_err(|e| StoreError::new(format!("refused to post a {kind}: {e}")))?;
     let id = EntryId::with_suffix(&uuid::Uuid::new_v4().simple().to_string());
     Ok(entry_rows(&id, account, mode, kind, &entry, now))
 }

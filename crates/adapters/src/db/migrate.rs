@@ -8,8 +8,8 @@ const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
 
 /// Applies every pending embedded migration; returns how many ran.
 pub async fn migrate(db: &Db) -> Result<usize, StoreError> {
-    let fail = |e: Box<dyn std::error::Error + Send + Sync>| StoreError(format!("migration failed: {e}"));
-    let pool_error = |e: diesel_async::pooled_connection::deadpool::PoolError| StoreError(e.to_string());
+    let fail = |e: Box<dyn std::error::Error + Send + Sync>| StoreError::new(format!("migration failed: {e}"));
+    let pool_error = |e: diesel_async::pooled_connection::deadpool::PoolError| StoreError::new(e);
     let applied = match db.pool() {
         DbPool::Pg(pool) => {
             let mut harness = AsyncMigrationHarness::new(pool.get().await.map_err(pool_error)?);

@@ -73,21 +73,27 @@ pub enum DbError {
     #[error(transparent)]
     Query(#[from] diesel::result::Error),
     #[error("connection pool: {0}")]
-    Pool(String),
+    Pool(#[source] Box<dyn std::error::Error + Send + Sync>),
     /// A conditional update matched no row: the rule it guards refused.
     #[error("a conditional update matched no row")]
     Refused,
+    /// A step inside a transaction failed as a store (an unreadable row).
+    #[error(transparent)]
+    Store(StoreError),
 }
 
 impl DbError {
-    pub(crate) fn pool(e: impl std::fmt::Display) -> Self {
-        DbError::Pool(e.to_string())
+    pub(crate) fn pool(e: impl std::error::Error + Send + Sync + 'static) -> Self {
+        DbError::Pool(Box::new(e))
     }
 }
 
 impl From<DbError> for StoreError {
     fn from(e: DbError) -> Self {
-        StoreError(e.to_string())
+        match e {
+            DbError::Store(e) => e,
+            e => StoreError::new(e),
+        }
     }
 }
 
@@ -107,7 +113,7 @@ impl Db {
     /// `postgres://...`. Does not run migrations.
     pub async fn connect(url: &str, pg_pool_size: usize) -> Result<Self, StoreError> {
         let pool = if let Some(path) = sqlite_path(url) {
-            create_private(path).map_err(|e| StoreError(format!("creating the database file {path}: {e}")))?;
+            create_private(path).map_err(|e| StoreError::new(format!("creating the database file {path}: {e}")))?;
             let manager = manager::<SqliteAsync>(path, SQLITE_SESSION, |url| {
                 Box::pin(async move { SqliteAsync::establish(&url).await })
             });
@@ -118,7 +124,7 @@ impl Db {
                     .map_err(DbError::pool)?,
             )
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let target = Arc::new(pg_tls::PgTarget::parse(url).map_err(StoreError)?);
+            let target = Arc::new(pg_tls::PgTarget::parse(url).map_err(StoreError::new)?);
             let manager = manager::<AsyncPgConnection>(url, POSTGRES_SESSION, move |_| {
                 let target = target.clone();
                 Box::pin(async move { target.connect().await })
@@ -130,7 +136,7 @@ impl Db {
                     .map_err(DbError::pool)?,
             )
         } else {
-            return Err(StoreError(
+            return Err(StoreError::new(
                 "database URL must start with sqlite:// or postgres://".to_string(),
             ));
         };

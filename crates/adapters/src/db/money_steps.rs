@@ -25,7 +25,7 @@ impl<R> From<DieselError> for TxError<R> {
 
 impl<R> From<StoreError> for TxError<R> {
     fn from(e: StoreError) -> Self {
-        TxError::Db(DbError::Pool(e.0))
+        TxError::Db(DbError::Store(e))
     }
 }
 

@@ -2,8 +2,8 @@ use super::schema::rate_limits;
 use super::{Db, with_conn};
 use diesel::{BoolExpressionMethods, ExpressionMethods, QueryDsl};
 use diesel_async::RunQueryDsl;
-use domain::Mode;
 use domain::ids::AccountId;
+use domain::{Mode, Timestamp};
 use ports::StoreError;
 use ports::rate_limits::{Permit, RateLimits};
 
@@ -19,8 +19,9 @@ impl RateLimits for Db {
         action: &str,
         subject: &str,
         window_secs: i64,
-        now: i64,
+        now: Timestamp,
     ) -> Result<Permit, StoreError> {
+        let now = now.unix();
         let key = rate_limits::account_id
             .eq(account.as_str())
             .and(rate_limits::livemode.eq(mode.is_live()))

@@ -29,7 +29,7 @@ impl Db {
         let unbound = self.unbound().await?;
         for value in &unbound {
             let opened = vault.open_unbound(&value.sealed).map_err(|_| {
-                StoreError(format!(
+                StoreError::new(format!(
                     "{} of {} does not open with this master key",
                     value.field.column(),
                     value.row

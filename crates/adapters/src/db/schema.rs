@@ -69,7 +69,6 @@ diesel::table! {
         code -> Text,
         currency -> Text,
         balance -> BigInt,
-        allow_negative -> Bool,
         created_at -> BigInt,
     }
 }

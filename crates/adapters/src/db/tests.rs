@@ -4,6 +4,7 @@
 use super::{Db, migrate};
 use crate::crypto::vault::MasterKeyVault;
 use crate::test_db::TestDb;
+use domain::Timestamp;
 use domain::ids::AccountId;
 use domain::ledger::{Breach, DEFAULT_MAX_WALLET};
 use domain::{Amount, Currency, Mode, Secret};
@@ -29,7 +30,7 @@ pub(super) fn new_account(id: &str, is_demo: bool) -> NewAccount {
         test_webhook_secret_sealed: b"sealed-whsec-test".to_vec(),
         live_webhook_secret_sealed: b"sealed-whsec-live".to_vec(),
         keys: [key(Mode::Test), key(Mode::Live)],
-        created_at: 1_700_000_000,
+        created_at: Timestamp::from_unix(1_700_000_000),
     }
 }
 
@@ -115,20 +116,41 @@ async fn funding_credits_one_wallet_in_a_balanced_entry() {
         let acct = with_account(&db, "acct_a").await;
         let other = with_account(&db, "acct_b").await;
         assert_eq!(
-            db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(500), DEFAULT_MAX_WALLET, 1)
-                .await
-                .unwrap(),
+            db.fund_from_faucet(
+                &acct,
+                Mode::Test,
+                Currency::Usd,
+                amount(500),
+                DEFAULT_MAX_WALLET,
+                Timestamp::from_unix(1)
+            )
+            .await
+            .unwrap(),
             amount(500)
         );
         assert_eq!(
-            db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(250), DEFAULT_MAX_WALLET, 2)
-                .await
-                .unwrap(),
+            db.fund_from_faucet(
+                &acct,
+                Mode::Test,
+                Currency::Usd,
+                amount(250),
+                DEFAULT_MAX_WALLET,
+                Timestamp::from_unix(2)
+            )
+            .await
+            .unwrap(),
             amount(750)
         );
-        db.fund_from_faucet(&acct, Mode::Test, Currency::Ngn, amount(9), DEFAULT_MAX_WALLET, 3)
-            .await
-            .unwrap();
+        db.fund_from_faucet(
+            &acct,
+            Mode::Test,
+            Currency::Ngn,
+            amount(9),
+            DEFAULT_MAX_WALLET,
+            Timestamp::from_unix(3),
+        )
+        .await
+        .unwrap();
         let b = db.balances(&acct, Mode::Test).await.unwrap();
         assert_eq!((b.usd, b.ngn), (amount(750), amount(9)), "{}", t.backend());
         assert_eq!(db.balances(&acct, Mode::Live).await.unwrap().usd, Amount::ZERO);
@@ -165,8 +187,15 @@ async fn fifty_concurrent_fundings_sum_exactly() {
         let fundings = (1..=50).map(|i| {
             let (db, acct) = (db.clone(), acct.clone());
             tokio::spawn(async move {
-                db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(i), DEFAULT_MAX_WALLET, i)
-                    .await
+                db.fund_from_faucet(
+                    &acct,
+                    Mode::Test,
+                    Currency::Usd,
+                    amount(i),
+                    DEFAULT_MAX_WALLET,
+                    Timestamp::from_unix(i),
+                )
+                .await
             })
         });
         for f in futures::future::join_all(fundings).await {
@@ -188,22 +217,50 @@ async fn a_funding_past_the_wallet_maximum_is_refused_without_a_trace() {
         let db = t.migrated().await;
         let acct = with_account(&db, "acct_a").await;
         let max = amount(1_000);
-        db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(990), max, 1)
-            .await
-            .unwrap();
+        db.fund_from_faucet(
+            &acct,
+            Mode::Test,
+            Currency::Usd,
+            amount(990),
+            max,
+            Timestamp::from_unix(1),
+        )
+        .await
+        .unwrap();
         let refused = db
-            .fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(11), max, 2)
+            .fund_from_faucet(
+                &acct,
+                Mode::Test,
+                Currency::Usd,
+                amount(11),
+                max,
+                Timestamp::from_unix(2),
+            )
             .await;
         assert!(matches!(refused, Err(FundWalletError::BalanceLimit)), "{}", t.backend());
         // The largest amount there is, on a wallet that is not empty: no
         // sum in a guard wraps.
         let refused = db
-            .fund_from_faucet(&acct, Mode::Test, Currency::Usd, Amount::MAX, Amount::MAX, 3)
+            .fund_from_faucet(
+                &acct,
+                Mode::Test,
+                Currency::Usd,
+                Amount::MAX,
+                Amount::MAX,
+                Timestamp::from_unix(3),
+            )
             .await;
         assert!(matches!(refused, Err(FundWalletError::BalanceLimit)), "{}", t.backend());
-        db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(10), max, 4)
-            .await
-            .unwrap();
+        db.fund_from_faucet(
+            &acct,
+            Mode::Test,
+            Currency::Usd,
+            amount(10),
+            max,
+            Timestamp::from_unix(4),
+        )
+        .await
+        .unwrap();
         assert_eq!(db.balances(&acct, Mode::Test).await.unwrap().usd, max);
         assert_eq!(db.breaches(max).await.unwrap(), vec![]);
         // The faucet holds the account's wallet to the maximum it is given.
@@ -217,9 +274,16 @@ async fn the_ledger_check_names_every_breach() {
     for t in TestDb::all().await {
         let db = t.migrated().await;
         let acct = with_account(&db, "acct_a").await;
-        db.fund_from_faucet(&acct, Mode::Test, Currency::Usd, amount(100), DEFAULT_MAX_WALLET, 1)
-            .await
-            .unwrap();
+        db.fund_from_faucet(
+            &acct,
+            Mode::Test,
+            Currency::Usd,
+            amount(100),
+            DEFAULT_MAX_WALLET,
+            Timestamp::from_unix(1),
+        )
+        .await
+        .unwrap();
         let wallet = "la_acct_a_test_issuing_wallet_USD";
         let ngn_wallet = "la_acct_a_test_issuing_wallet_NGN";
         exec(
@@ -286,16 +350,30 @@ async fn rate_limits_grant_once_per_window() {
             let (db, acct) = (db.clone(), acct.clone());
             async move { db.acquire(&acct, mode, "fx_rate", subject, 60, now).await.unwrap() }
         };
-        assert_eq!(acquire(Mode::Test, "", 1_000).await, Permit::Granted, "{}", t.backend());
         assert_eq!(
-            acquire(Mode::Test, "", 1_010).await,
+            acquire(Mode::Test, "", Timestamp::from_unix(1_000)).await,
+            Permit::Granted,
+            "{}",
+            t.backend()
+        );
+        assert_eq!(
+            acquire(Mode::Test, "", Timestamp::from_unix(1_010)).await,
             Permit::Denied { retry_after_secs: 50 }
         );
-        assert_eq!(acquire(Mode::Live, "", 1_010).await, Permit::Granted);
-        assert_eq!(acquire(Mode::Test, "other", 1_010).await, Permit::Granted);
-        assert_eq!(acquire(Mode::Test, "", 1_060).await, Permit::Granted);
         assert_eq!(
-            acquire(Mode::Test, "", 1_119).await,
+            acquire(Mode::Live, "", Timestamp::from_unix(1_010)).await,
+            Permit::Granted
+        );
+        assert_eq!(
+            acquire(Mode::Test, "other", Timestamp::from_unix(1_010)).await,
+            Permit::Granted
+        );
+        assert_eq!(
+            acquire(Mode::Test, "", Timestamp::from_unix(1_060)).await,
+            Permit::Granted
+        );
+        assert_eq!(
+            acquire(Mode::Test, "", Timestamp::from_unix(1_119)).await,
             Permit::Denied { retry_after_secs: 1 }
         );
     }
@@ -308,7 +386,11 @@ async fn concurrent_callers_get_one_grant_per_window() {
         let acct = with_account(&db, "acct_a").await;
         let calls = (0..20).map(|_| {
             let (db, acct) = (db.clone(), acct.clone());
-            tokio::spawn(async move { db.acquire(&acct, Mode::Test, "x", "card_1", 3, 50).await.unwrap() })
+            tokio::spawn(async move {
+                db.acquire(&acct, Mode::Test, "x", "card_1", 3, Timestamp::from_unix(50))
+                    .await
+                    .unwrap()
+            })
         });
         let granted = futures::future::join_all(calls)
             .await
@@ -387,6 +469,9 @@ async fn values_sealed_before_places_are_sealed_again_bound_to_theirs() {
         account.keys[0].sealed = vault.seal_unbound(b"sk_test_more");
         db.create_account(account).await.unwrap();
         let e = db.reseal_unbound(&other).await.unwrap_err();
-        assert!(e.0.contains("api_keys.sealed_key of hash-acct_more-test"), "{e}");
+        assert!(
+            e.to_string().contains("api_keys.sealed_key of hash-acct_more-test"),
+            "{e}"
+        );
     }
 }

@@ -5,6 +5,7 @@ use super::tests::with_account;
 use crate::reference::regions;
 use crate::test_db::TestDb;
 use domain::Mode;
+use domain::Timestamp;
 use domain::cardholders::CardholderStatus;
 use domain::cardholders::fixtures::nigerian;
 use domain::ids::{AccountId, CardholderId, EventId, JobId};
@@ -26,7 +27,7 @@ pub(super) fn record(id: &str, account: &str, mode: Mode, bvn: &str, phone: &str
         blacklisted: false,
         error_description: None,
         meta_data: Some(r#"{"k":1}"#.into()),
-        created_at: 5,
+        created_at: Timestamp::from_unix(5),
     }
 }
 
@@ -71,12 +72,12 @@ async fn bvn_and_phone_are_unique_per_account_and_mode_until_deletion() {
         .unwrap();
         let acct = AccountId::new("acct_a");
         assert!(
-            db.delete(&acct, Mode::Test, &CardholderId::new("ch_1"), 9)
+            db.delete(&acct, Mode::Test, &CardholderId::new("ch_1"), Timestamp::from_unix(9))
                 .await
                 .unwrap()
         );
         assert!(
-            !db.delete(&acct, Mode::Test, &CardholderId::new("ch_1"), 9)
+            !db.delete(&acct, Mode::Test, &CardholderId::new("ch_1"), Timestamp::from_unix(9))
                 .await
                 .unwrap()
         );
@@ -120,10 +121,10 @@ async fn a_decision_is_stored_with_its_event_and_delivery_job() {
             kind: JobKind::VerifyCardholder,
             subject: "ch_1".into(),
             max_attempts: 3,
-            run_at: 1,
+            run_at: Timestamp::from_unix(1),
         };
         db.insert(pending, Some(verify)).await.unwrap();
-        let claimed = db.claim(1, 300, 5).await.unwrap();
+        let claimed = db.claim(Timestamp::from_unix(1), 300, 5).await.unwrap();
         assert_eq!(claimed[0].kind, JobKind::VerifyCardholder, "{}", t.backend());
         let decision = Decision {
             status: CardholderStatus::ManualReview,
@@ -136,21 +137,24 @@ async fn a_decision_is_stored_with_its_event_and_delivery_job() {
             mode: Mode::Test,
             event: "cardholder_verification.manual_review",
             data: "{}".into(),
-            created_at: 2,
+            created_at: Timestamp::from_unix(2),
         };
         let delivery = NewJob {
             id: JobId::new("job_d"),
             kind: JobKind::DeliverWebhook,
             subject: "evt_1".into(),
             max_attempts: 10,
-            run_at: 2,
+            run_at: Timestamp::from_unix(2),
         };
         let ch_1 = CardholderId::new("ch_1");
         let decided = db.decide(&ch_1, CardholderStatus::Pending, decision, event, delivery);
         assert!(decided.await.unwrap());
         assert_eq!(db.in_review().await.unwrap().len(), 1);
         assert!(db.delivery_target(&EventId::new("evt_1")).await.unwrap().is_some());
-        assert_eq!(db.claim(2, 300, 5).await.unwrap()[0].subject, "evt_1");
+        assert_eq!(
+            db.claim(Timestamp::from_unix(2), 300, 5).await.unwrap()[0].subject,
+            "evt_1"
+        );
     }
 }
 
@@ -161,14 +165,14 @@ fn verdict(id: &str, status: CardholderStatus) -> (Decision, NewEvent, NewJob) {
         mode: Mode::Test,
         event: "cardholder_verification.successful",
         data: "{}".into(),
-        created_at: 2,
+        created_at: Timestamp::from_unix(2),
     };
     let delivery = NewJob {
         id: JobId::new(format!("job_{id}_{}", status.as_str())),
         kind: JobKind::DeliverWebhook,
         subject: event.id.to_string(),
         max_attempts: 10,
-        run_at: 2,
+        run_at: Timestamp::from_unix(2),
     };
     let decision = Decision {
         status,
@@ -244,7 +248,11 @@ async fn a_decision_on_a_decided_or_deleted_cardholder_changes_nothing_and_store
 
         let deleted = CardholderId::new("ch_x");
         pending(&db, "ch_x", 2).await;
-        assert!(db.delete(&acct, Mode::Test, &deleted, 3).await.unwrap());
+        assert!(
+            db.delete(&acct, Mode::Test, &deleted, Timestamp::from_unix(3))
+                .await
+                .unwrap()
+        );
         let (d, e, j) = verdict("ch_x", CardholderStatus::Verified);
         let late = e.id.clone();
         assert!(!db.decide(&deleted, CardholderStatus::Pending, d, e, j).await.unwrap());

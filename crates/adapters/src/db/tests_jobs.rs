@@ -4,6 +4,7 @@
 use super::tests::{new_account, with_account};
 use crate::test_db::TestDb;
 use domain::Mode;
+use domain::Timestamp;
 use domain::events::DeliveryState;
 use domain::ids::{EventId, JobId};
 use domain::paging::Page;
@@ -19,7 +20,7 @@ fn job(id: &str, run_at: i64) -> NewJob {
         kind: JobKind::DeliverWebhook,
         subject: format!("evt_{id}"),
         max_attempts: 3,
-        run_at,
+        run_at: Timestamp::from_unix(run_at),
     }
 }
 
@@ -30,13 +31,13 @@ fn event(id: &str, account: &str, mode: Mode) -> NewEvent {
         mode,
         event: "webhook.test",
         data: r#"{"x":1}"#.into(),
-        created_at: 100,
+        created_at: Timestamp::from_unix(100),
     }
 }
 
 fn outcome(status: Option<u16>) -> AttemptOutcome {
     AttemptOutcome {
-        attempted_at: 200,
+        attempted_at: Timestamp::from_unix(200),
         url: "http://hooks.test".into(),
         status_code: status,
         error: None,
@@ -56,15 +57,18 @@ async fn due_jobs_are_leased_once_and_come_back_when_the_lease_expires() {
             .await
             .unwrap();
         assert!(
-            db.claim(9, 300, 10).await.unwrap().is_empty(),
+            db.claim(Timestamp::from_unix(9), 300, 10).await.unwrap().is_empty(),
             "{}: not due yet",
             t.backend()
         );
-        let claimed = db.claim(10, 300, 10).await.unwrap();
+        let claimed = db.claim(Timestamp::from_unix(10), 300, 10).await.unwrap();
         assert_eq!(claimed.len(), 1);
         assert_eq!((claimed[0].id.as_str(), claimed[0].attempts), ("job_1", 1));
-        assert!(db.claim(20, 300, 10).await.unwrap().is_empty(), "leased");
-        let again = db.claim(310, 300, 10).await.unwrap();
+        assert!(
+            db.claim(Timestamp::from_unix(20), 300, 10).await.unwrap().is_empty(),
+            "leased"
+        );
+        let again = db.claim(Timestamp::from_unix(310), 300, 10).await.unwrap();
         let ids: HashSet<&str> = again.iter().map(|j| j.id.as_str()).collect();
         assert_eq!(
             ids,
@@ -90,7 +94,7 @@ async fn concurrent_claims_never_share_a_job() {
         }
         let claims = (0..12).map(|_| {
             let db = db.clone();
-            tokio::spawn(async move { db.claim(5, 300, 7).await.unwrap() })
+            tokio::spawn(async move { db.claim(Timestamp::from_unix(5), 300, 7).await.unwrap() })
         });
         let mut seen = Vec::new();
         for c in futures::future::join_all(claims).await {
@@ -111,13 +115,19 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
             .await
             .unwrap();
         let id = JobId::new("job_1");
-        db.claim(1, 300, 1).await.unwrap();
-        db.reschedule(&id, "refused", 100, 2).await.unwrap();
-        assert!(db.claim(99, 300, 1).await.unwrap().is_empty(), "{}", t.backend());
-        assert_eq!(db.claim(100, 300, 1).await.unwrap().len(), 1);
-        db.park(&id, "gave up: 500", 101).await.unwrap();
+        db.claim(Timestamp::from_unix(1), 300, 1).await.unwrap();
+        db.reschedule(&id, "refused", Timestamp::from_unix(100), Timestamp::from_unix(2))
+            .await
+            .unwrap();
         assert!(
-            db.claim(10_000, 300, 1).await.unwrap().is_empty(),
+            db.claim(Timestamp::from_unix(99), 300, 1).await.unwrap().is_empty(),
+            "{}",
+            t.backend()
+        );
+        assert_eq!(db.claim(Timestamp::from_unix(100), 300, 1).await.unwrap().len(), 1);
+        db.park(&id, "gave up: 500", Timestamp::from_unix(101)).await.unwrap();
+        assert!(
+            db.claim(Timestamp::from_unix(10_000), 300, 1).await.unwrap().is_empty(),
             "parked jobs never run"
         );
         let failed = db.list(true, 10).await.unwrap();
@@ -126,9 +136,12 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
             (failed[0].state.as_str(), failed[0].last_error.as_deref()),
             ("failed", Some("gave up: 500"))
         );
-        assert!(db.retry(&id, 200).await.unwrap());
-        assert!(!db.retry(&id, 200).await.unwrap(), "only parked jobs are retried");
-        let back = db.claim(200, 300, 1).await.unwrap();
+        assert!(db.retry(&id, Timestamp::from_unix(200)).await.unwrap());
+        assert!(
+            !db.retry(&id, Timestamp::from_unix(200)).await.unwrap(),
+            "only parked jobs are retried"
+        );
+        let back = db.claim(Timestamp::from_unix(200), 300, 1).await.unwrap();
         assert_eq!(back[0].attempts, 1, "a fresh set of attempts");
         db.complete(std::slice::from_ref(&id)).await.unwrap();
         assert!(db.list(false, 10).await.unwrap().is_empty());
@@ -209,7 +222,10 @@ async fn attempts_are_numbered_and_a_delivered_event_stays_delivered() {
         let acct = domain::ids::AccountId::new("acct_a");
         let (record, attempts) = db.get_event(&acct, Mode::Test, &id).await.unwrap().unwrap();
         assert_eq!(record.delivery_state, DeliveryState::Delivered, "{}", t.backend());
-        assert_eq!((record.attempts, record.delivered_at), (3, Some(200)));
+        assert_eq!(
+            (record.attempts, record.delivered_at),
+            (3, Some(Timestamp::from_unix(200)))
+        );
         let numbers: Vec<u32> = attempts.iter().map(|a| a.attempt).collect();
         assert_eq!(numbers, vec![1, 2, 3]);
         assert_eq!(attempts[0].outcome.status_code, Some(500));
@@ -296,7 +312,7 @@ async fn advancing_a_test_clock_brings_only_that_sandboxs_pending_jobs_forward()
         assert_eq!(db.advance(&acct, 1).await.unwrap(), 601);
         assert_eq!(db.offset(&domain::ids::AccountId::new("acct_b")).await.unwrap(), 0);
         let due: Vec<String> = db
-            .claim(500, 300, 10)
+            .claim(Timestamp::from_unix(500), 300, 10)
             .await
             .unwrap()
             .into_iter()
@@ -322,9 +338,11 @@ async fn the_ledger_check_reports_a_parked_job_that_moves_money_and_not_a_parked
         db.emit(event("evt_2", "acct_a", Mode::Test), job("job_d", 10))
             .await
             .unwrap();
-        assert_eq!(db.claim(10, 300, 10).await.unwrap().len(), 2);
+        assert_eq!(db.claim(Timestamp::from_unix(10), 300, 10).await.unwrap().len(), 2);
         for id in ["job_s", "job_d"] {
-            db.park(&JobId::new(id), "network refused", 11).await.unwrap();
+            db.park(&JobId::new(id), "network refused", Timestamp::from_unix(11))
+                .await
+                .unwrap();
         }
         let breaches = db.breaches(DEFAULT_MAX_WALLET).await.unwrap();
         assert_eq!(

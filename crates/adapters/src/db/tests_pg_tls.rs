@@ -94,8 +94,8 @@ impl Proxy {
 }
 
 async fn answers(url: &str) -> Result<(), String> {
-    let db = Db::connect(url, 1).await.map_err(|e| e.0)?;
-    db.ping().await.map_err(|e| e.0)
+    let db = Db::connect(url, 1).await.map_err(|e| e.cause().to_string())?;
+    db.ping().await.map_err(|e| e.cause().to_string())
 }
 
 #[tokio::test]

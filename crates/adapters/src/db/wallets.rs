@@ -4,7 +4,7 @@ use super::{Db, DbError, with_conn};
 use diesel::{ExpressionMethods, QueryDsl};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::ids::AccountId;
-use domain::{Amount, Currency, Mode};
+use domain::{Amount, Currency, Mode, Timestamp};
 use ports::StoreError;
 use ports::wallets::{FundWalletError, WalletBalances, WalletStore};
 
@@ -17,8 +17,9 @@ impl WalletStore for Db {
         currency: Currency,
         amount: Amount,
         max_wallet: Amount,
-        now: i64,
+        now: Timestamp,
     ) -> Result<Amount, FundWalletError> {
+        let now = now.unix();
         let faucet = &ledger_account_id(account, mode, LedgerCode::Faucet, currency);
         let wallet = &ledger_account_id(account, mode, LedgerCode::IssuingWallet, currency);
         let rows = &transfer_rows(account, mode, "wallet_funding", (faucet, wallet), currency, amount, now)?;
@@ -46,7 +47,7 @@ impl WalletStore for Db {
         });
         match result {
             Ok(balance) => Amount::from_minor(balance)
-                .ok_or_else(|| StoreError(format!("wallet {wallet} holds a negative balance")).into()),
+                .ok_or_else(|| StoreError::new(format!("wallet {wallet} holds a negative balance")).into()),
             Err(DbError::Refused) => Err(FundWalletError::BalanceLimit),
             Err(e) => Err(StoreError::from(e).into()),
         }
@@ -67,7 +68,8 @@ impl WalletStore for Db {
         })?;
         let balance_of = |currency: Currency| {
             let minor = rows.iter().find(|(c, _)| c == currency.code()).map_or(0, |(_, b)| *b);
-            Amount::from_minor(minor).ok_or_else(|| StoreError(format!("negative {} wallet balance", currency.code())))
+            Amount::from_minor(minor)
+                .ok_or_else(|| StoreError::new(format!("negative {} wallet balance", currency.code())))
         };
         Ok(WalletBalances {
             usd: balance_of(Currency::Usd)?,

@@ -7,9 +7,9 @@ use crate::extract::{Authenticated, Json, Query};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::cards::MockDebit;
+use domain::InvalidInput;
 use domain::ids::CardId;
 use domain::paging::Page;
-use domain::{InvalidInput, gmt};
 use ports::card_transactions::{CardTransaction, Reference};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -120,8 +120,8 @@ impl From<CardTransaction> for TransactionView {
             currency: t.currency.code(),
             description: t.description,
             livemode: t.mode.is_live(),
-            transaction_date: gmt::format(t.created_at),
-            transaction_timestamp: t.created_at,
+            transaction_date: t.created_at.gmt(),
+            transaction_timestamp: t.created_at.unix(),
             merchant_category_code: t.merchant_category_code,
             enriched_data: serde_json::from_str(&t.enriched_data).unwrap_or(serde_json::Value::Null),
         }

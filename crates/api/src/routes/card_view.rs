@@ -134,7 +134,7 @@ impl CardView {
                 state: single.then_some(BILLING_ADDRESS.state),
                 state_code: single.then_some(BILLING_ADDRESS.state_code),
             },
-            created_at: card.created_at,
+            created_at: card.created_at.unix(),
             is_active: card.state.is_active(),
             is_deleted: card.state.is_deleted(),
             issuing_app_id: card.account_id.to_string(),

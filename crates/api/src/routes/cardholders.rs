@@ -182,7 +182,7 @@ impl From<CardholderRecord> for CardholderView {
             is_id_verified: r.status.is_active(),
             verification_status: r.status.as_str(),
             error_description: r.error_description,
-            created_at: r.created_at,
+            created_at: r.created_at.unix(),
             issuing_app_id: r.account_id.to_string(),
             meta_data: r.meta_data.and_then(|m| serde_json::from_str(&m).ok()),
         }

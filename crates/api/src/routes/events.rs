@@ -44,12 +44,12 @@ impl From<EventRecord> for EventView {
             data: serde_json::from_str(&e.data).unwrap_or(serde_json::Value::Null),
             event_id: e.id.to_string(),
             event: e.event,
-            created_at: e.created_at,
+            created_at: e.created_at.unix(),
             livemode: e.mode.is_live(),
             delivery: Delivery {
                 state: e.delivery_state.as_str(),
                 attempts: e.attempts,
-                delivered_at: e.delivered_at,
+                delivered_at: e.delivered_at.map(domain::Timestamp::unix),
             },
         }
     }
@@ -70,7 +70,7 @@ impl From<DeliveryAttempt> for AttemptView {
     fn from(a: DeliveryAttempt) -> Self {
         AttemptView {
             attempt: a.attempt,
-            attempted_at: a.outcome.attempted_at,
+            attempted_at: a.outcome.attempted_at.unix(),
             url: a.outcome.url,
             status_code: a.outcome.status_code,
             error: a.outcome.error,

@@ -3,7 +3,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Json};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
-use app::test_clock::TestClock;
+use app::ModeClock;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -22,11 +22,11 @@ pub struct TestClockData {
     offset_secs: i64,
 }
 
-impl From<TestClock> for TestClockData {
-    fn from(c: TestClock) -> Self {
+impl From<ModeClock> for TestClockData {
+    fn from(c: ModeClock) -> Self {
         TestClockData {
-            now: c.now,
-            offset_secs: c.offset_secs,
+            now: c.now.unix(),
+            offset_secs: c.ahead_secs,
         }
     }
 }

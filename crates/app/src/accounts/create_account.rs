@@ -146,7 +146,9 @@ pub(crate) mod tests {
         m.vault
             .expect_seal()
             .returning(|p, _| p.iter().rev().copied().collect());
-        m.clock.expect_now().return_const(1_700_000_000i64);
+        m.clock
+            .expect_now()
+            .return_const(domain::Timestamp::from_unix(1_700_000_000));
         m
     }
 

@@ -145,7 +145,7 @@ mod tests {
             blacklisted: false,
             error_description: None,
             meta_data: None,
-            created_at: 1,
+            created_at: domain::Timestamp::from_unix(1),
         }
     }
 

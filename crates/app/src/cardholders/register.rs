@@ -114,8 +114,7 @@ impl App {
             CardholderStatus::Pending
         };
         let id = CardholderId::with_suffix(&self.ports.ids.unique());
-        let verification =
-            (!synchronous).then(|| self.new_job(JobKind::VerifyCardholder, id.to_string(), self.ports.clock.now()));
+        let verification = (!synchronous).then(|| self.job_now(JobKind::VerifyCardholder, id.to_string()));
         let record = CardholderRecord {
             id: id.clone(),
             account_id: caller.account_id.clone(),
@@ -143,7 +142,7 @@ mod tests {
         m.cardholders
             .expect_account_profile_complete()
             .returning(move |_| Ok(profile));
-        m.clock.expect_now().return_const(1_000i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.test_clocks.expect_offset().returning(|_| Ok(0));
         m.rate_limits
             .expect_acquire()

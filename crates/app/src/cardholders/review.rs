@@ -74,7 +74,7 @@ mod tests {
             blacklisted: false,
             error_description: None,
             meta_data: None,
-            created_at: 1,
+            created_at: domain::Timestamp::from_unix(1),
         }
     }
 
@@ -99,7 +99,7 @@ mod tests {
             .expect_get_any()
             .returning(|_| Ok(Some(case(CardholderStatus::ManualReview))));
         m.ids.expect_unique().returning(|| "u".into());
-        m.clock.expect_now().return_const(3i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(3));
         m.cardholders
             .expect_decide()
             .withf(|_, from, d, e, _| {

@@ -116,7 +116,7 @@ mod tests {
             blacklisted: false,
             error_description: None,
             meta_data: None,
-            created_at: 1,
+            created_at: domain::Timestamp::from_unix(1),
         }
     }
 
@@ -125,7 +125,7 @@ mod tests {
         m.cardholders.expect_get_any().returning(|_| Ok(Some(pending())));
         m.kyc.expect_verify().returning(move |_, _| Ok(outcome));
         m.ids.expect_unique().returning(|| "u".into());
-        m.clock.expect_now().return_const(10i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(10));
         m.test_clocks.expect_offset().returning(|_| Ok(0));
         m.cardholders
             .expect_decide()

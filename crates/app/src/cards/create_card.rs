@@ -10,7 +10,7 @@ use domain::cards::state::CardState;
 use domain::cards::{self, CardLimit, CardType};
 use domain::events::payloads::{CardCreated, Event};
 use domain::ids::{CardId, CardholderId};
-use domain::{Currency, InvalidInput, required};
+use domain::{Currency, InvalidInput, Timestamp, required};
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, Funding, NewCard, SealedDetails};
 use ports::vault::{Place, SealedField};
@@ -77,7 +77,7 @@ struct Issue {
     reference: Option<String>,
     /// When the fee anniversaries count from, and the last month charged;
     /// `None`: from the new card's creation.
-    fee_anchor: Option<(i64, Option<i32>)>,
+    fee_anchor: Option<(Timestamp, Option<i32>)>,
 }
 
 impl App {

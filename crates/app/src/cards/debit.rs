@@ -9,9 +9,8 @@ use crate::events::data_of;
 use crate::{App, Caller, RequestError};
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::events::payloads::{CardDebit, CardDeleted, CardMovement, Event};
-use domain::gmt::month_bounds;
 use domain::ids::{AccountId, CardId, EventId};
-use domain::{Amount, Currency, InvalidInput, Mode, required};
+use domain::{Amount, Currency, InvalidInput, Mode, Timestamp, required};
 use ports::StoreError;
 use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome};
 use ports::cards::ReserveError;
@@ -134,8 +133,8 @@ impl App {
                 livemode: mode.is_live(),
                 issuing_app_id: issuing_app_id.clone(),
                 card_transaction_type: "DEBIT",
-                transaction_date: domain::gmt::format(now),
-                transaction_timestamp: now,
+                transaction_date: now.gmt(),
+                transaction_timestamp: now.unix(),
             },
             issuer_transaction_reference: issuer_reference.clone(),
             description: Some(descriptor.clone()),
@@ -202,7 +201,7 @@ impl App {
             .map_err(|e| match e {
                 DebitError::CardNotFound => CardError::CardNotFound,
                 DebitError::ReferenceUsed => CardError::Reserve(ReserveError::ReferenceUsed),
-                DebitError::Store(e) => CardError::Store(StoreError(e)),
+                DebitError::Store(e) => CardError::Store(e),
             })
     }
 
@@ -212,10 +211,10 @@ impl App {
         &self,
         card: &CardId,
         merchant: &str,
-        now: i64,
+        now: Timestamp,
     ) -> Result<bool, StoreError> {
         for back in [1, 2] {
-            let (from, to) = month_bounds(now, back);
+            let (from, to) = now.month_bounds(back);
             if !self
                 .ports
                 .card_transactions

@@ -88,7 +88,7 @@ impl App {
             account_id: caller.account_id.clone(),
             mode: caller.mode,
             card_id: id.clone(),
-            expires_at: now + DETAILS_TOKEN_SECS,
+            expires_at: now.plus(DETAILS_TOKEN_SECS),
             used: false,
         };
         self.ports
@@ -146,7 +146,7 @@ impl App {
         self.each_opened(card, |plain, _| {
             String::from_utf8(plain.expose().clone())
                 .map(Secret::new)
-                .map_err(|_| StoreError("a sealed card detail is not text".into()))
+                .map_err(|_| StoreError::new("a sealed card detail is not text"))
         })
     }
 
@@ -163,7 +163,7 @@ impl App {
                 .ports
                 .vault
                 .open(bytes, &place)
-                .map_err(|_| StoreError(format!("sealed {} could not be opened", field.column())))?;
+                .map_err(|_| StoreError::new(format!("sealed {} could not be opened", field.column())))?;
             then(plain, &place)
         };
         Ok(Details {

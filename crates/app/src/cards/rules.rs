@@ -7,10 +7,10 @@
 use crate::App;
 use domain::Currency;
 use domain::Mode;
+use domain::Timestamp;
 use domain::cards::state::DeletionReason;
 use domain::cards::{INACTIVITY_NOTICE_SECS, first_fee_due, inactivity_deadline, next_anniversary};
 use domain::events::payloads::{CardDebit, CardDeleteNotice, CardDeleted, CardMovement, Event};
-use domain::gmt;
 use domain::ids::{AccountId, CardId, JobId};
 use ports::StoreError;
 use ports::cards::{FeeCharge, RuleState};
@@ -25,12 +25,12 @@ impl App {
         account: &AccountId,
         mode: Mode,
         card: &CardId,
-        created_at: i64,
-        (fee_anchor_at, charged): (i64, Option<i32>),
+        created_at: Timestamp,
+        (fee_anchor_at, charged): (Timestamp, Option<i32>),
     ) -> Result<Vec<NewJob>, StoreError> {
         let deadline = inactivity_deadline(created_at);
         Ok(vec![
-            self.inactivity_job(account, mode, card, deadline - INACTIVITY_NOTICE_SECS)
+            self.inactivity_job(account, mode, card, deadline.minus(INACTIVITY_NOTICE_SECS))
                 .await?,
             self.fee_job(account, mode, card, first_fee_due(fee_anchor_at, charged))
                 .await?,
@@ -43,7 +43,7 @@ impl App {
         account: &AccountId,
         mode: Mode,
         card: &CardId,
-        due: i64,
+        due: Timestamp,
     ) -> Result<NewJob, StoreError> {
         self.rule_job(account, mode, JobKind::CardInactivity, card.to_string(), due)
             .await
@@ -53,13 +53,19 @@ impl App {
     /// both, so a job that runs late charges the month it was for, and
     /// each missed month is caught up in turn. Its id is fixed by both
     /// too, so planning it twice stores it once.
-    async fn fee_job(&self, account: &AccountId, mode: Mode, card: &CardId, due: i64) -> Result<NewJob, StoreError> {
-        let subject = format!("{card} {due}");
+    async fn fee_job(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        card: &CardId,
+        due: Timestamp,
+    ) -> Result<NewJob, StoreError> {
+        let subject = format!("{card} {}", due.unix());
         let job = self
             .rule_job(account, mode, JobKind::CardMaintenanceFee, subject, due)
             .await?;
         Ok(NewJob {
-            id: JobId::new(format!("{}fee_{card}_{due}", JobId::PREFIX)),
+            id: JobId::new(format!("{}fee_{card}_{}", JobId::PREFIX, due.unix())),
             ..job
         })
     }
@@ -71,10 +77,10 @@ impl App {
         mode: Mode,
         kind: JobKind,
         subject: String,
-        due: i64,
+        due: Timestamp,
     ) -> Result<NewJob, StoreError> {
-        let offset = self.now_for(account, mode).await? - self.ports.clock.now();
-        Ok(self.new_job(kind, subject, due - offset))
+        let clock = self.clock_for(account, mode).await?;
+        Ok(self.job_at(kind, subject, clock, due))
     }
 
     /// Reminds, deletes, or looks again later. `Err` carries why the
@@ -118,20 +124,20 @@ impl App {
                 .await?;
             return Ok(());
         }
-        let next = if now >= deadline - INACTIVITY_NOTICE_SECS {
+        let next = if now >= deadline.minus(INACTIVITY_NOTICE_SECS) {
             deadline
         } else {
-            deadline - INACTIVITY_NOTICE_SECS
+            deadline.minus(INACTIVITY_NOTICE_SECS)
         };
         let next = self.inactivity_job(account, mode, card, next).await?;
-        if now >= deadline - INACTIVITY_NOTICE_SECS {
+        if now >= deadline.minus(INACTIVITY_NOTICE_SECS) {
             let notice = Event::CardDeleteNotification(CardDeleteNotice {
                 card_id,
                 cardholder_id,
                 livemode: mode.is_live(),
                 issuing_app_id,
-                potential_delete_date: gmt::format(deadline),
-                potential_delete_timestamp: deadline,
+                potential_delete_date: deadline.gmt(),
+                potential_delete_timestamp: deadline.unix(),
             });
             let event = self.new_event(account, mode, notice).await?;
             let delivery = self.delivery_job(&event.id);
@@ -148,7 +154,7 @@ impl App {
     /// job to retry on.
     pub(crate) async fn charge_maintenance_fee(&self, subject: &str) -> Result<(), String> {
         let (card, due) = match subject.split_once(' ') {
-            Some((card, due)) => (CardId::new(card), due.parse::<i64>().ok()),
+            Some((card, due)) => (CardId::new(card), due.parse().ok().map(Timestamp::from_unix)),
             None => (CardId::new(subject), None),
         };
         let Some(state) = self.ports.cards.rule_state(&card).await.map_err(|e| e.to_string())? else {
@@ -163,14 +169,14 @@ impl App {
             .map_err(|e| e.to_string())
     }
 
-    async fn maintenance_fee(&self, card: &CardId, state: &RuleState, due: i64) -> Result<(), StoreError> {
+    async fn maintenance_fee(&self, card: &CardId, state: &RuleState, due: Timestamp) -> Result<(), StoreError> {
         let (account, mode) = (&state.account_id, state.mode);
         let now = self.now_for(account, mode).await?;
         let next = self
             .fee_job(account, mode, card, next_anniversary(state.fee_anchor_at, due))
             .await?;
         let id = format!("ctx_{}", self.ports.ids.unique());
-        let reference = format!("fee_{card}_{}", gmt::month_key(due));
+        let reference = format!("fee_{card}_{}", due.month_key());
         let fee = Event::CardMaintenanceFeeSuccessful(CardDebit {
             movement: CardMovement {
                 card_id: card.to_string(),
@@ -181,8 +187,8 @@ impl App {
                 livemode: mode.is_live(),
                 issuing_app_id: account.to_string(),
                 card_transaction_type: "DEBIT",
-                transaction_date: gmt::format(now),
-                transaction_timestamp: now,
+                transaction_date: now.gmt(),
+                transaction_timestamp: now.unix(),
             },
             issuer_transaction_reference: id.clone(),
             description: None,
@@ -194,7 +200,7 @@ impl App {
         let charge = FeeCharge {
             id,
             card_id: card.clone(),
-            month: gmt::month_key(due),
+            month: due.month_key(),
             reference,
             fee: state.fee_hold,
             now,

@@ -124,8 +124,8 @@ impl App {
                     TransferKind::Fund => "CREDIT",
                     TransferKind::Unload => "UNLOAD",
                 },
-                transaction_date: domain::gmt::format(now),
-                transaction_timestamp: now,
+                transaction_date: now.gmt(),
+                transaction_timestamp: now.unix(),
             },
             error_description: failure.map(str::to_string),
         };

@@ -23,7 +23,7 @@ fn owner(status: CardholderStatus, blacklisted: bool) -> CardholderRecord {
         blacklisted,
         error_description: None,
         meta_data: None,
-        created_at: 1,
+        created_at: domain::Timestamp::from_unix(1),
     }
 }
 
@@ -44,7 +44,7 @@ fn request() -> CardRequest {
 /// Mocks that issue one card and accept its creation; the vault "seals"
 /// by copying, so the test can read what was sealed.
 fn issuing(m: &mut Mocks) {
-    m.clock.expect_now().return_const(100i64);
+    m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
     m.test_clocks.expect_offset().returning(|_| Ok(0));
     m.ids.expect_unique().returning(|| "u".into());
     m.network.expect_issue().returning(|_, _| IssuedCard {
@@ -158,7 +158,7 @@ fn pending(kind: TransferKind) -> Transfer {
         amount: Amount::from_const(10_013),
         transaction_reference: "ref-1".into(),
         state: TransferState::Pending,
-        created_at: 1,
+        created_at: domain::Timestamp::from_unix(1),
     }
 }
 
@@ -167,7 +167,7 @@ async fn settle(m: Mocks) -> Vec<Result<(), String>> {
 }
 
 fn settling(m: &mut Mocks, transfer: Transfer) {
-    m.clock.expect_now().return_const(100i64);
+    m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
     m.test_clocks.expect_offset().returning(|_| Ok(0));
     m.ids.expect_unique().returning(|| "u".into());
     m.cards.expect_transfer().return_once(move |_| Ok(Some(transfer)));
@@ -230,7 +230,7 @@ async fn a_settled_transfer_is_left_alone() {
 #[tokio::test]
 async fn a_transfer_too_soon_is_a_420_with_the_wait() {
     let mut m = Mocks::default();
-    m.clock.expect_now().return_const(100i64);
+    m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
     m.test_clocks.expect_offset().returning(|_| Ok(0));
     m.ids.expect_unique().returning(|| "u".into());
     m.cards.expect_get().returning(|_, _, _| {
@@ -253,7 +253,7 @@ async fn a_transfer_too_soon_is_a_420_with_the_wait() {
             state: domain::cards::state::CardState::Active,
             pin_3ds_activated: false,
             meta_data: None,
-            created_at: 1,
+            created_at: domain::Timestamp::from_unix(1),
             balance: 300,
         }))
     });
@@ -283,7 +283,7 @@ mod debits {
     use ports::merchants::Merchant;
 
     fn posting(m: &mut Mocks, decision: Decision, card_deleted: bool) {
-        m.clock.expect_now().return_const(100i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
         m.test_clocks.expect_offset().returning(|_| Ok(0));
         m.ids.expect_unique().returning(|| "u".into());
         m.merchants.expect_merchant().returning(|_, _| Merchant {

@@ -5,7 +5,7 @@
 use super::CardError;
 use crate::{App, Caller};
 use domain::InvalidInput;
-use domain::gmt;
+use domain::Timestamp;
 use domain::ids::CardId;
 use domain::paging::Page;
 use ports::card_transactions::{CardTransaction, Reference};
@@ -22,7 +22,10 @@ impl App {
         let between = match (start_date, end_date) {
             (None, None) => None,
             (Some(start), Some(end)) => {
-                let (from, to) = (gmt::parse("start_date", start)?, gmt::parse("end_date", end)?);
+                let (from, to) = (
+                    Timestamp::parse_gmt("start_date", start)?,
+                    Timestamp::parse_gmt("end_date", end)?,
+                );
                 if from > to {
                     return Err(InvalidInput::new("end_date", "must not be before start_date").into());
                 }

@@ -44,7 +44,7 @@ impl App {
         let card = self.card(caller, &card_id).await?;
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         let id = TransferId::with_suffix(&self.ports.ids.unique());
-        let settle = self.new_job(JobKind::SettleCardTransfer, id.to_string(), self.ports.clock.now());
+        let settle = self.job_now(JobKind::SettleCardTransfer, id.to_string());
         let transfer = Transfer {
             id,
             account_id: caller.account_id.clone(),

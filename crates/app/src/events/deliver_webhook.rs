@@ -33,7 +33,7 @@ impl App {
         let body = json!({
             "event": target.event.event,
             "event_id": id.as_str(),
-            "created_at": target.event.created_at,
+            "created_at": target.event.created_at.unix(),
             "data": data,
         });
         let now = self.ports.clock.now();
@@ -97,7 +97,7 @@ mod tests {
                 mode: Mode::Test,
                 event: "webhook.test".into(),
                 data: r#"{"k":"v"}"#.into(),
-                created_at: 77,
+                created_at: domain::Timestamp::from_unix(77),
                 delivery_state: DeliveryState::Pending,
                 attempts: 2,
                 delivered_at: None,
@@ -118,7 +118,7 @@ mod tests {
         m.vault
             .expect_open()
             .returning(|s, _| Ok(Secret::new(s.strip_prefix(b"sealed-").unwrap().to_vec())));
-        m.clock.expect_now().return_const(5_000i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(5_000));
         m.webhooks.expect_send().times(1).returning(move |req| {
             let body: serde_json::Value = serde_json::from_str(&req.body).unwrap();
             assert_eq!(body["event"], "webhook.test");
@@ -129,7 +129,7 @@ mod tests {
                 (req.secret_key.expose().as_str(), req.webhook_secret.expose().as_str()),
                 ("key", "whsec")
             );
-            assert_eq!(req.timestamp, 5_000);
+            assert_eq!(req.timestamp, domain::Timestamp::from_unix(5_000));
             WebhookResponse {
                 status,
                 error: status.is_none().then(|| "connection refused".into()),
@@ -140,7 +140,9 @@ mod tests {
             .expect_record_attempt()
             .times(1)
             .withf(move |_, outcome, state| {
-                outcome.attempted_at == 5_000 && outcome.status_code == status && *state == expected
+                outcome.attempted_at == domain::Timestamp::from_unix(5_000)
+                    && outcome.status_code == status
+                    && *state == expected
             })
             .returning(|_, _, _| Ok(()));
         m

@@ -73,7 +73,7 @@ mod tests {
     async fn redelivering_an_unknown_event_is_not_found() {
         let mut m = Mocks::default();
         m.ids.expect_unique().returning(|| "u".into());
-        m.clock.expect_now().return_const(1i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(1));
         m.events
             .expect_redeliver()
             .withf(|acct, mode, id, _| acct.as_str() == "acct_1" && *mode == Mode::Live && id.as_str() == "evt_x")

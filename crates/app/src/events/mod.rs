@@ -17,7 +17,7 @@ use ports::jobs::{JobKind, NewJob};
 impl App {
     /// The job that delivers `event`, due now.
     pub(crate) fn delivery_job(&self, event: &EventId) -> NewJob {
-        self.new_job(JobKind::DeliverWebhook, event.to_string(), self.ports.clock.now())
+        self.job_now(JobKind::DeliverWebhook, event.to_string())
     }
 
     /// A new event, at the mode's time, for a store step to save with the

@@ -30,17 +30,17 @@ mod tests {
     async fn stores_the_event_with_its_delivery_job() {
         let mut m = Mocks::default();
         m.ids.expect_unique().returning(|| "u".into());
-        m.clock.expect_now().return_const(1_000i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.test_clocks.expect_offset().returning(|_| Ok(50));
         m.events.expect_emit().times(1).returning(|event, job| {
             assert_eq!(event.event, "webhook.test");
-            assert_eq!(event.created_at, 1_050, "sandbox time");
+            assert_eq!(event.created_at.unix(), 1_050, "sandbox time");
             assert!(event.data.contains("\"livemode\":false"));
             assert_eq!(
                 (job.kind, job.subject.as_str()),
                 (JobKind::DeliverWebhook, event.id.as_str())
             );
-            assert_eq!(job.run_at, 1_000, "jobs run on real time");
+            assert_eq!(job.run_at.unix(), 1_000, "jobs run on real time");
             Ok(())
         });
         let id = m.app().send_test_event(&caller(Mode::Test)).await.unwrap();

@@ -56,7 +56,7 @@ impl App {
             .then(|| job.kind.retry_schedule().delay(job.attempts, self.ports.ids.fraction()))
             .flatten();
         match delay {
-            Some(delay) => self.ports.jobs.reschedule(&job.id, error, now + delay, now).await,
+            Some(delay) => self.ports.jobs.reschedule(&job.id, error, now.plus(delay), now).await,
             None => self.ports.jobs.park(&job.id, error, now).await,
         }
     }
@@ -85,7 +85,7 @@ mod tests {
     /// nothing; one whose event lookup fails is retried or parked.
     fn mocks(attempts: u32, lookup_fails: bool) -> Mocks {
         let mut m = Mocks::default();
-        m.clock.expect_now().return_const(1_000i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.ids.expect_fraction().return_const(0.5);
         m.jobs.expect_claim().times(1).returning(move |_, lease, _| {
             assert_eq!(lease, 300);
@@ -93,7 +93,7 @@ mod tests {
         });
         m.events.expect_delivery_target().returning(move |_| {
             if lookup_fails {
-                Err(ports::StoreError("down".into()))
+                Err(ports::StoreError::new("down"))
             } else {
                 Ok(None)
             }
@@ -118,7 +118,7 @@ mod tests {
         m.jobs
             .expect_reschedule()
             .times(1)
-            .withf(|_, error, run_at, _| error.contains("down") && *run_at == 1_000 + 300)
+            .withf(|_, error, run_at, _| error.contains("down") && run_at.unix() == 1_000 + 300)
             .returning(|_, _, _, _| Ok(()));
         m.app().run_due_jobs(8).await.unwrap();
     }
@@ -126,7 +126,7 @@ mod tests {
     #[tokio::test]
     async fn a_settlement_is_retried_on_the_money_schedule_within_seconds() {
         let mut m = Mocks::default();
-        m.clock.expect_now().return_const(1_000i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.ids.expect_fraction().return_const(0.5);
         m.jobs.expect_claim().returning(|_, _, _| {
             Ok(vec![Job {
@@ -137,11 +137,11 @@ mod tests {
         });
         m.cards
             .expect_transfer()
-            .returning(|_| Err(ports::StoreError("down".into())));
+            .returning(|_| Err(ports::StoreError::new("down")));
         m.jobs
             .expect_reschedule()
             .times(1)
-            .withf(|_, _, run_at, _| *run_at == 1_000 + 5)
+            .withf(|_, _, run_at, _| run_at.unix() == 1_000 + 5)
             .returning(|_, _, _, _| Ok(()));
         m.app().run_due_jobs(8).await.unwrap();
     }

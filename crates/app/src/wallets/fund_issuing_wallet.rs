@@ -50,7 +50,7 @@ mod tests {
     #[tokio::test]
     async fn funds_the_wallet_of_the_currency_at_sandbox_time() {
         let mut m = Mocks::default();
-        m.clock.expect_now().return_const(5i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(5));
         m.test_clocks.expect_offset().returning(|_| Ok(10));
         m.wallets
             .expect_fund_from_faucet()
@@ -60,7 +60,7 @@ mod tests {
                     && *cur == Currency::Ngn
                     && amt.minor() == 700
                     && *max == domain::ledger::DEFAULT_MAX_WALLET
-                    && *now == 15
+                    && now.unix() == 15
             })
             .return_once(|_, _, _, _, _, _| Ok(Amount::from_minor(1_700).unwrap()));
         let balance = m
@@ -84,7 +84,7 @@ mod tests {
     #[tokio::test]
     async fn a_balance_past_the_limit_is_a_bad_request_naming_the_amount() {
         let mut m = Mocks::default();
-        m.clock.expect_now().return_const(5i64);
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(5));
         m.test_clocks.expect_offset().returning(|_| Ok(0));
         m.wallets
             .expect_fund_from_faucet()

@@ -7,7 +7,7 @@ pub mod pin;
 pub mod state;
 pub mod transfer;
 
-use crate::{Amount, InvalidInput};
+use crate::{Amount, InvalidInput, Timestamp};
 
 /// The one card-network brand the service issues.
 pub const BRAND: &str = "Mastercard";
@@ -61,29 +61,29 @@ pub const INACTIVITY_MONTHS: u32 = 3;
 pub const INACTIVITY_NOTICE_SECS: i64 = 7 * 86_400;
 
 /// When a card last used at `last_activity` is deleted for inactivity.
-pub fn inactivity_deadline(last_activity: i64) -> i64 {
-    crate::gmt::add_months(last_activity, INACTIVITY_MONTHS)
+pub fn inactivity_deadline(last_activity: Timestamp) -> Timestamp {
+    last_activity.add_months(INACTIVITY_MONTHS)
 }
 
 /// A card's fee anniversaries: monthly from its anchor, for at most a
-/// hundred years (a search past them finds none: `i64::MAX`).
-fn anniversaries(anchor: i64) -> impl Iterator<Item = i64> {
-    (1..=1_200).map(move |k| crate::gmt::add_months(anchor, k))
+/// hundred years (a search past them finds none: never).
+fn anniversaries(anchor: Timestamp) -> impl Iterator<Item = Timestamp> {
+    (1..=1_200).map(move |k| anchor.add_months(k))
 }
 
 /// The first monthly anniversary of `anchor` after `now`, when the
 /// maintenance fee is next charged.
-pub fn next_anniversary(anchor: i64, now: i64) -> i64 {
-    anniversaries(anchor).find(|t| *t > now).unwrap_or(i64::MAX)
+pub fn next_anniversary(anchor: Timestamp, now: Timestamp) -> Timestamp {
+    anniversaries(anchor).find(|t| *t > now).unwrap_or(Timestamp::NEVER)
 }
 
 /// A card's first fee: the first anniversary of `anchor` whose month is
 /// after `charged` (the last month charged, for a card that takes over
 /// another's anniversaries), which may be due already.
-pub fn first_fee_due(anchor: i64, charged: Option<i32>) -> i64 {
+pub fn first_fee_due(anchor: Timestamp, charged: Option<i32>) -> Timestamp {
     anniversaries(anchor)
-        .find(|t| charged.is_none_or(|month| crate::gmt::month_key(*t) > month))
-        .unwrap_or(i64::MAX)
+        .find(|t| charged.is_none_or(|month| t.month_key() > month))
+        .unwrap_or(Timestamp::NEVER)
 }
 
 /// How long a card stays valid after issue.
@@ -281,14 +281,11 @@ mod tests {
 
     #[test]
     fn time_rules_count_calendar_months() {
-        let nov_22 = 1_795_305_600; // 2026-11-22 00:00 GMT
-        assert_eq!(crate::gmt::format(inactivity_deadline(nov_22)), "2027-02-22 00:00:00");
+        let nov_22 = Timestamp::from_unix(1_795_305_600); // 2026-11-22 00:00 GMT
+        assert_eq!(inactivity_deadline(nov_22).gmt(), "2027-02-22 00:00:00");
+        assert_eq!(next_anniversary(nov_22, nov_22).gmt(), "2026-12-22 00:00:00");
         assert_eq!(
-            crate::gmt::format(next_anniversary(nov_22, nov_22)),
-            "2026-12-22 00:00:00"
-        );
-        assert_eq!(
-            crate::gmt::format(next_anniversary(nov_22, nov_22 + 40 * 86_400)),
+            next_anniversary(nov_22, nov_22.plus(40 * 86_400)).gmt(),
             "2027-01-22 00:00:00"
         );
     }
@@ -333,12 +330,11 @@ mod tests {
 
     #[test]
     fn a_card_taking_over_anniversaries_starts_after_the_last_month_charged() {
-        let nov_22 = 1_795_305_600; // 2026-11-22 00:00 GMT
-        let fmt = crate::gmt::format;
-        assert_eq!(fmt(first_fee_due(nov_22, None)), "2026-12-22 00:00:00");
-        assert_eq!(fmt(first_fee_due(nov_22, Some(202_612))), "2027-01-22 00:00:00");
-        assert_eq!(first_fee_due(i64::MAX, None), i64::MAX);
-        assert_eq!(next_anniversary(nov_22, i64::MAX - 1), i64::MAX);
+        let nov_22 = Timestamp::from_unix(1_795_305_600); // 2026-11-22 00:00 GMT
+        assert_eq!(first_fee_due(nov_22, None).gmt(), "2026-12-22 00:00:00");
+        assert_eq!(first_fee_due(nov_22, Some(202_612)).gmt(), "2027-01-22 00:00:00");
+        assert_eq!(first_fee_due(Timestamp::NEVER, None), Timestamp::NEVER);
+        assert_eq!(next_anniversary(nov_22, Timestamp::NEVER.minus(1)), Timestamp::NEVER);
     }
 
     #[test]

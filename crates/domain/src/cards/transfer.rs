@@ -5,7 +5,7 @@
 //! race-free), and decides nothing else.
 
 use super::{MAX_BALANCE, MONEY_WINDOW_SECS};
-use crate::Amount;
+use crate::{Amount, Timestamp};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TransferKind {
@@ -113,16 +113,13 @@ impl Plan {
 
 /// The start of the window a funding or unloading must be outside of: the
 /// card's last one of that kind must be at or before it.
-pub fn window_start(now: i64) -> i64 {
-    now - MONEY_WINDOW_SECS
+pub fn window_start(now: Timestamp) -> Timestamp {
+    now.minus(MONEY_WINDOW_SECS)
 }
 
 /// Seconds until a card last moved at `last` may move again (at least 1).
-pub fn window_wait(last: Option<i64>, now: i64) -> u64 {
-    let wait = last
-        .unwrap_or(now)
-        .saturating_add(MONEY_WINDOW_SECS)
-        .saturating_sub(now);
+pub fn window_wait(last: Option<Timestamp>, now: Timestamp) -> u64 {
+    let wait = last.unwrap_or(now).plus(MONEY_WINDOW_SECS).secs_since(now);
     u64::try_from(wait).unwrap_or(0).max(1)
 }
 
@@ -276,10 +273,14 @@ mod tests {
 
     #[test]
     fn the_window_wait_is_never_zero_nor_overflows() {
-        assert_eq!(window_wait(Some(1_000), 1_000), 300);
-        assert_eq!(window_wait(Some(1_000), 1_299), 1);
-        assert_eq!(window_wait(None, 5), 300);
-        assert_eq!(window_wait(Some(i64::MAX), i64::MIN), u64::try_from(i64::MAX).unwrap());
-        assert_eq!(window_start(1_000), 700);
+        let at = Timestamp::from_unix;
+        assert_eq!(window_wait(Some(at(1_000)), at(1_000)), 300);
+        assert_eq!(window_wait(Some(at(1_000)), at(1_299)), 1);
+        assert_eq!(window_wait(None, at(5)), 300);
+        assert_eq!(
+            window_wait(Some(Timestamp::NEVER), at(i64::MIN)),
+            u64::try_from(i64::MAX).unwrap()
+        );
+        assert_eq!(window_start(at(1_000)), at(700));
     }
 }
