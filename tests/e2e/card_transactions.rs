@@ -120,10 +120,10 @@ async fn debits_are_enriched_listed_newest_first_and_found_by_either_reference()
             "{}",
             only.body
         );
+        assert_eq!(only.body["data"]["meta"]["total"], 1);
         for bad in [
             format!("card_id={card}&page=1&start_date=2026-11-01%2000:00:00"),
             format!("card_id={card}&page=1&start_date=2026-11-01&end_date=2026-12-01"),
-            format!("card_id={card}"),
             format!("card_id={card}&page=0"),
             "card_id=card_nope&page=1".to_string(),
         ] {
@@ -335,8 +335,27 @@ async fn the_history_pages_approved_debits_newest_first_with_declines_left_out()
                 .map(|t| t["client_transaction_reference"].as_str().unwrap().to_string())
                 .collect();
             assert_eq!(refs.len(), [20, 20, 5, 0][page - 1], "{}: page {page}", db.backend());
+            let next = if page < 3 { json!(page + 1) } else { Value::Null };
+            let previous = if page > 1 {
+                json!((page - 1).min(3))
+            } else {
+                Value::Null
+            };
+            assert_eq!(
+                a.body["data"]["meta"],
+                json!({"total": 45, "pages": 3, "previous": previous, "next": next}),
+                "page {page}"
+            );
             listed.extend(refs);
         }
+        // Without a page: the first.
+        let first = s.get(&format!("/cards/get_card_transactions?card_id={card}")).await;
+        assert_eq!(first.status, 200, "{}", first.body);
+        assert_eq!(
+            first.body["data"]["transactions"][0]["client_transaction_reference"],
+            "h44"
+        );
+        assert_eq!(first.body["data"]["meta"]["next"], 2);
         let newest_first: Vec<String> = (0..45).rev().map(|n| format!("h{n}")).collect();
         assert_eq!(listed, newest_first, "{}", db.backend());
         assert_ledger(&db);

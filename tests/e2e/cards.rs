@@ -220,16 +220,7 @@ async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_da
         assert_eq!(cvv.len(), 3);
         let year: i32 = c["expiry_year"].as_str().unwrap().parse().unwrap();
         assert!((2029..=2030).contains(&year), "{year}");
-        // The relay serves nothing else; the base address has no clear details.
-        let other = s
-            .call_at(
-                &s.server.relay,
-                reqwest::Method::GET,
-                "/cards/get_issuing_wallet_balance",
-                None,
-            )
-            .await;
-        assert_eq!(other.status, 404);
+        // Only the relay redeems details tokens.
         assert_eq!(s.get("/cards/get_card_details_from_token?token=x").await.status, 404);
 
         assert_eq!(s.balance(&card).await, (1000, 700));
@@ -239,7 +230,8 @@ async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_da
         assert_eq!(listed.body["data"]["total"], 1);
         let first = &listed.body["data"]["cards"][0];
         assert_eq!(first["card_id"], card.as_str());
-        assert!(first.get("balance").is_none() && first.get("pin_3ds_activated").is_none());
+        assert_eq!(first["balance"], "1000");
+        assert!(first.get("available_balance").is_none() && first.get("pin_3ds_activated").is_none());
         let all = s.get("/cards/get_all_cards?page=1").await;
         assert_eq!(all.body["data"]["meta"]["total"], 1);
 

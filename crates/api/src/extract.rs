@@ -1,12 +1,13 @@
 //! Extractors that turn a request into typed input or a clear 400/401/413:
 //! the JSON body, the query string, and the authenticated caller.
 
-use crate::MAX_BODY_BYTES;
 use crate::error::ApiError;
+use crate::{MAX_BODY_BYTES, Surface};
 use actix_web::dev::Payload;
 use actix_web::http::StatusCode;
 use actix_web::{FromRequest, HttpRequest, web};
 use app::Caller;
+use app::cards::DetailsView;
 use domain::{InvalidInput, Mode};
 use futures::StreamExt;
 use futures::future::LocalBoxFuture;
@@ -26,6 +27,20 @@ pub struct Authenticated(pub Caller);
 /// Which mode a scope of paths serves; set as app data on the scope.
 #[derive(Debug, Clone, Copy)]
 pub struct PathMode(pub Mode);
+
+/// How this listener shows card details: sealed on the base address, in
+/// clear on the relay (from the app's [`Surface`]; sealed when unset).
+pub struct CardFields(pub DetailsView);
+
+impl FromRequest for CardFields {
+    type Error = ApiError;
+    type Future = std::future::Ready<Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let surface = req.app_data::<Surface>().copied().unwrap_or(Surface::Base);
+        std::future::ready(Ok(CardFields(surface.details_view())))
+    }
+}
 
 /// Rewrites a serde message into `field: rule`. serde names a missing
 /// field only inside its message, and serde_json appends a position.

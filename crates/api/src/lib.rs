@@ -2,6 +2,7 @@
 //! case, render the envelope. Sandbox paths (`/v1/issuing/sandbox/...`)
 //! need a test key, production paths (`/v1/issuing/...`) a live key.
 
+mod amount_text;
 mod envelope;
 mod error;
 mod extract;
@@ -18,13 +19,25 @@ use actix_web::{middleware, web};
 /// Request bodies larger than this are refused with 413.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
-/// Which of the two listeners an application serves.
-#[derive(Debug, Clone, Copy)]
+/// Which of the two listeners an application serves. Both serve the
+/// whole API from one route table; they differ only in how card numbers,
+/// CVVs and expiry dates leave (and the relay alone redeems details
+/// tokens, which need no key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Surface {
-    /// The base address: the whole API, card data sealed.
+    /// The base address: card data sealed under the transport key.
     Base,
-    /// The card-details relay: card details in clear, and nothing else.
+    /// The decrypting relay: card data in clear.
     Relay,
+}
+
+impl Surface {
+    pub(crate) fn details_view(self) -> app::cards::DetailsView {
+        match self {
+            Surface::Base => app::cards::DetailsView::Sealed,
+            Surface::Relay => app::cards::DetailsView::Clear,
+        }
+    }
 }
 
 /// The HTTP application of `surface` over the use cases.
@@ -40,13 +53,12 @@ pub fn build(
         InitError = (),
     >,
 > {
-    let routes = match surface {
-        Surface::Base => routes::configure,
-        Surface::Relay => routes::configure_relay,
-    };
     actix_web::App::new()
         .app_data(app)
+        .app_data(surface)
         .wrap(middleware::from_fn(trace::trace_requests))
-        .configure(routes)
+        // Answers are per caller and may carry card data: never cached.
+        .wrap(middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
+        .configure(|cfg| routes::configure(cfg, surface))
         .default_service(web::to(routes::not_found))
 }

@@ -184,16 +184,18 @@ async fn keys_are_checked_for_presence_shape_existence_and_mode() {
 }
 
 #[actix_web::test]
-async fn funding_answers_the_new_balance() {
-    let mut m = authenticating();
-    m.wallets
-        .expect_fund_from_faucet()
-        .withf(|_, mode, _, amount, _, _| *mode == Mode::Test && amount.minor() == 2_500)
-        .returning(|_, _, _, _, _, _| Ok(Amount::from_minor(12_500).unwrap()));
-    let (status, _, body) = call(m, fund(TEST_KEY, r#"{"amount":"2500"}"#)).await;
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(body["data"]["issuing_balance"], "12500");
-    assert_eq!(body["data"]["currency"], "USD");
+async fn funding_answers_the_new_balance_for_a_digit_string_or_an_integer() {
+    for amount in [r#""2500""#, "2500"] {
+        let mut m = authenticating();
+        m.wallets
+            .expect_fund_from_faucet()
+            .withf(|_, mode, _, amount, _, _| *mode == Mode::Test && amount.minor() == 2_500)
+            .returning(|_, _, _, _, _, _| Ok(Amount::from_minor(12_500).unwrap()));
+        let (status, _, body) = call(m, fund(TEST_KEY, &format!(r#"{{"amount":{amount}}}"#))).await;
+        assert_eq!(status, 200, "{amount}: {body}");
+        assert_eq!(body["data"]["issuing_balance"], "12500");
+        assert_eq!(body["data"]["currency"], "USD");
+    }
 }
 
 #[actix_web::test]
@@ -202,7 +204,10 @@ async fn bad_bodies_are_400_naming_the_field() {
         ("", "body"),
         ("{", "body"),
         ("{}", "amount: is required"),
-        (r#"{"amount": 25}"#, "amount: invalid type"),
+        (r#"{"amount": -25}"#, "amount: must be a whole number"),
+        (r#"{"amount": 2.5}"#, "amount: must be a whole number"),
+        (r#"{"amount": 1e3}"#, "amount: must be a whole number"),
+        (r#"{"amount": true}"#, "amount: invalid type"),
         (r#"{"amount": "-25"}"#, "amount: must be a whole number"),
         (r#"{"amount": "2.5"}"#, "amount: must be a whole number"),
         (r#"{"amount": "0"}"#, "amount: must be greater than zero"),

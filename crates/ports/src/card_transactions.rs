@@ -98,7 +98,7 @@ pub trait CardTransactionStore: Send + Sync {
     ) -> Result<bool, StoreError>;
 
     /// A page of the card's approved debits, newest first, optionally
-    /// between two times (inclusive).
+    /// between two times (inclusive), and how many there are in all.
     async fn history(
         &self,
         account: &AccountId,
@@ -106,7 +106,7 @@ pub trait CardTransactionStore: Send + Sync {
         card: &CardId,
         page: domain::paging::Page,
         between: Option<(Timestamp, Timestamp)>,
-    ) -> Result<Vec<CardTransaction>, StoreError>;
+    ) -> Result<(Vec<CardTransaction>, u64), StoreError>;
 
     async fn transaction(
         &self,

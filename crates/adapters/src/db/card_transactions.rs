@@ -279,24 +279,27 @@ impl CardTransactionStore for Db {
         card: &CardId,
         page: Page,
         between: Option<(Timestamp, Timestamp)>,
-    ) -> Result<Vec<CardTransaction>, StoreError> {
-        let rows = with_conn!(self.pool(), |conn| {
+    ) -> Result<(Vec<CardTransaction>, u64), StoreError> {
+        let (rows, total) = with_conn!(self.pool(), |conn| {
             async {
                 let of_card = card_transactions::table
                     .filter(card_transactions::card_id.eq(card.as_str()))
                     .filter(card_transactions::account_id.eq(account.as_str()))
-                    .filter(card_transactions::livemode.eq(mode.is_live()))
-                    .select(TransactionRow::as_select());
+                    .filter(card_transactions::livemode.eq(mode.is_live()));
                 if let Some((from, to)) = between {
-                    return of_card
+                    let between = of_card
                         .filter(card_transactions::status.eq(APPROVED))
                         .filter(card_transactions::created_at.ge(from.unix()))
-                        .filter(card_transactions::created_at.le(to.unix()))
+                        .filter(card_transactions::created_at.le(to.unix()));
+                    let rows = between
+                        .select(TransactionRow::as_select())
                         .order((card_transactions::created_at.desc(), card_transactions::id.desc()))
                         .limit(i64::from(page.size))
                         .offset(page.offset())
                         .load::<TransactionRow>(conn)
-                        .await;
+                        .await?;
+                    let total = between.count().get_result::<i64>(conn).await?;
+                    return Ok((rows, total));
                 }
                 // Newest first: page p holds the approval numbers
                 // count - p*size + 1 to count - (p-1)*size. Only approved
@@ -311,15 +314,18 @@ impl CardTransactionStore for Db {
                     .optional()?
                     .unwrap_or(0);
                 let newest = count - page.offset();
-                of_card
+                let rows = of_card
+                    .select(TransactionRow::as_select())
                     .filter(card_transactions::approved_seq.between(newest - i64::from(page.size) + 1, newest))
                     .order(card_transactions::approved_seq.desc())
                     .load::<TransactionRow>(conn)
-                    .await
+                    .await?;
+                Ok::<_, diesel::result::Error>((rows, count))
             }
             .await
         })?;
-        rows.into_iter().map(TransactionRow::record).collect()
+        let rows = rows.into_iter().map(TransactionRow::record).collect::<Result<_, _>>()?;
+        Ok((rows, u64::try_from(total).unwrap_or(0)))
     }
 
     async fn transaction(

@@ -1,6 +1,7 @@
 //! `fund_card_asynchronously` and `unload_card_asynchronously`: 202 once
 //! the money is reserved; the outcome follows by webhook.
 
+use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Json};
@@ -14,9 +15,9 @@ use utoipa::ToSchema;
 #[derive(Deserialize, ToSchema)]
 pub struct TransferBody {
     card_id: Option<String>,
-    /// Cents, digits only.
+    /// Cents.
     #[schema(example = "1000")]
-    amount: Option<String>,
+    amount: Option<AmountText>,
     /// Yours; unique per account and mode across fundings, unloadings and debits.
     transaction_reference: Option<String>,
     #[schema(example = "USD")]
@@ -38,7 +39,7 @@ async fn transfer(
 ) -> Result<HttpResponse, ApiError> {
     let request = TransferRequest {
         card_id: body.card_id,
-        amount: body.amount,
+        amount: AmountText::into_text(body.amount),
         transaction_reference: body.transaction_reference,
         currency: body.currency,
     };

@@ -1,7 +1,8 @@
 //! Card transactions: the sandbox's mock debit, a card's history and one
 //! transaction by reference.
 
-use crate::envelope::{Envelope, success};
+use crate::amount_text::AmountText;
+use crate::envelope::{Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Json, Query};
 use actix_web::http::StatusCode;
@@ -19,7 +20,7 @@ pub struct MockDebitBody {
     card_id: Option<String>,
     /// Cents; 100 when absent.
     #[schema(example = "1500")]
-    amount: Option<String>,
+    amount: Option<AmountText>,
     #[schema(example = "USD")]
     currency: Option<String>,
     /// The raw merchant descriptor; a Netflix charge when absent.
@@ -63,7 +64,7 @@ pub async fn mock_debit_transaction(
 ) -> Result<HttpResponse, ApiError> {
     let debit = MockDebit {
         card_id: body.card_id,
-        amount: body.amount,
+        amount: AmountText::into_text(body.amount),
         currency: body.currency,
         merchant: body.merchant,
         merchant_category_code: body.merchant_category_code,
@@ -132,7 +133,7 @@ impl From<CardTransaction> for TransactionView {
 #[into_params(parameter_in = Query)]
 pub struct TransactionsQuery {
     card_id: String,
-    /// From 1; 20 transactions a page, newest first.
+    /// From 1 (the default); 20 transactions a page, newest first.
     page: Option<String>,
     /// GMT `YYYY-MM-DD HH:MM:SS`; with end_date.
     start_date: Option<String>,
@@ -143,6 +144,7 @@ pub struct TransactionsQuery {
 #[derive(Serialize, ToSchema)]
 pub struct TransactionList {
     transactions: Vec<TransactionView>,
+    meta: Meta,
 }
 
 #[utoipa::path(
@@ -162,16 +164,8 @@ pub async fn get_card_transactions(
     caller: Authenticated,
     Query(query): Query<TransactionsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Page::parse(
-        Some(
-            query
-                .page
-                .as_deref()
-                .ok_or_else(|| InvalidInput::new("page", "is required"))?,
-        ),
-        Page::DEFAULT_SIZE,
-    )?;
-    let transactions = app
+    let page = Page::parse(query.page.as_deref(), Page::DEFAULT_SIZE)?;
+    let (transactions, paging) = app
         .get_card_transactions(
             &caller.0,
             &CardId::new(query.card_id),
@@ -185,6 +179,7 @@ pub async fn get_card_transactions(
         "Card transactions were fetched successfully",
         TransactionList {
             transactions: transactions.into_iter().map(TransactionView::from).collect(),
+            meta: paging.into(),
         },
     ))
 }

@@ -1,9 +1,9 @@
 //! The Card object as the API shows it. On the base address the number,
 //! CVV and expiry are sealed strings (`sealed:<base64>`, opaque to the
 //! client, sealed under the transport key); only the relay address shows
-//! them in clear.
+//! them in clear, in single cards and lists alike.
 
-use app::cards::{Details, RevealedDetails, SealedDetails};
+use app::cards::{Details, ShownCard, ShownDetails};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use domain::Currency;
@@ -53,9 +53,9 @@ pub struct CardView {
     livemode: bool,
     #[schema(value_type = Option<Object>)]
     meta_data: Option<serde_json::Value>,
+    /// All money on the card, the held maintenance fee included (cents).
+    balance: String,
     /// Single-card details only, like the fields below.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    balance: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     available_balance: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -70,38 +70,32 @@ fn sealed(bytes: &[u8]) -> String {
     format!("sealed:{}", BASE64.encode(bytes))
 }
 
-fn sealed_strings(d: SealedDetails) -> Details<String> {
-    Details {
-        card_number: sealed(&d.card_number),
-        cvv: sealed(&d.cvv),
-        expiry_month: sealed(&d.expiry_month),
-        expiry_year: sealed(&d.expiry_year),
-    }
-}
-
-fn clear_strings(d: RevealedDetails) -> Details<String> {
-    Details {
-        card_number: d.card_number.expose().clone(),
-        cvv: d.cvv.expose().clone(),
-        expiry_month: d.expiry_month.expose().clone(),
-        expiry_year: d.expiry_year.expose().clone(),
+fn strings(details: ShownDetails) -> Details<String> {
+    match details {
+        ShownDetails::Sealed(d) => Details {
+            card_number: sealed(&d.card_number),
+            cvv: sealed(&d.cvv),
+            expiry_month: sealed(&d.expiry_month),
+            expiry_year: sealed(&d.expiry_year),
+        },
+        ShownDetails::Clear(d) => Details {
+            card_number: d.card_number.expose().clone(),
+            cvv: d.cvv.expose().clone(),
+            expiry_month: d.expiry_month.expose().clone(),
+            expiry_year: d.expiry_year.expose().clone(),
+        },
     }
 }
 
 impl CardView {
-    /// The reduced object of list endpoints, details sealed.
-    pub fn listed((card, details): (CardRecord, SealedDetails)) -> Self {
-        Self::new(card, sealed_strings(details), false)
+    /// The reduced object of list endpoints.
+    pub fn listed((card, details): ShownCard) -> Self {
+        Self::new(card, strings(details), false)
     }
 
-    /// Single-card details, sealed.
-    pub fn sealed(card: CardRecord, details: SealedDetails) -> Self {
-        Self::new(card, sealed_strings(details), true)
-    }
-
-    /// Single-card details, in clear (the relay).
-    pub fn revealed(card: CardRecord, details: RevealedDetails) -> Self {
-        Self::new(card, clear_strings(details), true)
+    /// Single-card details.
+    pub fn single((card, details): ShownCard) -> Self {
+        Self::new(card, strings(details), true)
     }
 
     fn new(card: CardRecord, details: Details<String>, single: bool) -> Self {
@@ -140,7 +134,7 @@ impl CardView {
             issuing_app_id: card.account_id.to_string(),
             livemode: card.mode.is_live(),
             meta_data: card.meta_data.and_then(|m| serde_json::from_str(&m).ok()),
-            balance: single_only(balance.balance.to_string()),
+            balance: balance.balance.to_string(),
             available_balance: single_only(balance.available.to_string()),
             book_balance: single_only(balance.balance.to_string()),
             // The service never blocks a card for fraud (see CardState).

@@ -3,9 +3,10 @@
 
 use super::card_view::CardView;
 use super::cardholders::meta_text;
+use crate::amount_text::AmountText;
 use crate::envelope::{Empty, Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Json, Query};
+use crate::extract::{Authenticated, CardFields, Json, Query};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::cards::{ActivationRequest, CardRequest, MigrationRequest};
@@ -33,7 +34,7 @@ pub struct CreateCardBody {
     /// Cents; at least '300' (5,000 limit) or '400' (10,000 limit), held
     /// for the monthly maintenance fee.
     #[schema(example = "1000")]
-    funding_amount: Option<String>,
+    funding_amount: Option<AmountText>,
     /// A 4-digit PIN, AES Everywhere encrypted with your secret key; empty:
     /// digits 7 to 10 of the card number.
     pin: Option<String>,
@@ -42,7 +43,7 @@ pub struct CreateCardBody {
 }
 
 #[derive(Serialize, ToSchema)]
-pub struct CardCreated {
+pub struct NewCardData {
     card_id: String,
     #[schema(example = "USD")]
     currency: &'static str,
@@ -52,7 +53,7 @@ fn created(status: StatusCode, message: &'static str, id: CardId) -> HttpRespons
     success(
         status,
         message,
-        CardCreated {
+        NewCardData {
             card_id: id.to_string(),
             currency: Currency::Usd.code(),
         },
@@ -68,7 +69,7 @@ fn created(status: StatusCode, message: &'static str, id: CardId) -> HttpRespons
     security(("token" = [])),
     request_body = CreateCardBody,
     responses(
-        (status = 200, description = "The card was created", body = Envelope<CardCreated>),
+        (status = 200, description = "The card was created", body = Envelope<NewCardData>),
         (status = 400, description = "A field breaks a rule, no such cardholder, or the card type is unavailable", body = ErrorBody),
         (status = 401, description = "Bad key, cardholder deactivated or unverified, or the wallet is too low", body = ErrorBody),
     )
@@ -84,7 +85,7 @@ pub async fn create_card(
         card_brand: body.card_brand,
         card_currency: body.card_currency,
         card_limit: body.card_limit,
-        funding_amount: body.funding_amount,
+        funding_amount: AmountText::into_text(body.funding_amount),
         pin: body.pin,
         transaction_reference: body.transaction_reference,
         meta_data: meta_text(body.meta_data),
@@ -119,7 +120,7 @@ pub struct ActivateBody {
     security(("token" = [])),
     request_body = ActivateBody,
     responses(
-        (status = 200, description = "Activation is processing", body = Envelope<CardCreated>),
+        (status = 200, description = "Activation is processing", body = Envelope<NewCardData>),
         (status = 400, description = "A field breaks a rule, no such cardholder, the card type is unavailable, or the card was activated already", body = ErrorBody),
         (status = 401, description = "Bad key, cardholder deactivated or unverified, or the wallet is too low", body = ErrorBody),
     )
@@ -203,8 +204,8 @@ pub struct CardQuery {
     card_id: String,
 }
 
-/// One card; the number, CVV and expiry are sealed strings here (use the
-/// relay address, or a details token, to show them).
+/// One card. The number, CVV and expiry are sealed strings on the base
+/// address and in clear on the relay address (or by a details token).
 #[utoipa::path(
     get,
     path = "/v1/issuing/cards/get_card_details",
@@ -221,13 +222,16 @@ pub struct CardQuery {
 pub async fn get_card_details(
     app: web::Data<app::App>,
     caller: Authenticated,
+    CardFields(view): CardFields,
     Query(query): Query<CardQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let (card, details) = app.get_card_details(&caller.0, &CardId::new(query.card_id)).await?;
+    let card = app
+        .get_card_details(&caller.0, &CardId::new(query.card_id), view)
+        .await?;
     Ok(success(
         StatusCode::OK,
         "Card details were fetched successfully",
-        CardView::sealed(card, details),
+        CardView::single(card),
     ))
 }
 
@@ -366,10 +370,11 @@ pub struct CardholderCards {
 pub async fn get_all_cardholder_cards(
     app: web::Data<app::App>,
     caller: Authenticated,
+    CardFields(view): CardFields,
     Query(query): Query<CardholderCardsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let cards = app
-        .get_all_cardholder_cards(&caller.0, &CardholderId::new(query.cardholder_id))
+        .get_all_cardholder_cards(&caller.0, &CardholderId::new(query.cardholder_id), view)
         .await?;
     let data = CardholderCards {
         total: cards.len(),
@@ -407,10 +412,11 @@ pub struct CardList {
 pub async fn get_all_cards(
     app: web::Data<app::App>,
     caller: Authenticated,
+    CardFields(view): CardFields,
     Query(query): Query<CardPageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = Page::parse(query.page.as_deref(), Page::DEFAULT_SIZE)?;
-    let (cards, paging) = app.get_all_cards(&caller.0, page).await?;
+    let (cards, paging) = app.get_all_cards(&caller.0, page, view).await?;
     let data = CardList {
         cards: cards.into_iter().map(CardView::listed).collect(),
         meta: paging.into(),

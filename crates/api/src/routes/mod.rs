@@ -1,6 +1,7 @@
-//! The route table. Endpoints served in both modes are registered once per
-//! mode scope; sandbox-only helpers exist only under `/sandbox` (404 on
-//! production paths).
+//! The route table, one for both listeners. Endpoints served in both modes
+//! are registered once per mode scope; sandbox-only helpers exist only
+//! under `/sandbox` (404 on production paths). The relay listener also
+//! redeems card-details tokens.
 
 pub mod card_money;
 pub mod card_transactions;
@@ -16,13 +17,23 @@ pub mod test_clock;
 pub mod wallets;
 pub mod webhook;
 
+use crate::Surface;
 use crate::error::ApiError;
 use crate::extract::PathMode;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, Resource, ResponseError, Route, middleware, web};
 use domain::Mode;
 
-pub fn configure(cfg: &mut web::ServiceConfig) {
+pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
+    let both_modes = |cfg: &mut web::ServiceConfig| {
+        both_modes(cfg);
+        if surface == Surface::Relay {
+            cfg.service(endpoint(
+                "/cards/get_card_details_from_token",
+                web::get().to(relay::get_card_details_from_token),
+            ));
+        }
+    };
     cfg.service(endpoint("/health", web::get().to(health::health)))
         .service(endpoint("/health/live", web::get().to(health::live)))
         .service(crate::openapi::docs())
@@ -167,32 +178,6 @@ fn card_endpoints(cfg: &mut web::ServiceConfig) {
         endpoint("/cards/migrate_card", migrate_card)
             .wrap(middleware::DefaultHeaders::new().add(("Deprecation", "@1795305600"))),
     );
-}
-
-/// The relay's routes: card details in clear, in both modes.
-pub fn configure_relay(cfg: &mut web::ServiceConfig) {
-    let relay_endpoints = |cfg: &mut web::ServiceConfig| {
-        cfg.service(endpoint(
-            "/cards/get_card_details",
-            web::get().to(relay::get_card_details),
-        ))
-        .service(endpoint(
-            "/cards/get_card_details_from_token",
-            web::get().to(relay::get_card_details_from_token),
-        ));
-    };
-    cfg.service(endpoint("/health", web::get().to(health::health)))
-        .service(endpoint("/health/live", web::get().to(health::live)))
-        .service(
-            web::scope("/v1/issuing/sandbox")
-                .app_data(PathMode(Mode::Test))
-                .configure(relay_endpoints),
-        )
-        .service(
-            web::scope("/v1/issuing")
-                .app_data(PathMode(Mode::Live))
-                .configure(relay_endpoints),
-        );
 }
 
 /// One path with one method; any other method on it is a JSON 405.

@@ -3,6 +3,7 @@
 //! (`x-processor-signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`).
 
 use crate::MAX_BODY_BYTES;
+use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{describe, payload_too_large};
@@ -18,7 +19,7 @@ pub struct AuthorizationBody {
     card_id: String,
     /// Cents.
     #[schema(example = "1500")]
-    amount: String,
+    amount: AmountText,
     /// The raw merchant descriptor.
     #[schema(example = "UBER *TRIP HELP.UBER.COM")]
     merchant: String,
@@ -78,7 +79,7 @@ pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::By
     let reference = parsed.transaction_reference.clone();
     let request = AuthorizationRequest {
         card_id: parsed.card_id,
-        amount: domain::cards::parse_debit_amount("amount", &parsed.amount)?,
+        amount: domain::cards::parse_debit_amount("amount", &parsed.amount.0)?,
         merchant: parsed.merchant,
         merchant_category_code: parsed.merchant_category_code,
         transaction_reference: parsed.transaction_reference,

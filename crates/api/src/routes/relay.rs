@@ -1,37 +1,16 @@
-//! The card-details relay: a second listener that shows card numbers,
-//! CVVs and expiry dates in clear, to the screens that must show them.
-//! Nothing else is served there.
+//! The one route only the relay address serves: redeeming a card-details
+//! token, which needs no key and shows the card in clear.
 
 use super::card_view::CardView;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, PathMode, Query};
+use crate::extract::{PathMode, Query};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
+use app::cards::ShownDetails;
 use domain::Secret;
-use domain::ids::CardId;
 use serde::Deserialize;
 use utoipa::IntoParams;
-
-#[derive(Deserialize)]
-pub struct RelayCardQuery {
-    card_id: String,
-}
-
-/// On the relay address only: one card with its details in clear (the
-/// same path as the base address's sealed `get_card_details`).
-pub async fn get_card_details(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Query(query): Query<RelayCardQuery>,
-) -> Result<HttpResponse, ApiError> {
-    let (card, details) = app.reveal_card_details(&caller.0, &CardId::new(query.card_id)).await?;
-    Ok(success(
-        StatusCode::OK,
-        "Card details were fetched successfully",
-        CardView::revealed(card, details),
-    ))
-}
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -61,6 +40,6 @@ pub async fn get_card_details_from_token(
     Ok(success(
         StatusCode::OK,
         "Card details were fetched successfully",
-        CardView::revealed(card, details),
+        CardView::single((card, ShownDetails::Clear(details))),
     ))
 }

@@ -1,3 +1,4 @@
+use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Json, Query};
@@ -17,9 +18,9 @@ pub struct FundIssuingWalletQuery {
 
 #[derive(Deserialize, ToSchema)]
 pub struct FundIssuingWalletBody {
-    /// Minor units (cents or kobo), digits only.
+    /// Minor units (cents or kobo).
     #[schema(example = "100000")]
-    amount: String,
+    amount: AmountText,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -58,7 +59,7 @@ pub async fn fund_issuing_wallet(
         None => Currency::Usd,
         Some(code) => Currency::parse("currency", code)?,
     };
-    let amount = Amount::parse_positive("amount", &body.amount)?;
+    let amount = Amount::parse_positive("amount", &body.amount.0)?;
     let balance = app.fund_issuing_wallet(&caller.0, currency, amount).await?;
     let data = FundIssuingWalletData {
         currency: currency.code(),

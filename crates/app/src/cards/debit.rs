@@ -167,6 +167,7 @@ impl App {
                         let deleted = CardDeleted {
                             card_id: moved.card_id.clone(),
                             cardholder_id: moved.cardholder_id.clone(),
+                            currency: Currency::Usd.code(),
                             reason: reason.code().to_string(),
                             livemode: mode.is_live(),
                             issuing_app_id: moved.issuing_app_id.clone(),

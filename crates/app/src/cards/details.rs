@@ -1,7 +1,8 @@
 //! `GET /cards/get_card_details` (sealed on the base address, in clear on
 //! the relay), `GET /cards/get_card_balance`, and card-details tokens:
 //! `generate_token_for_card_details` and, on the relay,
-//! `get_card_details_from_token`.
+//! `get_card_details_from_token`. [`DetailsView`] is the one difference
+//! between the two addresses.
 
 use super::CardError;
 use crate::{App, Caller};
@@ -27,6 +28,24 @@ pub type RevealedDetails = Details<Secret<String>>;
 /// Sealed under the transport key, for the base address.
 pub type SealedDetails = Details<Vec<u8>>;
 
+/// How a card's number, CVV and expiry leave the service: sealed under
+/// the transport key (the base address) or in clear (the relay).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DetailsView {
+    Sealed,
+    Clear,
+}
+
+/// A card's details as a [`DetailsView`] shows them.
+#[derive(Debug, Clone)]
+pub enum ShownDetails {
+    Sealed(SealedDetails),
+    Clear(RevealedDetails),
+}
+
+/// A card with its details, as a view shows them.
+pub type ShownCard = (CardRecord, ShownDetails);
+
 const TOKEN_LEN: usize = 48;
 
 /// The one limit every reveal of a card's details counts against: sealed
@@ -34,29 +53,17 @@ const TOKEN_LEN: usize = 48;
 const REVEAL: &str = "card_details";
 
 impl App {
-    /// The card with its details sealed for transport (the base address).
+    /// The card with its details as `view` shows them.
     pub async fn get_card_details(
         &self,
         caller: &Caller,
         id: &CardId,
-    ) -> Result<(CardRecord, SealedDetails), CardError> {
+        view: DetailsView,
+    ) -> Result<ShownCard, CardError> {
         let card = self.card(caller, id).await?;
         self.per_card_limit((&caller.account_id, caller.mode), REVEAL, id, READ_WINDOW_SECS)
             .await?;
-        let details = self.seal_for_transport(&card)?;
-        Ok((card, details))
-    }
-
-    /// The card with its details opened (the relay address).
-    pub async fn reveal_card_details(
-        &self,
-        caller: &Caller,
-        id: &CardId,
-    ) -> Result<(CardRecord, RevealedDetails), CardError> {
-        let card = self.card(caller, id).await?;
-        self.per_card_limit((&caller.account_id, caller.mode), REVEAL, id, READ_WINDOW_SECS)
-            .await?;
-        let details = self.open(&card)?;
+        let details = self.show(&card, view)?;
         Ok((card, details))
     }
 
@@ -134,11 +141,14 @@ impl App {
         Ok((card, details))
     }
 
-    /// The card's details as they may leave on the base address: opened
-    /// from storage and sealed again under the transport key, in place.
-    pub fn seal_for_transport(&self, card: &CardRecord) -> Result<SealedDetails, StoreError> {
-        self.each_opened(card, |plain, place| {
-            Ok(self.ports.vault.seal_for_transport(plain.expose(), place))
+    /// The card's details as `view` shows them: opened from storage, and
+    /// for the base address sealed again under the transport key, in place.
+    pub(crate) fn show(&self, card: &CardRecord, view: DetailsView) -> Result<ShownDetails, StoreError> {
+        Ok(match view {
+            DetailsView::Sealed => ShownDetails::Sealed(self.each_opened(card, |plain, place| {
+                Ok(self.ports.vault.seal_for_transport(plain.expose(), place))
+            })?),
+            DetailsView::Clear => ShownDetails::Clear(self.open(card)?),
         })
     }
 

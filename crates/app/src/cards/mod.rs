@@ -18,8 +18,7 @@ mod transfers;
 
 pub use create_card::{ActivationRequest, CardRequest, MigrationRequest};
 pub use debit::MockDebit;
-pub use details::{Details, RevealedDetails, SealedDetails};
-pub use lists::ListedCard;
+pub use details::{Details, DetailsView, RevealedDetails, SealedDetails, ShownCard, ShownDetails};
 pub use processor::{AuthorizationAnswer, AuthorizationRequest};
 pub use transfers::TransferRequest;
 

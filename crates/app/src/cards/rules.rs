@@ -105,6 +105,7 @@ impl App {
             let deleted = Event::CardDeleteSuccessful(CardDeleted {
                 card_id,
                 cardholder_id,
+                currency: Currency::Usd.code(),
                 reason: DeletionReason::Inactivity.as_str().into(),
                 livemode: mode.is_live(),
                 issuing_app_id,

@@ -11,6 +11,9 @@ use domain::ids::TransferId;
 use ports::StoreError;
 use ports::cards::{Settled, SettlementItem, Transfer};
 
+/// The `description` of every unload event.
+const UNLOAD_DESCRIPTION: &str = "Unload from the card to the USD issuing wallet";
+
 /// Why a completion the network accepted was refused by the ledger.
 const REFUSED: &str = "the card was deleted, or would hold over 5000 USD";
 
@@ -127,6 +130,7 @@ impl App {
                 transaction_date: now.gmt(),
                 transaction_timestamp: now.unix(),
             },
+            description: (transfer.kind == TransferKind::Unload).then_some(UNLOAD_DESCRIPTION),
             error_description: failure.map(str::to_string),
         };
         let event = match (transfer.kind, settlement) {

@@ -7,7 +7,7 @@ use crate::{App, Caller};
 use domain::InvalidInput;
 use domain::Timestamp;
 use domain::ids::CardId;
-use domain::paging::Page;
+use domain::paging::{Page, Paging};
 use ports::card_transactions::{CardTransaction, Reference};
 
 impl App {
@@ -18,7 +18,7 @@ impl App {
         page: Page,
         start_date: Option<&str>,
         end_date: Option<&str>,
-    ) -> Result<Vec<CardTransaction>, CardError> {
+    ) -> Result<(Vec<CardTransaction>, Paging), CardError> {
         let between = match (start_date, end_date) {
             (None, None) => None,
             (Some(start), Some(end)) => {
@@ -35,11 +35,12 @@ impl App {
             (None, Some(_)) => return Err(InvalidInput::new("start_date", "is required with end_date").into()),
         };
         self.card(caller, card).await?;
-        Ok(self
+        let (transactions, total) = self
             .ports
             .card_transactions
             .history(&caller.account_id, caller.mode, card, page, between)
-            .await?)
+            .await?;
+        Ok((transactions, page.paging(total)))
     }
 
     pub async fn get_card_transaction_by_id(

@@ -72,6 +72,9 @@ pub struct CardMovement {
 pub struct CardTransferSettled {
     #[serde(flatten)]
     pub movement: CardMovement,
+    /// What moved, in words (unloads only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<&'static str>,
     /// Why it failed (`.failed` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error_description: Option<String>,
@@ -101,6 +104,8 @@ pub struct CardDebit {
 pub struct CardDeleted {
     pub card_id: String,
     pub cardholder_id: String,
+    /// The card's currency.
+    pub currency: &'static str,
     /// cardholder_deleted, inactivity, or a decline code
     pub reason: String,
     pub livemode: bool,
