@@ -44,7 +44,7 @@ async fn every_route_answers_alike_on_both_listeners_and_card_data_is_clear_only
                 if path.ends_with("get_card_details_from_token") {
                     continue;
                 }
-                let path = path.replace('{', "").replace('}', "");
+                let path = path.replace(['{', '}'], "");
                 let on_base = call(&s, &base, method, &path).await;
                 // Past every read window and per-minute limit the base call used.
                 s.advance(61).await;
