@@ -104,7 +104,7 @@ pub struct TransactionView {
     merchant_category_code: Option<String>,
     /// is_recurring, merchant_city, merchant_code, merchant_logo,
     /// merchant_name, merchant_website, transaction_category, transaction_group.
-    #[schema(value_type = Object)]
+    #[schema(value_type = std::collections::HashMap<String, serde_json::Value>)]
     enriched_data: serde_json::Value,
 }
 

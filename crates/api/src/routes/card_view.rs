@@ -51,7 +51,7 @@ pub struct CardView {
     is_deleted: bool,
     issuing_app_id: String,
     livemode: bool,
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     meta_data: Option<serde_json::Value>,
     /// All money on the card, the held maintenance fee included (cents).
     balance: String,

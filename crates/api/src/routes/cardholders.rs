@@ -101,7 +101,7 @@ pub struct RegisterBody {
     #[schema(example = "adaeze@example.com")]
     email_address: Option<String>,
     identity: Option<IdentityBody>,
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     meta_data: Option<serde_json::Value>,
 }
 
@@ -144,7 +144,7 @@ pub struct CardholderView {
     error_description: Option<String>,
     created_at: i64,
     issuing_app_id: String,
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     meta_data: Option<serde_json::Value>,
 }
 
@@ -285,7 +285,7 @@ pub struct CardholderEnvelope {
     message: &'static str,
     data: CardholderView,
     /// The client's object, beside `data`.
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     meta_data: Option<serde_json::Value>,
 }
 
@@ -328,7 +328,7 @@ pub struct UpdateBody {
     address: Option<AddressBody>,
     phone: Option<String>,
     identity: Option<IdentityBody>,
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     meta_data: Option<serde_json::Value>,
 }
 

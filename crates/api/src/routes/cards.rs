@@ -38,7 +38,7 @@ pub struct CreateCardBody {
     /// A 4-digit PIN, AES Everywhere encrypted with your secret key; empty:
     /// digits 7 to 10 of the card number.
     pin: Option<String>,
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     meta_data: Option<serde_json::Value>,
 }
 
@@ -106,7 +106,7 @@ pub struct ActivateBody {
     /// The 13-digit number on the card envelope.
     #[schema(example = "1234567890123")]
     card_token_number: Option<String>,
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     meta_data: Option<serde_json::Value>,
 }
 

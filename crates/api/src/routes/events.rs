@@ -33,7 +33,7 @@ pub struct EventView {
     /// Unix seconds (sandbox events: the sandbox's test clock).
     created_at: i64,
     livemode: bool,
-    #[schema(value_type = Object)]
+    #[schema(value_type = std::collections::HashMap<String, serde_json::Value>)]
     data: serde_json::Value,
     delivery: Delivery,
 }
