@@ -127,7 +127,7 @@ async fn bodies_that_fail_to_parse_never_break_the_server() {
             let response = client()
                 .patch(server.url("/v1/issuing/sandbox/cards/fund_issuing_wallet"))
                 .header("token", bearer(&server.demo_key))
-                .json(&json!({ "amount": 5 }))
+                .json(&json!({ "amount": true }))
                 .send()
                 .await
                 .unwrap();
