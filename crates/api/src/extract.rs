@@ -92,21 +92,32 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
                 }
                 body.extend_from_slice(&chunk);
             }
-            if body.iter().all(u8::is_ascii_whitespace) {
-                return Err(InvalidInput::new("body", "must be a JSON object").into());
-            }
-            let mut json = serde_json::Deserializer::from_slice(&body);
-            serde_path_to_error::deserialize(&mut json).map(Json).map_err(|e| {
-                let inner = e.inner();
-                if inner.is_syntax() || inner.is_eof() {
-                    let reason = inner.to_string();
-                    let reason = reason.split(" at line ").next().unwrap_or_default();
-                    return InvalidInput::new("body", format!("is not valid JSON ({reason})")).into();
-                }
-                describe(&e.path().to_string(), &inner.to_string()).into()
-            })
+            parse_json(&body).map(Json)
         })
     }
+}
+
+/// A whole JSON body as `T`: one value and nothing after it but
+/// whitespace, with the failing field's path in the error.
+pub(crate) fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Err(InvalidInput::new("body", "must be a JSON object").into());
+    }
+    let not_json = |e: &serde_json::Error| {
+        let reason = e.to_string();
+        let reason = reason.split(" at line ").next().unwrap_or_default().to_string();
+        ApiError::from(InvalidInput::new("body", format!("is not valid JSON ({reason})")))
+    };
+    let mut json = serde_json::Deserializer::from_slice(body);
+    let value = serde_path_to_error::deserialize(&mut json).map_err(|e| {
+        let inner = e.inner();
+        if inner.is_syntax() || inner.is_eof() {
+            return not_json(inner);
+        }
+        describe(&e.path().to_string(), &inner.to_string()).into()
+    })?;
+    json.end().map_err(|e| not_json(&e))?;
+    Ok(value)
 }
 
 impl<T: DeserializeOwned> FromRequest for Query<T> {

@@ -64,6 +64,13 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::card_transactions::mock_debit_transaction,
         routes::card_transactions::get_card_transactions,
         routes::card_transactions::get_card_transaction_by_id,
+        routes::card_transactions::get_naira_card_transactions,
+        routes::card_transactions::mock_debit_naira_card,
+        routes::card_money::fund_naira_card,
+        routes::card_money::unload_naira_card,
+        routes::naira_cards::get_card_balance,
+        routes::naira_cards::freeze_card,
+        routes::naira_cards::unfreeze_card,
         routes::relay::get_card_details_from_token,
         routes::processor::authorize,
         routes::events::list_events,
@@ -88,9 +95,10 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         (name = "utility", description = "Health and documentation"),
         (name = "wallets", description = "Issuing wallets and exchange rates"),
         (name = "cardholders", description = "Registration with identity verification, and the cardholder record"),
-        (name = "cards", description = "USD cards: issue, read, fund and unload, freeze, PINs, delete"),
-        (name = "relay", description = "The card-details relay address (`--relay-listen`): card data in clear. \
-            It also serves `GET /v1/issuing[/sandbox]/cards/get_card_details` with the number, CVV and expiry in clear"),
+        (name = "cards", description = "Cards: issue, read, fund and unload, freeze, PINs, delete"),
+        (name = "naira cards", description = "Naira cards: balance, funding and unloading from the NGN wallet, freeze, history"),
+        (name = "relay", description = "The relay address (`--relay-listen`) serves every path of the API with card numbers, \
+            CVVs and expiry dates in clear; these paths only it serves"),
         (name = "processor", description = "For the card processor: real-time authorization, signed with the processor secret"),
         (name = "events", description = "Webhook events: the log, redelivery, the endpoint"),
         (name = "sandbox", description = "Sandbox helpers"),
@@ -160,7 +168,7 @@ fn point_relay_paths_at_the_relay(doc: &mut Document) {
 
 /// Every event the service sends: its name, its payload's schema, and
 /// when it is sent.
-const WEBHOOKS: [(&str, &str, &str); 13] = [
+const WEBHOOKS: [(&str, &str, &str); 16] = [
     (
         CARDHOLDER_VERIFICATION_SUCCESSFUL,
         "CardholderVerification",
@@ -216,6 +224,22 @@ const WEBHOOKS: [(&str, &str, &str); 13] = [
         CARD_DELETE_NOTIFICATION,
         "CardDeleteNotice",
         "An inactive card will be deleted on the date given.",
+    ),
+    (
+        NAIRA_CARD_CREDIT_SUCCESSFUL,
+        "CardTransferSettled",
+        "A Naira card's funding reached the card.",
+    ),
+    (
+        NAIRA_CARD_CREDIT_FAILED,
+        "CardTransferSettled",
+        "A Naira card's funding failed (the money is back in the NGN wallet), or its unloading failed \
+         (the money is back on the card): the contract names both so.",
+    ),
+    (
+        NAIRA_CARD_UNLOAD_SUCCESSFUL,
+        "CardTransferSettled",
+        "A Naira card's unloading reached the NGN wallet.",
     ),
     (
         WEBHOOK_TEST,

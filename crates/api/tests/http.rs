@@ -208,6 +208,8 @@ async fn bad_bodies_are_400_naming_the_field() {
         (r#"{"amount": 2.5}"#, "amount: must be a whole number"),
         (r#"{"amount": 1e3}"#, "amount: must be a whole number"),
         (r#"{"amount": true}"#, "amount: invalid type"),
+        (r#"{"amount": "25"} trailing garbage"#, "body: is not valid JSON"),
+        (r#"{"amount": " 25 "}"#, "amount: must be a whole number"),
         (r#"{"amount": "-25"}"#, "amount: must be a whole number"),
         (r#"{"amount": "2.5"}"#, "amount: must be a whole number"),
         (r#"{"amount": "0"}"#, "amount: must be greater than zero"),

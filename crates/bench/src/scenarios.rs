@@ -8,7 +8,7 @@ use crate::report::Row;
 use crate::sandbox::{DEBIT_CENTS, Sandbox, debit_body, funding_body};
 use crate::server::{Database, Issuing, Server, psql};
 use anyhow::{Context, ensure};
-use domain::cards::MAX_BALANCE;
+use domain::cards::product::Product;
 use reqwest::Method;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -242,7 +242,7 @@ impl Run {
     pub async fn debit_hot(&mut self, spread: &[(usize, f64)]) -> anyhow::Result<()> {
         let (server, sandbox) = self.start()?;
         let first = self.rows.len();
-        let full = MAX_BALANCE.minor();
+        let full = Product::USD.max_balance.minor();
         self.fund_wallet(&sandbox, full).await?;
         let holder = self.holders.first().context("a cardholder")?.clone();
         self.hot = sandbox.cards(&[holder], 1, full).await?.pop();

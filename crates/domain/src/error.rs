@@ -59,6 +59,12 @@ impl DomainError for InvalidInput {
     }
 }
 
+/// A present amount, as sent: not trimmed, so that surrounding spaces are
+/// refused by the amount's digit rule like any other character.
+pub fn amount_text<'a>(value: &'a Option<String>, field: &str) -> Result<&'a str, InvalidInput> {
+    value.as_deref().ok_or_else(|| InvalidInput::new(field, "is required"))
+}
+
 /// A present, non-blank value, trimmed; "is required" otherwise.
 pub fn required<'a>(value: &'a Option<String>, field: &str) -> Result<&'a str, InvalidInput> {
     value

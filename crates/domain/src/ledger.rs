@@ -2,7 +2,7 @@
 //! two or more postings whose amounts sum to zero in each currency; a
 //! ledger account's balance is the sum of its postings.
 
-use crate::cards::{MAX_BALANCE, MAX_DEBIT};
+use crate::cards::product::Product;
 use crate::{Amount, Currency, InvalidInput};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -25,8 +25,8 @@ pub enum AccountKind {
     Faucet,
     /// Monthly maintenance fees charged from the account's cards.
     FeeIncome,
-    /// The money on a card: at most [`MAX_BALANCE`], and below zero by at
-    /// most one forced post ([`MAX_DEBIT`]).
+    /// The money on a card: at most its product's maximum balance, and
+    /// below zero by at most one forced post (its maximum debit).
     Card,
     /// Fundings and unloadings of a card reserved but not yet settled.
     CardTransit,
@@ -62,14 +62,16 @@ impl AccountKind {
 
     /// The balances an account of this kind may hold, given the most an
     /// issuing wallet may hold.
-    pub fn allowed(self, max_wallet: Amount) -> RangeInclusive<i64> {
+    pub fn allowed(self, currency: Currency, max_wallet: Amount) -> RangeInclusive<i64> {
         let max = max_wallet.minor();
+        let card = Product::of(currency);
+        let (max_balance, max_debit) = (card.max_balance.minor(), card.max_debit.minor());
         match self {
             AccountKind::IssuingWallet => 0..=max,
             AccountKind::Faucet => -max..=0,
             AccountKind::FeeIncome | AccountKind::CardSpend => 0..=Amount::MAX.minor(),
-            AccountKind::Card => -MAX_DEBIT.minor()..=MAX_BALANCE.minor(),
-            AccountKind::CardTransit => 0..=MAX_BALANCE.minor() + MAX_DEBIT.minor(),
+            AccountKind::Card => -max_debit..=max_balance,
+            AccountKind::CardTransit => 0..=max_balance + max_debit,
         }
     }
 }
@@ -286,7 +288,7 @@ mod tests {
         let b = Breach::OutOfRange {
             ledger_account: "la_w".into(),
             balance: i64::MAX,
-            allowed: AccountKind::IssuingWallet.allowed(Amount::from_const(100)),
+            allowed: AccountKind::IssuingWallet.allowed(Currency::Usd, Amount::from_const(100)),
         };
         assert_eq!(
             b.to_string(),
@@ -296,17 +298,17 @@ mod tests {
 
     #[test]
     fn kinds_round_trip_and_their_ranges_leave_i64_headroom() {
-        for kind in AccountKind::ALL {
+        for (kind, currency) in AccountKind::ALL.into_iter().flat_map(|k| Currency::ALL.map(|c| (k, c))) {
             assert_eq!(AccountKind::parse(kind.as_str()), Some(kind));
-            let range = kind.allowed(Amount::MAX);
+            let range = kind.allowed(currency, Amount::MAX);
             // Two balances of any kinds, plus an amount, still fit in i64.
             let worst = i128::from(range.start().abs().max(range.end().abs())) * 3;
-            assert!(worst < i128::from(i64::MAX), "{kind:?}");
+            assert!(worst < i128::from(i64::MAX), "{kind:?} {currency:?}");
         }
         assert_eq!(AccountKind::parse("card_spend:x"), None);
         assert!(
             !AccountKind::Card
-                .allowed(Amount::MAX)
+                .allowed(Currency::Usd, Amount::MAX)
                 .contains(&-9_223_372_036_854_775_507)
         );
     }

@@ -20,7 +20,7 @@ pub mod secret;
 pub mod time;
 
 pub use currency::Currency;
-pub use error::{DomainError, ErrorKind, InvalidInput, required};
+pub use error::{DomainError, ErrorKind, InvalidInput, amount_text, required};
 pub use mode::Mode;
 pub use money::Amount;
 pub use secret::Secret;

@@ -2,9 +2,9 @@ use crate::StoreError;
 use crate::events::NewEvent;
 use crate::jobs::NewJob;
 use domain::cards::authorization::Decision;
+use domain::fx::FxRates;
 use domain::ids::{AccountId, CardId, CardholderId};
-use domain::{Amount, Currency};
-use domain::{Mode, Timestamp};
+use domain::{Amount, Currency, Mode, Timestamp};
 
 /// A debit the network asks to post on a card.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,8 +15,11 @@ pub struct DebitAttempt {
     pub mode: Mode,
     pub card_id: CardId,
     pub client_reference: String,
+    /// In the card's currency.
     pub amount: Amount,
-    pub currency: Currency,
+    /// The rates in force, to count a Naira debit against its monthly
+    /// limit in USD.
+    pub rates: FxRates,
     /// The raw merchant descriptor.
     pub description: String,
     pub merchant_category_code: Option<String>,
@@ -37,6 +40,8 @@ pub struct DebitOutcome {
     /// insufficient balance, or a negative card debited again).
     pub card_deleted: bool,
     pub cardholder_id: CardholderId,
+    /// The card's currency, which the debit was in.
+    pub currency: Currency,
 }
 
 /// Makes the events a debit outcome is reported by; the use case builds

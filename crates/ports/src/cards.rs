@@ -7,7 +7,7 @@ use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use domain::cards::{CardLimit, CardType};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
 use domain::paging::Page;
-use domain::{Amount, Mode};
+use domain::{Amount, Currency, Mode};
 
 /// A card's sensitive data, each value sealed by the vault on its own.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +25,8 @@ pub struct CardRecord {
     pub mode: Mode,
     pub cardholder_id: CardholderId,
     pub card_type: CardType,
+    /// USD or NGN: which wallet its money comes from and which limits hold.
+    pub currency: Currency,
     pub name: String,
     pub details: SealedDetails,
     pub last_4: String,
@@ -36,14 +38,14 @@ pub struct CardRecord {
     /// The client's free-form object, as JSON text.
     pub meta_data: Option<String>,
     pub created_at: Timestamp,
-    /// The card's ledger balance in cents (read, never written, here).
+    /// The card's ledger balance in minor units (read, never written, here).
     pub balance: i64,
 }
 
 /// Where a new card's first money comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Funding {
-    /// This much from the USD issuing wallet.
+    /// This much (maybe nothing) from the issuing wallet of the card's currency.
     Wallet(Amount),
     /// The whole balance of this card, which is deleted (a migration).
     Card(CardId),
@@ -54,6 +56,8 @@ pub enum Funding {
 pub struct NewCard {
     pub card: CardRecord,
     pub sealed_pin: Vec<u8>,
+    /// A Naira card's NIN, sealed.
+    pub sealed_nin: Option<Vec<u8>>,
     /// The physical card's envelope number, unique per account and mode.
     pub token_number: Option<String>,
     pub funding: Funding,
@@ -85,6 +89,8 @@ pub struct Transfer {
     pub card_id: CardId,
     pub cardholder_id: CardholderId,
     pub kind: TransferKind,
+    /// The card's currency, which the transfer moves.
+    pub currency: Currency,
     pub amount: Amount,
     pub transaction_reference: String,
     pub state: TransferState,

@@ -15,6 +15,8 @@ pub enum SealedField {
     CardExpiryYear,
     CardPin,
     Card3dsPin,
+    /// The NIN a Naira card was created with.
+    CardNin,
     MasterKeyCheck,
 }
 
@@ -30,6 +32,7 @@ impl SealedField {
             SealedField::CardExpiryYear => "cards.expiry_year_sealed",
             SealedField::CardPin => "cards.pin_sealed",
             SealedField::Card3dsPin => "cards.pin_3ds_sealed",
+            SealedField::CardNin => "cards.nin_sealed",
             SealedField::MasterKeyCheck => "master_key_check.sealed",
         }
     }

@@ -10,8 +10,8 @@ use super::schema::{card_transactions, cards, events, jobs, ledger_accounts, tra
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::cards::MAX_DEBIT;
 use domain::cards::authorization::{CardSnapshot, DebitRequest, Decision, authorize};
+use domain::cards::product::Product;
 use domain::cards::state::after_debit;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::paging::Page;
@@ -78,6 +78,7 @@ struct LockedCard {
     month_spend: i64,
     consecutive_declines: i32,
     approved_count: i64,
+    currency: String,
 }
 
 #[async_trait::async_trait]
@@ -89,15 +90,6 @@ impl CardTransactionStore for Db {
         let month = attempt.now.month_key();
         let balance_account = &card_ledger_account_id(card, CardLedger::Balance);
         let spend_account = &card_ledger_account_id(card, CardLedger::Spend);
-        let rows = &transfer_rows(
-            account,
-            mode,
-            "card_debit",
-            (balance_account, spend_account),
-            attempt.currency,
-            attempt.amount,
-            now,
-        )?;
         let notices = &notices;
         let attempt = &attempt;
         let result = with_conn!(self.pool(), |conn| {
@@ -123,6 +115,7 @@ impl CardTransactionStore for Db {
                             cards::month_spend,
                             cards::consecutive_declines,
                             cards::approved_count,
+                            cards::currency,
                         ))
                         .get_result::<LockedCard>(conn)
                         .await
@@ -130,6 +123,11 @@ impl CardTransactionStore for Db {
                     else {
                         return Err(TxError::Refused(DebitError::CardNotFound));
                     };
+                    let product = Product::of(
+                        Currency::parse("currency", &locked.currency).map_err(|_| TxError::Db(DbError::Refused))?,
+                    );
+                    // What the debit counts against the monthly limit (USD cents).
+                    let counts = product.counts_against_limit(attempt.amount, attempt.rates).minor();
                     let balance = ledger_accounts::table
                         .filter(ledger_accounts::id.eq(balance_account))
                         .select(ledger_accounts::balance)
@@ -152,6 +150,7 @@ impl CardTransactionStore for Db {
                         &snapshot,
                         &DebitRequest {
                             amount: attempt.amount,
+                            counts: Amount::from_minor(counts).unwrap_or(Amount::MAX),
                             forced: attempt.forced,
                         },
                     );
@@ -171,7 +170,7 @@ impl CardTransactionStore for Db {
                             status: if declined.is_some() { DECLINED } else { APPROVED }.to_string(),
                             decline_reason: declined.map(|r| r.code().to_string()),
                             amount: a,
-                            currency: attempt.currency.code().to_string(),
+                            currency: product.currency.code().to_string(),
                             description: attempt.description.clone(),
                             merchant_category_code: attempt.merchant_category_code.clone(),
                             enriched_data: attempt.enriched_data.clone(),
@@ -187,6 +186,7 @@ impl CardTransactionStore for Db {
                         decision,
                         card_deleted: deletion.is_some(),
                         cardholder_id: CardholderId::new(locked.cardholder_id),
+                        currency: product.currency,
                     };
                     for (event, job) in notices(&outcome) {
                         let job = JobRow::new(job, account, mode);
@@ -202,16 +202,25 @@ impl CardTransactionStore for Db {
                                 cards::approved_count.eq(seq),
                                 cards::consecutive_declines.eq(0),
                                 cards::spend_month.eq(month),
-                                cards::month_spend.eq(month_to_date + a),
+                                cards::month_spend.eq(month_to_date.saturating_add(counts)),
                                 cards::last_activity_at.eq(now),
                             ))
                             .execute(conn)
                             .await?;
                         let keep = if attempt.forced {
-                            -MAX_DEBIT.minor()
+                            -product.max_debit.minor()
                         } else {
                             snapshot.fee_hold.minor()
                         };
+                        let rows = &transfer_rows(
+                            account,
+                            mode,
+                            "card_debit",
+                            (balance_account, spend_account),
+                            product.currency,
+                            attempt.amount,
+                            now,
+                        )?;
                         if !post_transfer!(
                             conn,
                             rows,

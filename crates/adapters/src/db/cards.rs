@@ -20,9 +20,10 @@ use diesel::prelude::*;
 use diesel::result::Error as DieselError;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::cardholders::CardholderStatus;
+use domain::cards::product::Product;
 use domain::cards::state::{CardState, DeletionReason};
 use domain::cards::transfer::{self, CardGone, Plan, TransferKind, TransferState};
-use domain::cards::{CardLimit, CardType, MAX_BALANCE, funding_fits};
+use domain::cards::{CardLimit, CardType};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
 use domain::paging::Page;
 use domain::{Amount, Currency, Mode, Timestamp};
@@ -57,6 +58,8 @@ struct CardRow {
     meta_data: Option<String>,
     created_at: i64,
     fee_anchor_at: i64,
+    currency: String,
+    nin_sealed: Option<Vec<u8>>,
 }
 
 impl CardRow {
@@ -83,6 +86,8 @@ impl CardRow {
             meta_data: c.meta_data,
             created_at: c.created_at.unix(),
             fee_anchor_at: new.fee_anchor_at.unix(),
+            currency: c.currency.code().to_string(),
+            nin_sealed: new.sealed_nin,
         }
     }
 
@@ -91,12 +96,14 @@ impl CardRow {
         let card_type = CardType::parse("card_type", &self.card_type).map_err(|_| corrupt("card_type"))?;
         let limit = CardLimit::from_minor(self.card_limit).ok_or_else(|| corrupt("card_limit"))?;
         let fee_hold = Amount::from_minor(self.fee_hold).ok_or_else(|| corrupt("fee_hold"))?;
+        let currency = Currency::parse("currency", &self.currency).map_err(|_| corrupt("currency"))?;
         Ok(CardRecord {
             id: CardId::new(self.id),
             account_id: AccountId::new(self.account_id),
             mode: Mode::from_live(self.livemode),
             cardholder_id: CardholderId::new(self.cardholder_id),
             card_type,
+            currency,
             name: self.card_name,
             details: SealedDetails {
                 pan: self.pan_sealed,
@@ -134,6 +141,7 @@ struct TransferRow {
     transaction_reference: String,
     state: String,
     created_at: i64,
+    currency: String,
 }
 
 impl TransferRow {
@@ -143,6 +151,7 @@ impl TransferRow {
             kind: TransferKind::parse(&self.kind).ok_or_else(|| corrupt("kind"))?,
             state: TransferState::parse(&self.state).ok_or_else(|| corrupt("state"))?,
             amount: Amount::from_minor(self.amount).ok_or_else(|| corrupt("amount"))?,
+            currency: Currency::parse("currency", &self.currency).map_err(|_| corrupt("currency"))?,
             id: TransferId::new(self.id),
             account_id: AccountId::new(self.account_id),
             mode: Mode::from_live(self.livemode),
@@ -193,10 +202,11 @@ impl CardStore for Db {
     ) -> Result<(), CreateCardError> {
         let now = now.unix();
         let (account, mode) = (card.card.account_id.clone(), card.card.mode);
+        let product = Product::of(card.card.currency);
         let id = card.card.id.to_string();
         let balance = &card_ledger_account_id(&id, CardLedger::Balance);
         let opening = [CardLedger::Balance, CardLedger::Transit, CardLedger::Spend]
-            .map(|which| LedgerAccountRow::card(&account, mode, &id, which, now));
+            .map(|which| LedgerAccountRow::card(&account, mode, &id, which, product.currency, now));
         let funding = card.funding.clone();
         let row = &CardRow::new(card);
         let job_rows = &jobs
@@ -204,7 +214,7 @@ impl CardStore for Db {
             .map(|j| JobRow::new(j, &account, mode))
             .collect::<Vec<_>>();
         let event = &EventRow::new(event);
-        let wallet = &wallet(&account, mode);
+        let wallet = &wallet(&account, mode, product.currency);
         let result = with_conn!(self.pool(), |conn| {
             let result = conn
                 .transaction::<_, TxError<CreateCardError>, _>(async |conn| {
@@ -286,7 +296,7 @@ impl CardStore for Db {
                             mode,
                             "card_funding",
                             (&source, balance),
-                            Currency::Usd,
+                            product.currency,
                             amount,
                             now,
                         )?;
@@ -297,7 +307,7 @@ impl CardStore for Db {
                             balance,
                             amount,
                             keep = 0,
-                            cap = MAX_BALANCE.minor()
+                            cap = product.max_balance.minor()
                         )? {
                             return Err(TxError::Refused(refusal));
                         }
@@ -454,7 +464,8 @@ impl CardStore for Db {
         let (account, mode, now) = (&transfer.account_id, transfer.mode, transfer.created_at);
         let card = transfer.card_id.as_str();
         let (kind, amount) = (transfer.kind, transfer.amount);
-        let places = &Places::of(account, mode, card);
+        let product = Product::of(transfer.currency);
+        let places = &Places::of(account, mode, card, product.currency);
         let (balance_account, transit) = (&places.card, &places.transit);
         let job = &JobRow::new(settle, account, mode);
         let row = &TransferRow {
@@ -468,6 +479,7 @@ impl CardStore for Db {
             transaction_reference: transfer.transaction_reference.clone(),
             state: TransferState::Pending.as_str().to_string(),
             created_at: now.unix(),
+            currency: product.currency.code().to_string(),
         };
         let result = with_conn!(self.pool(), |conn| {
             let result = conn
@@ -523,7 +535,7 @@ impl CardStore for Db {
                             .load::<(String, i64)>(conn)
                             .await?;
                         let of = |id: &str| held.iter().find(|(a, _)| a == id).map_or(0, |(_, b)| *b);
-                        if !funding_fits(of(balance_account), of(transit), amount) {
+                        if !product.funding_fits(of(balance_account), of(transit), amount) {
                             return Err(TxError::Refused(ReserveError::OverMaxBalance));
                         }
                     }
@@ -585,7 +597,10 @@ impl CardStore for Db {
         let mut order: Vec<usize> = (0..batch.len()).collect();
         order.sort_by_cached_key(|&i| {
             let transfer = &batch[i].0;
-            (wallet(&transfer.account_id, transfer.mode), transfer.card_id.clone())
+            (
+                wallet(&transfer.account_id, transfer.mode, transfer.currency),
+                transfer.card_id.clone(),
+            )
         });
         let cards_in_order = &cards_in_order;
         let order = &order;
@@ -626,7 +641,8 @@ impl CardStore for Db {
                                 .first::<Option<i64>>(conn)
                                 .await?
                                 .is_none();
-                            let plan = match transfer::settle(transfer.kind, settlement, amount, live) {
+                            let product = Product::of(transfer.currency);
+                            let plan = match transfer::settle(product, transfer.kind, settlement, amount, live) {
                                 Ok(plan) => plan,
                                 Err(CardGone) => return Err(TxError::Refused(Settled::Refused)),
                             };
@@ -639,7 +655,7 @@ impl CardStore for Db {
                             let job = JobRow::new(delivery.clone(), account, mode);
                             diesel::insert_into(events::table).values(event).execute(conn).await?;
                             diesel::insert_into(jobs::table).values(&job).execute(conn).await?;
-                            let places = Places::of(account, mode, card);
+                            let places = Places::of(account, mode, card, product.currency);
                             if !post_plan!(conn, places, "card_transfer_settle", &plan, account, mode, now.unix())? {
                                 // Only a capped plan (a completed funding) may
                                 // be refused: the job reverses it. Any other

@@ -98,13 +98,13 @@ impl LedgerAccountRow {
 
     /// One of a card's accounts, in USD; its code is `card:<card id>`,
     /// `card_transit:<card id>` or `card_spend:<card id>`.
-    pub fn card(account: &AccountId, mode: Mode, card: &str, which: CardLedger, now: i64) -> Self {
+    pub fn card(account: &AccountId, mode: Mode, card: &str, which: CardLedger, currency: Currency, now: i64) -> Self {
         Self {
             id: card_ledger_account_id(card, which),
             account_id: account.to_string(),
             livemode: mode.is_live(),
             code: format!("{}:{card}", which.as_str()),
-            currency: Currency::Usd.code(),
+            currency: currency.code(),
             balance: 0,
             created_at: now,
         }
@@ -340,7 +340,9 @@ impl ports::ledger::LedgerAudit for Db {
         })?;
         // An account of no known kind may hold nothing.
         let out_of_range = balances.into_iter().filter_map(|row| {
-            let allowed = AccountKind::parse(row.kind()).map_or(0..=0, |kind| kind.allowed(max_wallet));
+            // An account in no known currency may hold nothing either.
+            let kind = AccountKind::parse(row.kind()).zip(Currency::parse("currency", &row.currency).ok());
+            let allowed = kind.map_or(0..=0, |(kind, currency)| kind.allowed(currency, max_wallet));
             (!allowed.contains(&row.balance)).then_some(Breach::OutOfRange {
                 ledger_account: row.id,
                 balance: row.balance,

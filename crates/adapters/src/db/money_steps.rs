@@ -45,23 +45,25 @@ pub(super) fn violates(e: &DieselError, name: &str) -> bool {
         if info.message().contains(name) || info.constraint_name().is_some_and(|c| c.contains(name)))
 }
 
-pub(super) fn wallet(account: &AccountId, mode: Mode) -> String {
-    ledger_account_id(account, mode, LedgerCode::IssuingWallet, Currency::Usd)
+pub(super) fn wallet(account: &AccountId, mode: Mode, currency: Currency) -> String {
+    ledger_account_id(account, mode, LedgerCode::IssuingWallet, currency)
 }
 
-/// The ledger account ids of a card's money places.
+/// The ledger account ids of a card's money places, in its currency.
 pub(super) struct Places {
     pub(super) wallet: String,
     pub(super) card: String,
     pub(super) transit: String,
+    pub(super) currency: Currency,
 }
 
 impl Places {
-    pub(super) fn of(account: &AccountId, mode: Mode, card: &str) -> Self {
+    pub(super) fn of(account: &AccountId, mode: Mode, card: &str, currency: Currency) -> Self {
         Places {
-            wallet: wallet(account, mode),
+            wallet: wallet(account, mode, currency),
             card: card_ledger_account_id(card, CardLedger::Balance),
             transit: card_ledger_account_id(card, CardLedger::Transit),
+            currency,
         }
     }
 
@@ -81,7 +83,7 @@ macro_rules! post_plan {
     ($conn:expr, $places:expr, $kind:expr, $plan:expr, $account:expr, $mode:expr, $now:expr) => {{
         let plan: &Plan = $plan;
         let (from, to) = ($places.id(plan.from), $places.id(plan.to));
-        let rows = transfer_rows($account, $mode, $kind, (from, to), Currency::Usd, plan.amount, $now)?;
+        let rows = transfer_rows($account, $mode, $kind, (from, to), $places.currency, plan.amount, $now)?;
         post_transfer!(
             $conn,
             &rows,
@@ -131,17 +133,18 @@ pub(super) use take_reference;
 
 /// Inside a deletion's transaction, after the card row is marked
 /// deleted: moves the card's positive balance (its held fee included) to
-/// the USD issuing wallet; returns what moved. A negative balance (a
-/// forced post) stays on the deleted card, visible to the ledger.
+/// the issuing wallet of its currency; returns what moved. A negative
+/// balance (a forced post) stays on the deleted card, visible to the ledger.
 macro_rules! refund_to_wallet {
     ($conn:expr, $account:expr, $mode:expr, $card:expr, $now:expr) => {{
         let balance_account = &card_ledger_account_id($card, CardLedger::Balance);
-        let wallet = &wallet($account, $mode);
-        let balance = ledger_accounts::table
+        let (balance, currency) = ledger_accounts::table
             .filter(ledger_accounts::id.eq(balance_account))
-            .select(ledger_accounts::balance)
-            .first::<i64>($conn)
+            .select((ledger_accounts::balance, ledger_accounts::currency))
+            .first::<(i64, String)>($conn)
             .await?;
+        let currency = Currency::parse("currency", &currency).map_err(|_| TxError::Db(DbError::Refused))?;
+        let wallet = &wallet($account, $mode, currency);
         let refund = Amount::from_minor(balance).unwrap_or(Amount::ZERO);
         if refund > Amount::ZERO {
             let rows = transfer_rows(
@@ -149,7 +152,7 @@ macro_rules! refund_to_wallet {
                 $mode,
                 "card_deletion",
                 (balance_account, wallet),
-                Currency::Usd,
+                currency,
                 refund,
                 $now,
             )?;

@@ -199,6 +199,12 @@ impl Db {
                         .execute(conn)
                         .await
                 }
+                (SealedField::CardNin, _) => {
+                    diesel::update(card)
+                        .set(cards::nin_sealed.eq(Some(&sealed)))
+                        .execute(conn)
+                        .await
+                }
                 // Sealed with its place from the start.
                 (SealedField::MasterKeyCheck, _) => Ok(0),
             }

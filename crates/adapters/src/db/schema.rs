@@ -186,6 +186,8 @@ diesel::table! {
         approved_count -> BigInt,
         fee_month -> Nullable<Integer>,
         fee_anchor_at -> BigInt,
+        currency -> Text,
+        nin_sealed -> Nullable<Binary>,
     }
 }
 
@@ -232,6 +234,7 @@ diesel::table! {
         state -> Text,
         created_at -> BigInt,
         settled_at -> Nullable<BigInt>,
+        currency -> Text,
     }
 }
 

@@ -80,6 +80,7 @@ pub(super) async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
             mode: Mode::Test,
             cardholder_id: CardholderId::new("ch_c"),
             card_type: CardType::Virtual,
+            currency: domain::Currency::Usd,
             name: "Ada Obi".into(),
             details: SealedDetails {
                 pan: vec![1],
@@ -97,6 +98,7 @@ pub(super) async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
             balance: 0,
         },
         sealed_pin: vec![9],
+        sealed_nin: None,
         token_number: None,
         funding: Funding::Wallet(amount(300)),
         fee_anchor_at: Timestamp::from_unix(1),
@@ -114,6 +116,7 @@ fn transfer(id: &str, card: &CardId, kind: TransferKind, cents: i64, now: i64) -
         card_id: card.clone(),
         cardholder_id: CardholderId::new("ch_c"),
         kind,
+        currency: domain::Currency::Usd,
         amount: amount(cents),
         transaction_reference: format!("ref-{id}"),
         state: TransferState::Pending,

@@ -1,5 +1,6 @@
-//! `fund_card_asynchronously` and `unload_card_asynchronously`: 202 once
-//! the money is reserved; the outcome follows by webhook.
+//! `fund_card_asynchronously`, `unload_card_asynchronously` and the Naira
+//! `fund_naira_card` and `unload_naira_card`: 202 once the money is
+//! reserved; the outcome follows by webhook.
 
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
@@ -8,6 +9,7 @@ use crate::extract::{Authenticated, Json};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::cards::TransferRequest;
+use domain::Currency;
 use domain::cards::transfer::TransferKind;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -15,7 +17,7 @@ use utoipa::ToSchema;
 #[derive(Deserialize, ToSchema)]
 pub struct TransferBody {
     card_id: Option<String>,
-    /// Cents.
+    /// Cents (kobo on a Naira card).
     #[schema(example = "1000")]
     amount: Option<AmountText>,
     /// Yours; unique per account and mode across fundings, unloadings and debits.
@@ -34,7 +36,7 @@ async fn transfer(
     app: web::Data<app::App>,
     caller: Authenticated,
     body: TransferBody,
-    kind: TransferKind,
+    (kind, currency): (TransferKind, Currency),
     message: &'static str,
 ) -> Result<HttpResponse, ApiError> {
     let request = TransferRequest {
@@ -43,7 +45,7 @@ async fn transfer(
         transaction_reference: body.transaction_reference,
         currency: body.currency,
     };
-    let (card_id, reference) = app.request_card_transfer(&caller.0, kind, request).await?;
+    let (card_id, reference) = app.request_card_transfer(&caller.0, kind, currency, request).await?;
     Ok(success(
         StatusCode::ACCEPTED,
         message,
@@ -74,7 +76,8 @@ pub async fn fund_card_asynchronously(
     caller: Authenticated,
     Json(body): Json<TransferBody>,
 ) -> Result<HttpResponse, ApiError> {
-    transfer(app, caller, body, TransferKind::Fund, "The card funding is processing").await
+    let fund = (TransferKind::Fund, Currency::Usd);
+    transfer(app, caller, body, fund, "The card funding is processing").await
 }
 
 /// Unload a card back to the USD issuing wallet: the money is reserved at
@@ -98,12 +101,57 @@ pub async fn unload_card_asynchronously(
     caller: Authenticated,
     Json(body): Json<TransferBody>,
 ) -> Result<HttpResponse, ApiError> {
-    transfer(
-        app,
-        caller,
-        body,
-        TransferKind::Unload,
-        "The card unloading is processing",
+    let unload = (TransferKind::Unload, Currency::Usd);
+    transfer(app, caller, body, unload, "The card unloading is processing").await
+}
+
+/// Fund a Naira card from the NGN issuing wallet (amount in kobo;
+/// `currency` may be left out): the money is reserved at once and
+/// `naira_card_credit_event.successful` or `.failed` follows.
+#[utoipa::path(
+    post,
+    path = "/v1/issuing/naira_cards/fund_naira_card",
+    tag = "naira cards",
+    security(("token" = [])),
+    request_body = TransferBody,
+    responses(
+        (status = 202, description = "Reserved; the outcome follows by webhook", body = Envelope<TransferAccepted>),
+        (status = 400, description = "A field breaks a rule, no such Naira card, or the reference was used", body = ErrorBody),
+        (status = 401, description = "Bad key, or the NGN issuing wallet is too low", body = ErrorBody),
+        (status = 420, description = "The card was funded less than 5 minutes ago", body = ErrorBody),
     )
-    .await
+)]
+pub async fn fund_naira_card(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<TransferBody>,
+) -> Result<HttpResponse, ApiError> {
+    let fund = (TransferKind::Fund, Currency::Ngn);
+    transfer(app, caller, body, fund, "The Naira card funding is processing").await
+}
+
+/// Unload a Naira card back to the NGN issuing wallet: the money is
+/// reserved at once and `naira_card_unload_event.successful` follows, or
+/// `naira_card_credit_event.failed` (the contract's name for a failed
+/// Naira unloading too).
+#[utoipa::path(
+    patch,
+    path = "/v1/issuing/naira_cards/unload_naira_card",
+    tag = "naira cards",
+    security(("token" = [])),
+    request_body = TransferBody,
+    responses(
+        (status = 202, description = "Reserved; the outcome follows by webhook", body = Envelope<TransferAccepted>),
+        (status = 400, description = "A field breaks a rule, no such Naira card, or the reference was used", body = ErrorBody),
+        (status = 401, description = "Bad key, or the card balance is too low", body = ErrorBody),
+        (status = 420, description = "The card was unloaded less than 5 minutes ago", body = ErrorBody),
+    )
+)]
+pub async fn unload_naira_card(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<TransferBody>,
+) -> Result<HttpResponse, ApiError> {
+    let unload = (TransferKind::Unload, Currency::Ngn);
+    transfer(app, caller, body, unload, "The Naira card unloading is processing").await
 }

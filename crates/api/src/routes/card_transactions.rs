@@ -8,9 +8,9 @@ use crate::extract::{Authenticated, Json, Query};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::cards::MockDebit;
-use domain::InvalidInput;
 use domain::ids::CardId;
 use domain::paging::Page;
+use domain::{Currency, InvalidInput};
 use ports::card_transactions::{CardTransaction, Reference};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -62,6 +62,38 @@ pub async fn mock_debit_transaction(
     caller: Authenticated,
     Json(body): Json<MockDebitBody>,
 ) -> Result<HttpResponse, ApiError> {
+    mock_debit(app, caller, body, Currency::Usd).await
+}
+
+/// Sandbox only: post a debit on a Naira card as the card network would
+/// (amount in kobo, 100 when absent), counted in USD against the card's
+/// 1,500 USD a month. Declines as for USD cards.
+#[utoipa::path(
+    patch,
+    path = "/v1/issuing/sandbox/naira_cards/mock_debit_naira_card",
+    tag = "sandbox",
+    security(("token" = [])),
+    request_body = MockDebitBody,
+    responses(
+        (status = 200, description = "Approved", body = Envelope<DebitPosted>),
+        (status = 400, description = "A field breaks a rule, no such Naira card, the reference was used, or declined (frozen, monthly limit, negative balance)", body = ErrorBody),
+        (status = 401, description = "Bad key, or declined for insufficient balance", body = ErrorBody),
+    )
+)]
+pub async fn mock_debit_naira_card(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<MockDebitBody>,
+) -> Result<HttpResponse, ApiError> {
+    mock_debit(app, caller, body, Currency::Ngn).await
+}
+
+async fn mock_debit(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    body: MockDebitBody,
+    currency: Currency,
+) -> Result<HttpResponse, ApiError> {
     let debit = MockDebit {
         card_id: body.card_id,
         amount: AmountText::into_text(body.amount),
@@ -71,7 +103,7 @@ pub async fn mock_debit_transaction(
         transaction_reference: body.transaction_reference,
         force: body.force,
     };
-    let (card_id, reference) = app.mock_debit_transaction(&caller.0, debit).await?;
+    let (card_id, reference) = app.mock_debit_transaction(&caller.0, currency, debit).await?;
     Ok(success(
         StatusCode::OK,
         "The debit was approved",
@@ -164,10 +196,41 @@ pub async fn get_card_transactions(
     caller: Authenticated,
     Query(query): Query<TransactionsQuery>,
 ) -> Result<HttpResponse, ApiError> {
+    transactions(app, caller, query, Currency::Usd).await
+}
+
+/// A Naira card's debits, as `get_card_transactions` lists a USD card's.
+#[utoipa::path(
+    get,
+    path = "/v1/issuing/cards/get_naira_card_transactions",
+    tag = "naira cards",
+    security(("token" = [])),
+    params(TransactionsQuery),
+    responses(
+        (status = 200, description = "A page of the card's debits", body = Envelope<TransactionList>),
+        (status = 400, description = "No such Naira card, a bad page, or a bad or lone start_date/end_date", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn get_naira_card_transactions(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<TransactionsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    transactions(app, caller, query, Currency::Ngn).await
+}
+
+async fn transactions(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    query: TransactionsQuery,
+    currency: Currency,
+) -> Result<HttpResponse, ApiError> {
     let page = Page::parse(query.page.as_deref(), Page::DEFAULT_SIZE)?;
     let (transactions, paging) = app
         .get_card_transactions(
             &caller.0,
+            currency,
             &CardId::new(query.card_id),
             page,
             query.start_date.as_deref(),

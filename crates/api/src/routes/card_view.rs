@@ -6,7 +6,6 @@
 use app::cards::{Details, ShownCard, ShownDetails};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use domain::Currency;
 use domain::cards::{BILLING_ADDRESS, BRAND, CardBalance};
 use ports::cards::CardRecord;
 use serde::Serialize;
@@ -111,7 +110,7 @@ impl CardView {
             card_id: card.id.to_string(),
             cardholder_id: card.cardholder_id.to_string(),
             brand: BRAND,
-            card_currency: Currency::Usd.code(),
+            card_currency: card.currency.code(),
             card_type: card.card_type.as_str(),
             card_name: card.name,
             card_number,

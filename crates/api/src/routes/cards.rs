@@ -40,6 +40,8 @@ pub struct CreateCardBody {
     pin: Option<String>,
     #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     meta_data: Option<serde_json::Value>,
+    /// A Naira card's NIN (11 digits; optional, stored sealed).
+    nin: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -49,19 +51,22 @@ pub struct NewCardData {
     currency: &'static str,
 }
 
-fn created(status: StatusCode, message: &'static str, id: CardId) -> HttpResponse {
+fn created(status: StatusCode, message: &'static str, (id, currency): (CardId, Currency)) -> HttpResponse {
     success(
         status,
         message,
         NewCardData {
             card_id: id.to_string(),
-            currency: Currency::Usd.code(),
+            currency: currency.code(),
         },
     )
 }
 
-/// Issue a USD card funded from the USD issuing wallet;
-/// `card_creation_event.successful` follows by webhook.
+/// Issue a USD card funded from the USD issuing wallet, or (with
+/// `card_currency: "NGN"`) a virtual Naira card with nothing on it, no
+/// maintenance fee and 1,500 USD of spending a month (`card_limit` and
+/// `funding_amount` are not read); `card_creation_event.successful`
+/// follows by webhook.
 #[utoipa::path(
     post,
     path = "/v1/issuing/cards/create_card",
@@ -89,6 +94,7 @@ pub async fn create_card(
         pin: body.pin,
         transaction_reference: body.transaction_reference,
         meta_data: meta_text(body.meta_data),
+        nin: body.nin,
     };
     let id = app.create_card(&caller.0, request).await?;
     Ok(created(StatusCode::OK, "The card was created successfully", id))
@@ -142,7 +148,7 @@ pub async fn activate_physical_card(
     Ok(created(
         StatusCode::OK,
         "The physical card activation is processing; a webhook will follow",
-        id,
+        (id, Currency::Usd),
     ))
 }
 
@@ -201,7 +207,7 @@ pub async fn migrate_card(
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct CardQuery {
-    card_id: String,
+    pub(super) card_id: String,
 }
 
 /// One card. The number, CVV and expiry are sealed strings on the base
@@ -283,6 +289,14 @@ pub struct CardIdData {
     card_id: String,
 }
 
+impl CardIdData {
+    pub fn new(id: &CardId) -> Self {
+        CardIdData {
+            card_id: id.to_string(),
+        }
+    }
+}
+
 async fn set_active(
     app: web::Data<app::App>,
     caller: Authenticated,
@@ -292,13 +306,7 @@ async fn set_active(
 ) -> Result<HttpResponse, ApiError> {
     let id = CardId::new(query.card_id);
     app.set_card_active(&caller.0, &id, active).await?;
-    Ok(success(
-        StatusCode::OK,
-        message,
-        CardIdData {
-            card_id: id.to_string(),
-        },
-    ))
+    Ok(success(StatusCode::OK, message, CardIdData::new(&id)))
 }
 
 /// Freeze a card: `is_active` is false at once.

@@ -11,6 +11,7 @@ pub mod cards;
 pub mod events;
 pub mod fx;
 pub mod health;
+pub mod naira_cards;
 pub mod processor;
 pub mod relay;
 pub mod test_clock;
@@ -55,6 +56,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
                 .service(endpoint(
                     "/cards/mock_debit_transaction",
                     web::patch().to(card_transactions::mock_debit_transaction),
+                ))
+                .service(endpoint(
+                    "/naira_cards/mock_debit_naira_card",
+                    web::patch().to(card_transactions::mock_debit_naira_card),
                 ))
                 .service(endpoint("/test_clock", web::get().to(test_clock::get_test_clock)))
                 .service(endpoint(
@@ -169,6 +174,30 @@ fn card_endpoints(cfg: &mut web::ServiceConfig) {
         .service(endpoint(
             "/cards/generate_token_for_card_details",
             web::get().to(cards::generate_token_for_card_details),
+        ))
+        .service(endpoint(
+            "/cards/get_naira_card_transactions",
+            web::get().to(card_transactions::get_naira_card_transactions),
+        ))
+        .service(endpoint(
+            "/naira_cards/get_card_balance",
+            web::get().to(naira_cards::get_card_balance),
+        ))
+        .service(endpoint(
+            "/naira_cards/fund_naira_card",
+            web::post().to(card_money::fund_naira_card),
+        ))
+        .service(endpoint(
+            "/naira_cards/unload_naira_card",
+            web::patch().to(card_money::unload_naira_card),
+        ))
+        .service(endpoint(
+            "/naira_cards/freeze_card",
+            web::patch().to(naira_cards::freeze_card),
+        ))
+        .service(endpoint(
+            "/naira_cards/unfreeze_card",
+            web::patch().to(naira_cards::unfreeze_card),
         ));
     // Every answer says the endpoint is deprecated (RFC 9745), since this
     // service's first release.

@@ -6,11 +6,12 @@ use crate::MAX_BODY_BYTES;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{describe, payload_too_large};
+use crate::extract::{parse_json, payload_too_large};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::cards::AuthorizationRequest;
 use domain::InvalidInput;
+use domain::cards::product::Product;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -71,15 +72,16 @@ pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::By
         .and_then(|v| v.to_str().ok())
         .map(str::to_string);
     let mode = app.verify_processor(signature, &body)?;
-    let parsed: AuthorizationBody = serde_path_to_error::deserialize(&mut serde_json::Deserializer::from_slice(&body))
-        .map_err(|e| describe(&e.path().to_string(), &e.inner().to_string()))?;
+    let parsed: AuthorizationBody = parse_json(&body)?;
     if parsed.merchant.trim().is_empty() || parsed.transaction_reference.trim().is_empty() {
         return Err(InvalidInput::new("merchant", "merchant and transaction_reference must not be empty").into());
     }
     let reference = parsed.transaction_reference.clone();
     let request = AuthorizationRequest {
         card_id: parsed.card_id,
-        amount: domain::cards::parse_debit_amount("amount", &parsed.amount.0)?,
+        // The card's currency is the store's to read: bounded here by
+        // the largest debit of any card; a card's monthly limit does the rest.
+        amount: Product::NGN.parse_debit_amount("amount", &parsed.amount.0)?,
         merchant: parsed.merchant,
         merchant_category_code: parsed.merchant_category_code,
         transaction_reference: parsed.transaction_reference,

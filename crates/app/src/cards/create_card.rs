@@ -10,7 +10,7 @@ use domain::cards::state::CardState;
 use domain::cards::{self, CardLimit, CardType};
 use domain::events::payloads::{CardCreated, Event};
 use domain::ids::{CardId, CardholderId};
-use domain::{Currency, InvalidInput, Timestamp, required};
+use domain::{Amount, Currency, InvalidInput, Timestamp, amount_text, required};
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, Funding, NewCard, SealedDetails};
 use ports::vault::{Place, SealedField};
@@ -27,6 +27,8 @@ pub struct CardRequest {
     pub pin: Option<String>,
     pub transaction_reference: Option<String>,
     pub meta_data: Option<String>,
+    /// A Naira card's NIN (optional; stored sealed).
+    pub nin: Option<String>,
 }
 
 /// The body of `activate_physical_card`, as sent.
@@ -52,24 +54,37 @@ pub struct MigrationRequest {
     pub pin: Option<String>,
 }
 
-/// Checks the brand and currency asked for: only Mastercard USD cards are
-/// issued here ("card type unavailable" otherwise).
-fn check_issued(brand_field: &str, brand: &str, currency_field: &str, currency: &str) -> Result<(), CardError> {
+/// Checks the brand and currency asked for: Mastercard cards in USD, or
+/// (virtual only) in NGN; "card type unavailable" otherwise.
+fn check_issued(
+    brand_field: &str,
+    brand: &str,
+    currency_field: &str,
+    currency: &str,
+    card_type: CardType,
+) -> Result<Currency, CardError> {
     cards::check_brand(brand_field, brand).map_err(CardError::TypeUnavailable)?;
-    if currency != Currency::Usd.code() {
-        return Err(CardError::TypeUnavailable(InvalidInput::new(
-            currency_field,
-            "this card type is unavailable: this endpoint issues USD cards",
-        )));
+    let unavailable = |rule: &str| CardError::TypeUnavailable(InvalidInput::new(currency_field, rule));
+    match Currency::parse(currency_field, currency) {
+        Ok(Currency::Usd) => Ok(Currency::Usd),
+        Ok(Currency::Ngn) if card_type == CardType::Virtual => Ok(Currency::Ngn),
+        Ok(Currency::Ngn) => Err(unavailable(
+            "this card type is unavailable: Naira cards are virtual only",
+        )),
+        Err(_) => Err(unavailable(
+            "this card type is unavailable: cards are issued in USD or NGN",
+        )),
     }
-    Ok(())
 }
 
-/// What differs between the three ways a card comes to be.
-struct Issue {
+/// What differs between the ways a card comes to be.
+struct Issue<'a> {
     card_type: CardType,
+    currency: Currency,
     limit: CardLimit,
     pin: Option<Pin>,
+    /// A Naira card's NIN, to store sealed.
+    nin: Option<&'a str>,
     token_number: Option<String>,
     funding: Funding,
     meta_data: Option<String>,
@@ -81,31 +96,49 @@ struct Issue {
 }
 
 impl App {
-    /// Issues a virtual or physical USD card funded from the issuing wallet.
-    pub async fn create_card(&self, caller: &Caller, request: CardRequest) -> Result<CardId, CardError> {
+    /// Issues a virtual or physical USD card funded from the issuing
+    /// wallet, or a virtual Naira card (no funding, no fee, the fixed
+    /// Naira limit; `card_limit` and `funding_amount` are not read).
+    pub async fn create_card(&self, caller: &Caller, request: CardRequest) -> Result<(CardId, Currency), CardError> {
         let owner = CardholderId::new(required(&request.cardholder_id, "cardholder_id")?);
         let card_type = CardType::parse("card_type", required(&request.card_type, "card_type")?)?;
-        check_issued(
+        let currency = check_issued(
             "card_brand",
             required(&request.card_brand, "card_brand")?,
             "card_currency",
             required(&request.card_currency, "card_currency")?,
+            card_type,
         )?;
-        let limit = CardLimit::parse("card_limit", required(&request.card_limit, "card_limit")?)?;
-        let funding = limit.parse_funding("funding_amount", required(&request.funding_amount, "funding_amount")?)?;
+        let (limit, funding) = match currency {
+            Currency::Usd => {
+                let limit = CardLimit::parse("card_limit", required(&request.card_limit, "card_limit")?)?;
+                let funding = amount_text(&request.funding_amount, "funding_amount")?;
+                (limit, limit.parse_funding("funding_amount", funding)?)
+            }
+            Currency::Ngn => (CardLimit::Naira, Amount::ZERO),
+        };
+        let nin = match (currency, request.nin.as_deref()) {
+            (Currency::Ngn, Some(nin)) => {
+                cards::check_nin("nin", nin)?;
+                Some(nin)
+            }
+            _ => None,
+        };
         let pin = self.optional_pin(caller, &request.pin)?;
         let owner = self.card_owner(caller, &owner).await?;
         let issue = Issue {
             card_type,
+            currency,
             limit,
             pin,
+            nin,
             token_number: None,
             funding: Funding::Wallet(funding),
             meta_data: request.meta_data,
             reference: request.transaction_reference,
             fee_anchor: None,
         };
-        self.issue(caller, &owner, issue).await
+        Ok((self.issue(caller, &owner, issue).await?, currency))
     }
 
     /// Activates a physical card from its envelope: it is funded with the
@@ -125,14 +158,17 @@ impl App {
             required(&request.card_brand, "card_brand")?,
             "card_currency",
             required(&request.card_currency, "card_currency")?,
+            card_type,
         )?;
         let token_number = required(&request.card_token_number, "card_token_number")?;
         cards::check_token_number("card_token_number", token_number)?;
         let owner = self.card_owner(caller, &owner).await?;
         let issue = Issue {
             card_type,
+            currency: Currency::Usd,
             limit: CardLimit::Usd5k,
             pin: None,
+            nin: None,
             token_number: Some(token_number.to_string()),
             funding: Funding::Wallet(CardLimit::Usd5k.fee_hold()),
             meta_data: request.meta_data,
@@ -148,17 +184,25 @@ impl App {
         let owner = CardholderId::new(required(&request.cardholder_id, "cardholder_id")?);
         let old = CardId::new(required(&request.card_id, "card_id")?);
         let card_type = CardType::parse("card_type", required(&request.card_type, "card_type")?)?;
-        check_issued(
+        let currency = check_issued(
             "target_card_brand",
             required(&request.target_card_brand, "target_card_brand")?,
             "target_card_currency",
             required(&request.target_card_currency, "target_card_currency")?,
+            card_type,
         )?;
+        if currency != Currency::Usd {
+            let rule = "this card type is unavailable: a card migrates to a USD card";
+            return Err(CardError::TypeUnavailable(InvalidInput::new(
+                "target_card_currency",
+                rule,
+            )));
+        }
         let limit = CardLimit::parse("card_limit", required(&request.card_limit, "card_limit")?)?;
         let pin = self.optional_pin(caller, &request.pin)?;
         let owner = self.card_owner(caller, &owner).await?;
         let card = self.card(caller, &old).await?;
-        if card.cardholder_id != owner.id {
+        if card.cardholder_id != owner.id || card.currency != Currency::Usd {
             return Err(CardError::CardNotFound);
         }
         // The new card keeps the old one's fee anniversary, and charges the
@@ -172,8 +216,10 @@ impl App {
             .map(|s| (s.fee_anchor_at, s.fee_month));
         let issue = Issue {
             card_type,
+            currency,
             limit,
             pin,
+            nin: None,
             token_number: None,
             funding: Funding::Card(old.clone()),
             meta_data: card.meta_data,
@@ -192,7 +238,7 @@ impl App {
         }
     }
 
-    async fn issue(&self, caller: &Caller, owner: &CardholderRecord, issue: Issue) -> Result<CardId, CardError> {
+    async fn issue(&self, caller: &Caller, owner: &CardholderRecord, issue: Issue<'_>) -> Result<CardId, CardError> {
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         let issued = self.ports.network.issue(issue.card_type, now).await;
         let pin = issue.pin.unwrap_or_else(|| Pin::default_for(&issued.pan));
@@ -208,6 +254,7 @@ impl App {
             mode: caller.mode,
             cardholder_id: owner.id.clone(),
             card_type: issue.card_type,
+            currency: issue.currency,
             name: format!("{} {}", owner.registration.first_name, owner.registration.last_name),
             details: SealedDetails {
                 pan: seal(SealedField::CardNumber, issued.pan.expose()),
@@ -229,7 +276,7 @@ impl App {
             cardholder_id: owner.id.to_string(),
             card_type: issue.card_type.as_str(),
             brand: cards::BRAND,
-            currency: Currency::Usd.code(),
+            currency: issue.currency.code(),
             last_4: card.last_4.clone(),
             livemode: caller.mode.is_live(),
             issuing_app_id: caller.account_id.to_string(),
@@ -243,13 +290,17 @@ impl App {
         let event = self.new_event(&caller.account_id, caller.mode, created).await?;
         let mut jobs = vec![self.delivery_job(&event.id)];
         let fee_anchor = issue.fee_anchor.unwrap_or((now, None));
-        jobs.extend(
-            self.first_rule_jobs(&caller.account_id, caller.mode, &id, now, fee_anchor)
-                .await?,
-        );
+        // The inactivity rule and the monthly fee are USD cards' rules.
+        if issue.currency == Currency::Usd {
+            jobs.extend(
+                self.first_rule_jobs(&caller.account_id, caller.mode, &id, now, fee_anchor)
+                    .await?,
+            );
+        }
         let new_card = NewCard {
             card,
             sealed_pin: seal(SealedField::CardPin, pin.expose()),
+            sealed_nin: issue.nin.map(|nin| seal(SealedField::CardNin, nin)),
             token_number: issue.token_number,
             funding: issue.funding,
             fee_anchor_at: fee_anchor.0,

@@ -8,6 +8,7 @@ use super::CardError;
 use crate::events::data_of;
 use crate::{App, Caller, RequestError};
 use domain::cards::authorization::{Decision, DeclineReason};
+use domain::cards::product::Product;
 use domain::events::payloads::{CardDebit, CardDeleted, CardMovement, Event};
 use domain::ids::{AccountId, CardId, EventId};
 use domain::{Amount, Currency, InvalidInput, Mode, Timestamp, required};
@@ -34,29 +35,37 @@ pub struct MockDebit {
     pub force: Option<bool>,
 }
 
+/// What a sandbox debit without an amount charges: 100 minor units (1.00
+/// USD on a USD card, 1.00 NGN on a Naira card).
+const MOCK_DEBIT_AMOUNT: Amount = Amount::from_const(100);
+
 const DEFAULT_DESCRIPTOR: &str = "NETFLIX.COM 866-579-7172 CA";
 const DEFAULT_MCC: &str = "4899";
 
 impl App {
-    /// Posts a sandbox debit; answers with the card and the client
-    /// reference, or the decline (recorded all the same).
+    /// Posts a sandbox debit on a card of `currency` (the path's: USD or
+    /// Naira cards); answers with the card and the client reference, or
+    /// the decline (recorded all the same).
     pub async fn mock_debit_transaction(
         &self,
         caller: &Caller,
+        currency: Currency,
         body: MockDebit,
     ) -> Result<(CardId, String), CardError> {
         if caller.mode != Mode::Test {
             return Err(CardError::Request(RequestError::SandboxOnly));
         }
+        let product = Product::of(currency);
         let card = CardId::new(required(&body.card_id, "card_id")?);
         let amount = match body.amount.as_deref() {
-            None => Amount::from_const(100),
-            Some(a) => domain::cards::parse_debit_amount("amount", a)?,
+            None => MOCK_DEBIT_AMOUNT,
+            Some(a) => product.parse_debit_amount("amount", a)?,
         };
         if let Some(c) = body.currency.as_deref()
-            && Currency::parse("currency", c)? != Currency::Usd
+            && Currency::parse("currency", c)? != currency
         {
-            return Err(InvalidInput::new("currency", "must be USD for a USD card").into());
+            let rule = format!("must be {} for this card", currency.code());
+            return Err(InvalidInput::new("currency", rule).into());
         }
         let default_merchant = body.merchant.is_none();
         let descriptor = body.merchant.unwrap_or_else(|| DEFAULT_DESCRIPTOR.to_string());
@@ -76,6 +85,7 @@ impl App {
             Some(r) => r,
             None => format!("mock_{}", self.ports.ids.unique()),
         };
+        self.card_in(caller, &card, currency).await?;
         let debit = Debit {
             card,
             amount,
@@ -123,12 +133,12 @@ impl App {
         let (card_id, issuing_app_id) = (debit.card.to_string(), account.to_string());
         let (reference, descriptor, amount) = (debit.reference.clone(), debit.descriptor.clone(), debit.amount);
         let issuer_reference = id.clone();
-        let declined = move |cardholder_id: String, reason: DeclineReason| CardDebit {
+        let declined = move |outcome: &DebitOutcome, reason: DeclineReason| CardDebit {
             movement: CardMovement {
                 card_id: card_id.clone(),
-                cardholder_id,
+                cardholder_id: outcome.cardholder_id.to_string(),
                 amount: amount.to_string(),
-                currency: Currency::Usd.code(),
+                currency: outcome.currency.code(),
                 transaction_reference: reference.clone(),
                 livemode: mode.is_live(),
                 issuing_app_id: issuing_app_id.clone(),
@@ -161,13 +171,13 @@ impl App {
                 };
                 let mut notices = vec![];
                 if let Decision::Decline(reason) = outcome.decision {
-                    let payload = declined(outcome.cardholder_id.to_string(), reason);
+                    let payload = declined(outcome, reason);
                     if outcome.card_deleted {
                         let moved = &payload.movement;
                         let deleted = CardDeleted {
                             card_id: moved.card_id.clone(),
                             cardholder_id: moved.cardholder_id.clone(),
-                            currency: Currency::Usd.code(),
+                            currency: moved.currency,
                             reason: reason.code().to_string(),
                             livemode: mode.is_live(),
                             issuing_app_id: moved.issuing_app_id.clone(),
@@ -186,7 +196,7 @@ impl App {
             card_id: debit.card,
             client_reference: debit.reference,
             amount: debit.amount,
-            currency: Currency::Usd,
+            rates: self.settings.fx_rates,
             merchant_name: merchant.name.clone(),
             enriched_data: enriched_data(&merchant, is_recurring, debit.mcc.as_deref()),
             description: debit.descriptor,

@@ -61,7 +61,7 @@ impl App {
         view: DetailsView,
     ) -> Result<ShownCard, CardError> {
         let card = self.card(caller, id).await?;
-        self.per_card_limit((&caller.account_id, caller.mode), REVEAL, id, READ_WINDOW_SECS)
+        self.rate_limit((&caller.account_id, caller.mode), REVEAL, id.as_str(), READ_WINDOW_SECS)
             .await?;
         let details = self.show(&card, view)?;
         Ok((card, details))
@@ -69,10 +69,10 @@ impl App {
 
     pub async fn get_card_balance(&self, caller: &Caller, id: &CardId) -> Result<CardBalance, CardError> {
         let card = self.card(caller, id).await?;
-        self.per_card_limit(
+        self.rate_limit(
             (&caller.account_id, caller.mode),
             "get_card_balance",
-            id,
+            id.as_str(),
             READ_WINDOW_SECS,
         )
         .await?;
@@ -87,8 +87,13 @@ impl App {
         id: &CardId,
     ) -> Result<Secret<String>, CardError> {
         self.card(caller, id).await?;
-        self.per_card_limit((&caller.account_id, caller.mode), "details_token", id, READ_WINDOW_SECS)
-            .await?;
+        self.rate_limit(
+            (&caller.account_id, caller.mode),
+            "details_token",
+            id.as_str(),
+            READ_WINDOW_SECS,
+        )
+        .await?;
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         let token = self.ports.ids.secret(TOKEN_LEN);
         let stored = DetailsToken {
@@ -126,7 +131,7 @@ impl App {
             return Err(CardError::TokenInvalid);
         }
         let owner = (&stored.account_id, stored.mode);
-        self.per_card_limit(owner, REVEAL, &stored.card_id, READ_WINDOW_SECS)
+        self.rate_limit(owner, REVEAL, stored.card_id.as_str(), READ_WINDOW_SECS)
             .await?;
         if !self.ports.cards.consume_details_token(&hash, now).await? {
             return Err(CardError::TokenInvalid);

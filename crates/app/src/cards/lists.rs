@@ -3,6 +3,7 @@
 use super::CardError;
 use super::details::{DetailsView, ShownCard};
 use crate::{App, Caller};
+use domain::cards::READ_WINDOW_SECS;
 use domain::ids::CardholderId;
 use domain::paging::{Page, Paging};
 use ports::StoreError;
@@ -21,6 +22,7 @@ impl App {
             .get(&caller.account_id, caller.mode, cardholder)
             .await?
             .ok_or(CardError::CardholderNotFound)?;
+        self.clear_lists_limit(caller, view).await?;
         let cards = self
             .ports
             .cards
@@ -35,9 +37,23 @@ impl App {
         caller: &Caller,
         page: Page,
         view: DetailsView,
-    ) -> Result<(Vec<ShownCard>, Paging), StoreError> {
+    ) -> Result<(Vec<ShownCard>, Paging), CardError> {
+        self.clear_lists_limit(caller, view).await?;
         let (cards, total) = self.ports.cards.list(&caller.account_id, caller.mode, page).await?;
         Ok((self.shown(cards, view)?, page.paging(total)))
+    }
+
+    /// Lists in clear show many cards' details at once: the account may
+    /// read one every 3 seconds (a card's own details count apart).
+    async fn clear_lists_limit(&self, caller: &Caller, view: DetailsView) -> Result<(), CardError> {
+        match view {
+            DetailsView::Sealed => Ok(()),
+            DetailsView::Clear => {
+                let owner = (&caller.account_id, caller.mode);
+                self.rate_limit(owner, "clear_card_list", caller.account_id.as_str(), READ_WINDOW_SECS)
+                    .await
+            }
+        }
     }
 
     fn shown(&self, cards: Vec<CardRecord>, view: DetailsView) -> Result<Vec<ShownCard>, StoreError> {

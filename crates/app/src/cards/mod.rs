@@ -10,6 +10,7 @@ mod delete_card;
 mod details;
 mod lists;
 mod manage;
+mod naira;
 mod processor;
 mod rules;
 mod settle;
@@ -28,7 +29,7 @@ use domain::cards::authorization::DeclineReason;
 use domain::cards::pin::Pin;
 use domain::cards::transfer::TransferKind;
 use domain::ids::{AccountId, CardId, CardholderId};
-use domain::{DomainError, ErrorKind, InvalidInput, Mode};
+use domain::{Currency, DomainError, ErrorKind, InvalidInput, Mode};
 use ports::StoreError;
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, CreateCardError, ReserveError};
@@ -169,6 +170,21 @@ impl App {
             .ok_or(CardError::CardNotFound)
     }
 
+    /// The caller's card `id` in `currency`: a card of the other currency
+    /// is no card of this kind (400, as an unknown id).
+    pub(crate) async fn card_in(
+        &self,
+        caller: &Caller,
+        id: &CardId,
+        currency: Currency,
+    ) -> Result<CardRecord, CardError> {
+        let card = self.card(caller, id).await?;
+        match card.currency == currency {
+            true => Ok(card),
+            false => Err(CardError::CardNotFound),
+        }
+    }
+
     /// A cardholder who may be issued cards: exists (400), is not
     /// blacklisted (401, deactivated) and is verified (401).
     pub(crate) async fn card_owner(&self, caller: &Caller, id: &CardholderId) -> Result<CardholderRecord, CardError> {
@@ -187,20 +203,21 @@ impl App {
         Ok(owner)
     }
 
-    /// Grants one `action` on the card of `account` and `mode` per
-    /// `window` seconds, or 420.
-    pub(crate) async fn per_card_limit(
+    /// Grants one `action` on `subject` (a card; or the account, for
+    /// lists of cards in clear) of `account` and `mode` per `window`
+    /// seconds, or 420.
+    pub(crate) async fn rate_limit(
         &self,
         (account, mode): (&AccountId, Mode),
         action: &str,
-        card: &CardId,
+        subject: &str,
         window: i64,
     ) -> Result<(), CardError> {
         let now = self.now_for(account, mode).await?;
         match self
             .ports
             .rate_limits
-            .acquire(account, mode, action, card.as_str(), window, now)
+            .acquire(account, mode, action, subject, window, now)
             .await?
         {
             Permit::Granted => Ok(()),

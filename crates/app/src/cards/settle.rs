@@ -4,7 +4,6 @@
 //! `card_credit_event.*` / `card_unload_event.*` that reports it.
 
 use crate::App;
-use domain::Currency;
 use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use domain::events::payloads::{CardMovement, CardTransferSettled, Event};
 use domain::ids::TransferId;
@@ -12,7 +11,7 @@ use ports::StoreError;
 use ports::cards::{Settled, SettlementItem, Transfer};
 
 /// The `description` of every unload event.
-const UNLOAD_DESCRIPTION: &str = "Unload from the card to the USD issuing wallet";
+const UNLOAD_DESCRIPTION: &str = "Unload from the card to the issuing wallet";
 
 /// Why a completion the network accepted was refused by the ledger.
 const REFUSED: &str = "the card was deleted, or would hold over 5000 USD";
@@ -119,7 +118,7 @@ impl App {
                 card_id: transfer.card_id.to_string(),
                 cardholder_id: transfer.cardholder_id.to_string(),
                 amount: transfer.amount.to_string(),
-                currency: Currency::Usd.code(),
+                currency: transfer.currency.code(),
                 transaction_reference: transfer.transaction_reference.clone(),
                 livemode: transfer.mode.is_live(),
                 issuing_app_id: transfer.account_id.to_string(),
@@ -133,12 +132,7 @@ impl App {
             description: (transfer.kind == TransferKind::Unload).then_some(UNLOAD_DESCRIPTION),
             error_description: failure.map(str::to_string),
         };
-        let event = match (transfer.kind, settlement) {
-            (TransferKind::Fund, Settlement::Complete) => Event::CardCreditSuccessful(payload),
-            (TransferKind::Fund, Settlement::Reverse) => Event::CardCreditFailed(payload),
-            (TransferKind::Unload, Settlement::Complete) => Event::CardUnloadSuccessful(payload),
-            (TransferKind::Unload, Settlement::Reverse) => Event::CardUnloadFailed(payload),
-        };
+        let event = Event::transfer_settled(transfer.currency, transfer.kind, settlement, payload);
         let event = self.new_event(&transfer.account_id, transfer.mode, event).await?;
         let delivery = self.delivery_job(&event.id);
         Ok(SettlementItem {

@@ -38,6 +38,7 @@ fn request() -> CardRequest {
         pin: None,
         transaction_reference: None,
         meta_data: None,
+        nin: None,
     }
 }
 
@@ -60,7 +61,7 @@ fn issuing(m: &mut Mocks) {
 async fn bad_fields_are_refused_before_any_lookup_naming_the_field() {
     let app = Mocks::default().app();
     type Change = fn(&mut CardRequest);
-    let cases: [(Change, &str, &str); 6] = [
+    let cases: [(Change, &str, &str); 8] = [
         (|r| r.cardholder_id = None, "cardholder_id:", "invalid_request"),
         (|r| r.card_type = Some("metal".into()), "card_type:", "invalid_request"),
         (
@@ -69,9 +70,25 @@ async fn bad_fields_are_refused_before_any_lookup_naming_the_field() {
             "card_type_unavailable",
         ),
         (
-            |r| r.card_currency = Some("NGN".into()),
+            |r| r.card_currency = Some("EUR".into()),
             "card_currency:",
             "card_type_unavailable",
+        ),
+        (
+            |r| {
+                r.card_currency = Some("NGN".into());
+                r.card_type = Some("physical".into());
+            },
+            "card_currency:",
+            "card_type_unavailable",
+        ),
+        (
+            |r| {
+                r.card_currency = Some("NGN".into());
+                r.nin = Some("1234".into());
+            },
+            "nin:",
+            "invalid_request",
         ),
         (|r| r.card_limit = Some("1".into()), "card_limit:", "invalid_request"),
         (
@@ -130,7 +147,7 @@ async fn an_empty_pin_defaults_to_digits_7_to_10_and_a_sent_pin_is_decrypted_wit
         let mut r = request();
         r.pin = pin.map(str::to_string);
         let id = m.app().create_card(&caller(Mode::Test), r).await.unwrap();
-        assert_eq!(id, CardId::new("card_u"));
+        assert_eq!(id, (CardId::new("card_u"), domain::Currency::Usd));
     }
 }
 
@@ -147,6 +164,33 @@ async fn a_pin_that_does_not_decrypt_to_four_digits_is_a_400_that_does_not_echo_
     }
 }
 
+/// The card the mocks hold: a USD card of `acct_1`.
+fn usd_card() -> ports::cards::CardRecord {
+    ports::cards::CardRecord {
+        id: CardId::new("card_1"),
+        account_id: AccountId::new("acct_1"),
+        mode: Mode::Test,
+        cardholder_id: CardholderId::new("ch_1"),
+        card_type: CardType::Virtual,
+        currency: domain::Currency::Usd,
+        name: "A B".into(),
+        details: ports::cards::SealedDetails {
+            pan: vec![],
+            cvv: vec![],
+            expiry_month: vec![],
+            expiry_year: vec![],
+        },
+        last_4: "6789".into(),
+        limit: domain::cards::CardLimit::Usd5k,
+        fee_hold: Amount::from_const(300),
+        state: domain::cards::state::CardState::Active,
+        pin_3ds_activated: false,
+        meta_data: None,
+        created_at: domain::Timestamp::from_unix(1),
+        balance: 300,
+    }
+}
+
 fn pending(kind: TransferKind) -> Transfer {
     Transfer {
         id: TransferId::new("ctr_1"),
@@ -155,6 +199,7 @@ fn pending(kind: TransferKind) -> Transfer {
         card_id: CardId::new("card_1"),
         cardholder_id: CardholderId::new("ch_1"),
         kind,
+        currency: domain::Currency::Usd,
         amount: Amount::from_const(10_013),
         transaction_reference: "ref-1".into(),
         state: TransferState::Pending,
@@ -233,30 +278,7 @@ async fn a_transfer_too_soon_is_a_420_with_the_wait() {
     m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
     m.test_clocks.expect_offset().returning(|_| Ok(0));
     m.ids.expect_unique().returning(|| "u".into());
-    m.cards.expect_get().returning(|_, _, _| {
-        Ok(Some(ports::cards::CardRecord {
-            id: CardId::new("card_1"),
-            account_id: AccountId::new("acct_1"),
-            mode: Mode::Test,
-            cardholder_id: CardholderId::new("ch_1"),
-            card_type: CardType::Virtual,
-            name: "A B".into(),
-            details: ports::cards::SealedDetails {
-                pan: vec![],
-                cvv: vec![],
-                expiry_month: vec![],
-                expiry_year: vec![],
-            },
-            last_4: "6789".into(),
-            limit: domain::cards::CardLimit::Usd5k,
-            fee_hold: Amount::from_const(300),
-            state: domain::cards::state::CardState::Active,
-            pin_3ds_activated: false,
-            meta_data: None,
-            created_at: domain::Timestamp::from_unix(1),
-            balance: 300,
-        }))
-    });
+    m.cards.expect_get().returning(|_, _, _| Ok(Some(usd_card())));
     m.cards
         .expect_reserve()
         .returning(|_, _| Err(ReserveError::TooSoon(TransferKind::Fund, 42)));
@@ -268,7 +290,7 @@ async fn a_transfer_too_soon_is_a_420_with_the_wait() {
     };
     let e: CardError = m
         .app()
-        .request_card_transfer(&caller(Mode::Test), TransferKind::Fund, request)
+        .request_card_transfer(&caller(Mode::Test), TransferKind::Fund, domain::Currency::Usd, request)
         .await
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::RateLimited { retry_after_secs: 42 });
@@ -283,6 +305,7 @@ mod debits {
     use ports::merchants::Merchant;
 
     fn posting(m: &mut Mocks, decision: Decision, card_deleted: bool) {
+        m.cards.expect_get().returning(|_, _, _| Ok(Some(usd_card())));
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
         m.test_clocks.expect_offset().returning(|_| Ok(0));
         m.ids.expect_unique().returning(|| "u".into());
@@ -308,6 +331,7 @@ mod debits {
                 decision,
                 card_deleted,
                 cardholder_id: CardholderId::new("ch_1"),
+                currency: domain::Currency::Usd,
             };
             let events: Vec<&str> = notices(&outcome).iter().map(|(e, _)| e.event).collect();
             let expected: &[&str] = match (decision, card_deleted) {
@@ -333,7 +357,7 @@ mod debits {
         posting(&mut m, Decision::Approve, false);
         let (card, reference) = m
             .app()
-            .mock_debit_transaction(&caller(Mode::Test), body())
+            .mock_debit_transaction(&caller(Mode::Test), domain::Currency::Usd, body())
             .await
             .unwrap();
         assert_eq!((card.as_str(), reference.as_str()), ("card_1", "mock_u"));
@@ -350,7 +374,7 @@ mod debits {
             posting(&mut m, Decision::Decline(reason), deleted);
             let e = m
                 .app()
-                .mock_debit_transaction(&caller(Mode::Test), body())
+                .mock_debit_transaction(&caller(Mode::Test), domain::Currency::Usd, body())
                 .await
                 .unwrap_err();
             assert_eq!((e.kind(), e.code()), (kind, reason.code()));
@@ -361,7 +385,7 @@ mod debits {
     async fn live_keys_and_bad_fields_are_refused_before_any_lookup() {
         let app = Mocks::default().app();
         let e = app
-            .mock_debit_transaction(&caller(Mode::Live), body())
+            .mock_debit_transaction(&caller(Mode::Live), domain::Currency::Usd, body())
             .await
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Forbidden);
@@ -396,7 +420,7 @@ mod debits {
             ),
         ] {
             let e = app
-                .mock_debit_transaction(&caller(Mode::Test), change)
+                .mock_debit_transaction(&caller(Mode::Test), domain::Currency::Usd, change)
                 .await
                 .unwrap_err();
             assert!(e.to_string().starts_with(field), "{e}");

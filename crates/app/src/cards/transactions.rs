@@ -1,19 +1,22 @@
-//! `GET /cards/get_card_transactions` (a card's approved debits, 20 a
-//! page, newest first, optionally between two GMT times) and
+//! `GET /cards/get_card_transactions` and
+//! `GET /cards/get_naira_card_transactions` (a card's approved debits, 20
+//! a page, newest first, optionally between two GMT times) and
 //! `GET /cards/get_card_transaction_by_id`.
 
 use super::CardError;
 use crate::{App, Caller};
-use domain::InvalidInput;
 use domain::Timestamp;
 use domain::ids::CardId;
 use domain::paging::{Page, Paging};
+use domain::{Currency, InvalidInput};
 use ports::card_transactions::{CardTransaction, Reference};
 
 impl App {
+    /// A page of the debits of a card of `currency` (the path's).
     pub async fn get_card_transactions(
         &self,
         caller: &Caller,
+        currency: Currency,
         card: &CardId,
         page: Page,
         start_date: Option<&str>,
@@ -34,7 +37,7 @@ impl App {
             (Some(_), None) => return Err(InvalidInput::new("end_date", "is required with start_date").into()),
             (None, Some(_)) => return Err(InvalidInput::new("start_date", "is required with end_date").into()),
         };
-        self.card(caller, card).await?;
+        self.card_in(caller, card, currency).await?;
         let (transactions, total) = self
             .ports
             .card_transactions

@@ -1,12 +1,15 @@
-//! `PATCH /cards/fund_card_asynchronously` and
-//! `PATCH /cards/unload_card_asynchronously`: validate and reserve at once
-//! (the money moves into transit), answer 202, and let a job settle it.
+//! `PATCH /cards/fund_card_asynchronously`,
+//! `PATCH /cards/unload_card_asynchronously` and their Naira twins
+//! (`/naira_cards/fund_naira_card`, `/naira_cards/unload_naira_card`):
+//! validate and reserve at once (the money moves into transit), answer
+//! 202, and let a job settle it.
 
 use super::CardError;
 use crate::{App, Caller};
+use domain::cards::product::Product;
 use domain::cards::transfer::{TransferKind, TransferState};
 use domain::ids::{CardId, TransferId};
-use domain::{Currency, InvalidInput, cards, required};
+use domain::{Currency, InvalidInput, amount_text, required};
 use ports::cards::Transfer;
 use ports::jobs::JobKind;
 
@@ -23,25 +26,31 @@ pub struct TransferRequest {
 const MAX_REFERENCE_LEN: usize = 100;
 
 impl App {
-    /// Reserves a funding or unloading and queues its settlement; returns
-    /// the card id and the reference for the 202.
+    /// Reserves a funding or unloading of a card of `currency` (the
+    /// path's: USD or Naira cards) and queues its settlement; returns the
+    /// card id and the reference for the 202. A USD request names its
+    /// currency; a Naira request may.
     pub async fn request_card_transfer(
         &self,
         caller: &Caller,
         kind: TransferKind,
+        currency: Currency,
         request: TransferRequest,
     ) -> Result<(CardId, String), CardError> {
         let card_id = CardId::new(required(&request.card_id, "card_id")?);
-        let amount = cards::parse_transfer_amount("amount", required(&request.amount, "amount")?)?;
+        let amount = Product::of(currency).parse_transfer_amount("amount", amount_text(&request.amount, "amount")?)?;
         let reference = required(&request.transaction_reference, "transaction_reference")?.to_string();
         if reference.len() > MAX_REFERENCE_LEN {
             return Err(InvalidInput::new("transaction_reference", "must be at most 100 characters").into());
         }
-        let currency = Currency::parse("currency", required(&request.currency, "currency")?)?;
-        if currency != Currency::Usd {
-            return Err(InvalidInput::new("currency", "must be USD for a USD card").into());
+        if currency == Currency::Usd || request.currency.is_some() {
+            let asked = Currency::parse("currency", required(&request.currency, "currency")?)?;
+            if asked != currency {
+                let rule = format!("must be {} for this card", currency.code());
+                return Err(InvalidInput::new("currency", rule).into());
+            }
         }
-        let card = self.card(caller, &card_id).await?;
+        let card = self.card_in(caller, &card_id, currency).await?;
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         let id = TransferId::with_suffix(&self.ports.ids.unique());
         let settle = self.job_now(JobKind::SettleCardTransfer, id.to_string());
@@ -52,6 +61,7 @@ impl App {
             card_id: card.id,
             cardholder_id: card.cardholder_id,
             kind,
+            currency,
             amount,
             transaction_reference: reference.clone(),
             state: TransferState::Pending,

@@ -9,19 +9,27 @@ use crate::Amount;
 pub struct CardSnapshot {
     pub frozen: bool,
     pub deleted: bool,
-    /// All money on the card, in cents; below zero only after a forced post.
+    /// All money on the card, in its minor units; below zero only after a
+    /// forced post.
     pub balance: i64,
     /// The part of the balance held for the monthly maintenance fee.
     pub fee_hold: Amount,
-    /// Approved spend in the current calendar month (GMT).
+    /// Approved spend in the current calendar month (GMT), in USD cents
+    /// as each debit counted (see [`DebitRequest::counts`]).
     pub month_to_date: i64,
+    /// In USD cents.
     pub monthly_limit: Amount,
 }
 
 /// A debit the network asks about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DebitRequest {
+    /// In the card's currency.
     pub amount: Amount,
+    /// What it counts against the monthly limit, in USD cents: the amount
+    /// of a USD card's debit, a Naira card's converted at the rate in
+    /// force (`Product::counts_against_limit`).
+    pub counts: Amount,
     /// A network-forced post (for example an offline capture): it may take
     /// the balance below zero; every other rule still applies.
     pub forced: bool,
@@ -85,7 +93,7 @@ pub fn authorize(card: &CardSnapshot, debit: &DebitRequest) -> Decision {
     if card.balance < 0 {
         return Decision::Decline(DeclineReason::NegativeBalance);
     }
-    if card.month_to_date.saturating_add(amount) > card.monthly_limit.minor() {
+    if card.month_to_date.saturating_add(debit.counts.minor()) > card.monthly_limit.minor() {
         return Decision::Decline(DeclineReason::MonthlyLimit);
     }
     let spendable = card.balance.saturating_sub(card.fee_hold.minor());
@@ -114,6 +122,7 @@ mod tests {
     fn debit(amount: i64, forced: bool) -> DebitRequest {
         DebitRequest {
             amount: Amount::from_minor(amount).unwrap(),
+            counts: Amount::from_minor(amount).unwrap(),
             forced,
         }
     }

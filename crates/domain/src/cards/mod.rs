@@ -1,9 +1,11 @@
-//! USD cards: what a card is made of and the rules of issuing, funding and
-//! revealing one. Numbers live in [`pan`], PINs in [`pin`].
+//! Cards: what a card is made of and the rules of issuing, funding and
+//! revealing one. Numbers live in [`pan`], PINs in [`pin`], what differs
+//! between USD and Naira cards in [`product`].
 
 pub mod authorization;
 pub mod pan;
 pub mod pin;
+pub mod product;
 pub mod state;
 pub mod transfer;
 
@@ -11,36 +13,6 @@ use crate::{Amount, InvalidInput, Timestamp};
 
 /// The one card-network brand the service issues.
 pub const BRAND: &str = "Mastercard";
-
-/// The most a USD card may hold at a time (5,000 USD): no funding,
-/// creation or migration may take a card past it.
-pub const MAX_BALANCE: Amount = Amount::from_const(500_000);
-
-/// The largest debit a card can approve: the largest monthly limit
-/// (10,000 USD). A forced post may take a card below zero by at most this.
-pub const MAX_DEBIT: Amount = Amount::from_const(1_000_000);
-
-const HOLDS_AT_MOST: &str = "the most a USD card may hold: 5,000 USD";
-
-/// Parses an amount to move onto or off a card: above zero, and at most
-/// [`MAX_BALANCE`].
-pub fn parse_transfer_amount(field: &str, value: &str) -> Result<Amount, InvalidInput> {
-    Amount::parse_positive_up_to(field, value, MAX_BALANCE, HOLDS_AT_MOST)
-}
-
-/// Parses the amount of a debit: above zero, and at most [`MAX_DEBIT`]
-/// (no card could approve more).
-pub fn parse_debit_amount(field: &str, value: &str) -> Result<Amount, InvalidInput> {
-    Amount::parse_positive_up_to(field, value, MAX_DEBIT, "the largest monthly card limit: 10,000 USD")
-}
-
-/// Whether funding a card with `amount` keeps it within [`MAX_BALANCE`],
-/// counting what is in transit to or from it (a pending funding lands on
-/// it; a pending unloading may come back to it). Never overflows: the
-/// balances are `i64` cents and the sum is taken in `i128`.
-pub fn funding_fits(balance: i64, in_transit: i64, amount: Amount) -> bool {
-    i128::from(balance) + i128::from(in_transit) + i128::from(amount.minor()) <= i128::from(MAX_BALANCE.minor())
-}
 
 /// A card may be funded (and, separately, unloaded) once per this window.
 pub const MONEY_WINDOW_SECS: i64 = 300;
@@ -111,14 +83,17 @@ impl CardType {
     }
 }
 
-/// The monthly spending limit chosen at creation; it sets the minimum
-/// creation funding, which is held for the monthly maintenance fee.
+/// A card's monthly spending limit, in USD cents. A USD card's is chosen
+/// at creation and sets the minimum creation funding, which is held for
+/// the monthly maintenance fee; a Naira card's is fixed, with no fee.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CardLimit {
     /// 5,000 USD a month; 3 USD held.
     Usd5k,
     /// 10,000 USD a month; 4 USD held.
     Usd10k,
+    /// A Naira card's global spending: 1,500 USD a month; nothing held.
+    Naira,
 }
 
 impl CardLimit {
@@ -137,6 +112,7 @@ impl CardLimit {
         match minor {
             500_000 => Some(CardLimit::Usd5k),
             1_000_000 => Some(CardLimit::Usd10k),
+            150_000 => Some(CardLimit::Naira),
             _ => None,
         }
     }
@@ -146,6 +122,7 @@ impl CardLimit {
         match self {
             CardLimit::Usd5k => Amount::from_const(500_000),
             CardLimit::Usd10k => Amount::from_const(1_000_000),
+            CardLimit::Naira => Amount::from_const(150_000),
         }
     }
 
@@ -154,13 +131,14 @@ impl CardLimit {
         match self {
             CardLimit::Usd5k => Amount::from_const(300),
             CardLimit::Usd10k => Amount::from_const(400),
+            CardLimit::Naira => Amount::ZERO,
         }
     }
 
     /// Parses a creation funding: at least the fee hold of this limit, at
     /// most what a card may hold.
     pub fn parse_funding(self, field: &str, value: &str) -> Result<Amount, InvalidInput> {
-        let funding = Amount::parse_up_to(field, value, MAX_BALANCE, HOLDS_AT_MOST)?;
+        let funding = product::Product::USD.parse_funding_amount(field, value)?;
         if funding < self.fee_hold() {
             return Err(InvalidInput::new(
                 field,
@@ -173,6 +151,14 @@ impl CardLimit {
         }
         Ok(funding)
     }
+}
+
+/// Checks a NIN (a Naira card's, optional): 11 digits.
+pub fn check_nin(field: &str, value: &str) -> Result<(), InvalidInput> {
+    if value.len() == 11 && value.bytes().all(|b| b.is_ascii_digit()) {
+        return Ok(());
+    }
+    Err(InvalidInput::new(field, "must be a NIN: 11 digits"))
 }
 
 /// Checks the brand a request asks for: only [`BRAND`] is issued.
@@ -253,7 +239,10 @@ mod tests {
             "{e}"
         );
         assert!(CardLimit::parse("card_limit", "700000").is_err());
-        assert_eq!(ten.parse_funding("funding_amount", "500000"), Ok(MAX_BALANCE));
+        assert_eq!(
+            ten.parse_funding("funding_amount", "500000"),
+            Ok(product::Product::USD.max_balance)
+        );
         for over in ["500001", "9223372036854775807", "99999999999999999999"] {
             let e = ten.parse_funding("funding_amount", over).unwrap_err();
             assert_eq!(
@@ -290,44 +279,6 @@ mod tests {
         );
     }
 
-    proptest::proptest! {
-        #[test]
-        fn no_funding_that_fits_takes_a_card_past_its_maximum(
-            balance in -MAX_DEBIT.minor()..=MAX_BALANCE.minor(),
-            in_transit in 0..=MAX_BALANCE.minor(),
-            amount in 0..=Amount::MAX.minor(),
-        ) {
-            let amount = Amount::from_minor(amount).unwrap();
-            let fits = funding_fits(balance, in_transit, amount);
-            proptest::prop_assert_eq!(fits, balance + in_transit + amount.minor() <= MAX_BALANCE.minor());
-        }
-    }
-
-    #[test]
-    fn card_amounts_are_bounded_where_they_are_parsed() {
-        assert_eq!(parse_transfer_amount("amount", "500000"), Ok(MAX_BALANCE));
-        assert_eq!(parse_debit_amount("amount", "1000000"), Ok(MAX_DEBIT));
-        for (parse, over) in [
-            (
-                parse_transfer_amount as fn(&str, &str) -> Result<Amount, InvalidInput>,
-                "500001",
-            ),
-            (parse_debit_amount, "1000001"),
-        ] {
-            for bad in [
-                "0",
-                over,
-                "9223372036854775807",
-                "18446744073709551615",
-                "99999999999999999999",
-                "-1",
-            ] {
-                let e = parse("amount", bad).unwrap_err();
-                assert_eq!(e.field, "amount", "{bad}");
-            }
-        }
-    }
-
     #[test]
     fn a_card_taking_over_anniversaries_starts_after_the_last_month_charged() {
         let nov_22 = Timestamp::from_unix(1_795_305_600); // 2026-11-22 00:00 GMT
@@ -335,15 +286,6 @@ mod tests {
         assert_eq!(first_fee_due(nov_22, Some(202_612)).gmt(), "2027-01-22 00:00:00");
         assert_eq!(first_fee_due(Timestamp::NEVER, None), Timestamp::NEVER);
         assert_eq!(next_anniversary(nov_22, Timestamp::NEVER.minus(1)), Timestamp::NEVER);
-    }
-
-    #[test]
-    fn extreme_balances_never_fit_and_never_overflow() {
-        assert!(!funding_fits(i64::MAX, i64::MAX, Amount::MAX));
-        assert!(funding_fits(i64::MIN, i64::MIN, Amount::MAX));
-        assert!(funding_fits(0, 0, MAX_BALANCE));
-        assert!(!funding_fits(0, 1, MAX_BALANCE));
-        assert!(!funding_fits(1, 0, MAX_BALANCE));
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! transaction with the guards as conditions of its updates (what makes it
 //! race-free), and decides nothing else.
 
-use super::{MAX_BALANCE, MONEY_WINDOW_SECS};
+use super::MONEY_WINDOW_SECS;
+use super::product::Product;
 use crate::{Amount, Timestamp};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,7 +126,7 @@ pub fn window_wait(last: Option<Timestamp>, now: Timestamp) -> u64 {
 
 /// The reservation of a funding or unloading: into transit, out of the
 /// wallet (never below zero) or off the card (never below its held fee).
-/// A funding must also fit: see [`super::funding_fits`], checked under
+/// A funding must also fit: see [`Product::funding_fits`], checked under
 /// the card's lock.
 pub fn reserve(kind: TransferKind, amount: Amount, fee_hold: Amount) -> Plan {
     match kind {
@@ -142,15 +143,21 @@ pub fn reserve(kind: TransferKind, amount: Amount, fee_hold: Amount) -> Plan {
 pub struct CardGone;
 
 /// The settlement of a reserved transfer, out of transit: a completed
-/// funding onto the card (never past [`MAX_BALANCE`]; if that guard fails,
+/// funding onto the card (never past its product's maximum; if that guard fails,
 /// reverse it instead); a completed unloading, or a reversed funding, to
 /// the wallet; a reversed unloading back onto the card, or to the wallet
 /// when the card is gone.
-pub fn settle(kind: TransferKind, settlement: Settlement, amount: Amount, card_live: bool) -> Result<Plan, CardGone> {
+pub fn settle(
+    product: Product,
+    kind: TransferKind,
+    settlement: Settlement,
+    amount: Amount,
+    card_live: bool,
+) -> Result<Plan, CardGone> {
     match (kind, settlement) {
         (TransferKind::Fund, Settlement::Complete) if !card_live => Err(CardGone),
         (TransferKind::Fund, Settlement::Complete) => Ok(Plan {
-            cap: MAX_BALANCE,
+            cap: product.max_balance,
             resets_declines: true,
             ..Plan::movement(Place::Transit, Place::Card, amount)
         }),
@@ -190,7 +197,7 @@ mod tests {
         prop_oneof![
             (
                 prop_oneof![Just(TransferKind::Fund), Just(TransferKind::Unload)],
-                1..=MAX_BALANCE.minor()
+                1..=Product::USD.max_balance.minor()
             )
                 .prop_map(|(k, a)| Step::Reserve(k, a)),
             (
@@ -205,23 +212,25 @@ mod tests {
         /// Any run of reservations and settlements (the oldest pending
         /// settled first): money is never created or destroyed, the wallet
         /// never goes below zero, the card never below its held fee nor
-        /// above 5,000 USD, transit never below zero, and once everything
+        /// above its product's maximum, transit never below zero, and once everything
         /// is settled nothing is left in transit.
         #[test]
         fn plans_conserve_money_and_keep_every_guard(
-            wallet in 0..10 * MAX_BALANCE.minor(),
+            usd in any::<bool>(),
+            wallet in 0..10 * Product::USD.max_balance.minor(),
             fee_hold in 0..=1_500i64,
             steps in proptest::collection::vec(step(), 0..40),
         ) {
+            let product = if usd { Product::USD } else { Product::NGN };
             let fee = Amount::from_minor(fee_hold).unwrap();
             let mut b = HashMap::from([(Place::Wallet, wallet), (Place::Card, fee_hold), (Place::Transit, 0)]);
             let total = wallet + fee_hold;
             let mut pending: Vec<(TransferKind, Amount)> = vec![];
             let settle_one = |b: &mut HashMap<Place, i64>, (kind, amount): (TransferKind, Amount), s, live| {
-                match settle(kind, s, amount, live) {
+                match settle(product, kind, s, amount, live) {
                     Ok(plan) if apply(b, &plan) => {}
                     // Refused (gone, or the cap): reversed instead, which always applies.
-                    _ => assert!(apply(b, &settle(kind, Settlement::Reverse, amount, live).unwrap())),
+                    _ => assert!(apply(b, &settle(product, kind, Settlement::Reverse, amount, live).unwrap())),
                 }
             };
             for step in steps {
@@ -229,7 +238,7 @@ mod tests {
                     Step::Reserve(kind, a) => {
                         let amount = Amount::from_minor(a).unwrap();
                         let fits = kind == TransferKind::Unload
-                            || super::super::funding_fits(b[&Place::Card], b[&Place::Transit], amount);
+                            || product.funding_fits(b[&Place::Card], b[&Place::Transit], amount);
                         if fits && apply(&mut b, &reserve(kind, amount, fee)) {
                             pending.push((kind, amount));
                         }
@@ -241,7 +250,7 @@ mod tests {
                 }
                 prop_assert_eq!(b.values().sum::<i64>(), total);
                 prop_assert!(b[&Place::Wallet] >= 0 && b[&Place::Transit] >= 0);
-                prop_assert!(b[&Place::Card] >= fee_hold && b[&Place::Card] <= MAX_BALANCE.minor());
+                prop_assert!(b[&Place::Card] >= fee_hold && b[&Place::Card] <= product.max_balance.minor());
             }
             for p in std::mem::take(&mut pending) {
                 settle_one(&mut b, p, Settlement::Complete, true);
@@ -255,17 +264,17 @@ mod tests {
     fn a_completed_funding_onto_a_gone_card_is_refused_and_every_other_settlement_has_a_home() {
         let a = Amount::from_const(100);
         assert_eq!(
-            settle(TransferKind::Fund, Settlement::Complete, a, false),
+            settle(Product::USD, TransferKind::Fund, Settlement::Complete, a, false),
             Err(CardGone)
         );
-        let to = |k, s, live| settle(k, s, a, live).unwrap().to;
+        let to = |k, s, live| settle(Product::USD, k, s, a, live).unwrap().to;
         assert_eq!(to(TransferKind::Fund, Settlement::Complete, true), Place::Card);
         assert_eq!(to(TransferKind::Fund, Settlement::Reverse, true), Place::Wallet);
         assert_eq!(to(TransferKind::Unload, Settlement::Complete, true), Place::Wallet);
         assert_eq!(to(TransferKind::Unload, Settlement::Reverse, true), Place::Card);
         assert_eq!(to(TransferKind::Unload, Settlement::Reverse, false), Place::Wallet);
         assert!(
-            settle(TransferKind::Fund, Settlement::Complete, a, true)
+            settle(Product::USD, TransferKind::Fund, Settlement::Complete, a, true)
                 .unwrap()
                 .resets_declines
         );

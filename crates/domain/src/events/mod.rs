@@ -14,6 +14,11 @@ pub const CARD_UNLOAD_FAILED: &str = "card_unload_event.failed";
 pub const CARD_DEBIT_DECLINED: &str = "card_debit_event.declined";
 pub const CARD_DELETE_SUCCESSFUL: &str = "card_delete_event.successful";
 pub const CARD_DELETE_NOTIFICATION: &str = "card_delete_event.notification";
+pub const NAIRA_CARD_CREDIT_SUCCESSFUL: &str = "naira_card_credit_event.successful";
+/// A Naira card's failed funding, and (as the contract has it) its failed
+/// unloading too.
+pub const NAIRA_CARD_CREDIT_FAILED: &str = "naira_card_credit_event.failed";
+pub const NAIRA_CARD_UNLOAD_SUCCESSFUL: &str = "naira_card_unload_event.successful";
 /// Not named by the contract: the monthly fee charged from the held amount.
 pub const CARD_MAINTENANCE_FEE_SUCCESSFUL: &str = "card_maintenance_fee_event.successful";
 
@@ -21,7 +26,7 @@ pub const CARD_MAINTENANCE_FEE_SUCCESSFUL: &str = "card_maintenance_fee_event.su
 pub const WEBHOOK_TEST: &str = "webhook.test";
 
 /// Every event name the service sends.
-pub const ALL: [&str; 13] = [
+pub const ALL: [&str; 16] = [
     CARDHOLDER_VERIFICATION_SUCCESSFUL,
     CARDHOLDER_VERIFICATION_MANUAL_REVIEW,
     CARDHOLDER_VERIFICATION_FAILED,
@@ -34,6 +39,9 @@ pub const ALL: [&str; 13] = [
     CARD_MAINTENANCE_FEE_SUCCESSFUL,
     CARD_DELETE_SUCCESSFUL,
     CARD_DELETE_NOTIFICATION,
+    NAIRA_CARD_CREDIT_SUCCESSFUL,
+    NAIRA_CARD_CREDIT_FAILED,
+    NAIRA_CARD_UNLOAD_SUCCESSFUL,
     WEBHOOK_TEST,
 ];
 

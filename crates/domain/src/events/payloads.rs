@@ -2,6 +2,8 @@
 //! [`Event`]: one variant per event name the service sends. The wire
 //! form is the payload itself; optional fields are left out when absent.
 
+use crate::Currency;
+use crate::cards::transfer::{Settlement, TransferKind};
 use serde::Serialize;
 
 #[cfg(feature = "openapi")]
@@ -149,6 +151,9 @@ pub enum Event {
     CardMaintenanceFeeSuccessful(CardDebit),
     CardDeleteSuccessful(CardDeleted),
     CardDeleteNotification(CardDeleteNotice),
+    NairaCardCreditSuccessful(CardTransferSettled),
+    NairaCardCreditFailed(CardTransferSettled),
+    NairaCardUnloadSuccessful(CardTransferSettled),
     WebhookTest(WebhookTest),
 }
 
@@ -168,7 +173,78 @@ impl Event {
             Event::CardMaintenanceFeeSuccessful(_) => CARD_MAINTENANCE_FEE_SUCCESSFUL,
             Event::CardDeleteSuccessful(_) => CARD_DELETE_SUCCESSFUL,
             Event::CardDeleteNotification(_) => CARD_DELETE_NOTIFICATION,
+            Event::NairaCardCreditSuccessful(_) => NAIRA_CARD_CREDIT_SUCCESSFUL,
+            Event::NairaCardCreditFailed(_) => NAIRA_CARD_CREDIT_FAILED,
+            Event::NairaCardUnloadSuccessful(_) => NAIRA_CARD_UNLOAD_SUCCESSFUL,
             Event::WebhookTest(_) => WEBHOOK_TEST,
         }
+    }
+
+    /// The event that reports a settled funding or unloading of a card in
+    /// `currency`. A Naira card's failed unloading is told as
+    /// `naira_card_credit_event.failed`, as the contract names it.
+    pub fn transfer_settled(
+        currency: Currency,
+        kind: TransferKind,
+        settlement: Settlement,
+        payload: CardTransferSettled,
+    ) -> Event {
+        use {Settlement::*, TransferKind::*};
+        match (currency, kind, settlement) {
+            (Currency::Usd, Fund, Complete) => Event::CardCreditSuccessful(payload),
+            (Currency::Usd, Fund, Reverse) => Event::CardCreditFailed(payload),
+            (Currency::Usd, Unload, Complete) => Event::CardUnloadSuccessful(payload),
+            (Currency::Usd, Unload, Reverse) => Event::CardUnloadFailed(payload),
+            (Currency::Ngn, Fund, Complete) => Event::NairaCardCreditSuccessful(payload),
+            (Currency::Ngn, Fund | Unload, Reverse) => Event::NairaCardCreditFailed(payload),
+            (Currency::Ngn, Unload, Complete) => Event::NairaCardUnloadSuccessful(payload),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn payload() -> CardTransferSettled {
+        CardTransferSettled {
+            movement: CardMovement {
+                card_id: "card_1".into(),
+                cardholder_id: "ch_1".into(),
+                amount: "100".into(),
+                currency: "NGN",
+                transaction_reference: "r".into(),
+                livemode: false,
+                issuing_app_id: "acct".into(),
+                card_transaction_type: "CREDIT",
+                transaction_date: "2026-11-24 00:00:00".into(),
+                transaction_timestamp: 1,
+            },
+            description: None,
+            error_description: None,
+        }
+    }
+
+    #[test]
+    fn each_settlement_has_its_event_name_and_a_naira_unload_failure_is_a_credit_failure() {
+        let name = |c, k, s| Event::transfer_settled(c, k, s, payload()).name();
+        use {Settlement::*, TransferKind::*};
+        assert_eq!(name(Currency::Usd, Unload, Reverse), "card_unload_event.failed");
+        assert_eq!(
+            name(Currency::Ngn, Fund, Complete),
+            "naira_card_credit_event.successful"
+        );
+        assert_eq!(name(Currency::Ngn, Fund, Reverse), "naira_card_credit_event.failed");
+        assert_eq!(
+            name(Currency::Ngn, Unload, Complete),
+            "naira_card_unload_event.successful"
+        );
+        assert_eq!(name(Currency::Ngn, Unload, Reverse), "naira_card_credit_event.failed");
+        let names: std::collections::HashSet<_> = [Currency::Usd, Currency::Ngn]
+            .into_iter()
+            .flat_map(|c| [Fund, Unload].map(|k| (c, k)))
+            .flat_map(|(c, k)| [Complete, Reverse].map(|s| name(c, k, s)))
+            .collect();
+        assert!(names.iter().all(|n| super::super::ALL.contains(n)));
     }
 }

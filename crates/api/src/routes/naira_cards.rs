@@ -1,0 +1,112 @@
+//! What only Naira cards have: their balance (by card or cardholder id)
+//! and their own freeze and unfreeze paths.
+
+use super::cards::{CardIdData, CardQuery};
+use crate::envelope::{Envelope, success};
+use crate::error::{ApiError, ErrorBody};
+use crate::extract::{Authenticated, Query};
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, web};
+use domain::ids::CardId;
+use serde::{Deserialize, Serialize};
+use utoipa::{IntoParams, ToSchema};
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct NairaBalanceQuery {
+    /// The cardholder's id (when they have one Naira card) or the card's.
+    cardholder_id: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct NairaBalance {
+    /// What can be spent or unloaded, in kobo.
+    #[schema(example = "250000")]
+    available_balance: String,
+}
+
+/// A Naira card's balance; at most once every 3 seconds per card.
+#[utoipa::path(
+    get,
+    path = "/v1/issuing/naira_cards/get_card_balance",
+    operation_id = "get_naira_card_balance",
+    tag = "naira cards",
+    security(("token" = [])),
+    params(NairaBalanceQuery),
+    responses(
+        (status = 200, description = "The balance", body = Envelope<NairaBalance>),
+        (status = 400, description = "No such cardholder or Naira card, or several cards and no card id", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        (status = 420, description = "Read less than 3 seconds ago", body = ErrorBody),
+    )
+)]
+pub async fn get_card_balance(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<NairaBalanceQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let (_, balance) = app.get_naira_card_balance(&caller.0, &query.cardholder_id).await?;
+    Ok(success(
+        StatusCode::OK,
+        "Card balance was fetched successfully",
+        NairaBalance {
+            available_balance: balance.available.to_string(),
+        },
+    ))
+}
+
+async fn set_active(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    query: CardQuery,
+    active: bool,
+    message: &'static str,
+) -> Result<HttpResponse, ApiError> {
+    let id = CardId::new(query.card_id);
+    app.set_naira_card_active(&caller.0, &id, active).await?;
+    Ok(success(StatusCode::OK, message, CardIdData::new(&id)))
+}
+
+/// Freeze a Naira card: `is_active` is false at once.
+#[utoipa::path(
+    patch,
+    path = "/v1/issuing/naira_cards/freeze_card",
+    operation_id = "freeze_naira_card",
+    tag = "naira cards",
+    security(("token" = [])),
+    params(CardQuery),
+    responses(
+        (status = 200, description = "Frozen", body = Envelope<CardIdData>),
+        (status = 400, description = "No such Naira card", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn freeze_card(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<CardQuery>,
+) -> Result<HttpResponse, ApiError> {
+    set_active(app, caller, query, false, "This card has been frozen successfully").await
+}
+
+/// Unfreeze a Naira card: `is_active` is true at once.
+#[utoipa::path(
+    patch,
+    path = "/v1/issuing/naira_cards/unfreeze_card",
+    operation_id = "unfreeze_naira_card",
+    tag = "naira cards",
+    security(("token" = [])),
+    params(CardQuery),
+    responses(
+        (status = 200, description = "Unfrozen", body = Envelope<CardIdData>),
+        (status = 400, description = "No such Naira card", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn unfreeze_card(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<CardQuery>,
+) -> Result<HttpResponse, ApiError> {
+    set_active(app, caller, query, true, "This card has been unfrozen successfully").await
+}
