@@ -108,12 +108,10 @@ async fn every_route_answers_alike_on_both_listeners_and_card_data_is_clear_only
         // Lists in clear: one every 3 seconds per account; sealed lists are not limited.
         s.advance(3).await;
         let all = "/cards/get_all_cards";
-        let status = |address: &str| {
-            let address = address.to_string();
-            async move { s.call_at(&address, reqwest::Method::GET, all, None).await.status }
-        };
-        assert_eq!((status(&relay).await, status(&relay).await), (200, 420));
-        assert_eq!((status(&base).await, status(&base).await), (200, 200));
+        let s = &s;
+        let status = |address: String| async move { s.call_at(&address, reqwest::Method::GET, all, None).await.status };
+        assert_eq!((status(relay.clone()).await, status(relay.clone()).await), (200, 420));
+        assert_eq!((status(base.clone()).await, status(base.clone()).await), (200, 200));
         // The relay takes every call an integration sends there, money too.
         let fund = json!({"card_id": card, "amount": 500, "transaction_reference": "relay-fund", "currency": "USD"});
         let funded = s

@@ -149,6 +149,7 @@ pub struct RuleState {
     pub account_id: AccountId,
     pub mode: Mode,
     pub cardholder_id: CardholderId,
+    pub currency: Currency,
     pub created_at: Timestamp,
     /// When the fee anniversaries count from: the card's creation, or for
     /// a migrated card that of the card it replaced.

@@ -696,6 +696,7 @@ impl CardStore for Db {
                     cards::fee_hold,
                     cards::deleted_at,
                     cards::deleted_reason,
+                    cards::currency,
                 ))
                 .first::<(
                     String,
@@ -708,11 +709,12 @@ impl CardStore for Db {
                     i64,
                     Option<i64>,
                     Option<String>,
+                    String,
                 )>(conn)
                 .await
                 .optional()
         })?;
-        Ok(row.map(
+        row.map(
             |(
                 account,
                 livemode,
@@ -724,11 +726,15 @@ impl CardStore for Db {
                 fee_hold,
                 deleted_at,
                 deleted_reason,
+                currency,
             )| {
-                RuleState {
+                let currency = Currency::parse("currency", &currency)
+                    .map_err(|_| StoreError::new(format!("card {id} has an unreadable currency")))?;
+                Ok(RuleState {
                     account_id: AccountId::new(account),
                     mode: Mode::from_live(livemode),
                     cardholder_id: CardholderId::new(holder),
+                    currency,
                     created_at: Timestamp::from_unix(created_at),
                     fee_anchor_at: Timestamp::from_unix(fee_anchor_at),
                     fee_month,
@@ -741,9 +747,10 @@ impl CardStore for Db {
                             .and_then(DeletionReason::parse)
                             .unwrap_or(DeletionReason::Requested)
                     }),
-                }
+                })
             },
-        ))
+        )
+        .transpose()
     }
 
     async fn charge_fee(

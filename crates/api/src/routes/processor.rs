@@ -11,7 +11,6 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::cards::AuthorizationRequest;
 use domain::InvalidInput;
-use domain::cards::product::Product;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -79,9 +78,7 @@ pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::By
     let reference = parsed.transaction_reference.clone();
     let request = AuthorizationRequest {
         card_id: parsed.card_id,
-        // The card's currency is the store's to read: bounded here by
-        // the largest debit of any card; a card's monthly limit does the rest.
-        amount: Product::NGN.parse_debit_amount("amount", &parsed.amount.0)?,
+        amount: parsed.amount.0,
         merchant: parsed.merchant,
         merchant_category_code: parsed.merchant_category_code,
         transaction_reference: parsed.transaction_reference,

@@ -8,14 +8,16 @@ use super::debit::Debit;
 use crate::App;
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::ids::CardId;
-use domain::{Amount, Mode};
+use domain::Mode;
+use domain::cards::product::Product;
 use ports::processor_auth::ProcessorAuthError;
 
 /// An authorization request, as the processor sends it.
 #[derive(Debug, Clone)]
 pub struct AuthorizationRequest {
     pub card_id: String,
-    pub amount: Amount,
+    /// In the card's minor units, as sent: bounded by the card's product.
+    pub amount: String,
     pub merchant: String,
     pub merchant_category_code: Option<String>,
     /// The network's reference, unique per account and mode.
@@ -65,9 +67,10 @@ impl App {
             let reason = DeclineReason::CardDeleted;
             return Ok(AuthorizationAnswer::declined(reason.code(), reason.text()));
         }
+        let amount = Product::of(state.currency).parse_debit_amount("amount", &request.amount)?;
         let debit = Debit {
             card,
-            amount: request.amount,
+            amount,
             descriptor: request.merchant,
             mcc: request.merchant_category_code,
             reference: request.transaction_reference,
