@@ -14,6 +14,7 @@ mod cli;
 mod extreme_amounts;
 mod lock_order;
 mod logs;
+mod naira_cards;
 mod relay;
 mod test_clock;
 mod utility;

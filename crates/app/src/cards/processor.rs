@@ -6,10 +6,10 @@
 use super::CardError;
 use super::debit::Debit;
 use crate::App;
-use domain::cards::authorization::{Decision, DeclineReason};
-use domain::ids::CardId;
 use domain::Mode;
+use domain::cards::authorization::{Decision, DeclineReason};
 use domain::cards::product::Product;
+use domain::ids::CardId;
 use ports::processor_auth::ProcessorAuthError;
 
 /// An authorization request, as the processor sends it.

@@ -1,0 +1,257 @@
+//! Naira cards over HTTP: issued without funding or fee, funded and
+//! unloaded from the NGN wallet with their own events, read by card or
+//! cardholder id, frozen, debited within 1,500 USD a month counted at the
+//! configured rate, and listed; on SQLite and PostgreSQL.
+
+use crate::cards::{Sandbox, event};
+use crate::harness::ledger_check;
+use crate::receiver::Receiver;
+use adapters::test_db::TestDb;
+use serde_json::{Value, json};
+
+/// Kobo per USD the sandbox sells at (`--fx-ngn-usd`, see README).
+const NGN_USD: i64 = 160_000;
+
+impl Sandbox {
+    async fn fund_ngn_wallet(&self, kobo: i64) {
+        let a = self
+            .patch(
+                "/cards/fund_issuing_wallet?currency=NGN",
+                json!({"amount": kobo.to_string()}),
+            )
+            .await;
+        assert_eq!(a.status, 200, "{}", a.body);
+    }
+
+    async fn naira_card(&self, holder: &str) -> String {
+        let body = json!({"cardholder_id": holder, "card_type": "virtual", "card_brand": "Mastercard",
+                          "card_currency": "NGN", "nin": "12345678901", "meta_data": {"k": 1}});
+        let a = self.post("/cards/create_card", body).await;
+        assert_eq!(a.status, 200, "{}", a.body);
+        assert_eq!(a.body["data"]["currency"], "NGN");
+        a.body["data"]["card_id"].as_str().unwrap().to_string()
+    }
+
+    async fn naira_balance(&self, id: &str) -> (u16, Value) {
+        self.advance(3).await;
+        let a = self
+            .get(&format!("/naira_cards/get_card_balance?cardholder_id={id}"))
+            .await;
+        (a.status, a.body)
+    }
+
+    async fn naira_transfer(&self, path: &str, card: &str, kobo: &str, reference: &str) -> (u16, Value) {
+        let body = json!({"card_id": card, "amount": kobo, "transaction_reference": reference});
+        let a = self
+            .call(
+                reqwest::Method::from_bytes(if path.starts_with("fund") { b"POST" } else { b"PATCH" }).unwrap(),
+                &format!("/naira_cards/{path}"),
+                Some(body),
+            )
+            .await;
+        (a.status, a.body)
+    }
+}
+
+fn available(body: &Value) -> i64 {
+    body["data"]["available_balance"].as_str().unwrap().parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_naira_card_is_issued_funded_unloaded_frozen_debited_and_listed() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let s = Sandbox::start(&db, Some(&receiver.url));
+        s.fund_wallet(10_000).await;
+        s.fund_ngn_wallet(100_000_000).await;
+        let holder = s.cardholder(51).await;
+        let card = s.naira_card(&holder).await;
+        let created = event(&receiver, "card_creation_event.successful", |d| {
+            d["card_id"] == card.as_str()
+        })
+        .await;
+        assert_eq!(created["currency"], "NGN");
+        // Nothing moved at creation: no funding, no fee hold.
+        assert_eq!(s.wallet().await, 10_000, "{}", db.backend());
+        let (status, body) = s.naira_balance(&card).await;
+        assert_eq!((status, available(&body)), (200, 0), "{body}");
+        let details = s.get(&format!("/cards/get_card_details?card_id={card}")).await;
+        assert_eq!(details.body["data"]["card_currency"], "NGN", "{}", details.body);
+        // Physical Naira cards are not issued.
+        let physical = json!({"cardholder_id": holder, "card_type": "physical", "card_brand": "Mastercard", "card_currency": "NGN"});
+        let refused = s.post("/cards/create_card", physical).await;
+        assert_eq!(
+            (refused.status, refused.body["code"].as_str()),
+            (400, Some("card_type_unavailable"))
+        );
+
+        // Funding from the NGN wallet: 202, then the Naira credit event.
+        let (status, body) = s.naira_transfer("fund_naira_card", &card, "5000000", "n-fund").await;
+        assert_eq!(status, 202, "{body}");
+        assert_eq!(body["data"]["transaction_reference"], "n-fund");
+        let credited = event(&receiver, "naira_card_credit_event.successful", |d| {
+            d["card_id"] == card.as_str()
+        })
+        .await;
+        assert_eq!(
+            (credited["currency"].as_str(), credited["amount"].as_str()),
+            (Some("NGN"), Some("5000000"))
+        );
+        // By the cardholder's id too, since they have one Naira card.
+        let (status, body) = s.naira_balance(&holder).await;
+        assert_eq!((status, available(&body)), (200, 5_000_000), "{body}");
+        // References are one namespace with every other money movement.
+        s.advance(300).await;
+        let (status, body) = s.naira_transfer("fund_naira_card", &card, "100", "n-fund").await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (400, Some("transaction_reference_used")),
+            "{body}"
+        );
+        // The NGN wallet too low: 401; the card too low to unload: 401.
+        let (status, _) = s.naira_transfer("fund_naira_card", &card, "990000000", "n-big").await;
+        assert_eq!(status, 401);
+        let (status, _) = s.naira_transfer("unload_naira_card", &card, "5000001", "n-over").await;
+        assert_eq!(status, 401);
+        // A USD card is no Naira card, and a Naira card no USD card.
+        let usd = s.card(&holder, "300").await;
+        let (status, body) = s.naira_transfer("fund_naira_card", &usd, "100", "n-usd").await;
+        assert_eq!((status, body["code"].as_str()), (400, Some("card_not_found")), "{body}");
+        let usd_fund = crate::cards::Sandbox::transfer(&card, "100", "u-ngn");
+        let usd_path = s.patch("/cards/fund_card_asynchronously", usd_fund).await;
+        assert_eq!(usd_path.status, 400, "{}", usd_path.body);
+
+        // Unloading: the unload event; a declined one (0013) is told as a credit failure.
+        let (status, _) = s
+            .naira_transfer("unload_naira_card", &card, "1000000", "n-unload")
+            .await;
+        assert_eq!(status, 202);
+        event(&receiver, "naira_card_unload_event.successful", |d| {
+            d["transaction_reference"] == "n-unload"
+        })
+        .await;
+        s.advance(300).await;
+        let (status, _) = s
+            .naira_transfer("unload_naira_card", &card, "10013", "n-unload-declined")
+            .await;
+        assert_eq!(status, 202);
+        let failed = event(&receiver, "naira_card_credit_event.failed", |d| {
+            d["transaction_reference"] == "n-unload-declined"
+        })
+        .await;
+        assert_eq!(failed["card_transaction_type"], "UNLOAD");
+        let (_, body) = s.naira_balance(&card).await;
+        assert_eq!(available(&body), 4_000_000, "{body}");
+
+        // Freeze: a debit is declined; unfreeze: approved.
+        let freeze = s
+            .patch(&format!("/naira_cards/freeze_card?card_id={card}"), json!({}))
+            .await;
+        assert_eq!((freeze.status, &freeze.body["data"]["card_id"]), (200, &json!(card)));
+        let debit =
+            |kobo: &str, reference: &str| json!({"card_id": card, "amount": kobo, "transaction_reference": reference});
+        let frozen = s
+            .patch("/naira_cards/mock_debit_naira_card", debit("1000", "d-frozen"))
+            .await;
+        assert_eq!(frozen.status, 400, "{}", frozen.body);
+        let wrong = s
+            .patch(&format!("/naira_cards/freeze_card?card_id={usd}"), json!({}))
+            .await;
+        assert_eq!(wrong.status, 400, "a USD card is no Naira card");
+        assert_eq!(
+            s.patch(&format!("/naira_cards/unfreeze_card?card_id={card}"), json!({}))
+                .await
+                .status,
+            200
+        );
+        let paid = s
+            .patch("/naira_cards/mock_debit_naira_card", debit("160000", "d-1"))
+            .await;
+        assert_eq!(
+            (paid.status, &paid.body["data"]["transaction_reference"]),
+            (200, &json!("d-1")),
+            "{}",
+            paid.body
+        );
+        let default = s
+            .patch("/naira_cards/mock_debit_naira_card", json!({"card_id": card}))
+            .await;
+        assert_eq!(default.status, 200, "{}", default.body);
+        let history = s
+            .get(&format!("/cards/get_naira_card_transactions?card_id={card}"))
+            .await;
+        assert_eq!(history.status, 200, "{}", history.body);
+        let listed = history.body["data"]["transactions"].as_array().unwrap();
+        assert_eq!(listed.len(), 2);
+        assert_eq!(
+            (listed[1]["amount"].as_str(), listed[1]["currency"].as_str()),
+            (Some("160000"), Some("NGN"))
+        );
+        assert!(listed[1]["enriched_data"]["merchant_name"].is_string());
+        let usd_history = s.get(&format!("/cards/get_card_transactions?card_id={card}")).await;
+        assert_eq!(usd_history.status, 400, "a Naira card's history is on the Naira path");
+        let (_, body) = s.naira_balance(&card).await;
+        assert_eq!(available(&body), 4_000_000 - 160_000 - 100);
+
+        // A second Naira card: the cardholder's id alone no longer says which.
+        let other = s.naira_card(&holder).await;
+        let (status, body) = s.naira_balance(&holder).await;
+        assert_eq!(status, 400, "{body}");
+        assert!(body["message"].as_str().unwrap().contains("pass the card id"), "{body}");
+        let (status, _) = s.naira_balance(&other).await;
+        assert_eq!(status, 200);
+        let (ok, out) = ledger_check(&db);
+        assert!(ok, "{}: {out}", db.backend());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn naira_spending_stops_at_1500_usd_a_month_counted_at_the_rate_and_starts_again_next_month() {
+    for db in TestDb::all().await {
+        let s = Sandbox::start_with(&db, None, &["--fx-ngn-usd", &NGN_USD.to_string()]);
+        s.fund_ngn_wallet(900_000_000).await;
+        let holder = s.cardholder(52).await;
+        let card = s.naira_card(&holder).await;
+        let (status, _) = s
+            .naira_transfer("fund_naira_card", &card, "500000000", "cap-fund")
+            .await;
+        assert_eq!(status, 202);
+        let mut balance = 0;
+        for _ in 0..100 {
+            let (_, body) = s.naira_balance(&card).await;
+            balance = available(&body);
+            if balance == 500_000_000 {
+                break;
+            }
+        }
+        assert_eq!(balance, 500_000_000, "{}", db.backend());
+        let debit =
+            |kobo: i64, reference: &str| json!({"card_id": card, "amount": kobo, "transaction_reference": reference});
+        // 1,499.99 USD, then one cent (1,600 kobo at 1,600 NGN a USD) exactly reaches 1,500 USD.
+        let under = s
+            .patch(
+                "/naira_cards/mock_debit_naira_card",
+                debit(149_999 * NGN_USD / 100, "cap-1"),
+            )
+            .await;
+        assert_eq!(under.status, 200, "{}", under.body);
+        let exact = s
+            .patch("/naira_cards/mock_debit_naira_card", debit(NGN_USD / 100, "cap-2"))
+            .await;
+        assert_eq!(exact.status, 200, "{}", exact.body);
+        // One kobo more counts as a cent (rounded up): over the cap.
+        let over = s.patch("/naira_cards/mock_debit_naira_card", debit(1, "cap-3")).await;
+        assert_eq!(
+            (over.status, over.body["code"].as_str()),
+            (400, Some("monthly_limit_exceeded")),
+            "{}",
+            over.body
+        );
+        // Next month the cap starts again.
+        s.advance(32 * 86_400).await;
+        let next = s.patch("/naira_cards/mock_debit_naira_card", debit(1, "cap-4")).await;
+        assert_eq!(next.status, 200, "{}", next.body);
+        let (ok, out) = ledger_check(&db);
+        assert!(ok, "{}: {out}", db.backend());
+    }
+}
