@@ -255,3 +255,45 @@ async fn naira_spending_stops_at_1500_usd_a_month_counted_at_the_rate_and_starts
         assert!(ok, "{}: {out}", db.backend());
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_fundings_of_many_naira_cards_take_exactly_what_the_wallet_holds() {
+    for db in TestDb::all().await {
+        let s = Sandbox::start(&db, None);
+        let holder = s.cardholder(53).await;
+        let mut cards = vec![];
+        for _ in 0..200 {
+            cards.push(s.naira_card(&holder).await);
+        }
+        // The NGN wallet covers 120 fundings of 1,000 NGN.
+        s.fund_ngn_wallet(120 * 100_000).await;
+        let fundings = cards.iter().enumerate().map(|(n, card)| {
+            let s = &s;
+            async move {
+                s.naira_transfer("fund_naira_card", card, "100000", &format!("many-{n}"))
+                    .await
+                    .0
+            }
+        });
+        let statuses = futures::future::join_all(fundings).await;
+        let accepted = statuses.iter().filter(|s| **s == 202).count();
+        let refused = statuses.iter().filter(|s| **s == 401).count();
+        assert_eq!((accepted, refused), (120, 80), "{}: {statuses:?}", db.backend());
+        // Every accepted funding settles onto its card.
+        let mut on_cards = 0;
+        for _ in 0..100 {
+            let totals = crate::harness::ledger_totals(&db);
+            on_cards = totals["NGN"]["card"].as_i64().unwrap_or(0);
+            if on_cards == 120 * 100_000 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+        assert_eq!(on_cards, 120 * 100_000, "{}", db.backend());
+        let totals = crate::harness::ledger_totals(&db);
+        assert_eq!(totals["NGN"]["issuing_wallet"].as_i64().unwrap_or(0), 0);
+        assert_eq!(totals["NGN"]["card_transit"].as_i64().unwrap_or(0), 0);
+        let (ok, out) = ledger_check(&db);
+        assert!(ok, "{}: {out}", db.backend());
+    }
+}
