@@ -150,6 +150,12 @@ pub fn bearer(key: &str) -> String {
     format!("Bearer {key}")
 }
 
+/// The server's OpenAPI document.
+pub async fn openapi(server: &Server) -> serde_json::Value {
+    let response = client().get(server.url("/v1/openapi.json")).send().await.unwrap();
+    response.json().await.unwrap()
+}
+
 /// GET `path` with `key`: the status and the JSON body.
 pub async fn get_json(server: &Server, key: &str, path: &str) -> (u16, serde_json::Value) {
     let response = client()

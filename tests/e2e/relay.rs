@@ -5,7 +5,7 @@
 
 use crate::cardholders::nigerian;
 use crate::cards::{Sandbox, event};
-use crate::harness::{bearer, client, ledger_check};
+use crate::harness::{bearer, client, ledger_check, openapi};
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
 use serde_json::{Value, json};
@@ -30,14 +30,7 @@ async fn every_route_answers_alike_on_both_listeners_and_card_data_is_clear_only
     for db in TestDb::all().await {
         let s = Sandbox::start(&db, None);
         let (base, relay) = (s.server.base.clone(), s.server.relay.clone());
-        let doc: Value = client()
-            .get(format!("{base}/v1/openapi.json"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let doc = openapi(&s.server).await;
         let mut walked = 0;
         for (path, item) in doc["paths"].as_object().unwrap() {
             for method in item.as_object().unwrap().keys() {
@@ -224,14 +217,7 @@ async fn every_delivered_payload_matches_its_documented_schema_and_carries_what_
             assert!(e["transaction_timestamp"].is_i64(), "{name}: {e}");
         }
 
-        let doc: Value = client()
-            .get(format!("{}/v1/openapi.json", s.server.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let doc = openapi(&s.server).await;
         let mut checked = BTreeSet::new();
         for delivery in receiver.deliveries() {
             let body: Value = serde_json::from_str(&delivery.body).unwrap();

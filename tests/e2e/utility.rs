@@ -1,4 +1,4 @@
-use crate::harness::{Server, client};
+use crate::harness::{Server, client, openapi};
 use adapters::test_db::TestDb;
 use serde_json::Value;
 
@@ -13,14 +13,7 @@ async fn health_docs_and_openapi_are_served_with_request_ids() {
         assert_eq!(body["data"]["database"], "reachable");
         assert_eq!(body["data"]["parked_money_jobs"], 0, "{}", db.backend());
 
-        let doc: Value = client()
-            .get(server.url("/v1/openapi.json"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let doc = openapi(&server).await;
         assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
         let docs = client().get(server.url("/v1/docs")).send().await.unwrap();
         assert_eq!(docs.status(), 200);

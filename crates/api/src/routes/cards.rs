@@ -297,15 +297,17 @@ impl CardIdData {
     }
 }
 
-async fn set_active(
+/// Freezes or unfreezes the card of `query`; `only` one of that currency
+/// (the Naira paths).
+pub(super) async fn set_active(
     app: web::Data<app::App>,
     caller: Authenticated,
     query: CardQuery,
-    active: bool,
+    (active, only): (bool, Option<Currency>),
     message: &'static str,
 ) -> Result<HttpResponse, ApiError> {
     let id = CardId::new(query.card_id);
-    app.set_card_active(&caller.0, &id, active).await?;
+    app.set_card_active(&caller.0, &id, active, only).await?;
     Ok(success(StatusCode::OK, message, CardIdData::new(&id)))
 }
 
@@ -327,7 +329,14 @@ pub async fn freeze_card(
     caller: Authenticated,
     Query(query): Query<CardQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    set_active(app, caller, query, false, "This card has been frozen successfully").await
+    set_active(
+        app,
+        caller,
+        query,
+        (false, None),
+        "This card has been frozen successfully",
+    )
+    .await
 }
 
 /// Unfreeze a card: `is_active` is true at once.
@@ -348,7 +357,14 @@ pub async fn unfreeze_card(
     caller: Authenticated,
     Query(query): Query<CardQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    set_active(app, caller, query, true, "This card has been unfrozen successfully").await
+    set_active(
+        app,
+        caller,
+        query,
+        (true, None),
+        "This card has been unfrozen successfully",
+    )
+    .await
 }
 
 #[derive(Deserialize, IntoParams)]

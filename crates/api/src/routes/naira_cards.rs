@@ -1,13 +1,13 @@
 //! What only Naira cards have: their balance (by card or cardholder id)
 //! and their own freeze and unfreeze paths.
 
-use super::cards::{CardIdData, CardQuery};
+use super::cards::{CardIdData, CardQuery, set_active};
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Query};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
-use domain::ids::CardId;
+use domain::Currency;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
@@ -55,18 +55,6 @@ pub async fn get_card_balance(
     ))
 }
 
-async fn set_active(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    query: CardQuery,
-    active: bool,
-    message: &'static str,
-) -> Result<HttpResponse, ApiError> {
-    let id = CardId::new(query.card_id);
-    app.set_naira_card_active(&caller.0, &id, active).await?;
-    Ok(success(StatusCode::OK, message, CardIdData::new(&id)))
-}
-
 /// Freeze a Naira card: `is_active` is false at once.
 #[utoipa::path(
     patch,
@@ -86,7 +74,8 @@ pub async fn freeze_card(
     caller: Authenticated,
     Query(query): Query<CardQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    set_active(app, caller, query, false, "This card has been frozen successfully").await
+    let freeze = (false, Some(Currency::Ngn));
+    set_active(app, caller, query, freeze, "This card has been frozen successfully").await
 }
 
 /// Unfreeze a Naira card: `is_active` is true at once.
@@ -108,5 +97,6 @@ pub async fn unfreeze_card(
     caller: Authenticated,
     Query(query): Query<CardQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    set_active(app, caller, query, true, "This card has been unfrozen successfully").await
+    let unfreeze = (true, Some(Currency::Ngn));
+    set_active(app, caller, query, unfreeze, "This card has been unfrozen successfully").await
 }

@@ -3,13 +3,24 @@
 
 use super::CardError;
 use crate::{App, Caller};
+use domain::Currency;
 use domain::ids::CardId;
 use ports::cards::PinKind;
 use ports::vault::{Place, SealedField};
 
 impl App {
-    /// Freezes (`active: false`) or unfreezes a card, at once.
-    pub async fn set_card_active(&self, caller: &Caller, id: &CardId, active: bool) -> Result<(), CardError> {
+    /// Freezes (`active: false`) or unfreezes a card, at once; `only` a
+    /// card of that currency when the path says (the Naira paths).
+    pub async fn set_card_active(
+        &self,
+        caller: &Caller,
+        id: &CardId,
+        active: bool,
+        only: Option<Currency>,
+    ) -> Result<(), CardError> {
+        if let Some(currency) = only {
+            self.card_in(caller, id, currency).await?;
+        }
         if self
             .ports
             .cards

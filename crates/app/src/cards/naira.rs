@@ -1,7 +1,7 @@
 //! What only Naira cards have: `GET /naira_cards/get_card_balance`, which
-//! takes a card id or its cardholder's id, and the Naira freeze and
-//! unfreeze. Funding, unloading, debits and history are the USD cards'
-//! use cases with the currency of the path.
+//! takes a card id or its cardholder's id. Funding, unloading, freezing,
+//! debits and history are the USD cards' use cases with the currency of
+//! the path.
 
 use super::CardError;
 use crate::{App, Caller};
@@ -54,11 +54,5 @@ impl App {
         )
         .await?;
         Ok((card.id, CardBalance::new(card.balance, card.fee_hold)))
-    }
-
-    /// Freezes or unfreezes a Naira card.
-    pub async fn set_naira_card_active(&self, caller: &Caller, id: &CardId, active: bool) -> Result<(), CardError> {
-        self.card_in(caller, id, Currency::Ngn).await?;
-        self.set_card_active(caller, id, active).await
     }
 }
