@@ -200,6 +200,25 @@ async fn a_naira_card_is_issued_funded_unloaded_frozen_debited_and_listed() {
         assert!(body["message"].as_str().unwrap().contains("pass the card id"), "{body}");
         let (status, _) = s.naira_balance(&other).await;
         assert_eq!(status, 200);
+        // The USD balance path is no place for kobo.
+        s.advance(3).await;
+        let usd_balance = s.get(&format!("/cards/get_card_balance?card_id={card}")).await;
+        assert_eq!(usd_balance.status, 400, "{}", usd_balance.body);
+        // Deleted with its cardholder: the event says NGN, the money goes to the NGN wallet.
+        let gone = s.delete(&format!("/cardholder/delete_cardholder/{holder}")).await;
+        assert_eq!(gone.status, 200, "{}", gone.body);
+        let deleted = event(&receiver, "card_delete_event.successful", |d| {
+            d["card_id"] == card.as_str()
+        })
+        .await;
+        assert_eq!(deleted["currency"], "NGN");
+        let wallets = s.get("/cards/get_issuing_wallet_balance").await;
+        let ngn: i64 = wallets.body["data"]["issuing_balance_NGN"]
+            .as_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert_eq!(ngn, 100_000_000 - 160_000 - 100, "every kobo not spent is back: {}", wallets.body);
         let (ok, out) = ledger_check(&db);
         assert!(ok, "{}: {out}", db.backend());
     }

@@ -106,7 +106,9 @@ pub enum ReserveError {
     ReferenceUsed,
     #[error("this card was {verb} less than 5 minutes ago; retry in {1} seconds", verb = if *.0 == TransferKind::Fund { "funded" } else { "unloaded" })]
     TooSoon(TransferKind, u64),
-    #[error("amount: the card balance would exceed 5000 USD")]
+    #[error(
+        "amount: the card balance would exceed the most a card may hold (5,000 USD; 10,000,000 NGN on a Naira card)"
+    )]
     OverMaxBalance,
     #[error("the issuing wallet balance is too low for this amount")]
     WalletTooLow,

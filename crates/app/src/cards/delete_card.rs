@@ -4,10 +4,10 @@
 
 use super::CardError;
 use crate::{App, Caller};
+use domain::Amount;
 use domain::cards::state::DeletionReason;
 use domain::events::payloads::{CardDeleted, Event};
 use domain::ids::{CardId, CardholderId};
-use domain::{Amount, Currency};
 use ports::StoreError;
 
 impl App {
@@ -42,7 +42,7 @@ impl App {
             let deleted = Event::CardDeleteSuccessful(CardDeleted {
                 card_id: card.id.to_string(),
                 cardholder_id: cardholder.to_string(),
-                currency: Currency::Usd.code(),
+                currency: card.currency.code(),
                 reason: DeletionReason::CardholderDeleted.as_str().into(),
                 livemode: caller.mode.is_live(),
                 issuing_app_id: caller.account_id.to_string(),

@@ -8,7 +8,7 @@ use super::CardError;
 use crate::{App, Caller};
 use domain::cards::{CardBalance, DETAILS_TOKEN_SECS, READ_WINDOW_SECS};
 use domain::ids::CardId;
-use domain::{Mode, Secret};
+use domain::{Currency, Mode, Secret};
 use ports::StoreError;
 use ports::cards::{CardRecord, DetailsToken};
 use ports::vault::{Place, SealedField};
@@ -67,8 +67,9 @@ impl App {
         Ok((card, details))
     }
 
+    /// A USD card's balance (a Naira card's is on the Naira path, in kobo).
     pub async fn get_card_balance(&self, caller: &Caller, id: &CardId) -> Result<CardBalance, CardError> {
-        let card = self.card(caller, id).await?;
+        let card = self.card_in(caller, id, Currency::Usd).await?;
         self.rate_limit(
             (&caller.account_id, caller.mode),
             "get_card_balance",
