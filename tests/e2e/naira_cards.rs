@@ -218,7 +218,12 @@ async fn a_naira_card_is_issued_funded_unloaded_frozen_debited_and_listed() {
             .unwrap()
             .parse()
             .unwrap();
-        assert_eq!(ngn, 100_000_000 - 160_000 - 100, "every kobo not spent is back: {}", wallets.body);
+        assert_eq!(
+            ngn,
+            100_000_000 - 160_000 - 100,
+            "every kobo not spent is back: {}",
+            wallets.body
+        );
         let (ok, out) = ledger_check(&db);
         assert!(ok, "{}: {out}", db.backend());
     }
