@@ -321,3 +321,136 @@ async fn concurrent_fundings_of_many_naira_cards_take_exactly_what_the_wallet_ho
         assert!(ok, "{}: {out}", db.backend());
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_3ds_debit_waits_for_its_otp_which_only_the_relay_reads() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let s = Sandbox::start(&db, Some(&receiver.url));
+        s.fund_ngn_wallet(10_000_000).await;
+        let holder = s.cardholder(54).await;
+        let card = s.naira_card(&holder).await;
+        let (status, _) = s.naira_transfer("fund_naira_card", &card, "5000000", "tds-fund").await;
+        assert_eq!(status, 202);
+        let mut balance = 0;
+        for _ in 0..100 {
+            balance = available(&s.naira_balance(&card).await.1);
+            if balance == 5_000_000 {
+                break;
+            }
+        }
+        assert_eq!(balance, 5_000_000, "{}", db.backend());
+        let challenge = |reference: &str| json!({"card_id": card, "amount": "25000", "transaction_reference": reference, "three_ds": true});
+        let otp_path = |kobo: &str| format!("/naira_cards/get_otp_message?card_id={card}&amount={kobo}");
+        let read_otp = |kobo: &'static str| {
+            let path = otp_path(kobo);
+            let relay = s.server.relay.clone();
+            let s = &s;
+            async move { s.call_at(&relay, reqwest::Method::GET, &path, None).await }
+        };
+        let answer =
+            |reference: &str, otp: &str| json!({"card_id": card, "transaction_reference": reference, "otp": otp});
+
+        // The right OTP posts the debit; nothing moved before.
+        let opened = s.patch("/naira_cards/mock_debit_naira_card", challenge("tds-1")).await;
+        assert_eq!(opened.status, 202, "{}", opened.body);
+        assert_eq!(available(&s.naira_balance(&card).await.1), 5_000_000);
+        assert_eq!(
+            s.get(&otp_path("25000")).await.status,
+            404,
+            "the base address has no OTPs"
+        );
+        for kobo in ["0", "24999"] {
+            let none = read_otp(kobo).await;
+            assert_eq!(
+                (none.status, &none.body["status"]),
+                (400, &json!(false)),
+                "{kobo}: {}",
+                none.body
+            );
+        }
+        let otp = read_otp("25000").await;
+        assert_eq!(otp.status, 200, "{}", otp.body);
+        let code = otp.body["data"]["otp"].as_str().unwrap().to_string();
+        assert!(code.len() == 6 && code.bytes().all(|b| b.is_ascii_digit()), "{code}");
+        let done = s.post("/naira_cards/complete_3ds", answer("tds-1", &code)).await;
+        assert_eq!(done.status, 200, "{}", done.body);
+        assert_eq!(available(&s.naira_balance(&card).await.1), 4_975_000);
+        let again = s.post("/naira_cards/complete_3ds", answer("tds-1", &code)).await;
+        assert_eq!(again.status, 400, "answered once: {}", again.body);
+
+        // Three wrong OTPs decline it, with the event; nothing moves.
+        assert_eq!(
+            s.patch("/naira_cards/mock_debit_naira_card", challenge("tds-2"))
+                .await
+                .status,
+            202
+        );
+        let real = read_otp("25000").await.body["data"]["otp"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let wrong = if real == "000000" { "111111" } else { "000000" };
+        for left in ["2 attempts left", "1 attempt left"] {
+            let w = s.post("/naira_cards/complete_3ds", answer("tds-2", wrong)).await;
+            assert_eq!(w.status, 400, "{}", w.body);
+            assert!(w.body["message"].as_str().unwrap().contains(left), "{}", w.body);
+        }
+        let failed = s.post("/naira_cards/complete_3ds", answer("tds-2", wrong)).await;
+        assert_eq!(
+            (failed.status, failed.body["code"].as_str()),
+            (400, Some("three_ds_failed")),
+            "{}",
+            failed.body
+        );
+        let declined = event(&receiver, "card_debit_event.declined", |d| {
+            d["transaction_reference"] == "tds-2"
+        })
+        .await;
+        assert_eq!(
+            (declined["decline_code"].as_str(), declined["currency"].as_str()),
+            (Some("three_ds_failed"), Some("NGN"))
+        );
+        let late_right = s.post("/naira_cards/complete_3ds", answer("tds-2", &real)).await;
+        assert_eq!(late_right.status, 400, "a failed challenge stays failed");
+
+        // Past five minutes even the right OTP declines.
+        assert_eq!(
+            s.patch("/naira_cards/mock_debit_naira_card", challenge("tds-3"))
+                .await
+                .status,
+            202
+        );
+        let code = read_otp("25000").await.body["data"]["otp"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        s.advance(301).await;
+        assert_eq!(read_otp("25000").await.status, 400, "no OTP for an expired challenge");
+        let expired = s.post("/naira_cards/complete_3ds", answer("tds-3", &code)).await;
+        assert_eq!(
+            (expired.status, expired.body["code"].as_str()),
+            (400, Some("three_ds_failed"))
+        );
+        assert_eq!(available(&s.naira_balance(&card).await.1), 4_975_000);
+
+        // 3-D Secure is for Naira debits; a used reference is refused at once.
+        s.fund_wallet(300).await;
+        let usd = s.card(&holder, "300").await;
+        let on_usd = json!({"card_id": usd, "three_ds": true});
+        let refused = s.patch("/cards/mock_debit_transaction", on_usd).await;
+        assert_eq!(refused.status, 400);
+        assert!(
+            refused.body["message"].as_str().unwrap().starts_with("three_ds:"),
+            "{}",
+            refused.body
+        );
+        let reused = s.patch("/naira_cards/mock_debit_naira_card", challenge("tds-1")).await;
+        assert_eq!(
+            (reused.status, reused.body["code"].as_str()),
+            (400, Some("transaction_reference_used"))
+        );
+        let (ok, out) = ledger_check(&db);
+        assert!(ok, "{}: {out}", db.backend());
+    }
+}

@@ -12,12 +12,18 @@ use utoipa::ToSchema;
 /// The contract's status for rate-limited calls.
 pub const RATE_LIMITED: u16 = 420;
 
+/// The one error the contract marks `status: false`.
+const NO_PENDING_OTP: &str = "no_pending_otp";
+
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorBody {
     /// What went wrong, naming the field and the rule where there is one.
     pub message: String,
     /// A stable machine-readable code, e.g. `invalid_request`, `rate_limited`.
     pub code: &'static str,
+    /// `false` on the OTP error, as the contract has it; absent elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<bool>,
 }
 
 #[derive(Debug)]
@@ -33,6 +39,7 @@ impl ApiError {
             status,
             body: ErrorBody {
                 message: message.into(),
+                status: (code == NO_PENDING_OTP).then_some(false),
                 code,
             },
             retry_after_secs: None,

@@ -72,6 +72,8 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::naira_cards::freeze_card,
         routes::naira_cards::unfreeze_card,
         routes::relay::get_card_details_from_token,
+        routes::relay::get_otp_message,
+        routes::card_transactions::complete_3ds,
         routes::processor::authorize,
         routes::events::list_events,
         routes::events::get_event,

@@ -2,6 +2,7 @@ use crate::StoreError;
 use crate::events::NewEvent;
 use crate::jobs::NewJob;
 use domain::cards::authorization::Decision;
+use domain::cards::three_ds::ChallengeState;
 use domain::fx::FxRates;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::{Amount, Currency, Mode, Timestamp};
@@ -120,4 +121,60 @@ pub trait CardTransactionStore: Send + Sync {
         card: &CardId,
         reference: Reference,
     ) -> Result<Option<CardTransaction>, StoreError>;
+
+    /// Stores a 3-D Secure challenge; `ReferenceUsed` when its reference
+    /// was taken (by a challenge or any money movement).
+    async fn open_challenge(&self, challenge: Challenge) -> Result<(), DebitError>;
+
+    /// The newest pending, unexpired challenge of the card for exactly
+    /// `amount`.
+    async fn challenge_for_amount(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        card: &CardId,
+        amount: Amount,
+        now: Timestamp,
+    ) -> Result<Option<Challenge>, StoreError>;
+
+    /// Keeps the hash of the OTP just read for a pending challenge.
+    async fn set_challenge_otp(&self, id: &str, otp_hash: &str) -> Result<(), StoreError>;
+
+    /// The card's challenge of `reference`, in any state.
+    async fn challenge(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        card: &CardId,
+        reference: &str,
+    ) -> Result<Option<Challenge>, StoreError>;
+
+    /// Moves a pending challenge seen with `failed_attempts` wrong OTPs to
+    /// `state` with `failed` wrong OTPs; false when another attempt moved
+    /// it first (the guard that makes attempts race-free).
+    async fn decide_challenge(
+        &self,
+        id: &str,
+        failed_attempts: u32,
+        next: (ChallengeState, u32),
+    ) -> Result<bool, StoreError>;
+}
+
+/// A Naira card debit waiting for its 3-D Secure OTP.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Challenge {
+    pub id: String,
+    pub account_id: AccountId,
+    pub mode: Mode,
+    pub card_id: CardId,
+    pub amount: Amount,
+    pub reference: String,
+    pub descriptor: String,
+    pub merchant_category_code: Option<String>,
+    pub failed_attempts: u32,
+    pub created_at: Timestamp,
+    pub expires_at: Timestamp,
+    pub state: ChallengeState,
+    /// The hash of the OTP last read for it, if one was.
+    pub otp_hash: Option<String>,
 }

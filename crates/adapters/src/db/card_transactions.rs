@@ -6,19 +6,22 @@ use super::events::EventRow;
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, mine, refund_to_wallet, refused_or_failed, take_reference, violates, wallet};
-use super::schema::{card_transactions, cards, events, jobs, ledger_accounts, transaction_references};
+use super::schema::{
+    card_transactions, cards, events, jobs, ledger_accounts, three_ds_challenges, transaction_references,
+};
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::cards::authorization::{CardSnapshot, DebitRequest, Decision, authorize};
 use domain::cards::product::Product;
 use domain::cards::state::after_debit;
+use domain::cards::three_ds::ChallengeState;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::paging::Page;
 use domain::{Amount, Currency, Mode, Timestamp};
 use ports::StoreError;
 use ports::card_transactions::{
-    CardTransaction, CardTransactionStore, DebitAttempt, DebitError, DebitOutcome, Notices, Reference,
+    CardTransaction, CardTransactionStore, Challenge, DebitAttempt, DebitError, DebitOutcome, Notices, Reference,
 };
 
 const APPROVED: &str = "approved";
@@ -367,5 +370,178 @@ impl CardTransactionStore for Db {
             .optional()
         })?;
         row.map(TransactionRow::record).transpose()
+    }
+
+    async fn open_challenge(&self, challenge: Challenge) -> Result<(), DebitError> {
+        let row = &ChallengeRow::new(challenge);
+        with_conn!(self.pool(), |conn| {
+            let taken = diesel::select(diesel::dsl::exists(
+                transaction_references::table
+                    .filter(transaction_references::account_id.eq(&row.account_id))
+                    .filter(transaction_references::livemode.eq(row.livemode))
+                    .filter(transaction_references::reference.eq(&row.reference)),
+            ))
+            .get_result::<bool>(conn)
+            .await?;
+            if taken {
+                return Ok(Err(DebitError::ReferenceUsed));
+            }
+            match diesel::insert_into(three_ds_challenges::table)
+                .values(row)
+                .execute(conn)
+                .await
+            {
+                Ok(_) => Ok(Ok(())),
+                Err(e) if violates(&e, "three_ds_challenges") => Ok(Err(DebitError::ReferenceUsed)),
+                Err(e) => Err(DbError::from(e)),
+            }
+        })
+        .map_err(StoreError::from)?
+    }
+
+    async fn challenge_for_amount(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        card: &CardId,
+        amount: Amount,
+        now: Timestamp,
+    ) -> Result<Option<Challenge>, StoreError> {
+        let row = with_conn!(self.pool(), |conn| {
+            three_ds_challenges::table
+                .filter(three_ds_challenges::account_id.eq(account.as_str()))
+                .filter(three_ds_challenges::livemode.eq(mode.is_live()))
+                .filter(three_ds_challenges::card_id.eq(card.as_str()))
+                .filter(three_ds_challenges::state.eq(ChallengeState::Pending.as_str()))
+                .filter(three_ds_challenges::amount.eq(amount.minor()))
+                .filter(three_ds_challenges::expires_at.gt(now.unix()))
+                .order((three_ds_challenges::created_at.desc(), three_ds_challenges::id.desc()))
+                .select(ChallengeRow::as_select())
+                .first::<ChallengeRow>(conn)
+                .await
+                .optional()
+        })?;
+        row.map(ChallengeRow::record).transpose()
+    }
+
+    async fn set_challenge_otp(&self, id: &str, otp_hash: &str) -> Result<(), StoreError> {
+        with_conn!(self.pool(), |conn| {
+            diesel::update(
+                three_ds_challenges::table
+                    .filter(three_ds_challenges::id.eq(id))
+                    .filter(three_ds_challenges::state.eq(ChallengeState::Pending.as_str())),
+            )
+            .set(three_ds_challenges::otp_hash.eq(otp_hash))
+            .execute(conn)
+            .await
+        })?;
+        Ok(())
+    }
+
+    async fn challenge(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        card: &CardId,
+        reference: &str,
+    ) -> Result<Option<Challenge>, StoreError> {
+        let row = with_conn!(self.pool(), |conn| {
+            three_ds_challenges::table
+                .filter(three_ds_challenges::account_id.eq(account.as_str()))
+                .filter(three_ds_challenges::livemode.eq(mode.is_live()))
+                .filter(three_ds_challenges::card_id.eq(card.as_str()))
+                .filter(three_ds_challenges::reference.eq(reference))
+                .select(ChallengeRow::as_select())
+                .first::<ChallengeRow>(conn)
+                .await
+                .optional()
+        })?;
+        row.map(ChallengeRow::record).transpose()
+    }
+
+    async fn decide_challenge(
+        &self,
+        id: &str,
+        failed_attempts: u32,
+        (state, failed): (ChallengeState, u32),
+    ) -> Result<bool, StoreError> {
+        let (seen, failed) = (attempts(failed_attempts), attempts(failed));
+        let moved = with_conn!(self.pool(), |conn| {
+            diesel::update(
+                three_ds_challenges::table
+                    .filter(three_ds_challenges::id.eq(id))
+                    .filter(three_ds_challenges::state.eq(ChallengeState::Pending.as_str()))
+                    .filter(three_ds_challenges::failed_attempts.eq(seen)),
+            )
+            .set((
+                three_ds_challenges::state.eq(state.as_str()),
+                three_ds_challenges::failed_attempts.eq(failed),
+            ))
+            .execute(conn)
+            .await
+        })?;
+        Ok(moved == 1)
+    }
+}
+
+fn attempts(n: u32) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+#[derive(Insertable, Queryable, Selectable)]
+#[diesel(table_name = three_ds_challenges)]
+struct ChallengeRow {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    card_id: String,
+    amount: i64,
+    reference: String,
+    descriptor: String,
+    merchant_category_code: Option<String>,
+    otp_hash: Option<String>,
+    failed_attempts: i32,
+    expires_at: i64,
+    state: String,
+    created_at: i64,
+}
+
+impl ChallengeRow {
+    fn new(c: Challenge) -> Self {
+        ChallengeRow {
+            id: c.id,
+            account_id: c.account_id.to_string(),
+            livemode: c.mode.is_live(),
+            card_id: c.card_id.to_string(),
+            amount: c.amount.minor(),
+            reference: c.reference,
+            descriptor: c.descriptor,
+            merchant_category_code: c.merchant_category_code,
+            otp_hash: c.otp_hash,
+            failed_attempts: attempts(c.failed_attempts),
+            created_at: c.created_at.unix(),
+            expires_at: c.expires_at.unix(),
+            state: c.state.as_str().to_string(),
+        }
+    }
+
+    fn record(self) -> Result<Challenge, StoreError> {
+        let corrupt =
+            |what: &str| StoreError::new(format!("3-D Secure challenge {} has an unreadable {what}", self.id));
+        Ok(Challenge {
+            amount: Amount::from_minor(self.amount).ok_or_else(|| corrupt("amount"))?,
+            state: ChallengeState::parse(&self.state).ok_or_else(|| corrupt("state"))?,
+            failed_attempts: u32::try_from(self.failed_attempts).map_err(|_| corrupt("failed_attempts"))?,
+            id: self.id,
+            account_id: AccountId::new(self.account_id),
+            mode: Mode::from_live(self.livemode),
+            card_id: CardId::new(self.card_id),
+            reference: self.reference,
+            descriptor: self.descriptor,
+            merchant_category_code: self.merchant_category_code,
+            expires_at: Timestamp::from_unix(self.expires_at),
+            created_at: Timestamp::from_unix(self.created_at),
+            otp_hash: self.otp_hash,
+        })
     }
 }

@@ -148,6 +148,24 @@ diesel::table! {
 }
 
 diesel::table! {
+    three_ds_challenges (id) {
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        card_id -> Text,
+        amount -> BigInt,
+        reference -> Text,
+        descriptor -> Text,
+        merchant_category_code -> Nullable<Text>,
+        otp_hash -> Nullable<Text>,
+        failed_attempts -> Integer,
+        expires_at -> BigInt,
+        state -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
     test_clocks (account_id) {
         account_id -> Text,
         offset_secs -> BigInt,

@@ -7,7 +7,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Json, Query};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
-use app::cards::MockDebit;
+use app::cards::{Completion, MockDebit};
 use domain::ids::CardId;
 use domain::paging::Page;
 use domain::{Currency, InvalidInput};
@@ -34,6 +34,9 @@ pub struct MockDebitBody {
     transaction_reference: Option<String>,
     /// A network-forced post: approved even when the balance cannot cover it.
     force: Option<bool>,
+    /// Naira cards: wait for a 3-D Secure OTP instead of posting (202);
+    /// read it on the relay's `get_otp_message`, answer it with `complete_3ds`.
+    three_ds: Option<bool>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -102,8 +105,57 @@ async fn mock_debit(
         merchant_category_code: body.merchant_category_code,
         transaction_reference: body.transaction_reference,
         force: body.force,
+        three_ds: body.three_ds,
     };
-    let (card_id, reference) = app.mock_debit_transaction(&caller.0, currency, debit).await?;
+    let (card_id, reference, done) = app.mock_debit_transaction(&caller.0, currency, debit).await?;
+    let (status, message) = match done {
+        Completion::Approved => (StatusCode::OK, "The debit was approved"),
+        Completion::AwaitingOtp => (StatusCode::ACCEPTED, "The debit awaits its 3-D Secure OTP"),
+    };
+    Ok(success(
+        status,
+        message,
+        DebitPosted {
+            card_id: card_id.to_string(),
+            transaction_reference: reference,
+        },
+    ))
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct CompleteThreeDsBody {
+    card_id: Option<String>,
+    /// The challenged debit's reference.
+    transaction_reference: Option<String>,
+    /// The 6 digits `get_otp_message` gave.
+    #[schema(example = "123456")]
+    otp: Option<String>,
+}
+
+/// Sandbox only: answer a Naira debit's 3-D Secure challenge. The right OTP
+/// in time posts the debit through the authorization engine (approved, or
+/// declined as any debit); a wrong one is 400 with the attempts left; the
+/// third wrong one, or an answer after the 5 minutes, declines it
+/// (`three_ds_failed`, `card_debit_event.declined`).
+#[utoipa::path(
+    post,
+    path = "/v1/issuing/sandbox/naira_cards/complete_3ds",
+    tag = "sandbox",
+    security(("token" = [])),
+    request_body = CompleteThreeDsBody,
+    responses(
+        (status = 200, description = "Approved", body = Envelope<DebitPosted>),
+        (status = 400, description = "No such challenge, a wrong OTP, or declined", body = ErrorBody),
+        (status = 401, description = "Bad key, or declined for insufficient balance", body = ErrorBody),
+    )
+)]
+pub async fn complete_3ds(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<CompleteThreeDsBody>,
+) -> Result<HttpResponse, ApiError> {
+    let answer = (&body.card_id, &body.transaction_reference, &body.otp);
+    let (card_id, reference) = app.complete_3ds(&caller.0, answer).await?;
     Ok(success(
         StatusCode::OK,
         "The debit was approved",

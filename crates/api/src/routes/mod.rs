@@ -32,6 +32,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
             cfg.service(endpoint(
                 "/cards/get_card_details_from_token",
                 web::get().to(relay::get_card_details_from_token),
+            ))
+            .service(endpoint(
+                "/naira_cards/get_otp_message",
+                web::get().to(relay::get_otp_message),
             ));
         }
     };
@@ -60,6 +64,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
                 .service(endpoint(
                     "/naira_cards/mock_debit_naira_card",
                     web::patch().to(card_transactions::mock_debit_naira_card),
+                ))
+                .service(endpoint(
+                    "/naira_cards/complete_3ds",
+                    web::post().to(card_transactions::complete_3ds),
                 ))
                 .service(endpoint("/test_clock", web::get().to(test_clock::get_test_clock)))
                 .service(endpoint(

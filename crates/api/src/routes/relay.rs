@@ -1,16 +1,19 @@
-//! The one route only the relay address serves: redeeming a card-details
-//! token, which needs no key and shows the card in clear.
+//! The routes only the relay address serves: redeeming a card-details
+//! token (no key needed), and reading a Naira debit's 3-D Secure OTP.
 
 use super::card_view::CardView;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{PathMode, Query};
+use crate::extract::{Authenticated, PathMode, Query};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::cards::ShownDetails;
 use domain::Secret;
+use domain::ids::CardId;
 use serde::Deserialize;
+use serde::Serialize;
 use utoipa::IntoParams;
+use utoipa::ToSchema;
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
@@ -41,5 +44,52 @@ pub async fn get_card_details_from_token(
         StatusCode::OK,
         "Card details were fetched successfully",
         CardView::single((card, ShownDetails::Clear(details))),
+    ))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct OtpQuery {
+    card_id: String,
+    /// The challenged debit's amount, in kobo.
+    amount: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct OtpData {
+    /// Six digits, for `complete_3ds`; reading again gives a new one.
+    #[schema(example = "123456")]
+    otp: String,
+}
+
+/// On the relay address only: the OTP of the Naira card's 3-D Secure
+/// challenge for exactly `amount`. None pending (or amount 0) is 400 with
+/// `status: false`.
+#[utoipa::path(
+    get,
+    path = "/v1/issuing/naira_cards/get_otp_message",
+    tag = "relay",
+    security(("token" = [])),
+    params(OtpQuery),
+    responses(
+        (status = 200, description = "The OTP", body = Envelope<OtpData>),
+        (status = 400, description = "No pending OTP for the card and amount", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn get_otp_message(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<OtpQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let otp = app
+        .get_otp_message(&caller.0, &CardId::new(query.card_id), &query.amount)
+        .await?;
+    Ok(success(
+        StatusCode::OK,
+        "The OTP was fetched successfully",
+        OtpData {
+            otp: otp.expose().clone(),
+        },
     ))
 }

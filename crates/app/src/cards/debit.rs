@@ -5,12 +5,13 @@
 //! (`card_delete_event.successful`).
 
 use super::CardError;
+use super::three_ds::Completion;
 use crate::events::data_of;
 use crate::{App, Caller, RequestError};
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::cards::product::Product;
 use domain::events::payloads::{CardDebit, CardDeleted, CardMovement, Event};
-use domain::ids::{AccountId, CardId, EventId};
+use domain::ids::{AccountId, CardId, CardholderId, EventId};
 use domain::{Amount, Currency, InvalidInput, Mode, Timestamp, required};
 use ports::StoreError;
 use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome};
@@ -33,6 +34,8 @@ pub struct MockDebit {
     pub transaction_reference: Option<String>,
     /// A network-forced post, which may overdraw the card.
     pub force: Option<bool>,
+    /// Naira cards: wait for a 3-D Secure OTP instead of posting.
+    pub three_ds: Option<bool>,
 }
 
 /// What a sandbox debit without an amount charges: 100 minor units (1.00
@@ -44,14 +47,19 @@ const DEFAULT_MCC: &str = "4899";
 
 impl App {
     /// Posts a sandbox debit on a card of `currency` (the path's: USD or
-    /// Naira cards); answers with the card and the client reference, or
-    /// the decline (recorded all the same).
+    /// Naira cards), or with `three_ds` opens its challenge; answers with
+    /// the card and the client reference, or the decline (recorded all
+    /// the same).
     pub async fn mock_debit_transaction(
         &self,
         caller: &Caller,
         currency: Currency,
         body: MockDebit,
-    ) -> Result<(CardId, String), CardError> {
+    ) -> Result<(CardId, String, Completion), CardError> {
+        let three_ds = body.three_ds.unwrap_or(false);
+        if three_ds && currency != Currency::Ngn {
+            return Err(InvalidInput::new("three_ds", "is for Naira card debits").into());
+        }
         if caller.mode != Mode::Test {
             return Err(CardError::Request(RequestError::SandboxOnly));
         }
@@ -95,15 +103,49 @@ impl App {
             forced: body.force.unwrap_or(false),
         };
         let (card, reference) = (debit.card.clone(), debit.reference.clone());
+        if three_ds {
+            self.open_challenge(caller, debit).await?;
+            return Ok((card, reference, Completion::AwaitingOtp));
+        }
         let (outcome, _) = self.post_debit(&caller.account_id, caller.mode, debit).await?;
         match outcome.decision {
-            Decision::Approve => Ok((card, reference)),
+            Decision::Approve => Ok((card, reference, Completion::Approved)),
             Decision::Decline(reason) => Err(CardError::Declined(reason)),
         }
     }
 }
 
+/// The `card_debit_event.declined` of `debit`, declined for `reason` at
+/// `now`.
+pub(crate) fn declined_payload(
+    debit: &Debit,
+    (account, mode): (&AccountId, Mode),
+    (cardholder, currency): (&CardholderId, Currency),
+    issuer_reference: &str,
+    (now, reason): (Timestamp, DeclineReason),
+) -> CardDebit {
+    CardDebit {
+        movement: CardMovement {
+            card_id: debit.card.to_string(),
+            cardholder_id: cardholder.to_string(),
+            amount: debit.amount.to_string(),
+            currency: currency.code(),
+            transaction_reference: debit.reference.clone(),
+            livemode: mode.is_live(),
+            issuing_app_id: account.to_string(),
+            card_transaction_type: "DEBIT",
+            transaction_date: now.gmt(),
+            transaction_timestamp: now.unix(),
+        },
+        issuer_transaction_reference: issuer_reference.to_string(),
+        description: Some(debit.descriptor.clone()),
+        decline_reason: Some(reason.text()),
+        decline_code: Some(reason.code()),
+    }
+}
+
 /// A debit as the network presents it.
+#[derive(Debug, Clone)]
 pub(crate) struct Debit {
     pub card: CardId,
     pub amount: Amount,
@@ -130,26 +172,10 @@ impl App {
             .charged_each_of_last_two_months(&debit.card, &merchant.name, now)
             .await?;
         let id = format!("ctx_{}", self.ports.ids.unique());
-        let (card_id, issuing_app_id) = (debit.card.to_string(), account.to_string());
-        let (reference, descriptor, amount) = (debit.reference.clone(), debit.descriptor.clone(), debit.amount);
-        let issuer_reference = id.clone();
-        let declined = move |outcome: &DebitOutcome, reason: DeclineReason| CardDebit {
-            movement: CardMovement {
-                card_id: card_id.clone(),
-                cardholder_id: outcome.cardholder_id.to_string(),
-                amount: amount.to_string(),
-                currency: outcome.currency.code(),
-                transaction_reference: reference.clone(),
-                livemode: mode.is_live(),
-                issuing_app_id: issuing_app_id.clone(),
-                card_transaction_type: "DEBIT",
-                transaction_date: now.gmt(),
-                transaction_timestamp: now.unix(),
-            },
-            issuer_transaction_reference: issuer_reference.clone(),
-            description: Some(descriptor.clone()),
-            decline_reason: Some(reason.text()),
-            decline_code: Some(reason.code()),
+        let (told, owner, issuer_reference) = (debit.clone(), (account.clone(), mode), id.clone());
+        let declined = move |outcome: &DebitOutcome, reason: DeclineReason| {
+            let holder = (&outcome.cardholder_id, outcome.currency);
+            declined_payload(&told, (&owner.0, owner.1), holder, &issuer_reference, (now, reason))
         };
         let event_ids = [self.ports.ids.unique(), self.ports.ids.unique()];
         let deliveries = event_ids.clone().map(|e| self.delivery_job(&EventId::with_suffix(&e)));

@@ -14,6 +14,7 @@ mod naira;
 mod processor;
 mod rules;
 mod settle;
+mod three_ds;
 mod transactions;
 mod transfers;
 
@@ -21,6 +22,7 @@ pub use create_card::{ActivationRequest, CardRequest, MigrationRequest};
 pub use debit::MockDebit;
 pub use details::{Details, DetailsView, RevealedDetails, SealedDetails, ShownCard, ShownDetails};
 pub use processor::{AuthorizationAnswer, AuthorizationRequest};
+pub use three_ds::Completion;
 pub use transfers::TransferRequest;
 
 use crate::{App, Caller, RequestError};
@@ -56,6 +58,8 @@ pub enum CardError {
     TransactionNotFound,
     #[error("token: the token is unknown, expired or already used")]
     TokenInvalid,
+    #[error("no pending OTP for this card and amount")]
+    NoPendingOtp,
     /// The debit was declined (and recorded).
     #[error("{}", .0.text())]
     Declined(DeclineReason),
@@ -115,6 +119,7 @@ impl DomainError for CardError {
             | CardError::TypeUnavailable(_)
             | CardError::TransactionNotFound
             | CardError::TokenInvalid
+            | CardError::NoPendingOtp
             | CardError::Declined(_)
             | CardError::Create(
                 CreateCardError::TokenNumberUsed
@@ -141,6 +146,7 @@ impl DomainError for CardError {
             CardError::CardholderNotVerified => "cardholder_not_verified",
             CardError::RateLimited { .. } => "rate_limited",
             CardError::TokenInvalid => "invalid_token",
+            CardError::NoPendingOtp => "no_pending_otp",
             CardError::TransactionNotFound => "transaction_not_found",
             CardError::Declined(reason) => reason.code(),
             CardError::Request(e) => e.code(),

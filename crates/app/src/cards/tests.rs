@@ -355,12 +355,13 @@ mod debits {
     async fn an_approval_reports_nothing_and_answers_with_a_generated_reference() {
         let mut m = Mocks::default();
         posting(&mut m, Decision::Approve, false);
-        let (card, reference) = m
+        let (card, reference, done) = m
             .app()
             .mock_debit_transaction(&caller(Mode::Test), domain::Currency::Usd, body())
             .await
             .unwrap();
         assert_eq!((card.as_str(), reference.as_str()), ("card_1", "mock_u"));
+        assert_eq!(done, crate::cards::Completion::Approved);
     }
 
     #[tokio::test]

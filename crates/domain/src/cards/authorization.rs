@@ -43,6 +43,8 @@ pub enum DeclineReason {
     MonthlyLimit,
     /// A card already below zero received another debit: it is deleted.
     NegativeBalance,
+    /// A 3-D Secure challenge failed: three wrong OTPs, or expired.
+    ThreeDsFailed,
 }
 
 impl DeclineReason {
@@ -54,6 +56,7 @@ impl DeclineReason {
             DeclineReason::InsufficientBalance => "insufficient_balance",
             DeclineReason::MonthlyLimit => "monthly_limit_exceeded",
             DeclineReason::NegativeBalance => "negative_balance",
+            DeclineReason::ThreeDsFailed => "three_ds_failed",
         }
     }
 
@@ -69,6 +72,7 @@ impl DeclineReason {
             DeclineReason::NegativeBalance => {
                 "The card balance is negative and another negative transaction arrived: the card is deleted"
             }
+            DeclineReason::ThreeDsFailed => "3-D Secure was not completed: three wrong OTPs, or the challenge expired",
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod pan;
 pub mod pin;
 pub mod product;
 pub mod state;
+pub mod three_ds;
 pub mod transfer;
 
 use crate::{Amount, InvalidInput, Timestamp};

@@ -1,0 +1,163 @@
+//! 3-D Secure on Naira cards: `mock_debit_naira_card` with `three_ds`
+//! opens a challenge instead of posting; the relay's
+//! `GET /naira_cards/get_otp_message` reads its OTP (stored only hashed);
+//! `POST /sandbox/naira_cards/complete_3ds` answers it. A right OTP in time
+//! posts the debit through the authorization engine; three wrong ones, or
+//! an answer after expiry, decline it with `card_debit_event.declined`.
+
+use super::CardError;
+use super::debit::{Debit, declined_payload};
+use crate::{App, Caller};
+use domain::cards::authorization::{Decision, DeclineReason};
+use domain::cards::three_ds::{self, CHALLENGE_SECS, ChallengeState, OtpAnswer};
+use domain::events::payloads::Event;
+use domain::ids::CardId;
+use domain::{Amount, Currency, InvalidInput, Mode, Secret, required};
+use ports::card_transactions::{Challenge, DebitError};
+use ports::cards::ReserveError;
+
+/// How a sandbox debit ended: posted and approved, or waiting for its OTP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    Approved,
+    AwaitingOtp,
+}
+
+impl App {
+    /// Opens the challenge of `debit` on the caller's Naira card: nothing
+    /// posts until its OTP is answered.
+    pub(crate) async fn open_challenge(&self, caller: &Caller, debit: Debit) -> Result<(), CardError> {
+        let now = self.now_for(&caller.account_id, caller.mode).await?;
+        let challenge = Challenge {
+            id: format!("tds_{}", self.ports.ids.unique()),
+            account_id: caller.account_id.clone(),
+            mode: caller.mode,
+            card_id: debit.card,
+            amount: debit.amount,
+            reference: debit.reference,
+            descriptor: debit.descriptor,
+            merchant_category_code: debit.mcc,
+            failed_attempts: 0,
+            created_at: now,
+            expires_at: now.plus(CHALLENGE_SECS),
+            state: ChallengeState::Pending,
+            otp_hash: None,
+        };
+        self.ports
+            .card_transactions
+            .open_challenge(challenge)
+            .await
+            .map_err(|e| match e {
+                DebitError::ReferenceUsed => CardError::Reserve(ReserveError::ReferenceUsed),
+                DebitError::CardNotFound => CardError::CardNotFound,
+                DebitError::Store(e) => CardError::Store(e),
+            })
+    }
+
+    /// A fresh OTP for the card's pending challenge of exactly `amount`
+    /// kobo (the last one read is the one that counts); `NoPendingOtp`
+    /// otherwise, for an amount of 0 too.
+    pub async fn get_otp_message(
+        &self,
+        caller: &Caller,
+        card: &CardId,
+        amount: &str,
+    ) -> Result<Secret<String>, CardError> {
+        let amount = Amount::parse_positive("amount", amount).map_err(|_| CardError::NoPendingOtp)?;
+        self.card_in(caller, card, Currency::Ngn).await?;
+        let now = self.now_for(&caller.account_id, caller.mode).await?;
+        let challenge = self
+            .ports
+            .card_transactions
+            .challenge_for_amount(&caller.account_id, caller.mode, card, amount, now)
+            .await?
+            .ok_or(CardError::NoPendingOtp)?;
+        let otp = three_ds::otp(self.ports.ids.fraction());
+        self.ports
+            .card_transactions
+            .set_challenge_otp(&challenge.id, &self.ports.vault.lookup_hash(&otp))
+            .await?;
+        Ok(Secret::new(otp))
+    }
+
+    /// Answers the card's challenge `reference` with `otp` (sandbox; the
+    /// network answers live challenges itself).
+    pub async fn complete_3ds(
+        &self,
+        caller: &Caller,
+        (card_id, reference, otp): (&Option<String>, &Option<String>, &Option<String>),
+    ) -> Result<(CardId, String), CardError> {
+        if caller.mode != Mode::Test {
+            return Err(CardError::Request(crate::RequestError::SandboxOnly));
+        }
+        let card = CardId::new(required(card_id, "card_id")?);
+        let reference = required(reference, "transaction_reference")?;
+        let otp = required(otp, "otp")?;
+        let owner = self.card_in(caller, &card, Currency::Ngn).await?;
+        let challenge = self
+            .ports
+            .card_transactions
+            .challenge(&caller.account_id, caller.mode, &card, reference)
+            .await?
+            .filter(|c| c.state == ChallengeState::Pending)
+            .ok_or_else(|| {
+                InvalidInput::new(
+                    "transaction_reference",
+                    "no 3-D Secure challenge awaits an OTP under this reference",
+                )
+            })?;
+        let now = self.now_for(&caller.account_id, caller.mode).await?;
+        let right = challenge.otp_hash.as_deref() == Some(self.ports.vault.lookup_hash(otp).as_str());
+        let failed = challenge.failed_attempts;
+        let answer = three_ds::answer(right, failed, challenge.expires_at, now);
+        let next = match answer {
+            OtpAnswer::Complete => (ChallengeState::Completed, failed),
+            OtpAnswer::Wrong { .. } => (ChallengeState::Pending, failed.saturating_add(1)),
+            OtpAnswer::Fail => (ChallengeState::Failed, failed.saturating_add(1)),
+        };
+        // Conditional on what was read: of two answers at once, one counts.
+        if !self
+            .ports
+            .card_transactions
+            .decide_challenge(&challenge.id, failed, next)
+            .await?
+        {
+            return Err(InvalidInput::new(
+                "otp",
+                "another answer to this challenge came first; read the challenge again",
+            )
+            .into());
+        }
+        let debit = Debit {
+            card: card.clone(),
+            amount: challenge.amount,
+            descriptor: challenge.descriptor,
+            mcc: challenge.merchant_category_code,
+            reference: challenge.reference,
+            forced: false,
+        };
+        match answer {
+            OtpAnswer::Complete => {
+                let (outcome, _) = self.post_debit(&caller.account_id, caller.mode, debit.clone()).await?;
+                match outcome.decision {
+                    Decision::Approve => Ok((card, debit.reference)),
+                    Decision::Decline(reason) => Err(CardError::Declined(reason)),
+                }
+            }
+            OtpAnswer::Wrong { attempts_left } => {
+                let attempts = if attempts_left == 1 { "attempt" } else { "attempts" };
+                Err(InvalidInput::new("otp", format!("is wrong; {attempts_left} {attempts} left")).into())
+            }
+            OtpAnswer::Fail => {
+                let reason = DeclineReason::ThreeDsFailed;
+                let holder = (&owner.cardholder_id, Currency::Ngn);
+                let issuer_reference = challenge.id;
+                let owner = (&caller.account_id, caller.mode);
+                let payload = declined_payload(&debit, owner, holder, &issuer_reference, (now, reason));
+                self.emit(&caller.account_id, caller.mode, Event::CardDebitDeclined(payload))
+                    .await?;
+                Err(CardError::Declined(reason))
+            }
+        }
+    }
+}

@@ -1,0 +1,1 @@
+DROP TABLE three_ds_challenges;
