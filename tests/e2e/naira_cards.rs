@@ -414,7 +414,8 @@ async fn a_3ds_debit_waits_for_its_otp_which_only_the_relay_reads() {
         let late_right = s.post("/naira_cards/complete_3ds", answer("tds-2", &real)).await;
         assert_eq!(late_right.status, 400, "a failed challenge stays failed");
 
-        // Past five minutes even the right OTP declines.
+        // Left unanswered past five minutes: its expiry job declines it, and
+        // even the right OTP no longer posts it.
         assert_eq!(
             s.patch("/naira_cards/mock_debit_naira_card", challenge("tds-3"))
                 .await
@@ -427,11 +428,13 @@ async fn a_3ds_debit_waits_for_its_otp_which_only_the_relay_reads() {
             .to_string();
         s.advance(301).await;
         assert_eq!(read_otp("25000").await.status, 400, "no OTP for an expired challenge");
-        let expired = s.post("/naira_cards/complete_3ds", answer("tds-3", &code)).await;
-        assert_eq!(
-            (expired.status, expired.body["code"].as_str()),
-            (400, Some("three_ds_failed"))
-        );
+        let expired = event(&receiver, "card_debit_event.declined", |d| {
+            d["transaction_reference"] == "tds-3"
+        })
+        .await;
+        assert_eq!(expired["decline_code"], "three_ds_failed");
+        let late = s.post("/naira_cards/complete_3ds", answer("tds-3", &code)).await;
+        assert_eq!(late.status, 400, "{}", late.body);
         assert_eq!(available(&s.naira_balance(&card).await.1), 4_975_000);
 
         // 3-D Secure is for Naira debits; a used reference is refused at once.
@@ -445,6 +448,22 @@ async fn a_3ds_debit_waits_for_its_otp_which_only_the_relay_reads() {
             "{}",
             refused.body
         );
+        // A challenge holds its reference from the start, answered or not.
+        assert_eq!(
+            s.patch("/naira_cards/mock_debit_naira_card", challenge("tds-4"))
+                .await
+                .status,
+            202
+        );
+        for reference in ["tds-2", "tds-3", "tds-4"] {
+            let plain = json!({"card_id": card, "amount": "100", "transaction_reference": reference});
+            let taken = s.patch("/naira_cards/mock_debit_naira_card", plain).await;
+            assert_eq!(
+                taken.body["code"], "transaction_reference_used",
+                "{reference}: {}",
+                taken.body
+            );
+        }
         let reused = s.patch("/naira_cards/mock_debit_naira_card", challenge("tds-1")).await;
         assert_eq!(
             (reused.status, reused.body["code"].as_str()),

@@ -30,6 +30,9 @@ pub struct DebitAttempt {
     pub enriched_data: String,
     /// A network-forced post: may take the balance below zero.
     pub forced: bool,
+    /// `client_reference` was taken already (by the 3-D Secure challenge
+    /// this debit completes): the debit does not take it again.
+    pub reference_held: bool,
     pub now: Timestamp,
 }
 
@@ -122,9 +125,10 @@ pub trait CardTransactionStore: Send + Sync {
         reference: Reference,
     ) -> Result<Option<CardTransaction>, StoreError>;
 
-    /// Stores a 3-D Secure challenge; `ReferenceUsed` when its reference
-    /// was taken (by a challenge or any money movement).
-    async fn open_challenge(&self, challenge: Challenge) -> Result<(), DebitError>;
+    /// Stores a 3-D Secure challenge with the job that expires it, in one
+    /// transaction; `ReferenceUsed` when its reference was taken (by a
+    /// challenge or any money movement).
+    async fn open_challenge(&self, challenge: Challenge, expiry: NewJob) -> Result<(), DebitError>;
 
     /// The newest pending, unexpired challenge of the card for exactly
     /// `amount`.

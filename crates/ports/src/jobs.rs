@@ -16,6 +16,9 @@ pub enum JobKind {
     CardInactivity,
     /// Charge a card's monthly maintenance fee; subject: the card id.
     CardMaintenanceFee,
+    /// Decline a 3-D Secure challenge left unanswered; subject: the card
+    /// id and the challenge's reference, space-separated.
+    ExpireChallenge,
 }
 
 impl JobKind {
@@ -26,6 +29,7 @@ impl JobKind {
             JobKind::SettleCardTransfer => "settle_card_transfer",
             JobKind::CardInactivity => "card_inactivity",
             JobKind::CardMaintenanceFee => "card_maintenance_fee",
+            JobKind::ExpireChallenge => "expire_challenge",
         }
     }
 
@@ -34,7 +38,7 @@ impl JobKind {
         match self {
             JobKind::DeliverWebhook => RetrySchedule::WEBHOOKS,
             JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee => RetrySchedule::MONEY,
-            JobKind::VerifyCardholder | JobKind::CardInactivity => RetrySchedule::CHECKS,
+            JobKind::VerifyCardholder | JobKind::CardInactivity | JobKind::ExpireChallenge => RetrySchedule::CHECKS,
         }
     }
 
@@ -44,12 +48,13 @@ impl JobKind {
         matches!(self, JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee)
     }
 
-    pub const ALL: [JobKind; 5] = [
+    pub const ALL: [JobKind; 6] = [
         JobKind::DeliverWebhook,
         JobKind::VerifyCardholder,
         JobKind::SettleCardTransfer,
         JobKind::CardInactivity,
         JobKind::CardMaintenanceFee,
+        JobKind::ExpireChallenge,
     ];
 
     pub fn parse(value: &str) -> Option<Self> {

@@ -23,6 +23,7 @@ use ports::StoreError;
 use ports::card_transactions::{
     CardTransaction, CardTransactionStore, Challenge, DebitAttempt, DebitError, DebitOutcome, Notices, Reference,
 };
+use ports::jobs::NewJob;
 
 const APPROVED: &str = "approved";
 const DECLINED: &str = "declined";
@@ -98,14 +99,16 @@ impl CardTransactionStore for Db {
         let result = with_conn!(self.pool(), |conn| {
             let result = conn
                 .transaction::<_, TxError<DebitError>, _>(async |conn| {
-                    take_reference!(
-                        conn,
-                        account,
-                        mode,
-                        &attempt.client_reference,
-                        now,
-                        DebitError::ReferenceUsed
-                    );
+                    if !attempt.reference_held {
+                        take_reference!(
+                            conn,
+                            account,
+                            mode,
+                            &attempt.client_reference,
+                            now,
+                            DebitError::ReferenceUsed
+                        );
+                    }
                     // The card row first: it locks the card for the decision.
                     let Some(locked) = diesel::update(mine!(account, mode).filter(cards::id.eq(card)))
                         .set(cards::consecutive_declines.eq(cards::consecutive_declines))
@@ -372,31 +375,34 @@ impl CardTransactionStore for Db {
         row.map(TransactionRow::record).transpose()
     }
 
-    async fn open_challenge(&self, challenge: Challenge) -> Result<(), DebitError> {
+    async fn open_challenge(&self, challenge: Challenge, expiry: NewJob) -> Result<(), DebitError> {
+        let (account, mode) = (&challenge.account_id.clone(), challenge.mode);
+        let job = &JobRow::new(expiry, account, mode);
         let row = &ChallengeRow::new(challenge);
-        with_conn!(self.pool(), |conn| {
-            let taken = diesel::select(diesel::dsl::exists(
-                transaction_references::table
-                    .filter(transaction_references::account_id.eq(&row.account_id))
-                    .filter(transaction_references::livemode.eq(row.livemode))
-                    .filter(transaction_references::reference.eq(&row.reference)),
-            ))
-            .get_result::<bool>(conn)
-            .await?;
-            if taken {
-                return Ok(Err(DebitError::ReferenceUsed));
-            }
-            match diesel::insert_into(three_ds_challenges::table)
-                .values(row)
-                .execute(conn)
-                .await
-            {
-                Ok(_) => Ok(Ok(())),
-                Err(e) if violates(&e, "three_ds_challenges") => Ok(Err(DebitError::ReferenceUsed)),
-                Err(e) => Err(DbError::from(e)),
-            }
+        let result = with_conn!(self.pool(), |conn| {
+            let result = conn
+                .transaction::<_, TxError<DebitError>, _>(async |conn| {
+                    // The challenge holds its reference from now on, answered or not.
+                    take_reference!(
+                        conn,
+                        account,
+                        mode,
+                        &row.reference,
+                        row.created_at,
+                        DebitError::ReferenceUsed
+                    );
+                    diesel::insert_into(three_ds_challenges::table)
+                        .values(row)
+                        .execute(conn)
+                        .await?;
+                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                    Ok(())
+                })
+                .await;
+            Ok::<_, DbError>(result)
         })
-        .map_err(StoreError::from)?
+        .map_err(StoreError::from)?;
+        refused_or_failed(result)
     }
 
     async fn challenge_for_amount(

@@ -101,6 +101,7 @@ impl App {
             mcc,
             reference,
             forced: body.force.unwrap_or(false),
+            reference_held: false,
         };
         let (card, reference) = (debit.card.clone(), debit.reference.clone());
         if three_ds {
@@ -153,6 +154,9 @@ pub(crate) struct Debit {
     pub mcc: Option<String>,
     pub reference: String,
     pub forced: bool,
+    /// The reference was taken already, by the 3-D Secure challenge this
+    /// debit completes.
+    pub reference_held: bool,
 }
 
 impl App {
@@ -228,6 +232,7 @@ impl App {
             description: debit.descriptor,
             merchant_category_code: debit.mcc,
             forced: debit.forced,
+            reference_held: debit.reference_held,
             now,
         };
         self.ports

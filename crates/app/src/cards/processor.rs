@@ -75,6 +75,7 @@ impl App {
             mcc: request.merchant_category_code,
             reference: request.transaction_reference,
             forced: request.force,
+            reference_held: false,
         };
         let (outcome, id) = self.post_debit(&state.account_id, state.mode, debit).await?;
         Ok(match outcome.decision {

@@ -3,7 +3,8 @@
 //! `GET /naira_cards/get_otp_message` reads its OTP (stored only hashed);
 //! `POST /sandbox/naira_cards/complete_3ds` answers it. A right OTP in time
 //! posts the debit through the authorization engine; three wrong ones, or
-//! an answer after expiry, decline it with `card_debit_event.declined`.
+//! its expiry (a job, at the end of its five minutes on the mode's clock),
+//! decline it with `card_debit_event.declined`.
 
 use super::CardError;
 use super::debit::{Debit, declined_payload};
@@ -11,10 +12,12 @@ use crate::{App, Caller};
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::cards::three_ds::{self, CHALLENGE_SECS, ChallengeState, OtpAnswer};
 use domain::events::payloads::Event;
-use domain::ids::CardId;
-use domain::{Amount, Currency, InvalidInput, Mode, Secret, required};
+use domain::ids::{AccountId, CardId, CardholderId};
+use domain::{Amount, Currency, InvalidInput, Mode, Secret, Timestamp, required};
+use ports::StoreError;
 use ports::card_transactions::{Challenge, DebitError};
 use ports::cards::ReserveError;
+use ports::jobs::JobKind;
 
 /// How a sandbox debit ended: posted and approved, or waiting for its OTP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,7 +30,11 @@ impl App {
     /// Opens the challenge of `debit` on the caller's Naira card: nothing
     /// posts until its OTP is answered.
     pub(crate) async fn open_challenge(&self, caller: &Caller, debit: Debit) -> Result<(), CardError> {
-        let now = self.now_for(&caller.account_id, caller.mode).await?;
+        let clock = self.clock_for(&caller.account_id, caller.mode).await?;
+        let now = clock.now;
+        let expires_at = now.plus(CHALLENGE_SECS);
+        let subject = format!("{} {}", debit.card, debit.reference);
+        let expiry = self.job_at(JobKind::ExpireChallenge, subject, clock, expires_at);
         let challenge = Challenge {
             id: format!("tds_{}", self.ports.ids.unique()),
             account_id: caller.account_id.clone(),
@@ -39,13 +46,13 @@ impl App {
             merchant_category_code: debit.mcc,
             failed_attempts: 0,
             created_at: now,
-            expires_at: now.plus(CHALLENGE_SECS),
+            expires_at,
             state: ChallengeState::Pending,
             otp_hash: None,
         };
         self.ports
             .card_transactions
-            .open_challenge(challenge)
+            .open_challenge(challenge, expiry)
             .await
             .map_err(|e| match e {
                 DebitError::ReferenceUsed => CardError::Reserve(ReserveError::ReferenceUsed),
@@ -135,6 +142,7 @@ impl App {
             mcc: challenge.merchant_category_code,
             reference: challenge.reference,
             forced: false,
+            reference_held: true,
         };
         match answer {
             OtpAnswer::Complete => {
@@ -149,15 +157,72 @@ impl App {
                 Err(InvalidInput::new("otp", format!("is wrong; {attempts_left} {attempts} left")).into())
             }
             OtpAnswer::Fail => {
-                let reason = DeclineReason::ThreeDsFailed;
-                let holder = (&owner.cardholder_id, Currency::Ngn);
-                let issuer_reference = challenge.id;
-                let owner = (&caller.account_id, caller.mode);
-                let payload = declined_payload(&debit, owner, holder, &issuer_reference, (now, reason));
-                self.emit(&caller.account_id, caller.mode, Event::CardDebitDeclined(payload))
+                let failed = (challenge.id.as_str(), &owner.cardholder_id, now);
+                self.report_failed_challenge((&caller.account_id, caller.mode), &debit, failed)
                     .await?;
-                Err(CardError::Declined(reason))
+                Err(CardError::Declined(DeclineReason::ThreeDsFailed))
             }
         }
+    }
+
+    /// The expiry job of a challenge (`<card id> <reference>`): declines it
+    /// if it is still unanswered. `Err` carries why the attempt failed, for
+    /// the job to retry on.
+    pub(crate) async fn expire_challenge(
+        &self,
+        (account, mode): (&AccountId, Mode),
+        subject: &str,
+    ) -> Result<(), String> {
+        let Some((card, reference)) = subject.split_once(' ') else {
+            return Err(format!("an expiry job's subject is not <card> <reference>: {subject}"));
+        };
+        let card = CardId::new(card);
+        self.expire(account, mode, &card, reference)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    async fn expire(&self, account: &AccountId, mode: Mode, card: &CardId, reference: &str) -> Result<(), StoreError> {
+        let transactions = &self.ports.card_transactions;
+        let Some(challenge) = transactions.challenge(account, mode, card, reference).await? else {
+            return Ok(());
+        };
+        let now = self.now_for(account, mode).await?;
+        if challenge.state != ChallengeState::Pending || now < challenge.expires_at {
+            return Ok(());
+        }
+        let failed = challenge.failed_attempts;
+        let next = (ChallengeState::Failed, failed);
+        // An answer that came first decided it already.
+        if !transactions.decide_challenge(&challenge.id, failed, next).await? {
+            return Ok(());
+        }
+        let Some(state) = self.ports.cards.rule_state(card).await? else {
+            return Ok(());
+        };
+        let debit = Debit {
+            card: card.clone(),
+            amount: challenge.amount,
+            descriptor: challenge.descriptor,
+            mcc: challenge.merchant_category_code,
+            reference: challenge.reference,
+            forced: false,
+            reference_held: true,
+        };
+        self.report_failed_challenge((account, mode), &debit, (&challenge.id, &state.cardholder_id, now))
+            .await
+    }
+
+    /// `card_debit_event.declined` for a failed challenge (`three_ds_failed`).
+    async fn report_failed_challenge(
+        &self,
+        (account, mode): (&AccountId, Mode),
+        debit: &Debit,
+        (challenge, cardholder, now): (&str, &CardholderId, Timestamp),
+    ) -> Result<(), StoreError> {
+        let reason = (now, DeclineReason::ThreeDsFailed);
+        let payload = declined_payload(debit, (account, mode), (cardholder, Currency::Ngn), challenge, reason);
+        self.emit(account, mode, Event::CardDebitDeclined(payload)).await?;
+        Ok(())
     }
 }

@@ -33,6 +33,7 @@ impl App {
                 JobKind::VerifyCardholder => self.verify_cardholder(&CardholderId::new(&job.subject)).await,
                 JobKind::CardInactivity => self.run_inactivity_rule(&CardId::new(&job.subject)).await,
                 JobKind::CardMaintenanceFee => self.charge_maintenance_fee(&job.subject).await,
+                JobKind::ExpireChallenge => self.expire_challenge((&job.account_id, job.mode), &job.subject).await,
                 JobKind::SettleCardTransfer => settled.next().unwrap_or(Err("not in the settled batch".into())),
             };
             match outcome {
