@@ -19,6 +19,19 @@ use ports::card_transactions::{Challenge, DebitError};
 use ports::cards::ReserveError;
 use ports::jobs::JobKind;
 
+/// The debit a challenge holds back; the challenge took its reference.
+fn held_debit(challenge: Challenge) -> Debit {
+    Debit {
+        card: challenge.card_id,
+        amount: challenge.amount,
+        descriptor: challenge.descriptor,
+        mcc: challenge.merchant_category_code,
+        reference: challenge.reference,
+        forced: false,
+        reference_held: true,
+    }
+}
+
 /// How a sandbox debit ended: posted and approved, or waiting for its OTP.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Completion {
@@ -135,15 +148,7 @@ impl App {
             )
             .into());
         }
-        let debit = Debit {
-            card: card.clone(),
-            amount: challenge.amount,
-            descriptor: challenge.descriptor,
-            mcc: challenge.merchant_category_code,
-            reference: challenge.reference,
-            forced: false,
-            reference_held: true,
-        };
+        let (id, debit) = (challenge.id.clone(), held_debit(challenge));
         match answer {
             OtpAnswer::Complete => {
                 let (outcome, _) = self.post_debit(&caller.account_id, caller.mode, debit.clone()).await?;
@@ -157,7 +162,7 @@ impl App {
                 Err(InvalidInput::new("otp", format!("is wrong; {attempts_left} {attempts} left")).into())
             }
             OtpAnswer::Fail => {
-                let failed = (challenge.id.as_str(), &owner.cardholder_id, now);
+                let failed = (id.as_str(), &owner.cardholder_id, now);
                 self.report_failed_challenge((&caller.account_id, caller.mode), &debit, failed)
                     .await?;
                 Err(CardError::Declined(DeclineReason::ThreeDsFailed))
@@ -200,16 +205,8 @@ impl App {
         let Some(state) = self.ports.cards.rule_state(card).await? else {
             return Ok(());
         };
-        let debit = Debit {
-            card: card.clone(),
-            amount: challenge.amount,
-            descriptor: challenge.descriptor,
-            mcc: challenge.merchant_category_code,
-            reference: challenge.reference,
-            forced: false,
-            reference_held: true,
-        };
-        self.report_failed_challenge((account, mode), &debit, (&challenge.id, &state.cardholder_id, now))
+        let (id, debit) = (challenge.id.clone(), held_debit(challenge));
+        self.report_failed_challenge((account, mode), &debit, (&id, &state.cardholder_id, now))
             .await
     }
 
