@@ -16,6 +16,9 @@ pub struct DebitAttempt {
     pub mode: Mode,
     pub card_id: CardId,
     pub client_reference: String,
+    /// The currency the card must be in (the path's: a USD card's id on a
+    /// Naira path is no card); `None`: any (the processor's calls).
+    pub currency: Option<Currency>,
     /// In the card's currency.
     pub amount: Amount,
     /// The rates in force, to count a Naira debit against its monthly

@@ -132,6 +132,9 @@ impl CardTransactionStore for Db {
                     let product = Product::of(
                         Currency::parse("currency", &locked.currency).map_err(|_| TxError::Db(DbError::Refused))?,
                     );
+                    if attempt.currency.is_some_and(|c| c != product.currency) {
+                        return Err(TxError::Refused(DebitError::CardNotFound));
+                    }
                     // What the debit counts against the monthly limit (USD cents).
                     let counts = product.counts_against_limit(attempt.amount, attempt.rates).minor();
                     let balance = ledger_accounts::table

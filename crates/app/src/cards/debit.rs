@@ -14,8 +14,7 @@ use domain::events::payloads::{CardDebit, CardDeleted, CardMovement, Event};
 use domain::ids::{AccountId, CardId, CardholderId, EventId};
 use domain::{Amount, Currency, InvalidInput, Mode, Timestamp, required};
 use ports::StoreError;
-use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome};
-use ports::cards::ReserveError;
+use ports::card_transactions::{DebitAttempt, DebitOutcome};
 use ports::events::NewEvent;
 use ports::merchants::Merchant;
 use serde_json::json;
@@ -93,13 +92,13 @@ impl App {
             Some(r) => r,
             None => format!("mock_{}", self.ports.ids.unique()),
         };
-        self.card_in(caller, &card, currency).await?;
         let debit = Debit {
             card,
             amount,
             descriptor,
             mcc,
             reference,
+            currency: Some(currency),
             forced: body.force.unwrap_or(false),
             reference_held: false,
         };
@@ -153,6 +152,8 @@ pub(crate) struct Debit {
     pub descriptor: String,
     pub mcc: Option<String>,
     pub reference: String,
+    /// The currency the card must be in (the path's); `None`: any.
+    pub currency: Option<Currency>,
     pub forced: bool,
     /// The reference was taken already, by the 3-D Secure challenge this
     /// debit completes.
@@ -225,6 +226,7 @@ impl App {
             mode,
             card_id: debit.card,
             client_reference: debit.reference,
+            currency: debit.currency,
             amount: debit.amount,
             rates: self.settings.fx_rates,
             merchant_name: merchant.name.clone(),
@@ -240,11 +242,7 @@ impl App {
             .debit(attempt, Box::new(notices))
             .await
             .map(|outcome| (outcome, id))
-            .map_err(|e| match e {
-                DebitError::CardNotFound => CardError::CardNotFound,
-                DebitError::ReferenceUsed => CardError::Reserve(ReserveError::ReferenceUsed),
-                DebitError::Store(e) => CardError::Store(e),
-            })
+            .map_err(CardError::from)
     }
 
     /// Whether the merchant charged the card in each of the two calendar

@@ -33,6 +33,7 @@ use domain::cards::transfer::TransferKind;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::{Currency, DomainError, ErrorKind, InvalidInput, Mode};
 use ports::StoreError;
+use ports::card_transactions::DebitError;
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, CreateCardError, ReserveError};
 use ports::rate_limits::Permit;
@@ -71,6 +72,16 @@ pub enum CardError {
     Reserve(ReserveError),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl From<DebitError> for CardError {
+    fn from(e: DebitError) -> Self {
+        match e {
+            DebitError::CardNotFound => CardError::CardNotFound,
+            DebitError::ReferenceUsed => CardError::Reserve(ReserveError::ReferenceUsed),
+            DebitError::Store(e) => CardError::Store(e),
+        }
+    }
 }
 
 impl From<CreateCardError> for CardError {

@@ -74,6 +74,7 @@ impl App {
             descriptor: request.merchant,
             mcc: request.merchant_category_code,
             reference: request.transaction_reference,
+            currency: None,
             forced: request.force,
             reference_held: false,
         };

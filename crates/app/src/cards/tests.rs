@@ -305,7 +305,6 @@ mod debits {
     use ports::merchants::Merchant;
 
     fn posting(m: &mut Mocks, decision: Decision, card_deleted: bool) {
-        m.cards.expect_get().returning(|_, _, _| Ok(Some(usd_card())));
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
         m.test_clocks.expect_offset().returning(|_| Ok(0));
         m.ids.expect_unique().returning(|| "u".into());

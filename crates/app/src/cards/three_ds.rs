@@ -15,8 +15,7 @@ use domain::events::payloads::Event;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::{Amount, Currency, InvalidInput, Mode, Secret, Timestamp, required};
 use ports::StoreError;
-use ports::card_transactions::{Challenge, DebitError};
-use ports::cards::ReserveError;
+use ports::card_transactions::Challenge;
 use ports::jobs::JobKind;
 
 /// The debit a challenge holds back; the challenge took its reference.
@@ -27,6 +26,7 @@ fn held_debit(challenge: Challenge) -> Debit {
         descriptor: challenge.descriptor,
         mcc: challenge.merchant_category_code,
         reference: challenge.reference,
+        currency: Some(Currency::Ngn),
         forced: false,
         reference_held: true,
     }
@@ -67,11 +67,7 @@ impl App {
             .card_transactions
             .open_challenge(challenge, expiry)
             .await
-            .map_err(|e| match e {
-                DebitError::ReferenceUsed => CardError::Reserve(ReserveError::ReferenceUsed),
-                DebitError::CardNotFound => CardError::CardNotFound,
-                DebitError::Store(e) => CardError::Store(e),
-            })
+            .map_err(CardError::from)
     }
 
     /// A fresh OTP for the card's pending challenge of exactly `amount`
