@@ -3,6 +3,7 @@
 
 use crate::card_transactions::events_for;
 use crate::cardholders::account;
+use crate::cards::unix_now as now;
 use crate::cards::{Sandbox, event};
 use crate::harness::{Server, ledger_check};
 use crate::receiver::Receiver;
@@ -11,13 +12,6 @@ use domain::Timestamp;
 use serde_json::{Value, json};
 
 const FEE: &str = "card_maintenance_fee_event.successful";
-
-fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_secs() as i64
-}
 
 /// The body of `migrate_card` replacing `card` by a new USD card.
 fn migration(holder: &str, card: &str) -> Value {

@@ -1,7 +1,7 @@
 //! Card debits over HTTP: the sandbox's mock debit, enrichment, history,
 //! and the automatic card rules with their webhooks.
 
-use crate::cards::{Answer, Sandbox};
+use crate::cards::{Answer, Sandbox, unix_now};
 use crate::harness::ledger_check;
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
@@ -470,7 +470,6 @@ async fn an_idle_card_is_reminded_a_week_before_and_deleted_after_three_months()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_processor_gets_real_time_decisions_for_signed_requests_only() {
-    use adapters::crypto::signature;
     for db in TestDb::all().await {
         let receiver = Receiver::start();
         let secret = "psk_sandbox_processor_secret_0123456789";
@@ -483,23 +482,10 @@ async fn the_processor_gets_real_time_decisions_for_signed_requests_only() {
         s.fund_wallet(10_000).await;
         let holder = s.cardholder(17).await;
         let card = s.card(&holder, "1300").await;
-        let now = || {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_secs() as i64
-        };
+        let now = unix_now;
         let ask = async |body: &Value, signed_at: Option<i64>, key: &str| {
-            let raw = body.to_string();
-            let mut request = crate::harness::client()
-                .post(s.server.url("/v1/processor/authorizations"))
-                .header("content-type", "application/json")
-                .body(raw.clone());
-            if let Some(t) = signed_at {
-                request = request.header("x-processor-signature", signature::sign(key, t, raw.as_bytes()));
-            }
-            let response = request.send().await.unwrap();
-            (response.status().as_u16(), response.json::<Value>().await.unwrap())
+            let a = s.processor("authorizations", body, signed_at.map(|t| (key, t))).await;
+            (a.status, a.body)
         };
         let auth = |amount: &str, reference: &str| {
             json!({"card_id": card, "amount": amount, "merchant": "BOLT.EU/R/2211", "merchant_category_code": "4121",

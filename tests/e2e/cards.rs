@@ -12,6 +12,12 @@ use serde_json::{Value, json};
 
 const BASE: &str = "/v1/issuing/sandbox";
 
+/// Seconds since the epoch, by the machine's clock.
+pub(crate) fn unix_now() -> i64 {
+    let since = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+    since.expect("the clock is past 1970").as_secs() as i64
+}
+
 /// A running server and a client of one new account's sandbox.
 pub(crate) struct Sandbox {
     pub server: Server,
@@ -48,6 +54,26 @@ impl Sandbox {
             .header("token", bearer(&self.key));
         if let Some(body) = body {
             request = request.json(&body);
+        }
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = response.json().await.unwrap_or(Value::Null);
+        Answer { status, body, headers }
+    }
+
+    /// A call of the card processor to `/v1/processor/{path}`, signed at
+    /// `signed`'s time with its secret (now when it says 0), or unsigned.
+    pub async fn processor(&self, path: &str, body: &Value, signed: Option<(&str, i64)>) -> Answer {
+        let raw = body.to_string();
+        let mut request = client()
+            .post(self.server.url(&format!("/v1/processor/{path}")))
+            .header("content-type", "application/json")
+            .body(raw.clone());
+        if let Some((secret, at)) = signed {
+            let at = if at == 0 { unix_now() } else { at };
+            let signature = adapters::crypto::signature::sign(secret, at, raw.as_bytes());
+            request = request.header("x-processor-signature", signature);
         }
         let response = request.send().await.unwrap();
         let status = response.status().as_u16();

@@ -3,9 +3,8 @@
 //! stay whole and within their ranges (an unload of `i64::MAX` once
 //! created that much money in a ledger that still balanced).
 
-use crate::cards::Sandbox;
+use crate::cards::{Answer, Sandbox};
 use crate::harness::{ledger_check, ledger_totals};
-use adapters::crypto::signature;
 use adapters::test_db::TestDb;
 use serde_json::{Value, json};
 
@@ -144,22 +143,8 @@ async fn every_money_endpoint_refuses_extreme_amounts_and_the_books_hold() {
         let forced = s.card(&holder, "300").await;
         for (n, amount) in extremes(DEBIT_MAX).iter().enumerate() {
             let raw = json!({"card_id": forced, "amount": amount, "merchant": "BOLT.EU/R/2211",
-                             "transaction_reference": format!("auth-{n}"), "force": true})
-            .to_string();
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_secs() as i64;
-            let response = crate::harness::client()
-                .post(s.server.url("/v1/processor/authorizations"))
-                .header("content-type", "application/json")
-                .header("x-processor-signature", signature::sign(secret, now, raw.as_bytes()))
-                .body(raw)
-                .send()
-                .await
-                .unwrap();
-            let status = response.status().as_u16();
-            let body: Value = response.json().await.unwrap();
+                             "transaction_reference": format!("auth-{n}"), "force": true});
+            let Answer { status, body, .. } = s.processor("authorizations", &raw, Some((secret, 0))).await;
             check("processor authorization", "amount", amount, DEBIT_MAX, status, &body);
         }
         // Settlements run; then nothing is in transit and the books hold.

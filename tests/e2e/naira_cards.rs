@@ -3,7 +3,7 @@
 //! cardholder id, frozen, debited within 1,500 USD a month counted at the
 //! configured rate, and listed; on SQLite and PostgreSQL.
 
-use crate::cards::{Sandbox, event};
+use crate::cards::{Answer, Sandbox, event};
 use crate::harness::ledger_check;
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
@@ -51,6 +51,47 @@ impl Sandbox {
             .await;
         (a.status, a.body)
     }
+
+    /// A Naira card of `holder` holding `kobo` once its funding settled.
+    async fn funded_naira_card(&self, holder: &str, kobo: i64) -> String {
+        let card = self.naira_card(holder).await;
+        let (status, body) = self
+            .naira_transfer("fund_naira_card", &card, &kobo.to_string(), &format!("fund-{card}"))
+            .await;
+        assert_eq!(status, 202, "{body}");
+        let mut balance = 0;
+        for _ in 0..100 {
+            balance = available(&self.naira_balance(&card).await.1);
+            if balance == kobo {
+                break;
+            }
+        }
+        assert_eq!(balance, kobo, "the funding settled");
+        card
+    }
+
+    /// The OTP of `card`'s challenge of `kobo`, read on the relay.
+    async fn otp(&self, card: &str, kobo: &str) -> Answer {
+        let path = format!("/naira_cards/get_otp_message?card_id={card}&amount={kobo}");
+        self.call_at(&self.server.relay, reqwest::Method::GET, &path, None)
+            .await
+    }
+}
+
+/// The six digits of an OTP answer.
+fn digits(otp: &Answer) -> String {
+    let code = otp.body["data"]["otp"].as_str().unwrap_or_default().to_string();
+    assert!(
+        code.len() == 6 && code.bytes().all(|b| b.is_ascii_digit()),
+        "{}",
+        otp.body
+    );
+    code
+}
+
+/// An OTP other than `otp`.
+fn wrong(otp: &str) -> &'static str {
+    if otp == "000000" { "111111" } else { "000000" }
 }
 
 fn available(body: &Value) -> i64 {
@@ -329,25 +370,10 @@ async fn a_3ds_debit_waits_for_its_otp_which_only_the_relay_reads() {
         let s = Sandbox::start(&db, Some(&receiver.url));
         s.fund_ngn_wallet(10_000_000).await;
         let holder = s.cardholder(54).await;
-        let card = s.naira_card(&holder).await;
-        let (status, _) = s.naira_transfer("fund_naira_card", &card, "5000000", "tds-fund").await;
-        assert_eq!(status, 202);
-        let mut balance = 0;
-        for _ in 0..100 {
-            balance = available(&s.naira_balance(&card).await.1);
-            if balance == 5_000_000 {
-                break;
-            }
-        }
-        assert_eq!(balance, 5_000_000, "{}", db.backend());
+        let card = s.funded_naira_card(&holder, 5_000_000).await;
         let challenge = |reference: &str| json!({"card_id": card, "amount": "25000", "transaction_reference": reference, "three_ds": true});
         let otp_path = |kobo: &str| format!("/naira_cards/get_otp_message?card_id={card}&amount={kobo}");
-        let read_otp = |kobo: &'static str| {
-            let path = otp_path(kobo);
-            let relay = s.server.relay.clone();
-            let s = &s;
-            async move { s.call_at(&relay, reqwest::Method::GET, &path, None).await }
-        };
+        let read_otp = |kobo: &'static str| s.otp(&card, kobo);
         let answer =
             |reference: &str, otp: &str| json!({"card_id": card, "transaction_reference": reference, "otp": otp});
 
@@ -371,8 +397,7 @@ async fn a_3ds_debit_waits_for_its_otp_which_only_the_relay_reads() {
         }
         let otp = read_otp("25000").await;
         assert_eq!(otp.status, 200, "{}", otp.body);
-        let code = otp.body["data"]["otp"].as_str().unwrap().to_string();
-        assert!(code.len() == 6 && code.bytes().all(|b| b.is_ascii_digit()), "{code}");
+        let code = digits(&otp);
         let done = s.post("/naira_cards/complete_3ds", answer("tds-1", &code)).await;
         assert_eq!(done.status, 200, "{}", done.body);
         assert_eq!(available(&s.naira_balance(&card).await.1), 4_975_000);
@@ -386,11 +411,8 @@ async fn a_3ds_debit_waits_for_its_otp_which_only_the_relay_reads() {
                 .status,
             202
         );
-        let real = read_otp("25000").await.body["data"]["otp"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        let wrong = if real == "000000" { "111111" } else { "000000" };
+        let real = digits(&read_otp("25000").await);
+        let wrong = wrong(&real);
         for left in ["2 attempts left", "1 attempt left"] {
             let w = s.post("/naira_cards/complete_3ds", answer("tds-2", wrong)).await;
             assert_eq!(w.status, 400, "{}", w.body);
@@ -422,10 +444,7 @@ async fn a_3ds_debit_waits_for_its_otp_which_only_the_relay_reads() {
                 .status,
             202
         );
-        let code = read_otp("25000").await.body["data"]["otp"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let code = digits(&read_otp("25000").await);
         s.advance(301).await;
         assert_eq!(read_otp("25000").await.status, 400, "no OTP for an expired challenge");
         let expired = event(&receiver, "card_debit_event.declined", |d| {
@@ -469,6 +488,148 @@ async fn a_3ds_debit_waits_for_its_otp_which_only_the_relay_reads() {
             (reused.status, reused.body["code"].as_str()),
             (400, Some("transaction_reference_used"))
         );
+        let (ok, out) = ledger_check(&db);
+        assert!(ok, "{}: {out}", db.backend());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_processor_challenges_a_naira_authorization_and_completes_it_with_the_otp() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let (secret, live_secret) = (
+            "psk_sandbox_3ds_processor_secret_0123",
+            "psk_live_3ds_processor_secret_01234",
+        );
+        let s = Sandbox::start_with(
+            &db,
+            Some(&receiver.url),
+            &["--sandbox-processor-secret", secret, "--processor-secret", live_secret],
+        );
+        s.fund_ngn_wallet(10_000_000).await;
+        let holder = s.cardholder(55).await;
+        let card = s.funded_naira_card(&holder, 5_000_000).await;
+        let authorization = |card: &str, reference: &str| {
+            json!({"card_id": card, "amount": "40000", "merchant": "JUMIA NG LAGOS", "merchant_category_code": "5311",
+                   "transaction_reference": reference, "three_ds": true})
+        };
+        let completion =
+            |reference: &str, otp: &str| json!({"card_id": card, "transaction_reference": reference, "otp": otp});
+        let complete =
+            async |body: Value, key: &str| s.processor("authorizations/complete_3ds", &body, Some((key, 0))).await;
+
+        // Challenged: nothing posts until the OTP comes back.
+        let asked = s
+            .processor("authorizations", &authorization(&card, "net-1"), Some((secret, 0)))
+            .await;
+        assert_eq!(asked.status, 200, "{}: {}", db.backend(), asked.body);
+        assert_eq!(
+            (
+                asked.body["data"]["decision"].as_str(),
+                asked.body["data"]["reason_code"].as_str()
+            ),
+            (Some("challenge"), Some("three_ds_required"))
+        );
+        assert_eq!(available(&s.naira_balance(&card).await.1), 5_000_000);
+        let code = digits(&s.otp(&card, "40000").await);
+        let again = complete(completion("net-1", wrong(&code)), secret).await;
+        assert_eq!(
+            (
+                again.body["data"]["decision"].as_str(),
+                again.body["data"]["reason_code"].as_str()
+            ),
+            (Some("challenge"), Some("wrong_otp")),
+            "{}",
+            again.body
+        );
+        assert_eq!(again.body["data"]["otp_attempts_left"], 2);
+        // Signed for the other mode, or not at all: refused, and not counted.
+        let live = complete(completion("net-1", &code), live_secret).await;
+        assert_eq!(
+            (live.status, live.body["code"].as_str()),
+            (400, Some("card_not_found")),
+            "{}",
+            live.body
+        );
+        let unsigned = s
+            .processor("authorizations/complete_3ds", &completion("net-1", &code), None)
+            .await;
+        assert_eq!(unsigned.status, 401);
+        let approved = complete(completion("net-1", &code), secret).await;
+        assert_eq!(
+            (
+                approved.body["data"]["decision"].as_str(),
+                approved.body["data"]["reason_code"].as_str()
+            ),
+            (Some("approve"), Some("approved")),
+            "{}",
+            approved.body
+        );
+        assert!(approved.body["data"]["issuer_transaction_reference"].is_string());
+        assert_eq!(available(&s.naira_balance(&card).await.1), 4_960_000);
+        let twice = complete(completion("net-1", &code), secret).await;
+        assert_eq!(twice.status, 400, "answered once: {}", twice.body);
+
+        // The third wrong OTP declines it, with the event.
+        s.processor("authorizations", &authorization(&card, "net-2"), Some((secret, 0)))
+            .await;
+        let code = digits(&s.otp(&card, "40000").await);
+        for _ in 0..2 {
+            complete(completion("net-2", wrong(&code)), secret).await;
+        }
+        let failed = complete(completion("net-2", wrong(&code)), secret).await;
+        assert_eq!(
+            (
+                failed.body["data"]["decision"].as_str(),
+                failed.body["data"]["reason_code"].as_str()
+            ),
+            (Some("decline"), Some("three_ds_failed")),
+            "{}",
+            failed.body
+        );
+        let declined = event(&receiver, "card_debit_event.declined", |d| {
+            d["transaction_reference"] == "net-2"
+        })
+        .await;
+        assert_eq!(declined["decline_code"], "three_ds_failed");
+        assert_eq!(available(&s.naira_balance(&card).await.1), 4_960_000);
+
+        // Only unforced Naira debits are challenged; the card must be there.
+        s.fund_wallet(300).await;
+        let usd = s.card(&holder, "300").await;
+        let on_usd = s
+            .processor("authorizations", &authorization(&usd, "net-3"), Some((secret, 0)))
+            .await;
+        assert_eq!(on_usd.status, 400, "{}", on_usd.body);
+        let mut forced = authorization(&card, "net-4");
+        forced["force"] = json!(true);
+        let forced = s.processor("authorizations", &forced, Some((secret, 0))).await;
+        assert_eq!(forced.status, 400, "{}", forced.body);
+        let gone = s
+            .processor(
+                "authorizations",
+                &authorization("card_nope", "net-5"),
+                Some((secret, 0)),
+            )
+            .await;
+        assert_eq!(gone.body["data"]["reason_code"], "card_not_found", "{}", gone.body);
+        // Nor does the sandbox open a challenge on a card it does not know.
+        let unknown = json!({"card_id": "card_nope", "amount": "100", "three_ds": true});
+        let unknown = s.patch("/naira_cards/mock_debit_naira_card", unknown).await;
+        assert_eq!(
+            (unknown.status, unknown.body["code"].as_str()),
+            (400, Some("card_not_found")),
+            "{}",
+            unknown.body
+        );
+        let foreign = crate::harness::client()
+            .patch(s.server.url("/v1/issuing/sandbox/naira_cards/mock_debit_naira_card"))
+            .header("token", crate::harness::bearer(&s.server.demo_key))
+            .json(&json!({"card_id": card, "amount": "100", "three_ds": true}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(foreign.status(), 400, "another account's card");
         let (ok, out) = ledger_check(&db);
         assert!(ok, "{}: {out}", db.backend());
     }

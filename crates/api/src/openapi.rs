@@ -75,6 +75,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::relay::get_otp_message,
         routes::card_transactions::complete_3ds,
         routes::processor::authorize,
+        routes::processor::complete_3ds,
         routes::events::list_events,
         routes::events::get_event,
         routes::events::redeliver_event,

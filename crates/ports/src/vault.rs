@@ -109,4 +109,8 @@ pub trait Vault: Send + Sync {
     fn seal_for_transport<'a>(&self, plain: &[u8], place: &Place<'a>) -> Vec<u8>;
     /// A one-way hash to find a secret by (SHA-256, hex).
     fn lookup_hash(&self, secret: &str) -> String;
+    /// A keyed one-way hash of a short secret (an OTP) bound to `context`
+    /// (its row): one that trying every value against a stolen table does
+    /// not reverse, since the key is derived from the master key.
+    fn keyed_hash(&self, secret: &str, context: &str) -> String;
 }

@@ -90,19 +90,20 @@ pub struct MasterKeyVault {
     pin: Key,
     /// Random, this process's only, for what leaves it sealed.
     transport: Key,
+    /// Derived from the master key, for keyed hashes of short secrets.
+    hash_key: [u8; 32],
 }
 
 impl MasterKeyVault {
     pub fn from_hex(hex_key: &Secret<String>) -> Result<Self, InvalidMasterKey> {
         let bytes = hex::decode(hex_key.expose().trim()).map_err(|_| InvalidMasterKey)?;
         let master = Key::new(&bytes)?;
-        let mut derive = <Hmac<Sha256> as Mac>::new_from_slice(&bytes).map_err(|_| InvalidMasterKey)?;
-        derive.update(b"issuing pin key v1");
-        let pin = Key::new(&derive.finalize().into_bytes())?;
+        let derive = |label: &[u8]| -> [u8; 32] { hmac(&bytes, &[label]) };
         Ok(Self {
             master,
-            pin,
+            pin: Key::new(&derive(b"issuing pin key v1"))?,
             transport: Key::random(),
+            hash_key: derive(b"issuing hash key v1"),
         })
     }
 
@@ -147,6 +148,15 @@ impl MasterKeyVault {
     }
 }
 
+/// HMAC-SHA256 under `key` of `parts`, one after the other.
+fn hmac(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC takes a key of any length");
+    for part in parts {
+        mac.update(part);
+    }
+    mac.finalize().into_bytes().into()
+}
+
 impl Vault for MasterKeyVault {
     fn seal(&self, plain: &[u8], place: &Place) -> Vec<u8> {
         self.key_for(place).seal(TAG, plain, place)
@@ -162,6 +172,16 @@ impl Vault for MasterKeyVault {
 
     fn lookup_hash(&self, secret: &str) -> String {
         hex::encode(Sha256::digest(secret.as_bytes()))
+    }
+
+    fn keyed_hash(&self, secret: &str, context: &str) -> String {
+        // The context's length first: no two (context, secret) pairs hash
+        // the same input.
+        let context_len = (context.len() as u64).to_be_bytes();
+        hex::encode(hmac(
+            &self.hash_key,
+            &[&context_len, context.as_bytes(), secret.as_bytes()],
+        ))
     }
 }
 
@@ -276,6 +296,19 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn keyed_hashes_depend_on_the_key_the_secret_and_the_context() {
+        let (a, b) = (vault(), vault());
+        let hash = a.keyed_hash("123456", "tds_1");
+        assert_eq!(hash.len(), 64);
+        assert_eq!(hash, a.keyed_hash("123456", "tds_1"));
+        assert_ne!(hash, b.keyed_hash("123456", "tds_1"));
+        assert_ne!(hash, a.keyed_hash("123457", "tds_1"));
+        assert_ne!(hash, a.keyed_hash("123456", "tds_2"));
+        assert_ne!(a.keyed_hash("1", "23"), a.keyed_hash("12", "3"));
+        assert_ne!(hash, a.lookup_hash("123456"));
     }
 
     #[test]

@@ -47,6 +47,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
             "/v1/processor/authorizations",
             web::post().to(processor::authorize),
         ))
+        .service(endpoint(
+            "/v1/processor/authorizations/complete_3ds",
+            web::post().to(processor::complete_3ds),
+        ))
         // The sandbox scope first: `/v1/issuing` would otherwise claim its paths.
         .service(
             web::scope("/v1/issuing/sandbox")

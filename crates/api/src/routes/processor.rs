@@ -1,5 +1,6 @@
 //! `POST /v1/processor/authorizations`: the card processor's real-time
-//! authorization call, signed with the processor secret
+//! authorization call, and `.../authorizations/complete_3ds` for the
+//! challenges it opens, signed with the processor secret
 //! (`x-processor-signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`).
 
 use crate::MAX_BODY_BYTES;
@@ -9,8 +10,9 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{parse_json, payload_too_large};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use app::cards::AuthorizationRequest;
-use domain::InvalidInput;
+use app::cards::{AuthorizationAnswer, AuthorizationRequest, Verdict};
+use domain::{InvalidInput, Mode};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -30,19 +32,72 @@ pub struct AuthorizationBody {
     /// A forced post (an offline capture): approved even past the balance.
     #[serde(default)]
     force: bool,
+    /// Naira cards: ask the cardholder for a 3-D Secure OTP first. The
+    /// answer is `challenge`; the debit posts when
+    /// `/v1/processor/authorizations/complete_3ds` brings the OTP.
+    #[serde(default)]
+    three_ds: bool,
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct CompletionBody {
+    card_id: String,
+    /// The challenged authorization's reference.
+    transaction_reference: String,
+    /// The 6 digits the cardholder read.
+    #[schema(example = "123456")]
+    otp: String,
 }
 
 #[derive(Serialize, ToSchema)]
 pub struct AuthorizationData {
-    /// `approve` or `decline`.
+    /// `approve`, `decline`, or `challenge` (ask the cardholder for the
+    /// OTP, then complete the authorization).
     decision: &'static str,
-    /// `approved`, or the decline's code (`insufficient_balance`,
+    /// `approved`; the decline's code (`insufficient_balance`,
     /// `card_frozen`, `monthly_limit_exceeded`, `negative_balance`,
-    /// `card_deleted`, `card_not_found`).
+    /// `card_deleted`, `card_not_found`, `three_ds_failed`); or with
+    /// `challenge`, `three_ds_required` or `wrong_otp`.
     reason_code: &'static str,
     reason: &'static str,
     transaction_reference: String,
     issuer_transaction_reference: Option<String>,
+    /// After a wrong OTP: how many more the challenge takes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    otp_attempts_left: Option<u32>,
+}
+
+impl AuthorizationData {
+    fn answer(answer: AuthorizationAnswer, transaction_reference: String) -> HttpResponse {
+        let message = match answer.verdict {
+            Verdict::Approve => "Approved",
+            Verdict::Decline => "Declined",
+            Verdict::Challenge => "Awaiting the cardholder's 3-D Secure OTP",
+        };
+        let data = AuthorizationData {
+            decision: answer.verdict.as_str(),
+            reason_code: answer.reason_code,
+            reason: answer.reason,
+            transaction_reference,
+            issuer_transaction_reference: answer.issuer_transaction_reference,
+            otp_attempts_left: answer.otp_attempts_left,
+        };
+        success(StatusCode::OK, message, data)
+    }
+}
+
+/// The mode the processor signed `body` for, and the body parsed.
+fn signed<T: DeserializeOwned>(app: &app::App, req: &HttpRequest, body: &[u8]) -> Result<(Mode, T), ApiError> {
+    if body.len() > MAX_BODY_BYTES {
+        return Err(payload_too_large());
+    }
+    let signature = req
+        .headers()
+        .get("x-processor-signature")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let mode = app.verify_processor(signature, body)?;
+    Ok((mode, parse_json(body)?))
 }
 
 /// The processor's real-time authorization: approve or decline, with a
@@ -62,16 +117,7 @@ pub struct AuthorizationData {
     )
 )]
 pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, ApiError> {
-    if body.len() > MAX_BODY_BYTES {
-        return Err(payload_too_large());
-    }
-    let signature = req
-        .headers()
-        .get("x-processor-signature")
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    let mode = app.verify_processor(signature, &body)?;
-    let parsed: AuthorizationBody = parse_json(&body)?;
+    let (mode, parsed): (_, AuthorizationBody) = signed(&app, &req, &body)?;
     if parsed.merchant.trim().is_empty() || parsed.transaction_reference.trim().is_empty() {
         return Err(InvalidInput::new("merchant", "merchant and transaction_reference must not be empty").into());
     }
@@ -83,17 +129,43 @@ pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::By
         merchant_category_code: parsed.merchant_category_code,
         transaction_reference: parsed.transaction_reference,
         force: parsed.force,
+        three_ds: parsed.three_ds,
     };
     let answer = app.authorize(mode, request).await?;
-    Ok(success(
-        StatusCode::OK,
-        if answer.approved { "Approved" } else { "Declined" },
-        AuthorizationData {
-            decision: if answer.approved { "approve" } else { "decline" },
-            reason_code: answer.reason_code,
-            reason: answer.reason,
-            transaction_reference: reference,
-            issuer_transaction_reference: answer.issuer_transaction_reference,
-        },
-    ))
+    Ok(AuthorizationData::answer(answer, reference))
+}
+
+/// Completes an authorization answered `challenge` with the OTP the
+/// cardholder gave: `approve` or `decline` as the engine decides (a
+/// `decline` with `three_ds_failed` after the third wrong OTP or past the
+/// challenge's five minutes), or `challenge` again (`wrong_otp`, with the
+/// attempts left).
+#[utoipa::path(
+    post,
+    path = "/v1/processor/authorizations/complete_3ds",
+    operation_id = "complete_authorization_3ds",
+    tag = "processor",
+    request_body = CompletionBody,
+    params(("x-processor-signature" = String, Header, description = "As for authorizations")),
+    responses(
+        (status = 200, description = "The decision", body = Envelope<AuthorizationData>),
+        (status = 400, description = "No challenge awaits an OTP under this card and reference", body = ErrorBody),
+        (status = 401, description = "A missing, stale or wrong signature", body = ErrorBody),
+        (status = 403, description = "No processor secret is configured", body = ErrorBody),
+        (status = 413, description = "Body over 64 KiB", body = ErrorBody),
+    )
+)]
+pub async fn complete_3ds(
+    app: web::Data<app::App>,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let (mode, parsed): (_, CompletionBody) = signed(&app, &req, &body)?;
+    let answer = (
+        parsed.card_id.as_str(),
+        parsed.transaction_reference.as_str(),
+        parsed.otp.as_str(),
+    );
+    let answer = app.complete_authorization(mode, answer).await?;
+    Ok(AuthorizationData::answer(answer, parsed.transaction_reference))
 }

@@ -10,6 +10,7 @@ use crate::events::data_of;
 use crate::{App, Caller, RequestError};
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::cards::product::Product;
+use domain::cards::three_ds;
 use domain::events::payloads::{CardDebit, CardDeleted, CardMovement, Event};
 use domain::ids::{AccountId, CardId, CardholderId, EventId};
 use domain::{Amount, Currency, InvalidInput, Mode, Timestamp, required};
@@ -55,9 +56,9 @@ impl App {
         currency: Currency,
         body: MockDebit,
     ) -> Result<(CardId, String, Completion), CardError> {
-        let three_ds = body.three_ds.unwrap_or(false);
-        if three_ds && currency != Currency::Ngn {
-            return Err(InvalidInput::new("three_ds", "is for Naira card debits").into());
+        let (three_ds, forced) = (body.three_ds.unwrap_or(false), body.force.unwrap_or(false));
+        if three_ds {
+            three_ds::may_challenge(currency, forced)?;
         }
         if caller.mode != Mode::Test {
             return Err(CardError::Request(RequestError::SandboxOnly));
@@ -99,12 +100,13 @@ impl App {
             mcc,
             reference,
             currency: Some(currency),
-            forced: body.force.unwrap_or(false),
+            forced,
             reference_held: false,
         };
         let (card, reference) = (debit.card.clone(), debit.reference.clone());
         if three_ds {
-            self.open_challenge(caller, debit).await?;
+            self.card_in(caller, &card, currency).await?;
+            self.open_challenge((&caller.account_id, caller.mode), debit).await?;
             return Ok((card, reference, Completion::AwaitingOtp));
         }
         let (outcome, _) = self.post_debit(&caller.account_id, caller.mode, debit).await?;

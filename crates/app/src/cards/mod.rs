@@ -21,8 +21,8 @@ mod transfers;
 pub use create_card::{ActivationRequest, CardRequest, MigrationRequest};
 pub use debit::MockDebit;
 pub use details::{Details, DetailsView, RevealedDetails, SealedDetails, ShownCard, ShownDetails};
-pub use processor::{AuthorizationAnswer, AuthorizationRequest};
-pub use three_ds::Completion;
+pub use processor::{AuthorizationAnswer, AuthorizationRequest, Verdict};
+pub use three_ds::{ChallengeAnswer, Completion};
 pub use transfers::TransferRequest;
 
 use crate::{App, Caller, RequestError};

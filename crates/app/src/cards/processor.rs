@@ -1,15 +1,19 @@
 //! `POST /v1/processor/authorizations`: the card processor asks, in real
 //! time, whether to approve a debit. The same engine and records as the
 //! sandbox's mock debit decide it; the processor authenticates with an
-//! HMAC of the body under the processor secret.
+//! HMAC of the body under the processor secret. A Naira card debit the
+//! network asks 3-D Secure for waits as a challenge until
+//! `POST /v1/processor/authorizations/complete_3ds` brings its OTP.
 
-use super::CardError;
 use super::debit::Debit;
+use super::{CardError, ChallengeAnswer};
 use crate::App;
 use domain::Mode;
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::cards::product::Product;
+use domain::cards::three_ds;
 use domain::ids::CardId;
+use ports::cards::RuleState;
 use ports::processor_auth::ProcessorAuthError;
 
 /// An authorization request, as the processor sends it.
@@ -23,25 +27,66 @@ pub struct AuthorizationRequest {
     /// The network's reference, unique per account and mode.
     pub transaction_reference: String,
     pub force: bool,
+    /// The network asks for 3-D Secure (Naira cards): the debit waits for
+    /// the cardholder's OTP instead of posting.
+    pub three_ds: bool,
 }
 
-/// The answer: approve, or decline with a reason code.
+/// What the processor is told to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Approve,
+    Decline,
+    /// Ask the cardholder for the OTP, then complete the authorization.
+    Challenge,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Approve => "approve",
+            Verdict::Decline => "decline",
+            Verdict::Challenge => "challenge",
+        }
+    }
+}
+
+/// The answer: approve, decline with a reason code, or challenge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuthorizationAnswer {
-    pub approved: bool,
+    pub verdict: Verdict,
     pub reason_code: &'static str,
     pub reason: &'static str,
     /// The recorded transaction, when one was recorded.
     pub issuer_transaction_reference: Option<String>,
+    /// After a wrong OTP: how many more the challenge takes.
+    pub otp_attempts_left: Option<u32>,
 }
 
 impl AuthorizationAnswer {
     fn declined(code: &'static str, reason: &'static str) -> Self {
+        Self::plain(Verdict::Decline, code, reason)
+    }
+
+    /// An answer with no transaction recorded.
+    fn plain(verdict: Verdict, code: &'static str, reason: &'static str) -> Self {
         Self {
-            approved: false,
+            verdict,
             reason_code: code,
             reason,
             issuer_transaction_reference: None,
+            otp_attempts_left: None,
+        }
+    }
+
+    fn decided(decision: Decision, id: String) -> Self {
+        let (verdict, code, reason) = match decision {
+            Decision::Approve => (Verdict::Approve, "approved", "Approved"),
+            Decision::Decline(reason) => (Verdict::Decline, reason.code(), reason.text()),
+        };
+        Self {
+            issuer_transaction_reference: Some(id),
+            ..Self::plain(verdict, code, reason)
         }
     }
 }
@@ -55,12 +100,18 @@ impl App {
             .verify(signature, body, self.ports.clock.now())
     }
 
+    /// The card `id`'s rules state if it is of `mode`.
+    async fn processor_card(&self, mode: Mode, id: &CardId) -> Result<Option<RuleState>, CardError> {
+        let state = self.ports.cards.rule_state(id).await?;
+        Ok(state.filter(|s| s.mode == mode))
+    }
+
     /// Decides an authorization for whichever account holds the card, if
-    /// the card is of the `mode` the call was signed for.
+    /// the card is of the `mode` the call was signed for; with
+    /// `three_ds`, opens its challenge instead.
     pub async fn authorize(&self, mode: Mode, request: AuthorizationRequest) -> Result<AuthorizationAnswer, CardError> {
         let card = CardId::new(request.card_id);
-        let state = self.ports.cards.rule_state(&card).await?;
-        let Some(state) = state.filter(|s| s.mode == mode) else {
+        let Some(state) = self.processor_card(mode, &card).await? else {
             return Ok(AuthorizationAnswer::declined("card_not_found", "No card with this id"));
         };
         if state.deleted.is_some() {
@@ -68,6 +119,9 @@ impl App {
             return Ok(AuthorizationAnswer::declined(reason.code(), reason.text()));
         }
         let amount = Product::of(state.currency).parse_debit_amount("amount", &request.amount)?;
+        if request.three_ds {
+            three_ds::may_challenge(state.currency, request.force)?;
+        }
         let debit = Debit {
             card,
             amount,
@@ -78,19 +132,36 @@ impl App {
             forced: request.force,
             reference_held: false,
         };
+        if request.three_ds {
+            self.open_challenge((&state.account_id, state.mode), debit).await?;
+            let reason = "Ask the cardholder for the OTP, then complete the authorization";
+            return Ok(AuthorizationAnswer::plain(
+                Verdict::Challenge,
+                "three_ds_required",
+                reason,
+            ));
+        }
         let (outcome, id) = self.post_debit(&state.account_id, state.mode, debit).await?;
-        Ok(match outcome.decision {
-            Decision::Approve => AuthorizationAnswer {
-                approved: true,
-                reason_code: "approved",
-                reason: "Approved",
-                issuer_transaction_reference: Some(id),
-            },
-            Decision::Decline(reason) => AuthorizationAnswer {
-                approved: false,
-                reason_code: reason.code(),
-                reason: reason.text(),
-                issuer_transaction_reference: Some(id),
+        Ok(AuthorizationAnswer::decided(outcome.decision, id))
+    }
+
+    /// Completes a challenged authorization with the OTP the cardholder
+    /// gave: approve or decline as the engine decides, decline after the
+    /// last wrong OTP or past the challenge's five minutes, or challenge
+    /// again with the attempts left.
+    pub async fn complete_authorization(
+        &self,
+        mode: Mode,
+        (card_id, reference, otp): (&str, &str, &str),
+    ) -> Result<AuthorizationAnswer, CardError> {
+        let card = CardId::new(card_id);
+        let state = self.processor_card(mode, &card).await?.ok_or(CardError::CardNotFound)?;
+        let holder = (&state.account_id, state.mode, &state.cardholder_id);
+        Ok(match self.answer_challenge(holder, &card, reference, otp).await? {
+            ChallengeAnswer::Decided { decision, id } => AuthorizationAnswer::decided(decision, id),
+            ChallengeAnswer::Wrong { attempts_left } => AuthorizationAnswer {
+                otp_attempts_left: Some(attempts_left),
+                ..AuthorizationAnswer::plain(Verdict::Challenge, "wrong_otp", "The OTP is wrong")
             },
         })
     }

@@ -1,7 +1,9 @@
-//! 3-D Secure on Naira cards: `mock_debit_naira_card` with `three_ds`
-//! opens a challenge instead of posting; the relay's
-//! `GET /naira_cards/get_otp_message` reads its OTP (stored only hashed);
-//! `POST /sandbox/naira_cards/complete_3ds` answers it. A right OTP in time
+//! 3-D Secure on Naira cards: `mock_debit_naira_card` with `three_ds`, or
+//! a processor authorization asking for it, opens a challenge instead of
+//! posting; the relay's `GET /naira_cards/get_otp_message` reads its OTP
+//! (stored only as a keyed hash); `POST /sandbox/naira_cards/complete_3ds`,
+//! or the processor's `POST /v1/processor/authorizations/complete_3ds`,
+//! answers it. A right OTP in time
 //! posts the debit through the authorization engine; three wrong ones, or
 //! its expiry (a job, at the end of its five minutes on the mode's clock),
 //! decline it with `card_debit_event.declined`.
@@ -39,19 +41,34 @@ pub enum Completion {
     AwaitingOtp,
 }
 
+/// What an OTP did to its challenge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChallengeAnswer {
+    /// The right OTP in time: the engine decided the debit (`id` is the
+    /// recorded transaction). Or the last wrong one, or a late one:
+    /// declined, `three_ds_failed` (`id` is the challenge).
+    Decided { decision: Decision, id: String },
+    /// Wrong; the challenge waits for another.
+    Wrong { attempts_left: u32 },
+}
+
 impl App {
-    /// Opens the challenge of `debit` on the caller's Naira card: nothing
-    /// posts until its OTP is answered.
-    pub(crate) async fn open_challenge(&self, caller: &Caller, debit: Debit) -> Result<(), CardError> {
-        let clock = self.clock_for(&caller.account_id, caller.mode).await?;
+    /// Opens the challenge of `debit` on a Naira card of `account` and
+    /// `mode` the caller checked: nothing posts until its OTP is answered.
+    pub(crate) async fn open_challenge(
+        &self,
+        (account, mode): (&AccountId, Mode),
+        debit: Debit,
+    ) -> Result<(), CardError> {
+        let clock = self.clock_for(account, mode).await?;
         let now = clock.now;
         let expires_at = now.plus(CHALLENGE_SECS);
         let subject = format!("{} {}", debit.card, debit.reference);
         let expiry = self.job_at(JobKind::ExpireChallenge, subject, clock, expires_at);
         let challenge = Challenge {
             id: format!("tds_{}", self.ports.ids.unique()),
-            account_id: caller.account_id.clone(),
-            mode: caller.mode,
+            account_id: account.clone(),
+            mode,
             card_id: debit.card,
             amount: debit.amount,
             reference: debit.reference,
@@ -91,13 +108,13 @@ impl App {
         let otp = three_ds::otp(self.ports.ids.fraction());
         self.ports
             .card_transactions
-            .set_challenge_otp(&challenge.id, &self.ports.vault.lookup_hash(&otp))
+            .set_challenge_otp(&challenge.id, &self.ports.vault.keyed_hash(&otp, &challenge.id))
             .await?;
         Ok(Secret::new(otp))
     }
 
-    /// Answers the card's challenge `reference` with `otp` (sandbox; the
-    /// network answers live challenges itself).
+    /// Answers the caller's challenge `reference` on its Naira card with
+    /// `otp` (sandbox; live challenges are answered by the processor).
     pub async fn complete_3ds(
         &self,
         caller: &Caller,
@@ -110,10 +127,34 @@ impl App {
         let reference = required(reference, "transaction_reference")?;
         let otp = required(otp, "otp")?;
         let owner = self.card_in(caller, &card, Currency::Ngn).await?;
+        let holder = (&caller.account_id, caller.mode, &owner.cardholder_id);
+        match self.answer_challenge(holder, &card, reference, otp).await? {
+            ChallengeAnswer::Decided { decision, .. } => match decision {
+                Decision::Approve => Ok((card, reference.to_string())),
+                Decision::Decline(reason) => Err(CardError::Declined(reason)),
+            },
+            ChallengeAnswer::Wrong { attempts_left } => {
+                let attempts = if attempts_left == 1 { "attempt" } else { "attempts" };
+                Err(InvalidInput::new("otp", format!("is wrong; {attempts_left} {attempts} left")).into())
+            }
+        }
+    }
+
+    /// Answers the challenge `reference` on `card` (of `account` and
+    /// `mode`, held by `cardholder`) with `otp`: the domain decides the
+    /// attempt; a right one posts the debit, the failing one reports it
+    /// declined.
+    pub(crate) async fn answer_challenge(
+        &self,
+        (account, mode, cardholder): (&AccountId, Mode, &CardholderId),
+        card: &CardId,
+        reference: &str,
+        otp: &str,
+    ) -> Result<ChallengeAnswer, CardError> {
         let challenge = self
             .ports
             .card_transactions
-            .challenge(&caller.account_id, caller.mode, &card, reference)
+            .challenge(account, mode, card, reference)
             .await?
             .filter(|c| c.state == ChallengeState::Pending)
             .ok_or_else(|| {
@@ -122,8 +163,9 @@ impl App {
                     "no 3-D Secure challenge awaits an OTP under this reference",
                 )
             })?;
-        let now = self.now_for(&caller.account_id, caller.mode).await?;
-        let right = challenge.otp_hash.as_deref() == Some(self.ports.vault.lookup_hash(otp).as_str());
+        let now = self.now_for(account, mode).await?;
+        let expected = challenge.otp_hash.as_deref();
+        let right = expected.is_some_and(|hash| hash == self.ports.vault.keyed_hash(otp, &challenge.id));
         let failed = challenge.failed_attempts;
         let answer = three_ds::answer(right, failed, challenge.expires_at, now);
         let next = match answer {
@@ -145,25 +187,24 @@ impl App {
             .into());
         }
         let (id, debit) = (challenge.id.clone(), held_debit(challenge));
-        match answer {
+        Ok(match answer {
             OtpAnswer::Complete => {
-                let (outcome, _) = self.post_debit(&caller.account_id, caller.mode, debit.clone()).await?;
-                match outcome.decision {
-                    Decision::Approve => Ok((card, debit.reference)),
-                    Decision::Decline(reason) => Err(CardError::Declined(reason)),
+                let (outcome, id) = self.post_debit(account, mode, debit).await?;
+                ChallengeAnswer::Decided {
+                    decision: outcome.decision,
+                    id,
                 }
             }
-            OtpAnswer::Wrong { attempts_left } => {
-                let attempts = if attempts_left == 1 { "attempt" } else { "attempts" };
-                Err(InvalidInput::new("otp", format!("is wrong; {attempts_left} {attempts} left")).into())
-            }
+            OtpAnswer::Wrong { attempts_left } => ChallengeAnswer::Wrong { attempts_left },
             OtpAnswer::Fail => {
-                let failed = (id.as_str(), &owner.cardholder_id, now);
-                self.report_failed_challenge((&caller.account_id, caller.mode), &debit, failed)
+                self.report_failed_challenge((account, mode), &debit, (&id, cardholder, now))
                     .await?;
-                Err(CardError::Declined(DeclineReason::ThreeDsFailed))
+                ChallengeAnswer::Decided {
+                    decision: Decision::Decline(DeclineReason::ThreeDsFailed),
+                    id,
+                }
             }
-        }
+        })
     }
 
     /// The expiry job of a challenge (`<card id> <reference>`): declines it

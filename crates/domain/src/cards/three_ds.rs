@@ -3,7 +3,7 @@
 //! cardholder reads on the relay completes it, or three wrong OTPs or its
 //! expiry fail it.
 
-use crate::Timestamp;
+use crate::{Currency, InvalidInput, Timestamp};
 
 /// How long a challenge waits for its OTP.
 pub const CHALLENGE_SECS: i64 = 300;
@@ -67,6 +67,19 @@ pub fn answer(right: bool, failed_attempts: u32, expires_at: Timestamp, now: Tim
     }
 }
 
+/// Whether a debit on a card of `currency` may wait for an OTP: Naira
+/// cards' debits may, unless forced (a forced post was authorized
+/// elsewhere already).
+pub fn may_challenge(currency: Currency, forced: bool) -> Result<(), InvalidInput> {
+    if currency != Currency::Ngn {
+        return Err(InvalidInput::new("three_ds", "is for Naira card debits"));
+    }
+    if forced {
+        return Err(InvalidInput::new("three_ds", "cannot be asked of a forced debit"));
+    }
+    Ok(())
+}
+
 /// An OTP from a uniform random `fraction` in `[0, 1)`: six digits.
 pub fn otp(fraction: f64) -> String {
     let n = (fraction.clamp(0.0, 1.0) * 1_000_000.0) as u32 % 1_000_000;
@@ -90,6 +103,13 @@ mod tests {
         assert_eq!(answer(false, 2, expires, T), OtpAnswer::Fail);
         assert_eq!(answer(true, 0, expires, expires), OtpAnswer::Fail);
         assert_eq!(answer(false, u32::MAX, expires, T), OtpAnswer::Fail);
+    }
+
+    #[test]
+    fn only_unforced_naira_debits_may_be_challenged() {
+        assert!(may_challenge(Currency::Ngn, false).is_ok());
+        assert_eq!(may_challenge(Currency::Usd, false).unwrap_err().field, "three_ds");
+        assert_eq!(may_challenge(Currency::Ngn, true).unwrap_err().field, "three_ds");
     }
 
     proptest! {
