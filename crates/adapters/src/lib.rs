@@ -7,6 +7,7 @@ pub mod crypto;
 pub mod db;
 pub mod kyc_sandbox;
 pub mod merchant_catalogue;
+pub mod rewards_catalogue;
 pub mod reference;
 pub mod system;
 #[cfg(any(test, feature = "test-support"))]

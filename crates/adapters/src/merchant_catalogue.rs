@@ -97,6 +97,10 @@ impl ShippedCatalogue {
 }
 
 impl MerchantCatalogue for ShippedCatalogue {
+    fn knows(&self, name: &str) -> bool {
+        self.merchants.iter().any(|m| m.name == name)
+    }
+
     fn merchant(&self, descriptor: &str, merchant_category_code: Option<String>) -> Merchant {
         let cleaned = clean(descriptor);
         // The longest fragment wins: `UBER EATS` over `UBER`.

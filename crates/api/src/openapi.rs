@@ -5,7 +5,7 @@
 use crate::routes;
 use domain::events::payloads::{
     CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardMovement, CardTransferSettled, CardholderVerification,
-    WebhookTest,
+    RewardAssigned, WebhookTest,
 };
 use domain::events::*;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder};
@@ -91,6 +91,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         CardDebit,
         CardDeleted,
         CardDeleteNotice,
+        RewardAssigned,
         WebhookTest
     )),
     modifiers(&TokenHeader),
@@ -171,7 +172,7 @@ fn point_relay_paths_at_the_relay(doc: &mut Document) {
 
 /// Every event the service sends: its name, its payload's schema, and
 /// when it is sent.
-const WEBHOOKS: [(&str, &str, &str); 16] = [
+const WEBHOOKS: [(&str, &str, &str); 17] = [
     (
         CARDHOLDER_VERIFICATION_SUCCESSFUL,
         "CardholderVerification",
@@ -243,6 +244,11 @@ const WEBHOOKS: [(&str, &str, &str); 16] = [
         NAIRA_CARD_UNLOAD_SUCCESSFUL,
         "CardTransferSettled",
         "A Naira card's unloading reached the NGN wallet.",
+    ),
+    (
+        REWARD_ASSIGNED_SUCCESSFUL,
+        "RewardAssigned",
+        "A cardholder earned a reward: assigned in the sandbox, or by one of the account's reward rules.",
     ),
     (
         WEBHOOK_TEST,

@@ -10,6 +10,7 @@ pub mod events;
 pub mod fx;
 pub mod health;
 pub mod jobs;
+pub mod rewards;
 pub mod test_clock;
 pub mod wallets;
 mod webhook;
@@ -36,6 +37,7 @@ use ports::kyc::KycVerifier;
 use ports::merchants::MerchantCatalogue;
 use ports::processor_auth::ProcessorAuth;
 use ports::rate_limits::RateLimits;
+use ports::rewards::RewardStore;
 use ports::test_clocks::TestClocks;
 use ports::vault::Vault;
 use ports::wallets::WalletStore;
@@ -64,6 +66,7 @@ pub struct Ports {
     pub clock: Arc<dyn Clock>,
     pub ids: Arc<dyn Ids>,
     pub vault: Arc<dyn Vault>,
+    pub rewards: Arc<dyn RewardStore>,
 }
 
 /// Settings the use cases read.
@@ -80,11 +83,18 @@ pub struct Settings {
 pub struct App {
     ports: Ports,
     settings: Settings,
+    /// Each account's reward switch per mode, read at most once every
+    /// few seconds per process: approved debits consult it.
+    reward_switches: rewards::Switches,
 }
 
 impl App {
     pub fn new(ports: Ports, settings: Settings) -> Self {
-        Self { ports, settings }
+        Self {
+            ports,
+            settings,
+            reward_switches: rewards::Switches::default(),
+        }
     }
 
     /// Now, as the caller's mode sees it: real time in live mode, the
@@ -156,6 +166,7 @@ pub mod testing {
     use ports::merchants::MockMerchantCatalogue;
     use ports::processor_auth::MockProcessorAuth;
     use ports::rate_limits::MockRateLimits;
+    use ports::rewards::MockRewardStore;
     use ports::test_clocks::MockTestClocks;
     use ports::vault::MockVault;
     use ports::wallets::MockWalletStore;
@@ -182,6 +193,7 @@ pub mod testing {
         pub clock: MockClock,
         pub ids: MockIds,
         pub vault: MockVault,
+        pub rewards: MockRewardStore,
     }
 
     impl Mocks {
@@ -206,6 +218,7 @@ pub mod testing {
                 clock: Arc::new(self.clock),
                 ids: Arc::new(self.ids),
                 vault: Arc::new(self.vault),
+                rewards: Arc::new(self.rewards),
             };
             let fx_rates = FxRates {
                 ngn_usd: Amount::from_minor(160_000).unwrap(),

@@ -19,6 +19,10 @@ pub enum JobKind {
     /// Decline a 3-D Secure challenge left unanswered; subject: the card
     /// id and the challenge's reference, space-separated.
     ExpireChallenge,
+    /// Apply an account's reward rules to a cardholder; subject: its id
+    /// (after a debit), or its id and the debit time an inactivity check
+    /// counts from, space-separated.
+    RewardRules,
 }
 
 impl JobKind {
@@ -30,6 +34,7 @@ impl JobKind {
             JobKind::CardInactivity => "card_inactivity",
             JobKind::CardMaintenanceFee => "card_maintenance_fee",
             JobKind::ExpireChallenge => "expire_challenge",
+            JobKind::RewardRules => "reward_rules",
         }
     }
 
@@ -38,7 +43,9 @@ impl JobKind {
         match self {
             JobKind::DeliverWebhook => RetrySchedule::WEBHOOKS,
             JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee => RetrySchedule::MONEY,
-            JobKind::VerifyCardholder | JobKind::CardInactivity | JobKind::ExpireChallenge => RetrySchedule::CHECKS,
+            JobKind::VerifyCardholder | JobKind::CardInactivity | JobKind::ExpireChallenge | JobKind::RewardRules => {
+                RetrySchedule::CHECKS
+            }
         }
     }
 
@@ -48,13 +55,14 @@ impl JobKind {
         matches!(self, JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee)
     }
 
-    pub const ALL: [JobKind; 6] = [
+    pub const ALL: [JobKind; 7] = [
         JobKind::DeliverWebhook,
         JobKind::VerifyCardholder,
         JobKind::SettleCardTransfer,
         JobKind::CardInactivity,
         JobKind::CardMaintenanceFee,
         JobKind::ExpireChallenge,
+        JobKind::RewardRules,
     ];
 
     pub fn parse(value: &str) -> Option<Self> {

@@ -18,6 +18,7 @@ pub mod ledger;
 pub mod merchants;
 pub mod processor_auth;
 pub mod rate_limits;
+pub mod rewards;
 pub mod test_clocks;
 pub mod vault;
 pub mod wallets;

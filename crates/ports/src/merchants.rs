@@ -17,4 +17,6 @@ pub trait MerchantCatalogue: Send + Sync {
     /// The merchant behind a raw descriptor; an unknown one gets a cleaned
     /// name and the category of its merchant category code.
     fn merchant(&self, descriptor: &str, merchant_category_code: Option<String>) -> Merchant;
+    /// Whether a merchant of this exact name is in the catalogue.
+    fn knows(&self, name: &str) -> bool;
 }

@@ -88,10 +88,11 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
         jobs: db.clone(),
         test_clocks: db.clone(),
         webhooks: Arc::new(webhooks),
-        health: db,
+        health: db.clone(),
         clock: Arc::new(SystemClock),
         ids: Arc::new(RandomIds),
         vault: Arc::new(vault),
+        rewards: db,
     };
     let fx_rates = FxRates {
         ngn_usd: serve.fx_ngn_usd,

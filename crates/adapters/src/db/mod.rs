@@ -15,6 +15,7 @@ mod money_steps;
 mod pg_tls;
 mod rate_limits;
 mod reseal;
+mod rewards;
 mod schema;
 mod test_clocks;
 mod wallets;

@@ -267,6 +267,39 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    reward_rules (account_id, livemode) {
+        account_id -> Text,
+        livemode -> Bool,
+        enabled -> Bool,
+        spend_threshold -> BigInt,
+        monthly_debits -> Integer,
+        inactivity_days -> Integer,
+    }
+}
+
+diesel::table! {
+    reward_catalogues (id) {
+        id -> Integer,
+        body -> Text,
+        imported_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    rewards (id) {
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        cardholder_id -> Text,
+        reward -> Text,
+        earned_at -> BigInt,
+        claimed_at -> Nullable<BigInt>,
+        rule -> Nullable<Text>,
+        period -> Nullable<Text>,
+    }
+}
+
 diesel::joinable!(api_keys -> accounts (account_id));
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,
@@ -283,6 +316,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     ledger_entries,
     ledger_postings,
     rate_limits,
+    rewards,
     test_clocks,
     transaction_references
 );

@@ -222,6 +222,7 @@ impl App {
                 notices
             }
         };
+        let owner_account = account.clone();
         let attempt = DebitAttempt {
             id: id.clone(),
             account_id: account,
@@ -239,12 +240,16 @@ impl App {
             reference_held: debit.reference_held,
             now,
         };
-        self.ports
+        let outcome = self
+            .ports
             .card_transactions
             .debit(attempt, Box::new(notices))
-            .await
-            .map(|outcome| (outcome, id))
-            .map_err(CardError::from)
+            .await?;
+        if outcome.decision == Decision::Approve {
+            self.after_approved_debit(&owner_account, mode, &outcome.cardholder_id)
+                .await;
+        }
+        Ok((outcome, id))
     }
 
     /// Whether the merchant charged the card in each of the two calendar

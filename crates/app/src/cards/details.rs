@@ -111,6 +111,43 @@ impl App {
         Ok(token)
     }
 
+    /// The card a card token of `mode` (any mode when `None`) is for,
+    /// once: the token is used up. With `reveal`, the card's once-per-3-
+    /// seconds reveal limit applies first, so a refused reveal leaves the
+    /// token unused.
+    pub(crate) async fn use_card_token(
+        &self,
+        mode: Option<Mode>,
+        token: &Secret<String>,
+        reveal: bool,
+    ) -> Result<CardRecord, CardError> {
+        let hash = self.ports.vault.lookup_hash(token.expose());
+        let stored = self
+            .ports
+            .cards
+            .find_details_token(&hash)
+            .await?
+            .filter(|t| mode.is_none_or(|m| t.mode == m) && !t.used)
+            .ok_or(CardError::TokenInvalid)?;
+        let now = self.now_for(&stored.account_id, stored.mode).await?;
+        if stored.expires_at <= now {
+            return Err(CardError::TokenInvalid);
+        }
+        let owner = (&stored.account_id, stored.mode);
+        if reveal {
+            self.rate_limit(owner, REVEAL, stored.card_id.as_str(), READ_WINDOW_SECS)
+                .await?;
+        }
+        if !self.ports.cards.consume_details_token(&hash, now).await? {
+            return Err(CardError::TokenInvalid);
+        }
+        self.ports
+            .cards
+            .get(&stored.account_id, stored.mode, &stored.card_id)
+            .await?
+            .ok_or(CardError::CardNotFound)
+    }
+
     /// Redeems a token in the mode of the path it came on: the card in
     /// clear, once. Unknown, expired, used or other-mode tokens are 400; a
     /// card revealed within the read window is 420 and the token is kept.
@@ -119,30 +156,7 @@ impl App {
         mode: Mode,
         token: &Secret<String>,
     ) -> Result<(CardRecord, RevealedDetails), CardError> {
-        let hash = self.ports.vault.lookup_hash(token.expose());
-        let stored = self
-            .ports
-            .cards
-            .find_details_token(&hash)
-            .await?
-            .filter(|t| t.mode == mode && !t.used)
-            .ok_or(CardError::TokenInvalid)?;
-        let now = self.now_for(&stored.account_id, stored.mode).await?;
-        if stored.expires_at <= now {
-            return Err(CardError::TokenInvalid);
-        }
-        let owner = (&stored.account_id, stored.mode);
-        self.rate_limit(owner, REVEAL, stored.card_id.as_str(), READ_WINDOW_SECS)
-            .await?;
-        if !self.ports.cards.consume_details_token(&hash, now).await? {
-            return Err(CardError::TokenInvalid);
-        }
-        let card = self
-            .ports
-            .cards
-            .get(&stored.account_id, stored.mode, &stored.card_id)
-            .await?
-            .ok_or(CardError::CardNotFound)?;
+        let card = self.use_card_token(Some(mode), token, true).await?;
         let details = self.open(&card)?;
         Ok((card, details))
     }

@@ -34,6 +34,7 @@ impl App {
                 JobKind::CardInactivity => self.run_inactivity_rule(&CardId::new(&job.subject)).await,
                 JobKind::CardMaintenanceFee => self.charge_maintenance_fee(&job.subject).await,
                 JobKind::ExpireChallenge => self.expire_challenge((&job.account_id, job.mode), &job.subject).await,
+                JobKind::RewardRules => self.run_reward_rules((&job.account_id, job.mode), &job.subject).await,
                 JobKind::SettleCardTransfer => settled.next().unwrap_or(Err("not in the settled batch".into())),
             };
             match outcome {

@@ -22,11 +22,13 @@ pub const NAIRA_CARD_UNLOAD_SUCCESSFUL: &str = "naira_card_unload_event.successf
 /// Not named by the contract: the monthly fee charged from the held amount.
 pub const CARD_MAINTENANCE_FEE_SUCCESSFUL: &str = "card_maintenance_fee_event.successful";
 
+pub const REWARD_ASSIGNED_SUCCESSFUL: &str = "reward_assigned_event.successful";
+
 /// A sandbox helper's event, to try an endpoint and its signature checks.
 pub const WEBHOOK_TEST: &str = "webhook.test";
 
 /// Every event name the service sends.
-pub const ALL: [&str; 16] = [
+pub const ALL: [&str; 17] = [
     CARDHOLDER_VERIFICATION_SUCCESSFUL,
     CARDHOLDER_VERIFICATION_MANUAL_REVIEW,
     CARDHOLDER_VERIFICATION_FAILED,
@@ -42,6 +44,7 @@ pub const ALL: [&str; 16] = [
     NAIRA_CARD_CREDIT_SUCCESSFUL,
     NAIRA_CARD_CREDIT_FAILED,
     NAIRA_CARD_UNLOAD_SUCCESSFUL,
+    REWARD_ASSIGNED_SUCCESSFUL,
     WEBHOOK_TEST,
 ];
 

@@ -126,6 +126,19 @@ pub struct CardDeleteNotice {
     pub potential_delete_timestamp: i64,
 }
 
+/// `reward_assigned_event.successful`: a cardholder earned a reward.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(ToSchema))]
+pub struct RewardAssigned {
+    pub cardholder_id: String,
+    /// `DEAL` or `PROMO_CODE`.
+    pub reward_type: &'static str,
+    pub reward_id: String,
+    pub reward_description: String,
+    pub issuing_app_id: String,
+    pub livemode: bool,
+}
+
 /// `webhook.test`: sent on request, to try an endpoint.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(ToSchema))]
@@ -154,6 +167,7 @@ pub enum Event {
     NairaCardCreditSuccessful(CardTransferSettled),
     NairaCardCreditFailed(CardTransferSettled),
     NairaCardUnloadSuccessful(CardTransferSettled),
+    RewardAssigned(RewardAssigned),
     WebhookTest(WebhookTest),
 }
 
@@ -176,6 +190,7 @@ impl Event {
             Event::NairaCardCreditSuccessful(_) => NAIRA_CARD_CREDIT_SUCCESSFUL,
             Event::NairaCardCreditFailed(_) => NAIRA_CARD_CREDIT_FAILED,
             Event::NairaCardUnloadSuccessful(_) => NAIRA_CARD_UNLOAD_SUCCESSFUL,
+            Event::RewardAssigned(_) => REWARD_ASSIGNED_SUCCESSFUL,
             Event::WebhookTest(_) => WEBHOOK_TEST,
         }
     }
