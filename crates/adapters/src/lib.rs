@@ -7,8 +7,8 @@ pub mod crypto;
 pub mod db;
 pub mod kyc_sandbox;
 pub mod merchant_catalogue;
-pub mod rewards_catalogue;
 pub mod reference;
+pub mod rewards_catalogue;
 pub mod system;
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_db;

@@ -72,7 +72,10 @@ pub fn from_csv(text: &str, known_merchant: impl Fn(&str) -> bool) -> Result<Cat
         let row = row.map_err(|e| format!("line {}: {e}", e.position().map_or(0, |p| p.line())))?;
         let line = row.position().map_or(0, |p| p.line());
         let at = |rule: String| format!("line {line}: {rule}");
-        let field = |name: &str| row.get(COLUMNS.iter().position(|c| *c == name).unwrap_or(0)).unwrap_or("");
+        let field = |name: &str| {
+            row.get(COLUMNS.iter().position(|c| *c == name).unwrap_or(0))
+                .unwrap_or("")
+        };
         let number = |name: &str| {
             field(name)
                 .parse::<u32>()
@@ -122,18 +125,20 @@ pub fn from_csv(text: &str, known_merchant: impl Fn(&str) -> bool) -> Result<Cat
             _ => return Err(at("type: must be PROMO_CODE, DEAL or PRODUCT".into())),
         }
     }
-    catalogue.validate(known_merchant).map_err(|CatalogueError { item, problem }| {
-        let line = match item {
-            Item::PromoCode(n) => promo_lines.get(n).copied(),
-            Item::Deal(n) => deal_lines.get(n).copied(),
-            Item::Product(d, p) => product_lines.get(d).and_then(|l: &Vec<u64>| l.get(p)).copied(),
-            Item::Whole => None,
-        };
-        match line {
-            Some(line) => format!("line {line}: {problem}"),
-            None => problem.to_string(),
-        }
-    })?;
+    catalogue
+        .validate(known_merchant)
+        .map_err(|CatalogueError { item, problem }| {
+            let line = match item {
+                Item::PromoCode(n) => promo_lines.get(n).copied(),
+                Item::Deal(n) => deal_lines.get(n).copied(),
+                Item::Product(d, p) => product_lines.get(d).and_then(|l: &Vec<u64>| l.get(p)).copied(),
+                Item::Whole => None,
+            };
+            match line {
+                Some(line) => format!("line {line}: {problem}"),
+                None => problem.to_string(),
+            }
+        })?;
     Ok(catalogue)
 }
 
@@ -173,16 +178,33 @@ mod tests {
     #[test]
     fn csv_errors_name_the_line_and_the_rule() {
         let cases = [
-            (format!("{HEADER}\nPROMO_CODE,p1,Nobody,x,J,2027-12-31,90,5,1,https://a.b/,,\n"), "line 2: merchant:"),
-            (format!("{HEADER}\nPROMO_CODE,p1,Jumia,x,J,2027-12-31,900,5,1,https://a.b/,,\n"), "line 2: success_record:"),
-            (format!("{HEADER}\nPROMO_CODE,p1,Jumia,x,J,2027-12-31,90,five,1,https://a.b/,,\n"), "line 2: upvotes:"),
-            (format!("{HEADER}\nPRODUCT,p1,Jumia,x,J,2027-12-31,90,5,1,https://a.b/,d9,P\n"), "line 2: deal_id:"),
             (
-                format!("{HEADER}\nDEAL,d1,Konga,x,,,,,,,,\nPRODUCT,p2,Konga,y,K,31-12-2027,80,1,0,https://a.b/,d1,P\n"),
+                format!("{HEADER}\nPROMO_CODE,p1,Nobody,x,J,2027-12-31,90,5,1,https://a.b/,,\n"),
+                "line 2: merchant:",
+            ),
+            (
+                format!("{HEADER}\nPROMO_CODE,p1,Jumia,x,J,2027-12-31,900,5,1,https://a.b/,,\n"),
+                "line 2: success_record:",
+            ),
+            (
+                format!("{HEADER}\nPROMO_CODE,p1,Jumia,x,J,2027-12-31,90,five,1,https://a.b/,,\n"),
+                "line 2: upvotes:",
+            ),
+            (
+                format!("{HEADER}\nPRODUCT,p1,Jumia,x,J,2027-12-31,90,5,1,https://a.b/,d9,P\n"),
+                "line 2: deal_id:",
+            ),
+            (
+                format!(
+                    "{HEADER}\nDEAL,d1,Konga,x,,,,,,,,\nPRODUCT,p2,Konga,y,K,31-12-2027,80,1,0,https://a.b/,d1,P\n"
+                ),
                 "line 3: valid_till:",
             ),
             (format!("{HEADER}\nDEAL,d1,Konga,x,,,,,,,,\n"), "line 2: products:"),
-            (format!("{HEADER}\nCOUPON,p1,Jumia,x,J,2027-12-31,90,5,1,https://a.b/,,\n"), "line 2: type:"),
+            (
+                format!("{HEADER}\nCOUPON,p1,Jumia,x,J,2027-12-31,90,5,1,https://a.b/,,\n"),
+                "line 2: type:",
+            ),
             ("type,id\n".to_string(), "line 1: the header"),
             (format!("{HEADER}\n"), "catalogue:"),
         ];

@@ -80,6 +80,10 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::events::get_event,
         routes::events::redeliver_event,
         routes::events::send_test_event,
+        routes::rewards::assign_reward,
+        routes::rewards::get_cardholder_rewards,
+        routes::rewards::get_rules,
+        routes::rewards::update_rules,
         routes::test_clock::advance_test_clock,
         routes::test_clock::get_test_clock,
     ),
@@ -100,6 +104,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         (name = "wallets", description = "Issuing wallets and exchange rates"),
         (name = "cardholders", description = "Registration with identity verification, and the cardholder record"),
         (name = "cards", description = "Cards: issue, read, fund and unload, freeze, PINs, delete"),
+        (name = "rewards", description = "Rewards: a cardholder's promo codes and deals, and the account's reward rules"),
         (name = "naira cards", description = "Naira cards: balance, funding and unloading from the NGN wallet, freeze, history"),
         (name = "relay", description = "The relay address (`--relay-listen`) serves every path of the API with card numbers, \
             CVVs and expiry dates in clear; these paths only it serves"),

@@ -5,7 +5,7 @@ use crate::StoreError;
 use crate::events::NewEvent;
 use crate::jobs::NewJob;
 use domain::ids::{AccountId, CardholderId};
-use domain::rewards::rules::{Rule, RewardRules};
+use domain::rewards::rules::{RewardRules, Rule};
 use domain::rewards::{Catalogue, Reward};
 use domain::{Amount, Currency, Mode, Timestamp};
 
@@ -44,7 +44,8 @@ pub trait RewardStore: Send + Sync {
     /// The account's rules in `mode`: the defaults, switched off, until set.
     async fn rules(&self, account: &AccountId, mode: Mode) -> Result<RewardRules, StoreError>;
 
-    async fn set_rules(&self, account: &AccountId, mode: Mode, rules: RewardRules) -> Result<(), StoreError>;
+    /// `false` when there is no such account.
+    async fn set_rules(&self, account: &AccountId, mode: Mode, rules: RewardRules) -> Result<bool, StoreError>;
 
     /// The operator's imported catalogue, or the shipped one.
     async fn catalogue(&self) -> Result<Catalogue, StoreError>;
@@ -58,7 +59,12 @@ pub trait RewardStore: Send + Sync {
     async fn award(&self, reward: NewReward, event: NewEvent, delivery: NewJob) -> Result<bool, StoreError>;
 
     /// The cardholder's rewards, oldest first.
-    async fn list(&self, account: &AccountId, mode: Mode, cardholder: &CardholderId) -> Result<Vec<RewardRecord>, StoreError>;
+    async fn list(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        cardholder: &CardholderId,
+    ) -> Result<Vec<RewardRecord>, StoreError>;
 
     async fn get(&self, id: &str) -> Result<Option<RewardRecord>, StoreError>;
 
@@ -76,5 +82,10 @@ pub trait RewardStore: Send + Sync {
     ) -> Result<Vec<Spending>, StoreError>;
 
     /// When the cardholder's last approved debit was, if any.
-    async fn last_debit(&self, account: &AccountId, mode: Mode, cardholder: &CardholderId) -> Result<Option<Timestamp>, StoreError>;
+    async fn last_debit(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        cardholder: &CardholderId,
+    ) -> Result<Option<Timestamp>, StoreError>;
 }

@@ -52,6 +52,9 @@ pub enum Command {
     /// Inspect the ledger.
     #[command(subcommand)]
     Ledger(LedgerCommand),
+    /// The rewards catalogue and each account's reward rules.
+    #[command(subcommand)]
+    Rewards(RewardsCommand),
     /// Print the OpenAPI document.
     Openapi,
 }
@@ -149,6 +152,29 @@ pub struct ServeArgs {
     /// Kobo received for 1 USD, served by the FX-rate endpoint as USD-NGN.
     #[arg(long, env = "ISSUING_FX_USD_NGN", default_value = "155000", value_parser = parse_amount)]
     pub fx_usd_ngn: Amount,
+
+    /// The public URL of the deal claim page; it is served on the API
+    /// listener at this URL's path (default `/web/rewards`).
+    #[arg(long, env = "ISSUING_REWARDS_WEB_URL", value_parser = parse_page_url)]
+    pub rewards_web_url: Option<url::Url>,
+
+    /// The public URL of the spending charts page, served likewise
+    /// (default `/web/graphs`).
+    #[arg(long, env = "ISSUING_GRAPHS_WEB_URL", value_parser = parse_page_url)]
+    pub graphs_web_url: Option<url::Url>,
+}
+
+fn parse_page_url(value: &str) -> Result<url::Url, String> {
+    let url = url::Url::parse(value).map_err(|e| format!("an absolute http(s) URL: {e}"))?;
+    let path = url.path();
+    if !matches!(url.scheme(), "http" | "https")
+        || path == "/"
+        || path.starts_with("/v1/")
+        || path.starts_with("/health")
+    {
+        return Err("an http(s) URL whose path is the page's own, outside /v1/ and /health".into());
+    }
+    Ok(url)
 }
 
 #[derive(Args, Clone)]
@@ -222,9 +248,12 @@ pub enum AccountsCommand {
         #[command(flatten)]
         db: DbArgs,
     },
-    /// Change an account's company profile or webhook URL.
+    /// Change an account's company profile, webhook URL or reward switch.
     Update {
         account_id: String,
+        /// Switch the rewards feature on or off, in both modes.
+        #[arg(long, value_parser = ["on", "off"])]
+        rewards: Option<String>,
         /// Where its webhooks go (sandbox and live), an http(s) URL.
         #[arg(long)]
         webhook_url: Option<String>,
@@ -234,6 +263,35 @@ pub enum AccountsCommand {
         /// A URL of the company's utility bill (registering cardholders needs it).
         #[arg(long)]
         utility_bill_url: Option<String>,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum RewardsCommand {
+    /// Replace the rewards catalogue with FILE (.json, or .csv; see
+    /// docs/rewards.md); nothing changes if any line breaks a rule.
+    Import {
+        file: PathBuf,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Print an account's reward rules of a mode as JSON, after changing
+    /// the ones given.
+    Rules {
+        account_id: String,
+        #[arg(long, value_parser = ["test", "live"])]
+        mode: String,
+        /// A calendar month's spending (USD cents) must be greater than this.
+        #[arg(long)]
+        spend_threshold: Option<String>,
+        /// Approved debits in a calendar month that earn a reward.
+        #[arg(long)]
+        monthly_debits: Option<u32>,
+        /// Days without an approved debit that earn a reward.
+        #[arg(long)]
+        inactivity_days: Option<u32>,
         #[command(flatten)]
         db: DbArgs,
     },

@@ -3,12 +3,15 @@
 use crate::cli::{DEFAULT_DATABASE_URL, DbArgs, ServeArgs, WorkerCommand};
 use crate::wiring::Open;
 use crate::{wiring, workers};
-use actix_web::{HttpServer, web};
+use actix_web::HttpServer;
 use anyhow::Context;
 use app::accounts::{AccountDetails, AccountUpdate};
+use domain::Mode;
 use domain::ids::{AccountId, CardholderId, JobId};
 use ports::ledger::LedgerAudit;
+use ports::merchants::MerchantCatalogue;
 use serde_json::json;
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -33,15 +36,18 @@ pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         false => None,
     };
     give_sandbox_webhook_secrets(&app).await?;
-    let data = web::Data::new(app);
+    let data = actix_web::web::Data::new(app);
     if !args.no_workers {
         workers::spawn(data.clone().into_inner(), &args.worker, sqlite);
     }
     let relay_data = data.clone();
-    let server = HttpServer::new(move || api::build(data.clone(), api::Surface::Base))
-        .client_request_timeout(REQUEST_HEAD_TIMEOUT)
-        .bind(args.listen)
-        .with_context(|| format!("listening on {}", args.listen))?;
+    let pages = page_paths(args);
+    let server = HttpServer::new(move || {
+        api::build(data.clone(), api::Surface::Base).configure(|cfg| web::configure(cfg, &pages))
+    })
+    .client_request_timeout(REQUEST_HEAD_TIMEOUT)
+    .bind(args.listen)
+    .with_context(|| format!("listening on {}", args.listen))?;
     let relay = HttpServer::new(move || api::build(relay_data.clone(), api::Surface::Relay))
         .client_request_timeout(REQUEST_HEAD_TIMEOUT)
         .bind(args.relay_listen)
@@ -72,6 +78,17 @@ pub async fn worker(args: &WorkerCommand, serve: &ServeArgs) -> anyhow::Result<E
 
 /// Accounts made before each mode had its own webhook secret get their
 /// sandbox one (a migration cannot seal under the master key).
+/// Where the hosted pages are served: the paths of their public URLs.
+fn page_paths(args: &ServeArgs) -> web::PagePaths {
+    let defaults = web::PagePaths::default();
+    let path = |url: &Option<url::Url>, default: String| url.as_ref().map_or(default, |u| u.path().to_string());
+    web::PagePaths {
+        rewards: path(&args.rewards_web_url, defaults.rewards),
+        graphs: path(&args.graphs_web_url, defaults.graphs),
+        secure: args.rewards_web_url.as_ref().is_some_and(|u| u.scheme() == "https"),
+    }
+}
+
 async fn give_sandbox_webhook_secrets(app: &app::App) -> anyhow::Result<()> {
     let given = app
         .give_sandbox_webhook_secrets()
@@ -124,11 +141,69 @@ pub async fn update_account(
     serve: &ServeArgs,
     account_id: &str,
     update: &AccountUpdate,
+    rewards: Option<bool>,
 ) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, Open::Existing).await?;
     let app = wiring::app(db, db_args, serve, &serve.worker).await?;
-    app.update_account(&AccountId::new(account_id), update).await?;
+    let account = AccountId::new(account_id);
+    let profile = [&update.webhook_url, &update.company_address, &update.utility_bill_url];
+    if rewards.is_none() || profile.iter().any(|field| field.is_some()) {
+        app.update_account(&account, update).await?;
+    }
+    if let Some(on) = rewards {
+        for mode in [Mode::Test, Mode::Live] {
+            let switch = app::rewards::RulesChange {
+                enabled: Some(on),
+                ..Default::default()
+            };
+            app.change_reward_rules(&account, mode, switch).await?;
+        }
+        // Logged as an operator's act: the feature is switched by support.
+        tracing::info!(account = %account, on, "rewards switched");
+    }
     println!("account {account_id} updated");
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn import_rewards(db_args: &DbArgs, serve: &ServeArgs, file: &Path) -> anyhow::Result<ExitCode> {
+    let merchants = adapters::merchant_catalogue::ShippedCatalogue::load();
+    let catalogue = match adapters::rewards_catalogue::read(file, |name| merchants.knows(name)) {
+        Ok(catalogue) => catalogue,
+        Err(e) => {
+            eprintln!("error: {}: {e}", file.display());
+            return Ok(ExitCode::FAILURE);
+        }
+    };
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
+    app.import_rewards_catalogue(&catalogue).await?;
+    println!(
+        "rewards catalogue imported: {} promo codes, {} deals",
+        catalogue.promo_codes.len(),
+        catalogue.deals.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn reward_rules(
+    db_args: &DbArgs,
+    serve: &ServeArgs,
+    account_id: &str,
+    mode: Mode,
+    change: app::rewards::RulesChange,
+) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
+    let rules = app
+        .change_reward_rules(&AccountId::new(account_id), mode, change)
+        .await?;
+    let line = json!({
+        "enabled": rules.enabled,
+        "spend_threshold": rules.spend_threshold.to_string(),
+        "monthly_debits": rules.monthly_debits,
+        "inactivity_days": rules.inactivity_days,
+    });
+    println!("{line}");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -7,7 +7,7 @@ mod wiring;
 mod workers;
 
 use clap::Parser;
-use cli::{AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, ReviewCommand};
+use cli::{AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, ReviewCommand, RewardsCommand};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
@@ -75,6 +75,7 @@ async fn main() -> ExitCode {
         }
         Some(Command::Accounts(AccountsCommand::Update {
             account_id,
+            rewards,
             webhook_url,
             company_address,
             utility_bill_url,
@@ -85,7 +86,32 @@ async fn main() -> ExitCode {
                 company_address,
                 utility_bill_url,
             };
-            commands::update_account(&db, &serve, &account_id, &update).await
+            let rewards = rewards.map(|r| r == "on");
+            commands::update_account(&db, &serve, &account_id, &update, rewards).await
+        }
+        Some(Command::Rewards(RewardsCommand::Import { file, db })) => {
+            commands::import_rewards(&db, &serve, &file).await
+        }
+        Some(Command::Rewards(RewardsCommand::Rules {
+            account_id,
+            mode,
+            spend_threshold,
+            monthly_debits,
+            inactivity_days,
+            db,
+        })) => {
+            let change = app::rewards::RulesChange {
+                enabled: None,
+                spend_threshold,
+                monthly_debits,
+                inactivity_days,
+            };
+            let mode = if mode == "live" {
+                domain::Mode::Live
+            } else {
+                domain::Mode::Test
+            };
+            commands::reward_rules(&db, &serve, &account_id, mode, change).await
         }
         Some(Command::Review(ReviewCommand::List { db })) => commands::review_list(&db, &serve).await,
         Some(Command::Review(ReviewCommand::Approve { cardholder_id, db })) => {

@@ -1,6 +1,6 @@
 use super::events::EventRow;
 use super::jobs::JobRow;
-use super::schema::{card_transactions, events, jobs, reward_catalogues, reward_rules, rewards};
+use super::schema::{accounts, card_transactions, events, jobs, reward_catalogues, reward_rules, rewards};
 use super::{Db, with_conn};
 use diesel::dsl::max;
 use diesel::prelude::*;
@@ -77,27 +77,39 @@ impl RewardStore for Db {
         })
     }
 
-    async fn set_rules(&self, account: &AccountId, mode: Mode, rules: RewardRules) -> Result<(), StoreError> {
+    async fn set_rules(&self, account: &AccountId, mode: Mode, rules: RewardRules) -> Result<bool, StoreError> {
         let values = (
             reward_rules::enabled.eq(rules.enabled),
             reward_rules::spend_threshold.eq(rules.spend_threshold.minor()),
             reward_rules::monthly_debits.eq(i32::try_from(rules.monthly_debits).unwrap_or(i32::MAX)),
             reward_rules::inactivity_days.eq(i32::try_from(rules.inactivity_days).unwrap_or(i32::MAX)),
         );
-        with_conn!(self.pool(), |conn| {
-            diesel::insert_into(reward_rules::table)
-                .values((
-                    reward_rules::account_id.eq(account.as_str()),
-                    reward_rules::livemode.eq(mode.is_live()),
-                    values,
-                ))
-                .on_conflict((reward_rules::account_id, reward_rules::livemode))
-                .do_update()
-                .set(values)
-                .execute(conn)
-                .await
+        let set = with_conn!(self.pool(), |conn| {
+            conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                let exists = accounts::table
+                    .find(account.as_str())
+                    .count()
+                    .get_result::<i64>(conn)
+                    .await?;
+                if exists == 0 {
+                    return Ok(false);
+                }
+                diesel::insert_into(reward_rules::table)
+                    .values((
+                        reward_rules::account_id.eq(account.as_str()),
+                        reward_rules::livemode.eq(mode.is_live()),
+                        values,
+                    ))
+                    .on_conflict((reward_rules::account_id, reward_rules::livemode))
+                    .do_update()
+                    .set(values)
+                    .execute(conn)
+                    .await?;
+                Ok(true)
+            })
+            .await
         })?;
-        Ok(())
+        Ok(set)
     }
 
     async fn catalogue(&self) -> Result<Catalogue, StoreError> {
@@ -170,7 +182,12 @@ impl RewardStore for Db {
         Ok(awarded)
     }
 
-    async fn list(&self, account: &AccountId, mode: Mode, cardholder: &CardholderId) -> Result<Vec<RewardRecord>, StoreError> {
+    async fn list(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        cardholder: &CardholderId,
+    ) -> Result<Vec<RewardRecord>, StoreError> {
         let rows = with_conn!(self.pool(), |conn| {
             rewards::table
                 .filter(rewards::cardholder_id.eq(cardholder.as_str()))
@@ -231,7 +248,8 @@ impl RewardStore for Db {
         let mut spending: Vec<Spending> = vec![];
         for (code, amount) in rows {
             let currency = Currency::parse("currency", &code).map_err(|e| StoreError::new(e.to_string()))?;
-            let amount = Amount::from_minor(amount).ok_or_else(|| StoreError::new("a debit's amount is out of range"))?;
+            let amount =
+                Amount::from_minor(amount).ok_or_else(|| StoreError::new("a debit's amount is out of range"))?;
             let at = match spending.iter().position(|s| s.currency == currency) {
                 Some(at) => at,
                 None => {
@@ -250,7 +268,12 @@ impl RewardStore for Db {
         Ok(spending)
     }
 
-    async fn last_debit(&self, account: &AccountId, mode: Mode, cardholder: &CardholderId) -> Result<Option<Timestamp>, StoreError> {
+    async fn last_debit(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        cardholder: &CardholderId,
+    ) -> Result<Option<Timestamp>, StoreError> {
         let last = with_conn!(self.pool(), |conn| {
             card_transactions::table
                 .filter(card_transactions::cardholder_id.eq(cardholder.as_str()))

@@ -14,6 +14,7 @@ pub mod health;
 pub mod naira_cards;
 pub mod processor;
 pub mod relay;
+pub mod rewards;
 pub mod test_clock;
 pub mod wallets;
 pub mod webhook;
@@ -73,6 +74,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
                     "/naira_cards/complete_3ds",
                     web::post().to(card_transactions::complete_3ds),
                 ))
+                .service(endpoint(
+                    "/reward/assign_reward",
+                    web::post().to(rewards::assign_reward),
+                ))
                 .service(endpoint("/test_clock", web::get().to(test_clock::get_test_clock)))
                 .service(endpoint(
                     "/test_clock/advance",
@@ -126,6 +131,16 @@ fn both_modes(cfg: &mut web::ServiceConfig) {
         web::get().to(cardholders::get_all_cardholder),
     ))
     .configure(card_endpoints)
+    .service(endpoint(
+        "/reward/get_cardholder_rewards",
+        web::get().to(rewards::get_cardholder_rewards),
+    ))
+    .service(
+        web::resource("/reward/rules")
+            .route(web::get().to(rewards::get_rules))
+            .route(web::patch().to(rewards::update_rules))
+            .default_service(web::to(method_not_allowed)),
+    )
     .service(endpoint("/events", web::get().to(events::list_events)))
     .service(endpoint("/events/{event_id}", web::get().to(events::get_event)))
     .service(endpoint(

@@ -240,11 +240,7 @@ impl App {
             reference_held: debit.reference_held,
             now,
         };
-        let outcome = self
-            .ports
-            .card_transactions
-            .debit(attempt, Box::new(notices))
-            .await?;
+        let outcome = self.ports.card_transactions.debit(attempt, Box::new(notices)).await?;
         if outcome.decision == Decision::Approve {
             self.after_approved_debit(&owner_account, mode, &outcome.cardholder_id)
                 .await;

@@ -5,14 +5,16 @@
 mod pages;
 mod rules;
 
-pub use pages::{ChartKind, DealPage, DealQuery, PageError, PageSession, SpendingChart};
+pub use pages::{
+    CHART_MONTHS, ChartKind, DealPage, DealQuery, PAGE_SESSION_SECS, PageError, PageSession, SpendingChart,
+};
 pub use rules::{RulesChange, Switches};
 
 use crate::{App, Caller, RequestError};
 use domain::events::payloads::{Event, RewardAssigned};
 use domain::ids::{AccountId, CardholderId, EventId};
-use domain::rewards::Reward;
 use domain::rewards::rules::Rule;
+use domain::rewards::{Catalogue, Reward};
 use domain::{DomainError, ErrorKind, InvalidInput, Mode, Timestamp};
 use ports::StoreError;
 use ports::rewards::{NewReward, RewardRecord};
@@ -71,7 +73,10 @@ impl App {
         let cardholder = CardholderId::new(domain::required(cardholder_id, "cardholder_id")?);
         self.cardholder_of(caller, &cardholder).await?;
         let now = self.now_for(&caller.account_id, caller.mode).await?;
-        if !self.give((&caller.account_id, caller.mode, &cardholder), None, now).await? {
+        if !self
+            .give((&caller.account_id, caller.mode, &cardholder), None, now)
+            .await?
+        {
             return Err(RewardError::NothingToGive);
         }
         Ok(())
@@ -79,7 +84,11 @@ impl App {
 
     /// The cardholder's rewards, oldest first; unclaimed deals with their
     /// token.
-    pub async fn get_cardholder_rewards(&self, caller: &Caller, cardholder_id: &str) -> Result<Vec<RewardView>, RewardError> {
+    pub async fn get_cardholder_rewards(
+        &self,
+        caller: &Caller,
+        cardholder_id: &str,
+    ) -> Result<Vec<RewardView>, RewardError> {
         let cardholder = CardholderId::new(cardholder_id);
         self.cardholder_of(caller, &cardholder).await?;
         let now = self.now_for(&caller.account_id, caller.mode).await?;
@@ -96,6 +105,18 @@ impl App {
                 now,
             })
             .collect())
+    }
+
+    /// Replaces the rewards catalogue (the operator's), after checking
+    /// every rule against the merchant catalogue.
+    pub async fn import_rewards_catalogue(&self, catalogue: &Catalogue) -> Result<(), RewardError> {
+        let merchants = &self.ports.merchants;
+        catalogue
+            .validate(|name| merchants.knows(name))
+            .map_err(|e| e.problem)?;
+        let now = self.ports.clock.now();
+        self.ports.rewards.import_catalogue(catalogue, now).await?;
+        Ok(())
     }
 
     /// A cardholder of the caller's account and mode, or 400.

@@ -87,7 +87,10 @@ fn mode_of(environment: Option<&str>) -> Result<Mode, PageError> {
     match environment {
         Some("sandbox") => Ok(Mode::Test),
         None | Some("production") => Ok(Mode::Live),
-        Some(_) => Err(PageError::bad("environment", "must be sandbox, or absent in production")),
+        Some(_) => Err(PageError::bad(
+            "environment",
+            "must be sandbox, or absent in production",
+        )),
     }
 }
 
@@ -97,7 +100,10 @@ impl App {
     /// card), and starts the page session.
     pub async fn open_deal_page(&self, query: DealQuery) -> Result<(DealPage, PageSession), PageError> {
         let mode = mode_of(query.environment.as_deref())?;
-        let token = query.reward_token.as_deref().ok_or(PageError::bad("reward_token", "is required"))?;
+        let token = query
+            .reward_token
+            .as_deref()
+            .ok_or(PageError::bad("reward_token", "is required"))?;
         let card_token = query.card_token.ok_or(PageError::bad("card_token", "is required"))?;
         let merchant = query.merchant.ok_or(PageError::bad("merchant", "is required"))?;
         let (id, mac) = token.split_once('.').ok_or(PageError::Expired)?;
@@ -119,7 +125,10 @@ impl App {
         }
         let card = self.use_card_token(Some(mode), &Secret::new(card_token), false).await?;
         if card.account_id != reward.account_id || card.cardholder_id != reward.cardholder_id {
-            return Err(PageError::bad("card_token", "is not for a card of this reward's cardholder"));
+            return Err(PageError::bad(
+                "card_token",
+                "is not for a card of this reward's cardholder",
+            ));
         }
         let expires = self.ports.clock.now().plus(PAGE_SESSION_SECS);
         let body = format!("{id}.{}", expires.unix());
@@ -151,12 +160,17 @@ impl App {
             return Err(PageError::Expired);
         }
         if !same(csrf, &self.ports.vault.keyed_hash(session, "page_csrf")) {
-            return Err(PageError::bad("csrf", "does not match this page; open it again from the app"));
+            return Err(PageError::bad(
+                "csrf",
+                "does not match this page; open it again from the app",
+            ));
         }
         let reward = self.ports.rewards.get(id).await?.ok_or(PageError::Expired)?;
         let claimed = match reward.reward.claim(product) {
             Ok(claimed) => claimed,
-            Err(ClaimRefused::NotOffered) => return Err(PageError::bad("product", "is not one of this deal's products")),
+            Err(ClaimRefused::NotOffered) => {
+                return Err(PageError::bad("product", "is not one of this deal's products"));
+            }
             Err(ClaimRefused::AlreadyClaimed) => reward.reward.clone(),
         };
         let now = self.now_for(&reward.account_id, reward.mode).await?;
@@ -176,7 +190,11 @@ impl App {
 
     /// The spending of the card a card token is for (redeemed), by month
     /// or by transaction group.
-    pub async fn spending_chart(&self, card_token: Option<String>, chart_type: Option<&str>) -> Result<SpendingChart, PageError> {
+    pub async fn spending_chart(
+        &self,
+        card_token: Option<String>,
+        chart_type: Option<&str>,
+    ) -> Result<SpendingChart, PageError> {
         let kind = match chart_type {
             Some("bar_chart") => ChartKind::Bar,
             Some("pie_chart") => ChartKind::Pie,
@@ -220,7 +238,12 @@ impl App {
 
     /// The card's approved debits from `from` to `now`: when, the
     /// transaction group, and how much.
-    async fn debits_since(&self, card: &CardRecord, from: Timestamp, now: Timestamp) -> Result<Vec<(Timestamp, String, Amount)>, StoreError> {
+    async fn debits_since(
+        &self,
+        card: &CardRecord,
+        from: Timestamp,
+        now: Timestamp,
+    ) -> Result<Vec<(Timestamp, String, Amount)>, StoreError> {
         let mut debits = vec![];
         for number in 1.. {
             let page = Page { number, size: 100 };

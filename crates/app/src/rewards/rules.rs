@@ -7,9 +7,9 @@
 
 use super::RewardError;
 use crate::{App, Caller};
+use domain::cards::product::Product;
 use domain::ids::{AccountId, CardholderId};
 use domain::rewards::rules::{MonthActivity, RewardRules, Rule};
-use domain::cards::product::Product;
 use domain::{Amount, Mode, Timestamp};
 use ports::StoreError;
 use ports::jobs::JobKind;
@@ -22,7 +22,10 @@ pub const SWITCH_CACHE_SECS: i64 = 10;
 
 /// The reward switch of each account and mode this process read lately.
 #[derive(Clone, Default)]
-pub struct Switches(Arc<Mutex<HashMap<(AccountId, Mode), (bool, Timestamp)>>>);
+pub struct Switches(Arc<Mutex<HashMap<(AccountId, Mode), Switch>>>);
+
+/// A switch as read: on or off, and when.
+type Switch = (bool, Timestamp);
 
 /// A change of rules: each field given replaces the current one.
 #[derive(Debug, Clone, Default)]
@@ -70,7 +73,9 @@ impl App {
             inactivity_days: change.inactivity_days.unwrap_or(current.inactivity_days),
         }
         .validate()?;
-        self.ports.rewards.set_rules(account, mode, rules).await?;
+        if !self.ports.rewards.set_rules(account, mode, rules).await? {
+            return Err(domain::InvalidInput::new("account_id", "no account with this id").into());
+        }
         self.reward_switches.forget(account, mode);
         Ok(rules)
     }
@@ -103,10 +108,16 @@ impl App {
     /// The `RewardRules` job: `<cardholder>` after a debit (the month
     /// rules, then plan the inactivity check), or `<cardholder> <unix>`
     /// when the inactivity period after the debit at `<unix>` ends.
-    pub(crate) async fn run_reward_rules(&self, (account, mode): (&AccountId, Mode), subject: &str) -> Result<(), String> {
+    pub(crate) async fn run_reward_rules(
+        &self,
+        (account, mode): (&AccountId, Mode),
+        subject: &str,
+    ) -> Result<(), String> {
         let (cardholder, after) = match subject.split_once(' ') {
             Some((cardholder, at)) => {
-                let at = at.parse::<i64>().map_err(|_| format!("a reward job's subject is unreadable: {subject}"))?;
+                let at = at
+                    .parse::<i64>()
+                    .map_err(|_| format!("a reward job's subject is unreadable: {subject}"))?;
                 (CardholderId::new(cardholder), Some(Timestamp::from_unix(at)))
             }
             None => (CardholderId::new(subject), None),

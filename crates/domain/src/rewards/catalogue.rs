@@ -124,7 +124,10 @@ impl PromoCode {
             ));
         }
         if !known_merchant(&self.merchant) {
-            return Err(InvalidInput::new("merchant", "must be a merchant of the merchant catalogue"));
+            return Err(InvalidInput::new(
+                "merchant",
+                "must be a merchant of the merchant catalogue",
+            ));
         }
         text("description", &self.description, 300)?;
         end_of_day("valid_till", &self.valid_till)?;
@@ -160,7 +163,10 @@ impl Deal {
             };
             text("name", &product.name, 100).map_err(at)?;
             if !names.insert(product.name.as_str()) {
-                return Err(at(InvalidInput::new("name", "must differ from the deal's other products")));
+                return Err(at(InvalidInput::new(
+                    "name",
+                    "must differ from the deal's other products",
+                )));
             }
             product.promo_code.check(known_merchant).map_err(at)?;
             if product.promo_code.merchant != self.merchant {
@@ -282,18 +288,55 @@ pub(crate) mod tests {
 
     #[test]
     fn each_broken_rule_names_its_item_and_field() {
-        let cases: Vec<(Box<dyn Fn(&mut Catalogue)>, Item, &str)> = vec![
-            (Box::new(|c| c.promo_codes[0].merchant = "Nobody".into()), Item::PromoCode(0), "merchant"),
-            (Box::new(|c| c.promo_codes[0].valid_till = "31/01/2027".into()), Item::PromoCode(0), "valid_till"),
-            (Box::new(|c| c.promo_codes[0].success_record = 101), Item::PromoCode(0), "success_record"),
-            (Box::new(|c| c.promo_codes[0].product_link = "ftp://x".into()), Item::PromoCode(0), "product_link"),
-            (Box::new(|c| c.promo_codes[0].coupon_code = "A B".into()), Item::PromoCode(0), "coupon_code"),
-            (Box::new(|c| c.promo_codes[0].description = "a\0b".into()), Item::PromoCode(0), "description"),
+        type Break = Box<dyn Fn(&mut Catalogue)>;
+        let cases: Vec<(Break, Item, &str)> = vec![
+            (
+                Box::new(|c| c.promo_codes[0].merchant = "Nobody".into()),
+                Item::PromoCode(0),
+                "merchant",
+            ),
+            (
+                Box::new(|c| c.promo_codes[0].valid_till = "31/01/2027".into()),
+                Item::PromoCode(0),
+                "valid_till",
+            ),
+            (
+                Box::new(|c| c.promo_codes[0].success_record = 101),
+                Item::PromoCode(0),
+                "success_record",
+            ),
+            (
+                Box::new(|c| c.promo_codes[0].product_link = "ftp://x".into()),
+                Item::PromoCode(0),
+                "product_link",
+            ),
+            (
+                Box::new(|c| c.promo_codes[0].coupon_code = "A B".into()),
+                Item::PromoCode(0),
+                "coupon_code",
+            ),
+            (
+                Box::new(|c| c.promo_codes[0].description = "a\0b".into()),
+                Item::PromoCode(0),
+                "description",
+            ),
             (Box::new(|c| c.deals[0].id = "promo_1".into()), Item::Deal(0), "id"),
             (Box::new(|c| c.deals[0].products.clear()), Item::Deal(0), "products"),
-            (Box::new(|c| c.deals[0].products[1].name = "Headphones".into()), Item::Product(0, 1), "name"),
-            (Box::new(|c| c.deals[0].products[1].promo_code.id = "promo_1".into()), Item::Product(0, 1), "id"),
-            (Box::new(|c| c.deals[0].products[0].promo_code.id = "".into()), Item::Product(0, 0), "id"),
+            (
+                Box::new(|c| c.deals[0].products[1].name = "Headphones".into()),
+                Item::Product(0, 1),
+                "name",
+            ),
+            (
+                Box::new(|c| c.deals[0].products[1].promo_code.id = "promo_1".into()),
+                Item::Product(0, 1),
+                "id",
+            ),
+            (
+                Box::new(|c| c.deals[0].products[0].promo_code.id = "".into()),
+                Item::Product(0, 0),
+                "id",
+            ),
             (Box::new(|c| *c = Catalogue::default()), Item::Whole, "catalogue"),
         ];
         for (n, (breaks, item, field)) in cases.into_iter().enumerate() {

@@ -119,7 +119,14 @@ mod tests {
     #[test]
     fn the_defaults_are_the_contracts_and_earn_nothing_while_off() {
         let rules = RewardRules::default();
-        assert_eq!((rules.spend_threshold.minor(), rules.monthly_debits, rules.inactivity_days), (9_900, 2, 21));
+        assert_eq!(
+            (
+                rules.spend_threshold.minor(),
+                rules.monthly_debits,
+                rules.inactivity_days
+            ),
+            (9_900, 2, 21)
+        );
         assert!(rules.earned(month(1_000_000, 100)).is_empty());
     }
 
@@ -133,7 +140,11 @@ mod tests {
 
     #[test]
     fn changes_are_bounded() {
-        for (debits, days, field) in [(0, 21, "monthly_debits"), (2, 0, "inactivity_days"), (2, 367, "inactivity_days")] {
+        for (debits, days, field) in [
+            (0, 21, "monthly_debits"),
+            (2, 0, "inactivity_days"),
+            (2, 367, "inactivity_days"),
+        ] {
             let change = RewardRules {
                 monthly_debits: debits,
                 inactivity_days: days,

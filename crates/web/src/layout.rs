@@ -1,0 +1,69 @@
+//! The page shell, the headers every page carries, and error pages.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, HttpResponseBuilder};
+use app::rewards::PageError;
+use maud::{DOCTYPE, Markup, html};
+
+/// Nothing but this service's stylesheet, inline SVG and a form posting
+/// back here: no script, frame, font or image from anywhere.
+const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'self'";
+
+/// A page with the service's headers: the URL holds single-use tokens,
+/// so no referrer leaves it.
+pub fn page(status: StatusCode, title: &str, body: Markup) -> HttpResponse {
+    respond(HttpResponse::build(status), title, body)
+}
+
+pub fn respond(mut response: HttpResponseBuilder, title: &str, body: Markup) -> HttpResponse {
+    let markup = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) }
+                link rel="stylesheet" href=(crate::STYLESHEET);
+            }
+            body { main { (body) } }
+        }
+    };
+    response
+        .content_type("text/html; charset=utf-8")
+        .insert_header(("Content-Security-Policy", CSP))
+        .insert_header(("Referrer-Policy", "no-referrer"))
+        .insert_header(("X-Content-Type-Options", "nosniff"))
+        .body(markup.into_string())
+}
+
+/// The page an error shows: what went wrong and what to do, never more.
+pub fn error_page(error: PageError) -> HttpResponse {
+    let (status, title) = match &error {
+        PageError::BadLink { .. } => (StatusCode::BAD_REQUEST, "This link is not right"),
+        PageError::Expired => (StatusCode::UNAUTHORIZED, "This link has expired"),
+        PageError::Claimed => (StatusCode::CONFLICT, "Already claimed"),
+        PageError::Store(e) => {
+            tracing::error!(error = %e, "a hosted page failed");
+            (StatusCode::SERVICE_UNAVAILABLE, "Please try again")
+        }
+    };
+    let message = match &error {
+        PageError::Store(_) => "Something went wrong on our side. Please try again in a moment.".to_string(),
+        e => e.to_string(),
+    };
+    page(
+        status,
+        title,
+        html! {
+            h1 { (title) }
+            p.error role="alert" { (message) }
+        },
+    )
+}
+
+pub async fn stylesheet() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/css; charset=utf-8")
+        .insert_header(("X-Content-Type-Options", "nosniff"))
+        .body(include_str!("../static/page.css"))
+}
