@@ -35,7 +35,7 @@ pub enum LogFormat {
 #[derive(Subcommand)]
 pub enum Command {
     /// Run the HTTP API (the default when no command is given).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Run background jobs (webhook deliveries, ...) without the API.
     Worker(WorkerCommand),
     /// Apply pending database migrations and exit.
