@@ -16,6 +16,7 @@ mod lock_order;
 mod logs;
 mod naira_cards;
 mod relay;
+mod rewards;
 mod test_clock;
 mod utility;
 mod wallets;
