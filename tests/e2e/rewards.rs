@@ -29,7 +29,7 @@ fn cli(db: &TestDb, args: &[&str]) -> (bool, String) {
 }
 
 /// Imports `catalogue` written to a file ending in `extension`.
-fn import(db: &TestDb, extension: &str, catalogue: &str) -> (bool, String) {
+pub(crate) fn import(db: &TestDb, extension: &str, catalogue: &str) -> (bool, String) {
     let file = tempfile::Builder::new().suffix(extension).tempfile().unwrap();
     std::fs::write(file.path(), catalogue).unwrap();
     cli(db, &["rewards", "import", file.path().to_str().unwrap()])
@@ -37,14 +37,14 @@ fn import(db: &TestDb, extension: &str, catalogue: &str) -> (bool, String) {
 
 /// A catalogue of one deal of two products.
 pub(crate) fn one_deal() -> String {
-    let promo = |id: &str, code: &str| {
-        json!({"id": id, "coupon_code": code, "merchant": "Jumia", "description": format!("{code} <off>"),
+    let promo = |id: &str, code: &str, description: &str| {
+        json!({"id": id, "coupon_code": code, "merchant": "Jumia", "description": description,
                "valid_till": "2030-01-31", "success_record": 90, "upvotes": 3, "downvotes": 1,
                "product_link": "https://www.jumia.com.ng/"})
     };
     json!({"deals": [{"id": "deal_phones", "merchant": "Jumia", "description": "Pick a phone accessory",
-                      "products": [{"name": "Charger", "promo_code": promo("promo_charger", "CHARGE20")},
-                                   {"name": "Case", "promo_code": promo("promo_case", "CASE15")}]}]})
+                      "products": [{"name": "Charger", "promo_code": promo("promo_charger", "CHARGE20", "20% off fast chargers & cables")},
+                                   {"name": "Case", "promo_code": promo("promo_case", "CASE15", "15% off phone cases & screen guards")}]}]})
     .to_string()
 }
 
@@ -182,7 +182,8 @@ async fn a_deal_is_assigned_listed_and_claimed_once_on_its_page() {
         assert!(text(&wrong_merchant).contains("merchant"));
         let production = page(&s, &deal_url(&token, &card_token, "Jumia", None), None).await;
         assert_eq!(production.status, 401, "a sandbox reward is no production one");
-        let forged = format!("{}0", &token[..token.len() - 1]);
+        let flipped = if token.ends_with('0') { '1' } else { '0' };
+        let forged = format!("{}{flipped}", &token[..token.len() - 1]);
         let forged = page(&s, &deal_url(&forged, &card_token, "Jumia", Some("sandbox")), None).await;
         assert_eq!(forged.status, 401);
 
@@ -199,7 +200,7 @@ async fn a_deal_is_assigned_listed_and_claimed_once_on_its_page() {
         let cookie = set_cookie.split(';').next().unwrap().to_string();
         let html = text(&opened);
         assert!(
-            html.contains("Charger") && html.contains("CHARGE20 &lt;off&gt;"),
+            html.contains("Charger") && html.contains("chargers &amp; cables"),
             "escaped: {html}"
         );
         let csrf = html
