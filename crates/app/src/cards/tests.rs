@@ -301,7 +301,9 @@ mod debits {
     use super::*;
     use crate::cards::MockDebit;
     use domain::cards::authorization::{Decision, DeclineReason};
+    use domain::rewards::rules::RewardRules;
     use ports::card_transactions::DebitOutcome;
+    use ports::jobs::JobKind;
     use ports::merchants::Merchant;
 
     fn posting(m: &mut Mocks, decision: Decision, card_deleted: bool) {
@@ -354,6 +356,11 @@ mod debits {
     async fn an_approval_reports_nothing_and_answers_with_a_generated_reference() {
         let mut m = Mocks::default();
         posting(&mut m, Decision::Approve, false);
+        // Rewards are off: no reward job.
+        m.rewards
+            .expect_rules()
+            .times(1)
+            .returning(|_, _| Ok(RewardRules::default()));
         let (card, reference, done) = m
             .app()
             .mock_debit_transaction(&caller(Mode::Test), domain::Currency::Usd, body())
@@ -361,6 +368,40 @@ mod debits {
             .unwrap();
         assert_eq!((card.as_str(), reference.as_str()), ("card_1", "mock_u"));
         assert_eq!(done, crate::cards::Completion::Approved);
+    }
+
+    #[tokio::test]
+    async fn approvals_of_an_account_with_rewards_on_queue_its_cardholders_rule_job() {
+        let mut m = Mocks::default();
+        posting(&mut m, Decision::Approve, false);
+        let on = RewardRules {
+            enabled: true,
+            ..RewardRules::default()
+        };
+        m.rewards.expect_rules().times(1).returning(move |_, _| Ok(on));
+        m.jobs
+            .expect_schedule()
+            .withf(|job, _, mode| job.kind == JobKind::RewardRules && job.subject == "ch_1" && *mode == Mode::Test)
+            .times(1)
+            .returning(|_, _, _| Ok(()));
+        let app = m.app();
+        app.mock_debit_transaction(&caller(Mode::Test), domain::Currency::Usd, body())
+            .await
+            .unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_failing_reward_switch_never_fails_the_approved_debit() {
+        let mut m = Mocks::default();
+        posting(&mut m, Decision::Approve, false);
+        m.rewards
+            .expect_rules()
+            .returning(|_, _| Err(ports::StoreError::new("connection reset".to_string())));
+        let done = m
+            .app()
+            .mock_debit_transaction(&caller(Mode::Test), domain::Currency::Usd, body())
+            .await;
+        assert!(done.is_ok());
     }
 
     #[tokio::test]

@@ -197,3 +197,43 @@ impl Switches {
         switches.remove(&(account.clone(), mode));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Mocks;
+
+    #[tokio::test]
+    async fn the_switch_is_read_once_per_window_and_forgotten_when_changed() {
+        let mut m = Mocks::default();
+        let at = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(1_000));
+        let clock = at.clone();
+        m.clock
+            .expect_now()
+            .returning(move || Timestamp::from_unix(clock.load(std::sync::atomic::Ordering::SeqCst)));
+        m.ids.expect_unique().returning(|| "u".into());
+        let on = RewardRules {
+            enabled: true,
+            ..RewardRules::default()
+        };
+        // Three reads of the switch, and the change's read of the rules.
+        m.rewards.expect_rules().times(4).returning(move |_, _| Ok(on));
+        m.rewards.expect_set_rules().times(1).returning(|_, _, _| Ok(true));
+        m.jobs.expect_schedule().times(4).returning(|_, _, _| Ok(()));
+        let app = m.app();
+        let (account, holder) = (AccountId::new("acct_1"), CardholderId::new("ch_1"));
+        // Read once, then trusted within the window.
+        app.after_approved_debit(&account, Mode::Test, &holder).await;
+        app.after_approved_debit(&account, Mode::Test, &holder).await;
+        // Read again once the window ends.
+        at.store(1_000 + SWITCH_CACHE_SECS, std::sync::atomic::Ordering::SeqCst);
+        app.after_approved_debit(&account, Mode::Test, &holder).await;
+        // A change through this process is seen at once.
+        let change = RulesChange {
+            monthly_debits: Some(3),
+            ..RulesChange::default()
+        };
+        app.change_reward_rules(&account, Mode::Test, change).await.unwrap();
+        app.after_approved_debit(&account, Mode::Test, &holder).await;
+    }
+}
