@@ -70,9 +70,11 @@ fn driver() -> Option<Driver> {
 /// A headless Chromium window of a phone's size (390x844).
 async fn phone(driver: &Driver) -> Client {
     let mut capabilities = serde_json::Map::new();
+    // A phone's viewport (a desktop window would not go below 500 wide).
     let options = json!({"binary": CHROMIUM,
                          "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                                  "--window-size=390,844", "--hide-scrollbars"]});
+                                  "--hide-scrollbars"],
+                         "mobileEmulation": {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0}}});
     capabilities.insert("goog:chromeOptions".into(), options);
     let connector = hyper_util::client::legacy::connect::HttpConnector::new();
     ClientBuilder::new(connector)
@@ -121,6 +123,8 @@ async fn a_deal_is_claimed_and_the_charts_are_read_in_a_real_browser() {
     let link = deal(&s.card_token(&card).await);
     browser.goto(&link).await.unwrap();
     assert_eq!(heading(&browser).await, "Jumia");
+    let width = browser.execute("return window.innerWidth", vec![]).await.unwrap();
+    assert_eq!(width, json!(390), "a phone's viewport");
     keep(&browser, "deal-page.png").await;
     browser
         .find(Locator::Css("input[value='Case']"))
@@ -149,10 +153,7 @@ async fn a_deal_is_claimed_and_the_charts_are_read_in_a_real_browser() {
     assert_eq!(heading(&browser).await, "Already claimed");
 
     // The charts of known debits in three categories.
-    s.debit(&card, 1_250, "4121", "BOLT.EU/R/9").await;
-    s.debit(&card, 2_000, "4121", "KANO TAXI SERVICES").await;
-    s.debit(&card, 4_599, "5311", "ADEBAYO DEPT STORE").await;
-    s.debit(&card, 700, "7011", "LAGOS GUEST HOUSE").await;
+    s.spend_in_three_categories(&card).await;
     let chart = |kind: &'static str| {
         let s: &Sandbox = &s;
         let card = card.clone();

@@ -630,6 +630,59 @@ async fn the_processor_challenges_a_naira_authorization_and_completes_it_with_th
             .await
             .unwrap();
         assert_eq!(foreign.status(), 400, "another account's card");
+        // The network's fields follow the sandbox's rules.
+        for (field, value) in [
+            ("merchant_category_code", json!("54111")),
+            ("merchant_category_code", json!("\u{0}\u{0}\u{0}\u{0}")),
+            ("merchant", json!("JUMIA\u{0}NG")),
+            ("merchant", json!("M".repeat(201))),
+            ("transaction_reference", json!("net\u{0}7")),
+        ] {
+            let mut bad = authorization(&card, "net-7");
+            bad["three_ds"] = json!(false);
+            bad[field] = value;
+            let refused = s.processor("authorizations", &bad, Some((secret, 0))).await;
+            assert_eq!(refused.status, 400, "{field}: {}", refused.body);
+            assert!(
+                refused.body["message"].as_str().unwrap().starts_with(field),
+                "{}",
+                refused.body
+            );
+        }
+        // A card deleted while its challenge waits: the OTP declines it,
+        // recorded and told, and nothing moves.
+        let doomed = s.funded_naira_card(&holder, 100_000).await;
+        s.processor("authorizations", &authorization(&doomed, "net-8"), Some((secret, 0)))
+            .await;
+        let code = digits(&s.otp(&doomed, "40000").await);
+        let unloaded = s
+            .naira_transfer("unload_naira_card", &doomed, "100000", "net-8-unload")
+            .await;
+        assert_eq!(unloaded.0, 202, "{}", unloaded.1);
+        let mut emptied = 1;
+        for _ in 0..100 {
+            emptied = available(&s.naira_balance(&doomed).await.1);
+            if emptied == 0 {
+                break;
+            }
+        }
+        assert_eq!(emptied, 0);
+        assert_eq!(s.delete(&format!("/cards/delete_card/{doomed}")).await.status, 200);
+        let completion = json!({"card_id": doomed, "transaction_reference": "net-8", "otp": code});
+        let declined = s
+            .processor("authorizations/complete_3ds", &completion, Some((secret, 0)))
+            .await;
+        assert_eq!(
+            (declined.status, declined.body["data"]["reason_code"].as_str()),
+            (200, Some("card_deleted")),
+            "{}",
+            declined.body
+        );
+        let told = event(&receiver, "card_debit_event.declined", |d| {
+            d["transaction_reference"] == "net-8"
+        })
+        .await;
+        assert_eq!(told["decline_code"], "card_deleted");
         let (ok, out) = ledger_check(&db);
         assert!(ok, "{}: {out}", db.backend());
     }

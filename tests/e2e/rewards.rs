@@ -66,6 +66,15 @@ impl Sandbox {
         a.body["data"]["token"].as_str().unwrap().to_string()
     }
 
+    /// Debits of 85.49 USD in all: 32.50 on transport (two), 45.99 at a
+    /// department store, 7.00 for lodging (a service provider).
+    pub(crate) async fn spend_in_three_categories(&self, card: &str) {
+        self.debit(card, 1_250, "4121", "BOLT.EU/R/9").await;
+        self.debit(card, 2_000, "4121", "KANO TAXI SERVICES").await;
+        self.debit(card, 4_599, "5311", "ADEBAYO DEPT STORE").await;
+        self.debit(card, 700, "7011", "LAGOS GUEST HOUSE").await;
+    }
+
     /// A debit of `cents` at a merchant of category `mcc`.
     pub(crate) async fn debit(&self, card: &str, cents: u32, mcc: &str, merchant: &str) {
         let body =
@@ -254,14 +263,17 @@ async fn a_deal_is_assigned_listed_and_claimed_once_on_its_page() {
             .as_str()
             .unwrap()
             .to_string();
-        let foreign = page(
-            &s,
-            &deal_url(&fresh, &s.card_token(&other_card).await, "Jumia", Some("sandbox")),
-            None,
-        )
-        .await;
+        let other_token = s.card_token(&other_card).await;
+        let foreign = page(&s, &deal_url(&fresh, &other_token, "Jumia", Some("sandbox")), None).await;
         assert_eq!(foreign.status, 400, "{}", text(&foreign));
         assert!(text(&foreign).contains("card_token"));
+        let redeem = format!("/cards/get_card_details_from_token?token={other_token}");
+        let kept = s.call_at(&s.server.relay, reqwest::Method::GET, &redeem, None).await;
+        assert_eq!(
+            kept.status, 200,
+            "the other cardholder's token was not used up: {}",
+            kept.body
+        );
         // The production path has no assign_reward.
         assert_eq!(
             client()
@@ -375,10 +387,7 @@ async fn the_charts_page_draws_a_cards_spending_by_month_and_by_category() {
         s.fund_wallet(100_000).await;
         let holder = s.cardholder(64).await;
         let card = s.card(&holder, "20000").await;
-        s.debit(&card, 1_250, "4121", "BOLT.EU/R/9").await;
-        s.debit(&card, 2_000, "4121", "KANO TAXI SERVICES").await;
-        s.debit(&card, 4_599, "5311", "ADEBAYO DEPT STORE").await;
-        s.debit(&card, 700, "7011", "LAGOS GUEST HOUSE").await;
+        s.spend_in_three_categories(&card).await;
         let pan = s
             .call_at(
                 &s.server.relay,
@@ -399,16 +408,16 @@ async fn the_charts_page_draws_a_cards_spending_by_month_and_by_category() {
         )
         .await;
         assert_eq!(pie.status, 200, "{}", text(&pie));
-        let html = text(&pie);
-        assert!(html.contains("<svg"), "{html}");
+        let drawn = text(&pie);
+        assert!(drawn.contains("<svg"), "{drawn}");
         for shown in [
             "Transportation: USD 32.50",
             "Retail outlets: USD 45.99",
             "Service providers: USD 7.00",
         ] {
-            assert!(html.contains(shown), "{shown} in {html}");
+            assert!(drawn.contains(shown), "{shown} in {drawn}");
         }
-        assert!(!html.contains(&pan), "no card number on the page");
+        assert!(!drawn.contains(&pan), "no card number on the page");
         let bar = page(
             &s,
             &format!(
@@ -470,7 +479,47 @@ async fn the_charts_page_draws_a_cards_spending_by_month_and_by_category() {
         .await;
         assert_eq!(empty.status, 200);
         assert!(text(&empty).contains("No spending") && !text(&empty).contains("<svg"));
+        for (method, path, allow) in [("DELETE", "/web/graphs", "GET"), ("PUT", "/web/rewards", "GET, POST")] {
+            let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+            let refused = html(client().request(method, s.server.url(path)).send().await.unwrap()).await;
+            assert_eq!(
+                (refused.status, refused.headers["allow"].to_str().unwrap()),
+                (405, allow)
+            );
+            assert!(text(&refused).contains("<h1>"), "an HTML page");
+        }
         let css = client().get(s.server.url("/web/page.css")).send().await.unwrap();
         assert_eq!(css.headers()["content-type"], "text/css; charset=utf-8");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_promo_code_shows_unavailable_once_its_last_day_ended() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let (s, _) = sandbox(&db, &receiver);
+        let tomorrow = {
+            let clock = s.get("/test_clock").await;
+            let now = clock.body["data"]["now"].as_i64().unwrap();
+            domain::Timestamp::from_unix(now + 86_400).gmt()[..10].to_string()
+        };
+        let catalogue = json!({"promo_codes": [{"id": "promo_soon", "coupon_code": "SOON10", "merchant": "Konga",
+            "description": "10% off today and tomorrow", "valid_till": tomorrow, "success_record": 70,
+            "upvotes": 1, "downvotes": 0, "product_link": "https://www.konga.com/"}]});
+        let (ok, said) = import(&db, ".json", &catalogue.to_string());
+        assert!(ok, "{said}");
+        let holder = s.cardholder(65).await;
+        let assigned = s.post("/reward/assign_reward", json!({"cardholder_id": holder})).await;
+        assert_eq!(assigned.status, 201, "{}", assigned.body);
+        let shown = |r: &Vec<Value>| r[0]["PROMO_CODE"]["is_available"].as_bool();
+        assert_eq!(shown(&s.rewards(&holder).await), Some(true));
+        s.advance(2 * 86_400).await;
+        assert_eq!(shown(&s.rewards(&holder).await), Some(false), "{}", db.backend());
+        // Nothing left to give: the only promo code expired.
+        let none = s.post("/reward/assign_reward", json!({"cardholder_id": holder})).await;
+        assert_eq!(
+            (none.status, none.body["code"].as_str()),
+            (400, Some("no_reward_available"))
+        );
     }
 }

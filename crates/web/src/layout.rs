@@ -61,6 +61,17 @@ pub fn error_page(error: PageError) -> HttpResponse {
     )
 }
 
+/// Another method than the page's: 405, naming the allowed ones.
+pub async fn not_allowed(allow: &'static str) -> HttpResponse {
+    let mut response = HttpResponse::build(StatusCode::METHOD_NOT_ALLOWED);
+    response.insert_header(("Allow", allow));
+    let body = html! {
+        h1 { "Not available" }
+        p.error role="alert" { "This page is opened from the app's link." }
+    };
+    respond(response, "Not available", body)
+}
+
 pub async fn stylesheet() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("text/css; charset=utf-8")

@@ -40,12 +40,14 @@ pub fn configure(cfg: &mut web::ServiceConfig, paths: &PagePaths) {
                 .app_data(bad_input::<web::QueryConfig>("the link's query"))
                 .app_data(bad_input::<web::FormConfig>("the form"))
                 .route(web::get().to(deal::open))
-                .route(web::post().to(deal::claim)),
+                .route(web::post().to(deal::claim))
+                .default_service(web::to(|| layout::not_allowed("GET, POST"))),
         )
         .service(
             web::resource(paths.graphs.as_str())
                 .app_data(bad_input::<web::QueryConfig>("the link's query"))
-                .route(web::get().to(charts::show)),
+                .route(web::get().to(charts::show))
+                .default_service(web::to(|| layout::not_allowed("GET"))),
         );
 }
 

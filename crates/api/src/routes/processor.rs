@@ -11,7 +11,7 @@ use crate::extract::{parse_json, payload_too_large};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::cards::{AuthorizationAnswer, AuthorizationRequest, Verdict};
-use domain::{InvalidInput, Mode};
+use domain::Mode;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -118,9 +118,6 @@ fn signed<T: DeserializeOwned>(app: &app::App, req: &HttpRequest, body: &[u8]) -
 )]
 pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, ApiError> {
     let (mode, parsed): (_, AuthorizationBody) = signed(&app, &req, &body)?;
-    if parsed.merchant.trim().is_empty() || parsed.transaction_reference.trim().is_empty() {
-        return Err(InvalidInput::new("merchant", "merchant and transaction_reference must not be empty").into());
-    }
     let reference = parsed.transaction_reference.clone();
     let request = AuthorizationRequest {
         card_id: parsed.card_id,

@@ -76,21 +76,14 @@ impl App {
             return Err(InvalidInput::new("currency", rule).into());
         }
         let default_merchant = body.merchant.is_none();
-        let descriptor = body.merchant.unwrap_or_else(|| DEFAULT_DESCRIPTOR.to_string());
-        if descriptor.trim().is_empty() || descriptor.len() > 200 {
-            return Err(InvalidInput::new("merchant", "must be a descriptor of 1 to 200 characters").into());
-        }
+        let descriptor = descriptor(body.merchant.unwrap_or_else(|| DEFAULT_DESCRIPTOR.to_string()))?;
         let mcc = match body.merchant_category_code {
-            Some(code) if code.len() == 4 && code.bytes().all(|b| b.is_ascii_digit()) => Some(code),
-            Some(_) => return Err(InvalidInput::new("merchant_category_code", "must be 4 digits").into()),
+            Some(code) => category(Some(code))?,
             // The default merchant brings its own category code.
             None => default_merchant.then(|| DEFAULT_MCC.to_string()),
         };
         let reference = match body.transaction_reference {
-            Some(r) if r.trim().is_empty() || r.len() > 100 => {
-                return Err(InvalidInput::new("transaction_reference", "must be 1 to 100 characters").into());
-            }
-            Some(r) => r,
+            Some(r) => network_reference(r)?,
             None => format!("mock_{}", self.ports.ids.unique()),
         };
         let debit = Debit {
@@ -115,6 +108,39 @@ impl App {
             Decision::Decline(reason) => Err(CardError::Declined(reason)),
         }
     }
+}
+
+/// A debit's merchant descriptor, as the network sends it: 1 to 200
+/// characters, none of them control characters.
+pub(crate) fn descriptor(merchant: String) -> Result<String, InvalidInput> {
+    if merchant.trim().is_empty() || merchant.len() > 200 || merchant.chars().any(char::is_control) {
+        return Err(InvalidInput::new(
+            "merchant",
+            "must be a descriptor of 1 to 200 characters, none of them control characters",
+        ));
+    }
+    Ok(merchant)
+}
+
+/// A debit's merchant category code: 4 digits, when given.
+pub(crate) fn category(code: Option<String>) -> Result<Option<String>, InvalidInput> {
+    match code {
+        Some(code) if code.len() == 4 && code.bytes().all(|b| b.is_ascii_digit()) => Ok(Some(code)),
+        Some(_) => Err(InvalidInput::new("merchant_category_code", "must be 4 digits")),
+        None => Ok(None),
+    }
+}
+
+/// A debit's reference: 1 to 100 characters, none of them control
+/// characters.
+pub(crate) fn network_reference(reference: String) -> Result<String, InvalidInput> {
+    if reference.trim().is_empty() || reference.len() > 100 || reference.chars().any(char::is_control) {
+        return Err(InvalidInput::new(
+            "transaction_reference",
+            "must be 1 to 100 characters, none of them control characters",
+        ));
+    }
+    Ok(reference)
 }
 
 /// The `card_debit_event.declined` of `debit`, declined for `reason` at

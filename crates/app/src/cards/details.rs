@@ -8,7 +8,7 @@ use super::CardError;
 use crate::{App, Caller};
 use domain::cards::{CardBalance, DETAILS_TOKEN_SECS, READ_WINDOW_SECS};
 use domain::ids::CardId;
-use domain::{Currency, Mode, Secret};
+use domain::{Currency, Mode, Secret, Timestamp};
 use ports::StoreError;
 use ports::cards::{CardRecord, DetailsToken};
 use ports::vault::{Place, SealedField};
@@ -111,6 +111,16 @@ impl App {
         Ok(token)
     }
 
+    /// The card a card token of `mode` (any mode when `None`) is for, if
+    /// it is unused and unexpired; the token stays unused.
+    pub(crate) async fn peek_card_token(
+        &self,
+        mode: Option<Mode>,
+        token: &Secret<String>,
+    ) -> Result<CardRecord, CardError> {
+        Ok(self.valid_card_token(mode, token).await?.1)
+    }
+
     /// The card a card token of `mode` (any mode when `None`) is for,
     /// once: the token is used up. With `reveal`, the card's once-per-3-
     /// seconds reveal limit applies first, so a refused reveal leaves the
@@ -121,6 +131,25 @@ impl App {
         token: &Secret<String>,
         reveal: bool,
     ) -> Result<CardRecord, CardError> {
+        let ((hash, now), card) = self.valid_card_token(mode, token).await?;
+        if reveal {
+            let owner = (&card.account_id, card.mode);
+            self.rate_limit(owner, REVEAL, card.id.as_str(), READ_WINDOW_SECS)
+                .await?;
+        }
+        if !self.ports.cards.consume_details_token(&hash, now).await? {
+            return Err(CardError::TokenInvalid);
+        }
+        Ok(card)
+    }
+
+    /// An unused, unexpired card token's lookup hash, the mode's time, and
+    /// its card.
+    async fn valid_card_token(
+        &self,
+        mode: Option<Mode>,
+        token: &Secret<String>,
+    ) -> Result<((String, Timestamp), CardRecord), CardError> {
         let hash = self.ports.vault.lookup_hash(token.expose());
         let stored = self
             .ports
@@ -133,19 +162,13 @@ impl App {
         if stored.expires_at <= now {
             return Err(CardError::TokenInvalid);
         }
-        let owner = (&stored.account_id, stored.mode);
-        if reveal {
-            self.rate_limit(owner, REVEAL, stored.card_id.as_str(), READ_WINDOW_SECS)
-                .await?;
-        }
-        if !self.ports.cards.consume_details_token(&hash, now).await? {
-            return Err(CardError::TokenInvalid);
-        }
-        self.ports
+        let card = self
+            .ports
             .cards
             .get(&stored.account_id, stored.mode, &stored.card_id)
             .await?
-            .ok_or(CardError::CardNotFound)
+            .ok_or(CardError::CardNotFound)?;
+        Ok(((hash, now), card))
     }
 
     /// Redeems a token in the mode of the path it came on: the card in

@@ -5,7 +5,7 @@
 //! network asks 3-D Secure for waits as a challenge until
 //! `POST /v1/processor/authorizations/complete_3ds` brings its OTP.
 
-use super::debit::Debit;
+use super::debit::{Debit, category, descriptor, network_reference};
 use super::{CardError, ChallengeAnswer};
 use crate::App;
 use domain::Mode;
@@ -125,9 +125,9 @@ impl App {
         let debit = Debit {
             card,
             amount,
-            descriptor: request.merchant,
-            mcc: request.merchant_category_code,
-            reference: request.transaction_reference,
+            descriptor: descriptor(request.merchant)?,
+            mcc: category(request.merchant_category_code)?,
+            reference: network_reference(request.transaction_reference)?,
             currency: None,
             forced: request.force,
             reference_held: false,
@@ -141,8 +141,15 @@ impl App {
                 reason,
             ));
         }
-        let (outcome, id) = self.post_debit(&state.account_id, state.mode, debit).await?;
-        Ok(AuthorizationAnswer::decided(outcome.decision, id))
+        match self.post_debit(&state.account_id, state.mode, debit).await {
+            Ok((outcome, id)) => Ok(AuthorizationAnswer::decided(outcome.decision, id)),
+            // Deleted since it was read (by a concurrent debit's decline).
+            Err(CardError::CardNotFound) => {
+                let reason = DeclineReason::CardDeleted;
+                Ok(AuthorizationAnswer::declined(reason.code(), reason.text()))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// Completes a challenged authorization with the OTP the cardholder

@@ -164,13 +164,27 @@ impl App {
                 )
             })?;
         let now = self.now_for(account, mode).await?;
-        let expected = challenge.otp_hash.as_deref();
-        let right = expected.is_some_and(|hash| hash == self.ports.vault.keyed_hash(otp, &challenge.id));
         let failed = challenge.failed_attempts;
-        let answer = three_ds::answer(right, failed, challenge.expires_at, now);
+        // A card deleted while its challenge waited takes no debit: the
+        // challenge fails with the card's decline, whatever the OTP.
+        let deleted = self
+            .ports
+            .cards
+            .rule_state(card)
+            .await?
+            .is_none_or(|s| s.deleted.is_some());
+        let (answer, failure) = if deleted {
+            (OtpAnswer::Fail, DeclineReason::CardDeleted)
+        } else {
+            let expected = challenge.otp_hash.as_deref();
+            let right = expected.is_some_and(|hash| hash == self.ports.vault.keyed_hash(otp, &challenge.id));
+            let answer = three_ds::answer(right, failed, challenge.expires_at, now);
+            (answer, DeclineReason::ThreeDsFailed)
+        };
         let next = match answer {
             OtpAnswer::Complete => (ChallengeState::Completed, failed),
             OtpAnswer::Wrong { .. } => (ChallengeState::Pending, failed.saturating_add(1)),
+            OtpAnswer::Fail if deleted => (ChallengeState::Failed, failed),
             OtpAnswer::Fail => (ChallengeState::Failed, failed.saturating_add(1)),
         };
         // Conditional on what was read: of two answers at once, one counts.
@@ -197,10 +211,11 @@ impl App {
             }
             OtpAnswer::Wrong { attempts_left } => ChallengeAnswer::Wrong { attempts_left },
             OtpAnswer::Fail => {
-                self.report_failed_challenge((account, mode), &debit, (&id, cardholder, now))
+                let failed = (id.as_str(), cardholder, now);
+                self.report_failed_challenge((account, mode), &debit, failed, failure)
                     .await?;
                 ChallengeAnswer::Decided {
-                    decision: Decision::Decline(DeclineReason::ThreeDsFailed),
+                    decision: Decision::Decline(failure),
                     id,
                 }
             }
@@ -243,18 +258,21 @@ impl App {
             return Ok(());
         };
         let (id, debit) = (challenge.id.clone(), held_debit(challenge));
-        self.report_failed_challenge((account, mode), &debit, (&id, &state.cardholder_id, now))
+        let failed = (id.as_str(), &state.cardholder_id, now);
+        self.report_failed_challenge((account, mode), &debit, failed, DeclineReason::ThreeDsFailed)
             .await
     }
 
-    /// `card_debit_event.declined` for a failed challenge (`three_ds_failed`).
+    /// `card_debit_event.declined` for a failed challenge (`three_ds_failed`,
+    /// or `card_deleted`).
     async fn report_failed_challenge(
         &self,
         (account, mode): (&AccountId, Mode),
         debit: &Debit,
         (challenge, cardholder, now): (&str, &CardholderId, Timestamp),
+        reason: DeclineReason,
     ) -> Result<(), StoreError> {
-        let reason = (now, DeclineReason::ThreeDsFailed);
+        let reason = (now, reason);
         let payload = declined_payload(debit, (account, mode), (cardholder, Currency::Ngn), challenge, reason);
         self.emit(account, mode, Event::CardDebitDeclined(payload)).await?;
         Ok(())

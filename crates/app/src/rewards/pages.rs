@@ -123,13 +123,16 @@ impl App {
         if deal.merchant != merchant {
             return Err(PageError::bad("merchant", "is not this deal's merchant"));
         }
-        let card = self.use_card_token(Some(mode), &Secret::new(card_token), false).await?;
+        let card_token = Secret::new(card_token);
+        // Checked before the token is used up: another's token stays theirs.
+        let card = self.peek_card_token(Some(mode), &card_token).await?;
         if card.account_id != reward.account_id || card.cardholder_id != reward.cardholder_id {
             return Err(PageError::bad(
                 "card_token",
                 "is not for a card of this reward's cardholder",
             ));
         }
+        self.use_card_token(Some(mode), &card_token, false).await?;
         let expires = self.ports.clock.now().plus(PAGE_SESSION_SECS);
         let body = format!("{id}.{}", expires.unix());
         let session = format!("{body}.{}", self.ports.vault.keyed_hash(&body, "page_session"));

@@ -89,10 +89,22 @@ fn id(field: &str, value: &str) -> Result<(), InvalidInput> {
     Ok(())
 }
 
-/// The end of a `YYYY-MM-DD` day, GMT.
+/// The end of a `YYYY-MM-DD` day, GMT: exactly that shape (chrono's
+/// parser alone also takes a sign and more digits).
 fn end_of_day(field: &str, value: &str) -> Result<Timestamp, InvalidInput> {
-    let day = NaiveDate::parse_from_str(value, "%Y-%m-%d")
-        .map_err(|_| InvalidInput::new(field, "must be a date as YYYY-MM-DD"))?;
+    let rule = || InvalidInput::new(field, "must be a date as YYYY-MM-DD");
+    let shape = value.len() == 10
+        && value.bytes().enumerate().all(|(n, b)| {
+            if n == 4 || n == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+    if !shape {
+        return Err(rule());
+    }
+    let day = NaiveDate::parse_from_str(value, "%Y-%m-%d").map_err(|_| rule())?;
     let end = day.and_hms_opt(23, 59, 59).unwrap_or_default().and_utc().timestamp();
     Ok(Timestamp::from_unix(end))
 }
@@ -297,6 +309,16 @@ pub(crate) mod tests {
             ),
             (
                 Box::new(|c| c.promo_codes[0].valid_till = "31/01/2027".into()),
+                Item::PromoCode(0),
+                "valid_till",
+            ),
+            (
+                Box::new(|c| c.promo_codes[0].valid_till = "+12027-12-31".into()),
+                Item::PromoCode(0),
+                "valid_till",
+            ),
+            (
+                Box::new(|c| c.promo_codes[0].valid_till = "2027-02-30".into()),
                 Item::PromoCode(0),
                 "valid_till",
             ),
