@@ -12,7 +12,7 @@ use super::CardError;
 use super::debit::{Debit, declined_payload};
 use crate::{App, Caller};
 use domain::cards::authorization::{Decision, DeclineReason};
-use domain::cards::three_ds::{self, CHALLENGE_SECS, ChallengeState, OtpAnswer};
+use domain::cards::three_ds::{self, Attempt, CHALLENGE_SECS, ChallengeState, OtpAnswer};
 use domain::events::payloads::Event;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::{Amount, Currency, InvalidInput, Mode, Secret, Timestamp, required};
@@ -165,28 +165,22 @@ impl App {
             })?;
         let now = self.now_for(account, mode).await?;
         let failed = challenge.failed_attempts;
-        // A card deleted while its challenge waited takes no debit: the
-        // challenge fails with the card's decline, whatever the OTP.
+        // A card deleted while its challenge waited takes no debit.
         let deleted = self
             .ports
             .cards
             .rule_state(card)
             .await?
             .is_none_or(|s| s.deleted.is_some());
-        let (answer, failure) = if deleted {
-            (OtpAnswer::Fail, DeclineReason::CardDeleted)
-        } else {
-            let expected = challenge.otp_hash.as_deref();
-            let right = expected.is_some_and(|hash| hash == self.ports.vault.keyed_hash(otp, &challenge.id));
-            let answer = three_ds::answer(right, failed, challenge.expires_at, now);
-            (answer, DeclineReason::ThreeDsFailed)
+        let expected = challenge.otp_hash.as_deref();
+        let attempt = Attempt {
+            card_deleted: deleted,
+            right: expected.is_some_and(|hash| hash == self.ports.vault.keyed_hash(otp, &challenge.id)),
+            failed_attempts: failed,
+            expires_at: challenge.expires_at,
         };
-        let next = match answer {
-            OtpAnswer::Complete => (ChallengeState::Completed, failed),
-            OtpAnswer::Wrong { .. } => (ChallengeState::Pending, failed.saturating_add(1)),
-            OtpAnswer::Fail if deleted => (ChallengeState::Failed, failed),
-            OtpAnswer::Fail => (ChallengeState::Failed, failed.saturating_add(1)),
-        };
+        let answer = three_ds::answer(attempt, now);
+        let next = answer.next(failed);
         // Conditional on what was read: of two answers at once, one counts.
         if !self
             .ports
@@ -210,12 +204,12 @@ impl App {
                 }
             }
             OtpAnswer::Wrong { attempts_left } => ChallengeAnswer::Wrong { attempts_left },
-            OtpAnswer::Fail => {
+            OtpAnswer::Fail(reason) => {
                 let failed = (id.as_str(), cardholder, now);
-                self.report_failed_challenge((account, mode), &debit, failed, failure)
+                self.report_failed_challenge((account, mode), &debit, failed, reason)
                     .await?;
                 ChallengeAnswer::Decided {
-                    decision: Decision::Decline(failure),
+                    decision: Decision::Decline(reason),
                     id,
                 }
             }

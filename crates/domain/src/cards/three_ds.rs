@@ -3,6 +3,7 @@
 //! cardholder reads on the relay completes it, or three wrong OTPs or its
 //! expiry fail it.
 
+use crate::cards::authorization::DeclineReason;
 use crate::{Currency, InvalidInput, Timestamp};
 
 /// How long a challenge waits for its OTP.
@@ -40,6 +41,18 @@ impl ChallengeState {
     }
 }
 
+/// One OTP attempt on a pending challenge, as read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attempt {
+    /// The card was deleted while the challenge waited.
+    pub card_deleted: bool,
+    /// The OTP matches the last one read.
+    pub right: bool,
+    /// Wrong OTPs before this one.
+    pub failed_attempts: u32,
+    pub expires_at: Timestamp,
+}
+
 /// What one OTP attempt on a pending challenge decides.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OtpAnswer {
@@ -47,22 +60,39 @@ pub enum OtpAnswer {
     Complete,
     /// Wrong; this many attempts are left.
     Wrong { attempts_left: u32 },
-    /// The last wrong attempt, or too late: the debit is declined.
-    Fail,
+    /// Declined: `three_ds_failed` (the last wrong attempt, or too late),
+    /// or `card_deleted`.
+    Fail(DeclineReason),
 }
 
-/// Decides an attempt: `right` whether the OTP matches, after
-/// `failed_attempts` wrong ones, at `now` for a challenge expiring at
-/// `expires_at`. Expiry wins over a right OTP.
-pub fn answer(right: bool, failed_attempts: u32, expires_at: Timestamp, now: Timestamp) -> OtpAnswer {
-    if now >= expires_at {
-        return OtpAnswer::Fail;
+impl OtpAnswer {
+    /// The challenge's state and wrong attempts after this answer, from
+    /// `failed` before (an attempt on a deleted card counts as none).
+    pub fn next(self, failed: u32) -> (ChallengeState, u32) {
+        match self {
+            OtpAnswer::Complete => (ChallengeState::Completed, failed),
+            OtpAnswer::Wrong { .. } => (ChallengeState::Pending, failed.saturating_add(1)),
+            OtpAnswer::Fail(DeclineReason::CardDeleted) => (ChallengeState::Failed, failed),
+            OtpAnswer::Fail(_) => (ChallengeState::Failed, failed.saturating_add(1)),
+        }
     }
-    if right {
+}
+
+/// Decides an attempt at `now`. A deleted card fails it whatever the OTP;
+/// expiry wins over a right OTP.
+pub fn answer(attempt: Attempt, now: Timestamp) -> OtpAnswer {
+    let failed = OtpAnswer::Fail(DeclineReason::ThreeDsFailed);
+    if attempt.card_deleted {
+        return OtpAnswer::Fail(DeclineReason::CardDeleted);
+    }
+    if now >= attempt.expires_at {
+        return failed;
+    }
+    if attempt.right {
         return OtpAnswer::Complete;
     }
-    match MAX_OTP_ATTEMPTS.saturating_sub(failed_attempts.saturating_add(1)) {
-        0 => OtpAnswer::Fail,
+    match MAX_OTP_ATTEMPTS.saturating_sub(attempt.failed_attempts.saturating_add(1)) {
+        0 => failed,
         attempts_left => OtpAnswer::Wrong { attempts_left },
     }
 }
@@ -93,16 +123,45 @@ mod tests {
 
     const T: Timestamp = Timestamp::from_unix(1_000);
 
+    fn attempt(right: bool, failed_attempts: u32) -> Attempt {
+        Attempt {
+            card_deleted: false,
+            right,
+            failed_attempts,
+            expires_at: T.plus(CHALLENGE_SECS),
+        }
+    }
+
+    const FAILED: OtpAnswer = OtpAnswer::Fail(DeclineReason::ThreeDsFailed);
+
     #[test]
     fn three_wrong_otps_or_expiry_fail_and_a_right_one_in_time_completes() {
         let expires = T.plus(CHALLENGE_SECS);
-        assert_eq!(answer(true, 0, expires, T), OtpAnswer::Complete);
-        assert_eq!(answer(true, 2, expires, T), OtpAnswer::Complete);
-        assert_eq!(answer(false, 0, expires, T), OtpAnswer::Wrong { attempts_left: 2 });
-        assert_eq!(answer(false, 1, expires, T), OtpAnswer::Wrong { attempts_left: 1 });
-        assert_eq!(answer(false, 2, expires, T), OtpAnswer::Fail);
-        assert_eq!(answer(true, 0, expires, expires), OtpAnswer::Fail);
-        assert_eq!(answer(false, u32::MAX, expires, T), OtpAnswer::Fail);
+        assert_eq!(answer(attempt(true, 0), T), OtpAnswer::Complete);
+        assert_eq!(answer(attempt(true, 2), T), OtpAnswer::Complete);
+        assert_eq!(answer(attempt(false, 0), T), OtpAnswer::Wrong { attempts_left: 2 });
+        assert_eq!(answer(attempt(false, 1), T), OtpAnswer::Wrong { attempts_left: 1 });
+        assert_eq!(answer(attempt(false, 2), T), FAILED);
+        assert_eq!(answer(attempt(true, 0), expires), FAILED);
+        assert_eq!(answer(attempt(false, u32::MAX), T), FAILED);
+    }
+
+    #[test]
+    fn a_deleted_card_fails_its_challenge_whatever_the_otp_counting_no_attempt() {
+        for right in [true, false] {
+            let gone = Attempt {
+                card_deleted: true,
+                ..attempt(right, 1)
+            };
+            assert_eq!(answer(gone, T), OtpAnswer::Fail(DeclineReason::CardDeleted));
+            assert_eq!(answer(gone, T).next(1), (ChallengeState::Failed, 1));
+        }
+        assert_eq!(FAILED.next(2), (ChallengeState::Failed, 3));
+        assert_eq!(OtpAnswer::Complete.next(2), (ChallengeState::Completed, 2));
+        assert_eq!(
+            OtpAnswer::Wrong { attempts_left: 1 }.next(1),
+            (ChallengeState::Pending, 2)
+        );
     }
 
     #[test]
@@ -122,7 +181,7 @@ mod tests {
 
         #[test]
         fn a_wrong_otp_at_or_past_the_last_attempt_fails(failed in (MAX_OTP_ATTEMPTS - 1)..u32::MAX) {
-            prop_assert_eq!(answer(false, failed, T.plus(1), T), OtpAnswer::Fail);
+            prop_assert_eq!(answer(attempt(false, failed), T), FAILED);
         }
     }
 }
