@@ -388,3 +388,68 @@ async fn a_sandbox_delivery_reveals_nothing_that_verifies_a_live_one() {
         assert_ne!(given, revealed);
     }
 }
+
+/// A webhook endpoint that takes connections and never answers; it holds
+/// every connection until dropped.
+struct BlackHole {
+    url: String,
+    accepted: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl BlackHole {
+    fn start() -> BlackHole {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/hooks", listener.local_addr().unwrap());
+        let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = accepted.clone();
+        std::thread::spawn(move || {
+            let mut held = vec![];
+            for stream in listener.incoming().flatten() {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                held.push(stream);
+            }
+        });
+        BlackHole { url, accepted }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_accounts_dead_webhook_endpoint_never_delays_a_settlement() {
+    use crate::cards::Sandbox;
+    for db in TestDb::all().await {
+        let hole = BlackHole::start();
+        let victim = Sandbox::start(&db, None);
+        let noisy = keys(&create_account(&db, Some(&hole.url)));
+        for _ in 0..100 {
+            send_test_event(&victim.server, &noisy.test).await;
+        }
+        for _ in 0..100 {
+            if hole.accepted.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(
+            hole.accepted.load(std::sync::atomic::Ordering::SeqCst) > 0,
+            "deliveries are hanging"
+        );
+        victim.fund_wallet(10_000).await;
+        let holder = victim.cardholder(81).await;
+        let card = victim.card(&holder, "1000").await;
+        let started = std::time::Instant::now();
+        let funded = victim
+            .patch(
+                "/cards/fund_card_asynchronously",
+                Sandbox::transfer(&card, "500", "fund-victim"),
+            )
+            .await;
+        assert_eq!(funded.status, 202, "{}", funded.body);
+        victim.settled(&card, 1_500).await;
+        let took = started.elapsed();
+        assert!(
+            took < Duration::from_secs(2),
+            "{}: settled after {took:?}",
+            db.backend()
+        );
+    }
+}

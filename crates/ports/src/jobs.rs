@@ -25,7 +25,33 @@ pub enum JobKind {
     RewardRules,
 }
 
+/// The runners a job waits for. Money, checks and rules never queue
+/// behind webhook deliveries, which may wait on slow or dead endpoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Queue {
+    Work,
+    Webhooks,
+}
+
+impl Queue {
+    /// The kinds of job this queue runs.
+    pub fn kinds(self) -> Vec<&'static str> {
+        JobKind::ALL
+            .into_iter()
+            .filter(|k| k.queue() == self)
+            .map(JobKind::as_str)
+            .collect()
+    }
+}
+
 impl JobKind {
+    pub fn queue(self) -> Queue {
+        match self {
+            JobKind::DeliverWebhook => Queue::Webhooks,
+            _ => Queue::Work,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             JobKind::DeliverWebhook => "deliver_webhook",
@@ -111,10 +137,10 @@ pub struct JobSummary {
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait::async_trait]
 pub trait JobStore: Send + Sync {
-    /// Leases up to `limit` due jobs (pending and due, or running with an
-    /// expired lease) for `lease_secs`. No job is leased twice at once, in
-    /// any number of processes.
-    async fn claim(&self, now: Timestamp, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError>;
+    /// Leases up to `limit` due jobs of `queue` (pending and due, or
+    /// running with an expired lease) for `lease_secs`. No job is leased
+    /// twice at once, in any number of processes.
+    async fn claim(&self, queue: Queue, now: Timestamp, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError>;
 
     /// Stores a job that no other change goes with (a time rule's next run).
     async fn schedule(&self, job: NewJob, account: &AccountId, mode: Mode) -> Result<(), StoreError>;

@@ -11,7 +11,7 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::ids::{AccountId, JobId};
 use domain::{Mode, Timestamp};
 use ports::StoreError;
-use ports::jobs::{Job, JobKind, JobStore, JobSummary, NewJob};
+use ports::jobs::{Job, JobKind, JobStore, JobSummary, NewJob, Queue};
 
 const PENDING: &str = "pending";
 const RUNNING: &str = "running";
@@ -135,7 +135,7 @@ fn count(n: i32) -> u32 {
 /// Expands the claim for one backend, in one transaction: pick due ids
 /// (`$lock` adds the row-locking clause), then lease exactly those.
 macro_rules! claim_on {
-    ($pool:expr, $now:expr, $lease:expr, $limit:expr, $($lock:tt)*) => {{
+    ($pool:expr, $kinds:expr, $now:expr, $lease:expr, $limit:expr, $($lock:tt)*) => {{
         let mut conn = $pool.get().await.map_err(DbError::pool)?;
         conn.transaction::<_, diesel::result::Error, _>(async |conn| {
             let due = jobs::state
@@ -143,6 +143,7 @@ macro_rules! claim_on {
                 .and(jobs::run_at.le($now))
                 .or(jobs::state.eq(RUNNING).and(jobs::locked_until.le($now)));
             let ids = jobs::table
+                .filter(jobs::kind.eq_any($kinds))
                 .filter(due)
                 .order(jobs::run_at)
                 .limit($limit)
@@ -180,14 +181,15 @@ impl JobStore for Db {
         Ok(())
     }
 
-    async fn claim(&self, now: Timestamp, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError> {
+    async fn claim(&self, queue: Queue, now: Timestamp, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError> {
         let now = now.unix();
         let limit = i64::from(limit);
+        let kinds = &queue.kinds();
         let rows = match self.pool() {
             DbPool::Pg(pool) => {
-                claim_on!(pool, now, lease_secs, limit, .for_update().skip_locked())
+                claim_on!(pool, kinds, now, lease_secs, limit, .for_update().skip_locked())
             }
-            DbPool::Sqlite(pool) => claim_on!(pool, now, lease_secs, limit,),
+            DbPool::Sqlite(pool) => claim_on!(pool, kinds, now, lease_secs, limit,),
         }?;
         rows.into_iter()
             .map(|r| {

@@ -12,7 +12,7 @@ use domain::ids::{AccountId, CardholderId, EventId, JobId};
 use domain::paging::Page;
 use ports::cardholders::{CardholderRecord, CardholderStore, Decision, SaveCardholderError};
 use ports::events::{EventStore, NewEvent};
-use ports::jobs::{JobKind, JobStore, NewJob};
+use ports::jobs::{JobKind, JobStore, NewJob, Queue};
 
 pub(super) fn record(id: &str, account: &str, mode: Mode, bvn: &str, phone: &str) -> CardholderRecord {
     let mut input = nigerian();
@@ -124,7 +124,7 @@ async fn a_decision_is_stored_with_its_event_and_delivery_job() {
             run_at: Timestamp::from_unix(1),
         };
         db.insert(pending, Some(verify)).await.unwrap();
-        let claimed = db.claim(Timestamp::from_unix(1), 300, 5).await.unwrap();
+        let claimed = db.claim(Queue::Work, Timestamp::from_unix(1), 300, 5).await.unwrap();
         assert_eq!(claimed[0].kind, JobKind::VerifyCardholder, "{}", t.backend());
         let decision = Decision {
             status: CardholderStatus::ManualReview,
@@ -152,7 +152,10 @@ async fn a_decision_is_stored_with_its_event_and_delivery_job() {
         assert_eq!(db.in_review().await.unwrap().len(), 1);
         assert!(db.delivery_target(&EventId::new("evt_1")).await.unwrap().is_some());
         assert_eq!(
-            db.claim(Timestamp::from_unix(2), 300, 5).await.unwrap()[0].subject,
+            db.claim(Queue::Webhooks, Timestamp::from_unix(2), 300, 5)
+                .await
+                .unwrap()[0]
+                .subject,
             "evt_1"
         );
     }

@@ -10,7 +10,7 @@ use domain::ids::{EventId, JobId};
 use domain::paging::Page;
 use ports::accounts::AccountStore;
 use ports::events::{AttemptOutcome, EventStore, NewEvent};
-use ports::jobs::{JobKind, JobStore, NewJob};
+use ports::jobs::{JobKind, JobStore, NewJob, Queue};
 use ports::test_clocks::TestClocks;
 use std::collections::HashSet;
 
@@ -57,18 +57,30 @@ async fn due_jobs_are_leased_once_and_come_back_when_the_lease_expires() {
             .await
             .unwrap();
         assert!(
-            db.claim(Timestamp::from_unix(9), 300, 10).await.unwrap().is_empty(),
+            db.claim(Queue::Webhooks, Timestamp::from_unix(9), 300, 10)
+                .await
+                .unwrap()
+                .is_empty(),
             "{}: not due yet",
             t.backend()
         );
-        let claimed = db.claim(Timestamp::from_unix(10), 300, 10).await.unwrap();
+        let claimed = db
+            .claim(Queue::Webhooks, Timestamp::from_unix(10), 300, 10)
+            .await
+            .unwrap();
         assert_eq!(claimed.len(), 1);
         assert_eq!((claimed[0].id.as_str(), claimed[0].attempts), ("job_1", 1));
         assert!(
-            db.claim(Timestamp::from_unix(20), 300, 10).await.unwrap().is_empty(),
+            db.claim(Queue::Webhooks, Timestamp::from_unix(20), 300, 10)
+                .await
+                .unwrap()
+                .is_empty(),
             "leased"
         );
-        let again = db.claim(Timestamp::from_unix(310), 300, 10).await.unwrap();
+        let again = db
+            .claim(Queue::Webhooks, Timestamp::from_unix(310), 300, 10)
+            .await
+            .unwrap();
         let ids: HashSet<&str> = again.iter().map(|j| j.id.as_str()).collect();
         assert_eq!(
             ids,
@@ -94,7 +106,11 @@ async fn concurrent_claims_never_share_a_job() {
         }
         let claims = (0..12).map(|_| {
             let db = db.clone();
-            tokio::spawn(async move { db.claim(Timestamp::from_unix(5), 300, 7).await.unwrap() })
+            tokio::spawn(async move {
+                db.claim(Queue::Webhooks, Timestamp::from_unix(5), 300, 7)
+                    .await
+                    .unwrap()
+            })
         });
         let mut seen = Vec::new();
         for c in futures::future::join_all(claims).await {
@@ -115,19 +131,33 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
             .await
             .unwrap();
         let id = JobId::new("job_1");
-        db.claim(Timestamp::from_unix(1), 300, 1).await.unwrap();
+        db.claim(Queue::Webhooks, Timestamp::from_unix(1), 300, 1)
+            .await
+            .unwrap();
         db.reschedule(&id, "refused", Timestamp::from_unix(100), Timestamp::from_unix(2))
             .await
             .unwrap();
         assert!(
-            db.claim(Timestamp::from_unix(99), 300, 1).await.unwrap().is_empty(),
+            db.claim(Queue::Webhooks, Timestamp::from_unix(99), 300, 1)
+                .await
+                .unwrap()
+                .is_empty(),
             "{}",
             t.backend()
         );
-        assert_eq!(db.claim(Timestamp::from_unix(100), 300, 1).await.unwrap().len(), 1);
+        assert_eq!(
+            db.claim(Queue::Webhooks, Timestamp::from_unix(100), 300, 1)
+                .await
+                .unwrap()
+                .len(),
+            1
+        );
         db.park(&id, "gave up: 500", Timestamp::from_unix(101)).await.unwrap();
         assert!(
-            db.claim(Timestamp::from_unix(10_000), 300, 1).await.unwrap().is_empty(),
+            db.claim(Queue::Webhooks, Timestamp::from_unix(10_000), 300, 1)
+                .await
+                .unwrap()
+                .is_empty(),
             "parked jobs never run"
         );
         let failed = db.list(true, 10).await.unwrap();
@@ -141,7 +171,10 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
             !db.retry(&id, Timestamp::from_unix(200)).await.unwrap(),
             "only parked jobs are retried"
         );
-        let back = db.claim(Timestamp::from_unix(200), 300, 1).await.unwrap();
+        let back = db
+            .claim(Queue::Webhooks, Timestamp::from_unix(200), 300, 1)
+            .await
+            .unwrap();
         assert_eq!(back[0].attempts, 1, "a fresh set of attempts");
         db.complete(std::slice::from_ref(&id)).await.unwrap();
         assert!(db.list(false, 10).await.unwrap().is_empty());
@@ -312,7 +345,7 @@ async fn advancing_a_test_clock_brings_only_that_sandboxs_pending_jobs_forward()
         assert_eq!(db.advance(&acct, 1).await.unwrap(), 601);
         assert_eq!(db.offset(&domain::ids::AccountId::new("acct_b")).await.unwrap(), 0);
         let due: Vec<String> = db
-            .claim(Timestamp::from_unix(500), 300, 10)
+            .claim(Queue::Webhooks, Timestamp::from_unix(500), 300, 10)
             .await
             .unwrap()
             .into_iter()
@@ -338,7 +371,12 @@ async fn the_ledger_check_reports_a_parked_job_that_moves_money_and_not_a_parked
         db.emit(event("evt_2", "acct_a", Mode::Test), job("job_d", 10))
             .await
             .unwrap();
-        assert_eq!(db.claim(Timestamp::from_unix(10), 300, 10).await.unwrap().len(), 2);
+        // Each queue leases its own kinds only.
+        for (queue, id) in [(Queue::Work, "job_s"), (Queue::Webhooks, "job_d")] {
+            let claimed = db.claim(queue, Timestamp::from_unix(10), 300, 10).await.unwrap();
+            let ids: Vec<&str> = claimed.iter().map(|j| j.id.as_str()).collect();
+            assert_eq!(ids, [id], "{queue:?}");
+        }
         for id in ["job_s", "job_d"] {
             db.park(&JobId::new(id), "network refused", Timestamp::from_unix(11))
                 .await

@@ -4,18 +4,24 @@
 use crate::App;
 use domain::ids::{CardId, CardholderId, EventId, TransferId};
 use ports::StoreError;
-use ports::jobs::{Job, JobKind};
+use ports::jobs::{Job, JobKind, Queue};
 
 /// How long a claimed job is leased: a worker that dies mid-job leaves it
 /// to be claimed again after this.
 const LEASE_SECS: i64 = 300;
 
 impl App {
-    /// Runs up to `limit` due jobs; returns how many were claimed. The
-    /// settlements among them run as one batch (one transaction), and the
-    /// jobs that succeeded leave the queue together.
-    pub async fn run_due_jobs(&self, limit: u32) -> Result<usize, StoreError> {
-        let jobs = self.ports.jobs.claim(self.ports.clock.now(), LEASE_SECS, limit).await?;
+    /// Runs up to `limit` due jobs of `queue`; returns how many were
+    /// claimed. The settlements among them run as one batch (one
+    /// transaction); webhook deliveries run all at once, so a slow
+    /// endpoint holds only its own; the jobs that succeeded leave the
+    /// queue together.
+    pub async fn run_due_jobs(&self, queue: Queue, limit: u32) -> Result<usize, StoreError> {
+        let jobs = self
+            .ports
+            .jobs
+            .claim(queue, self.ports.clock.now(), LEASE_SECS, limit)
+            .await?;
         let claimed = jobs.len();
         let transfers: Vec<TransferId> = jobs
             .iter()
@@ -23,12 +29,13 @@ impl App {
             .map(|job| TransferId::new(&job.subject))
             .collect();
         let mut settled = self.settle_card_transfers(&transfers).await.into_iter();
-        let mut done = vec![];
+        let mut outcomes = Vec::with_capacity(jobs.len());
+        let mut deliveries = vec![];
         for job in jobs {
             let outcome = match job.kind {
                 JobKind::DeliverWebhook => {
-                    let last_attempt = job.attempts >= job.max_attempts;
-                    self.deliver_webhook(&EventId::new(&job.subject), last_attempt).await
+                    deliveries.push(job);
+                    continue;
                 }
                 JobKind::VerifyCardholder => self.verify_cardholder(&CardholderId::new(&job.subject)).await,
                 JobKind::CardInactivity => self.run_inactivity_rule(&CardId::new(&job.subject)).await,
@@ -37,6 +44,16 @@ impl App {
                 JobKind::RewardRules => self.run_reward_rules((&job.account_id, job.mode), &job.subject).await,
                 JobKind::SettleCardTransfer => settled.next().unwrap_or(Err("not in the settled batch".into())),
             };
+            outcomes.push((job, outcome));
+        }
+        let delivered = deliveries.iter().map(|job| async move {
+            let last_attempt = job.attempts >= job.max_attempts;
+            self.deliver_webhook(&EventId::new(&job.subject), last_attempt).await
+        });
+        let delivered = futures::future::join_all(delivered).await;
+        outcomes.extend(deliveries.into_iter().zip(delivered));
+        let mut done = vec![];
+        for (job, outcome) in outcomes {
             match outcome {
                 Ok(()) => done.push(job.id),
                 Err(error) => self.retry_later(job, &error).await?,
@@ -69,7 +86,7 @@ mod tests {
     use crate::testing::Mocks;
     use domain::Mode;
     use domain::ids::{AccountId, JobId};
-    use ports::jobs::{Job, JobKind};
+    use ports::jobs::{Job, JobKind, Queue};
 
     fn job(attempts: u32) -> Job {
         Job {
@@ -89,7 +106,7 @@ mod tests {
         let mut m = Mocks::default();
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.ids.expect_fraction().return_const(0.5);
-        m.jobs.expect_claim().times(1).returning(move |_, lease, _| {
+        m.jobs.expect_claim().times(1).returning(move |_, _, lease, _| {
             assert_eq!(lease, 300);
             Ok(vec![job(attempts)])
         });
@@ -111,7 +128,7 @@ mod tests {
             .withf(|ids| ids == [JobId::new("job_1")])
             .times(1)
             .returning(|_| Ok(()));
-        assert_eq!(m.app().run_due_jobs(8).await.unwrap(), 1);
+        assert_eq!(m.app().run_due_jobs(Queue::Webhooks, 8).await.unwrap(), 1);
     }
 
     #[tokio::test]
@@ -122,7 +139,7 @@ mod tests {
             .times(1)
             .withf(|_, error, run_at, _| error.contains("down") && run_at.unix() == 1_000 + 300)
             .returning(|_, _, _, _| Ok(()));
-        m.app().run_due_jobs(8).await.unwrap();
+        m.app().run_due_jobs(Queue::Webhooks, 8).await.unwrap();
     }
 
     #[tokio::test]
@@ -130,7 +147,8 @@ mod tests {
         let mut m = Mocks::default();
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.ids.expect_fraction().return_const(0.5);
-        m.jobs.expect_claim().returning(|_, _, _| {
+        m.jobs.expect_claim().returning(|queue, _, _, _| {
+            assert_eq!(queue, Queue::Work);
             Ok(vec![Job {
                 kind: JobKind::SettleCardTransfer,
                 subject: "tr_1".into(),
@@ -145,13 +163,13 @@ mod tests {
             .times(1)
             .withf(|_, _, run_at, _| run_at.unix() == 1_000 + 5)
             .returning(|_, _, _, _| Ok(()));
-        m.app().run_due_jobs(8).await.unwrap();
+        m.app().run_due_jobs(Queue::Work, 8).await.unwrap();
     }
 
     #[tokio::test]
     async fn the_last_failed_attempt_parks_the_job() {
         let mut m = mocks(10, true);
         m.jobs.expect_park().times(1).returning(|_, _, _| Ok(()));
-        m.app().run_due_jobs(8).await.unwrap();
+        m.app().run_due_jobs(Queue::Webhooks, 8).await.unwrap();
     }
 }

@@ -1,0 +1,2 @@
+DROP INDEX jobs_due;
+CREATE INDEX jobs_due ON jobs (state, run_at);
