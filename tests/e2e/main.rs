@@ -12,6 +12,7 @@ mod card_transactions;
 mod cardholders;
 mod cards;
 mod cli;
+mod edge;
 mod extreme_amounts;
 mod lock_order;
 mod logs;

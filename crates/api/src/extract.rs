@@ -97,11 +97,48 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     }
 }
 
+const NUL_RULE: &str = "must not contain NUL characters";
+
+/// The path of the first string (or key) of `value` holding a NUL
+/// character, as serde_path_to_error writes paths (`a.b[2]`).
+fn nul_in(value: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value;
+    let join = |key: &str| {
+        if path.is_empty() {
+            key.to_string()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    match value {
+        Value::String(text) => text.contains('\0').then(|| path.to_string()),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(n, v)| nul_in(v, &format!("{path}[{n}]"))),
+        Value::Object(fields) => fields.iter().find_map(|(key, v)| match key.contains('\0') {
+            true => Some(join("key")),
+            false => nul_in(v, &join(key)),
+        }),
+        _ => None,
+    }
+}
+
 /// A whole JSON body as `T`: one value and nothing after it but
-/// whitespace, with the failing field's path in the error.
+/// whitespace, with the failing field's path in the error. No string may
+/// hold a NUL character (the same refusal on both databases, which
+/// otherwise differ on it).
 pub(crate) fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(InvalidInput::new("body", "must be a JSON object").into());
+    }
+    // Only a body with the escape can hold one: the rest skip the walk.
+    if body.windows(6).any(|w| w == b"\\u0000")
+        && let Ok(value) = serde_json::from_slice::<serde_json::Value>(body)
+        && let Some(path) = nul_in(&value, "")
+    {
+        let field = if path.is_empty() { "body".to_string() } else { path };
+        return Err(InvalidInput::new(field, NUL_RULE).into());
     }
     let not_json = |e: &serde_json::Error| {
         let reason = e.to_string();
@@ -125,10 +162,26 @@ impl<T: DeserializeOwned> FromRequest for Query<T> {
     type Future = std::future::Ready<Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        let parsed = serde_urlencoded::from_str(req.query_string())
+        let query = req.query_string();
+        if query.contains("%00") {
+            let pairs = serde_urlencoded::from_str::<Vec<(String, String)>>(query).unwrap_or_default();
+            if let Some((name, _)) = pairs.iter().find(|(k, v)| k.contains('\0') || v.contains('\0')) {
+                let name = if name.contains('\0') { "query" } else { name };
+                return std::future::ready(Err(InvalidInput::new(name, NUL_RULE).into()));
+            }
+        }
+        let parsed = serde_urlencoded::from_str(query)
             .map(Query)
             .map_err(|e| describe("", &e.to_string()).into());
         std::future::ready(parsed)
+    }
+}
+
+/// An id in the path, as `field`: refused if it holds a NUL character.
+pub(crate) fn path_id(field: &'static str, id: String) -> Result<String, ApiError> {
+    match id.contains('\0') {
+        true => Err(InvalidInput::new(field, NUL_RULE).into()),
+        false => Ok(id),
     }
 }
 

@@ -1,6 +1,6 @@
 use crate::envelope::{Empty, Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Json, Query};
+use crate::extract::{Authenticated, Json, Query, path_id};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::cardholders::CardholderUpdate;
@@ -387,8 +387,11 @@ pub async fn delete_cardholder(
     caller: Authenticated,
     cardholder_id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    app.delete_cardholder(&caller.0, &CardholderId::new(cardholder_id.into_inner()))
-        .await?;
+    app.delete_cardholder(
+        &caller.0,
+        &CardholderId::new(path_id("cardholder_id", cardholder_id.into_inner())?),
+    )
+    .await?;
     Ok(success(StatusCode::OK, "Cardholder was deleted successfully", Empty {}))
 }
 

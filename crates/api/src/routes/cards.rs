@@ -6,7 +6,7 @@ use super::cardholders::meta_text;
 use crate::amount_text::AmountText;
 use crate::envelope::{Empty, Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, CardFields, Json, Query};
+use crate::extract::{Authenticated, CardFields, Json, Query, path_id};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::cards::{ActivationRequest, CardRequest, MigrationRequest};
@@ -467,7 +467,8 @@ pub async fn delete_card(
     caller: Authenticated,
     card_id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    app.delete_card(&caller.0, &CardId::new(card_id.into_inner())).await?;
+    app.delete_card(&caller.0, &CardId::new(path_id("card_id", card_id.into_inner())?))
+        .await?;
     Ok(success(StatusCode::OK, "The card was deleted successfully", Empty {}))
 }
 

@@ -1,6 +1,6 @@
 use crate::envelope::{Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Query};
+use crate::extract::{Authenticated, Query, path_id};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use domain::ids::EventId;
@@ -142,7 +142,9 @@ pub async fn get_event(
     caller: Authenticated,
     event_id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let (event, attempts) = app.get_event(&caller.0, &EventId::new(event_id.into_inner())).await?;
+    let (event, attempts) = app
+        .get_event(&caller.0, &EventId::new(path_id("event_id", event_id.into_inner())?))
+        .await?;
     let data = EventDetail {
         event: event.into(),
         attempts: attempts.into_iter().map(AttemptView::from).collect(),
@@ -168,7 +170,7 @@ pub async fn redeliver_event(
     caller: Authenticated,
     event_id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
-    let id = EventId::new(event_id.into_inner());
+    let id = EventId::new(path_id("event_id", event_id.into_inner())?);
     app.redeliver_event(&caller.0, &id).await?;
     let data = EventIdData {
         event_id: id.to_string(),

@@ -1,0 +1,56 @@
+//! What the edge refuses before anything reaches storage, the same on
+//! both databases.
+
+use crate::cards::Sandbox;
+use adapters::test_db::TestDb;
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nul_characters_are_refused_naming_the_field_on_both_databases() {
+    for db in TestDb::all().await {
+        let s = Sandbox::start(&db, None);
+        s.fund_wallet(1_000).await;
+        let holder = s.cardholder(91).await;
+        let card = s.card(&holder, "300").await;
+        let refused = [
+            (
+                "query",
+                s.get("/cardholder/get_cardholder?cardholder_id=ch%00x").await,
+                "cardholder_id",
+            ),
+            ("path", s.delete("/cards/delete_card/card%00x").await, "card_id"),
+            (
+                "merchant",
+                s.patch(
+                    "/cards/mock_debit_transaction",
+                    json!({"card_id": card, "merchant": "NET\u{0}FLIX"}),
+                )
+                .await,
+                "merchant",
+            ),
+            (
+                "url",
+                s.patch("/webhook", json!({"url": "https://hooks.test/\u{0}"})).await,
+                "url",
+            ),
+            (
+                "reference",
+                s.patch(
+                    "/cards/fund_card_asynchronously",
+                    json!({"card_id": card, "amount": "100", "transaction_reference": "r\u{0}"}),
+                )
+                .await,
+                "transaction_reference",
+            ),
+            ("key", s.patch("/webhook", json!({"url\u{0}": "x"})).await, "key"),
+        ];
+        for (what, answer, field) in refused {
+            assert_eq!(answer.status, 400, "{}: {what}: {}", db.backend(), answer.body);
+            let message = answer.body["message"].as_str().unwrap();
+            assert!(message.starts_with(&format!("{field}: ")), "{what}: {message}");
+            assert!(message.contains("NUL"), "{what}: {message}");
+        }
+        // Nothing moved.
+        assert_eq!(s.balance(&card).await.0, 300);
+    }
+}
