@@ -208,10 +208,13 @@ impl FromRequest for Authenticated {
         let PathMode(mode) = *req
             .app_data::<PathMode>()
             .expect("every keyed route sits in a mode scope");
-        let header = req
-            .headers()
-            .get("token")
-            .map(|v| v.to_str().unwrap_or_default().to_string());
+        let mut tokens = req.headers().get_all("token");
+        let header = match (tokens.next(), tokens.next()) {
+            (None, _) => None,
+            (Some(token), None) => Some(token.to_str().unwrap_or_default().to_string()),
+            // Two keys: which one is meant is not ours to guess (malformed).
+            (Some(_), Some(_)) => Some(String::new()),
+        };
         // The lookup runs as a task of its own: actix drops the other
         // extractors' futures as soon as one fails (a bad body), and a
         // storage query must not be cancelled half-way.

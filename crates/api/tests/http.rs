@@ -116,12 +116,19 @@ async fn unknown_routes_are_json_404_and_wrong_methods_json_405() {
         (StatusCode::NOT_FOUND, Some("not_found"))
     );
     assert!(headers.contains_key("x-request-id"));
-    let req = test::TestRequest::delete().uri("/v1/issuing/sandbox/cards/fx-rate");
-    let (status, _, body) = call(Mocks::default(), req).await;
-    assert_eq!(
-        (status, body["code"].as_str()),
-        (StatusCode::METHOD_NOT_ALLOWED, Some("method_not_allowed"))
-    );
+    for (uri, allow) in [
+        ("/v1/issuing/sandbox/cards/fx-rate", "GET"),
+        ("/v1/issuing/reward/rules", "GET, PATCH"),
+        ("/v1/processor/authorizations", "POST"),
+    ] {
+        let req = test::TestRequest::delete().uri(uri);
+        let (status, headers, body) = call(Mocks::default(), req).await;
+        assert_eq!(
+            (status, body["code"].as_str()),
+            (StatusCode::METHOD_NOT_ALLOWED, Some("method_not_allowed"))
+        );
+        assert_eq!(headers.get("allow").and_then(|v| v.to_str().ok()), Some(allow), "{uri}");
+    }
 }
 
 #[actix_web::test]
@@ -181,6 +188,17 @@ async fn keys_are_checked_for_presence_shape_existence_and_mode() {
             "the key is echoed: {body}"
         );
     }
+    // Two token headers, even both valid: no first-wins.
+    let twice = test::TestRequest::get()
+        .uri("/v1/issuing/sandbox/cards/get_issuing_wallet_balance")
+        .append_header(("token", format!("Bearer {TEST_KEY}")))
+        .append_header(("token", format!("Bearer {TEST_KEY}")));
+    let (status, _, body) = call(authenticating(), twice).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("malformed_api_key")),
+        "{body}"
+    );
 }
 
 #[actix_web::test]
