@@ -118,8 +118,21 @@ async fn a_receiver_that_refuses_for_a_while_loses_nothing() {
             db.backend()
         );
         receiver.refuse(false);
-        // Retries are a minute out; the sandbox's test clock brings them
-        // forward, as an integrator would.
+        // Every failed delivery is back in the queue (the clock moves
+        // pending jobs only) ...
+        let mut waiting = 0;
+        for _ in 0..100 {
+            let listed = run(issuing(&db).args(["jobs", "list"]));
+            let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
+            waiting = listed.lines().filter(|l| l.contains(r#""state":"pending""#)).count();
+            if waiting == 4 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert_eq!(waiting, 4, "{}", db.backend());
+        // ... and retries are a minute out; the sandbox's test clock brings
+        // them forward, as an integrator would.
         let advance = client()
             .post(server.url(&format!("{SANDBOX}/test_clock/advance")))
             .header("token", bearer(&keys.test))

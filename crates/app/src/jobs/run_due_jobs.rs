@@ -2,7 +2,7 @@
 //! reschedule (with backoff and jitter) or park it.
 
 use crate::App;
-use domain::ids::{CardId, CardholderId, EventId, TransferId};
+use domain::ids::{CardId, CardholderId, EventId, JobId, TransferId};
 use ports::StoreError;
 use ports::jobs::{Job, JobKind, Queue};
 
@@ -29,7 +29,7 @@ impl App {
             .map(|job| TransferId::new(&job.subject))
             .collect();
         let mut settled = self.settle_card_transfers(&transfers).await.into_iter();
-        let mut outcomes = Vec::with_capacity(jobs.len());
+        let mut done = vec![];
         let mut deliveries = vec![];
         for job in jobs {
             let outcome = match job.kind {
@@ -44,25 +44,30 @@ impl App {
                 JobKind::RewardRules => self.run_reward_rules((&job.account_id, job.mode), &job.subject).await,
                 JobKind::SettleCardTransfer => settled.next().unwrap_or(Err("not in the settled batch".into())),
             };
-            outcomes.push((job, outcome));
+            done.extend(self.done_or_retried(job, outcome).await?);
         }
-        let delivered = deliveries.iter().map(|job| async move {
+        // Each delivery is retried as soon as it failed, as a lone one would.
+        let delivered = deliveries.into_iter().map(|job| async move {
             let last_attempt = job.attempts >= job.max_attempts;
-            self.deliver_webhook(&EventId::new(&job.subject), last_attempt).await
+            let outcome = self.deliver_webhook(&EventId::new(&job.subject), last_attempt).await;
+            self.done_or_retried(job, outcome).await
         });
-        let delivered = futures::future::join_all(delivered).await;
-        outcomes.extend(deliveries.into_iter().zip(delivered));
-        let mut done = vec![];
-        for (job, outcome) in outcomes {
-            match outcome {
-                Ok(()) => done.push(job.id),
-                Err(error) => self.retry_later(job, &error).await?,
-            }
+        for finished in futures::future::join_all(delivered).await {
+            done.extend(finished?);
         }
         if !done.is_empty() {
             self.ports.jobs.complete(&done).await?;
         }
         Ok(claimed)
+    }
+
+    /// A job that succeeded, to complete with the batch; or, failed,
+    /// rescheduled or parked at once.
+    async fn done_or_retried(&self, job: Job, outcome: Result<(), String>) -> Result<Option<JobId>, StoreError> {
+        match outcome {
+            Ok(()) => Ok(Some(job.id)),
+            Err(error) => self.retry_later(job, &error).await.map(|()| None),
+        }
     }
 
     /// Reschedules a failed job (with backoff and jitter), or parks it
