@@ -25,7 +25,7 @@ use ports::card_transactions::{
 };
 use ports::jobs::NewJob;
 
-const APPROVED: &str = "approved";
+pub(super) const APPROVED: &str = "approved";
 const DECLINED: &str = "declined";
 
 #[derive(Insertable, Queryable, Selectable)]

@@ -164,7 +164,7 @@ impl TransferRow {
 }
 
 /// How the monthly fee shows in a card's history.
-const MAINTENANCE_FEE: &str = "Monthly maintenance fee";
+pub(super) const MAINTENANCE_FEE: &str = "Monthly maintenance fee";
 const MAINTENANCE_FEE_ENRICHMENT: &str = r#"{"is_recurring":true,"merchant_city":null,"merchant_code":null,"merchant_logo":null,"merchant_name":"Monthly maintenance fee","merchant_website":null,"transaction_category":"Card fees","transaction_group":"Fees"}"#;
 
 /// The ledger balances of `cards`, by card id (one query).
@@ -834,7 +834,7 @@ impl CardStore for Db {
                             card_transactions::card_id.eq(card),
                             card_transactions::cardholder_id.eq(&holder),
                             card_transactions::client_reference.eq(&charge.reference),
-                            card_transactions::status.eq("approved"),
+                            card_transactions::status.eq(super::card_transactions::APPROVED),
                             card_transactions::amount.eq(fee),
                             card_transactions::currency.eq(Currency::Usd.code()),
                             card_transactions::description.eq(MAINTENANCE_FEE),

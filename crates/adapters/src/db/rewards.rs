@@ -1,3 +1,7 @@
+use super::card_transactions::APPROVED;
+// Fee charges are recorded as approved transactions of this merchant
+// name: not spending.
+use super::cards::MAINTENANCE_FEE;
 use super::events::EventRow;
 use super::jobs::JobRow;
 use super::schema::{accounts, card_transactions, events, jobs, reward_catalogues, reward_rules, rewards};
@@ -13,9 +17,6 @@ use ports::StoreError;
 use ports::events::NewEvent;
 use ports::jobs::NewJob;
 use ports::rewards::{NewReward, RewardRecord, RewardStore, Spending};
-
-/// The merchant name fee charges are recorded under: not spending.
-const FEE_MERCHANT: &str = "Monthly maintenance fee";
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = rewards)]
@@ -237,8 +238,8 @@ impl RewardStore for Db {
                 .filter(card_transactions::created_at.lt(to.unix()))
                 .filter(card_transactions::account_id.eq(account.as_str()))
                 .filter(card_transactions::livemode.eq(mode.is_live()))
-                .filter(card_transactions::status.eq("approved"))
-                .filter(card_transactions::merchant_name.ne(FEE_MERCHANT))
+                .filter(card_transactions::status.eq(APPROVED))
+                .filter(card_transactions::merchant_name.ne(MAINTENANCE_FEE))
                 .select((card_transactions::currency, card_transactions::amount))
                 .load::<(String, i64)>(conn)
                 .await
@@ -279,8 +280,8 @@ impl RewardStore for Db {
                 .filter(card_transactions::cardholder_id.eq(cardholder.as_str()))
                 .filter(card_transactions::account_id.eq(account.as_str()))
                 .filter(card_transactions::livemode.eq(mode.is_live()))
-                .filter(card_transactions::status.eq("approved"))
-                .filter(card_transactions::merchant_name.ne(FEE_MERCHANT))
+                .filter(card_transactions::status.eq(APPROVED))
+                .filter(card_transactions::merchant_name.ne(MAINTENANCE_FEE))
                 .select(max(card_transactions::created_at))
                 .first::<Option<i64>>(conn)
                 .await
