@@ -99,6 +99,11 @@ impl Receiver {
         self.state.deliveries.lock().unwrap().clone()
     }
 
+    /// Deliveries being answered now.
+    pub fn in_flight(&self) -> usize {
+        self.state.in_flight.lock().unwrap().len()
+    }
+
     /// Event ids delivered while a delivery of the same id was in flight.
     pub fn overlaps(&self) -> Vec<String> {
         self.state.overlaps.lock().unwrap().clone()

@@ -283,6 +283,17 @@ async fn a_job_that_keeps_failing_is_parked_listed_and_retried() {
     receiver.refuse(false);
     let retried = run(issuing(&db).args(["jobs", "retry", line["id"].as_str().unwrap()]));
     assert!(retried.status.success());
+    // Ten failures in a row rest the endpoint for ten minutes of the
+    // sandbox's clock: the retried delivery waits for the rest to end.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(receiver.accepted().is_empty());
+    client()
+        .post(server.url(&format!("{SANDBOX}/test_clock/advance")))
+        .header("token", bearer(&keys.test))
+        .json(&json!({"seconds": 600}))
+        .send()
+        .await
+        .unwrap();
     assert!(receiver.wait_for(30, |r| r.accepted().contains_key(&id)).await);
     let again = run(issuing(&db).args(["jobs", "retry", "job_nonexistent"]));
     assert!(!again.status.success());
@@ -464,5 +475,75 @@ async fn another_accounts_dead_webhook_endpoint_never_delays_a_settlement() {
             "{}: settled after {took:?}",
             db.backend()
         );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dead_endpoint_rests_and_never_holds_another_accounts_deliveries() {
+    use std::sync::atomic::Ordering::SeqCst;
+    for db in TestDb::all().await {
+        let hole = BlackHole::start();
+        let receiver = Receiver::start();
+        let server = Server::start_with(&db, &["--webhook-timeout-ms", "3000"]);
+        let noisy = keys(&create_account(&db, Some(&hole.url)));
+        let victim = keys(&create_account(&db, Some(&receiver.url)));
+        for _ in 0..100 {
+            send_test_event(&server, &noisy.test).await;
+        }
+        for _ in 0..100 {
+            if hole.accepted.load(SeqCst) > 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        let started = std::time::Instant::now();
+        let id = send_test_event(&server, &victim.test).await;
+        assert!(
+            receiver.wait_for(2, |r| r.accepted().contains_key(&id)).await,
+            "{}: the victim's event waited behind the dead endpoint",
+            db.backend()
+        );
+        let took = started.elapsed();
+        // The dead endpoint had its account's share in flight, timed out,
+        // and now rests: no more connections while it does.
+        tokio::time::sleep(Duration::from_secs(6)).await;
+        let tried = hole.accepted.load(SeqCst);
+        assert_eq!(
+            tried,
+            app::events::PER_ACCOUNT as usize,
+            "{}: {tried} connections to the dead endpoint (victim delivered after {took:?})",
+            db.backend()
+        );
+        let mut attempts = 0;
+        for page in 1..=5 {
+            let (_, events) = get_json(&server, &noisy.test, &format!("{SANDBOX}/events?page={page}")).await;
+            for event in events["data"]["events"].as_array().unwrap() {
+                attempts += event["delivery"]["attempts"].as_u64().unwrap() as usize;
+            }
+        }
+        assert_eq!(attempts, tried, "{}: untried deliveries use no attempt", db.backend());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_delivery_cut_off_by_a_sigkill_is_made_again_within_seconds() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        receiver.hold(Duration::from_secs(8));
+        let server = Server::start(&db);
+        let keys = keys(&create_account(&db, Some(&receiver.url)));
+        let id = send_test_event(&server, &keys.test).await;
+        assert!(receiver.wait_for(10, |r| r.in_flight() == 1).await);
+        server.kill();
+        receiver.hold(Duration::ZERO);
+        let restarted = std::time::Instant::now();
+        let _server = Server::start(&db);
+        assert!(
+            receiver.wait_for(30, |r| r.accepted().contains_key(&id)).await,
+            "{}: the killed process's lease held the delivery",
+            db.backend()
+        );
+        let took = restarted.elapsed();
+        assert!(took < Duration::from_secs(20), "{}: {took:?}", db.backend());
     }
 }

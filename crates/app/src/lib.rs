@@ -86,6 +86,9 @@ pub struct App {
     /// Each account's reward switch per mode, read at most once every
     /// few seconds per process: approved debits consult it.
     reward_switches: rewards::Switches,
+    /// Each account's webhook deliveries in flight and endpoint breakers,
+    /// in this process.
+    delivery_gate: Arc<events::DeliveryGate>,
 }
 
 impl App {
@@ -94,6 +97,7 @@ impl App {
             ports,
             settings,
             reward_switches: rewards::Switches::default(),
+            delivery_gate: Arc::default(),
         }
     }
 

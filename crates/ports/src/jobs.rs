@@ -106,10 +106,22 @@ pub struct NewJob {
     pub run_at: Timestamp,
 }
 
+/// One claim's hold on its jobs: a token unique to the claim, and how
+/// long the hold lasts unless extended. Finishing, rescheduling and
+/// extending go through the token, so a runner whose lease ran out (and
+/// whose jobs another runner claimed) changes nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    pub token: String,
+    pub secs: i64,
+}
+
 /// A job a worker has claimed (leased) and must finish, reschedule or park.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Job {
     pub id: JobId,
+    /// The token of the claim that leased it.
+    pub lease: String,
     pub account_id: AccountId,
     pub mode: Mode,
     pub kind: JobKind,
@@ -138,21 +150,31 @@ pub struct JobSummary {
 #[async_trait::async_trait]
 pub trait JobStore: Send + Sync {
     /// Leases up to `limit` due jobs of `queue` (pending and due, or
-    /// running with an expired lease) for `lease_secs`. No job is leased
+    /// running with an expired lease) under `lease`. No job is leased
     /// twice at once, in any number of processes.
-    async fn claim(&self, queue: Queue, now: Timestamp, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError>;
+    async fn claim(&self, queue: Queue, lease: &Lease, now: Timestamp, limit: u32) -> Result<Vec<Job>, StoreError>;
+
+    /// The jobs still held under `lease` are held until `until`: the
+    /// heartbeat of a runner that is still working on them.
+    async fn extend(&self, lease: &str, until: Timestamp) -> Result<(), StoreError>;
 
     /// Stores a job that no other change goes with (a time rule's next run).
     async fn schedule(&self, job: NewJob, account: &AccountId, mode: Mode) -> Result<(), StoreError>;
 
-    /// The jobs are done: they leave the queue (in one statement).
-    async fn complete(&self, ids: &[JobId]) -> Result<(), StoreError>;
+    /// The jobs, still held under `lease`, are done: they leave the queue
+    /// (in one statement).
+    async fn complete(&self, lease: &str, ids: &[JobId]) -> Result<(), StoreError>;
 
     /// Back to pending, due at `run_at`, keeping `error`.
-    async fn reschedule(&self, id: &JobId, error: &str, run_at: Timestamp, now: Timestamp) -> Result<(), StoreError>;
+    async fn reschedule(&self, job: &Job, error: &str, run_at: Timestamp, now: Timestamp) -> Result<(), StoreError>;
+
+    /// Back to pending, due at `run_at`, without counting this claim as an
+    /// attempt: the job was not tried (its endpoint is resting, or its
+    /// account has as many deliveries in flight as it may).
+    async fn postpone(&self, job: &Job, run_at: Timestamp, now: Timestamp) -> Result<(), StoreError>;
 
     /// Gives up: the job is kept as failed with its last error.
-    async fn park(&self, id: &JobId, error: &str, now: Timestamp) -> Result<(), StoreError>;
+    async fn park(&self, job: &Job, error: &str, now: Timestamp) -> Result<(), StoreError>;
 
     /// Pending, running and failed jobs (only failed ones with
     /// `failed_only`), oldest first.

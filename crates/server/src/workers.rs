@@ -1,43 +1,102 @@
-//! Background job runners: each loops over `run_due_jobs` of its queue,
-//! and waits a poll interval whenever it finds nothing due. Money, checks
-//! and rules have their own runners: they never wait behind webhook
-//! deliveries, which may wait on slow endpoints.
+//! Background job runners. Money, checks and rules have their own runners:
+//! they never wait behind webhook deliveries, which may wait on slow
+//! endpoints. A work runner claims a batch, runs it, and claims the next;
+//! the webhook runner keeps claiming while it has room for more deliveries
+//! in flight, so a batch of slow ones never holds the rest. Every claim's
+//! lease is heartbeated while its jobs run: a job is never run twice at
+//! once, and a dead process's jobs are due again within seconds.
 
 use crate::cli::WorkerArgs;
 use app::App;
+use app::jobs::{Claim, HEARTBEAT_SECS};
 use ports::jobs::Queue;
 use std::sync::Arc;
 use std::time::Duration;
+use tokio::sync::Semaphore;
 
-/// How many jobs one runner leases at a time. Settlements among them share
-/// one transaction; webhook deliveries run all at once, so a batch (10 s
-/// at most each) ends well within the 5-minute lease.
+/// How many jobs one claim leases at most. Settlements among them share
+/// one transaction.
 const BATCH: u32 = 16;
 
+/// Webhook deliveries in flight at once per process (each account has at
+/// most `app::events::PER_ACCOUNT` of them).
+const DELIVERIES_IN_FLIGHT: usize = 64;
+
 /// Starts the runners on the current runtime: for work, one on SQLite (it
-/// has one writer at a time anyway) or `--workers`; for webhooks, one, or
-/// half as many on PostgreSQL.
+/// has one writer at a time anyway) or `--workers`; for webhooks, one that
+/// keeps up to `DELIVERIES_IN_FLIGHT` deliveries going.
 pub fn spawn(app: Arc<App>, args: &WorkerArgs, sqlite: bool) {
-    let workers = args.workers.max(1);
-    let (work, webhooks) = if sqlite { (1, 1) } else { (workers, workers.div_ceil(2)) };
+    let work = if sqlite { 1 } else { args.workers.max(1) };
     let poll = Duration::from_millis(args.worker_poll_ms);
-    tracing::info!(work, webhooks, "background job runners started");
-    for (queue, runners) in [(Queue::Work, work), (Queue::Webhooks, webhooks)] {
-        for _ in 0..runners {
-            tokio::spawn(run(app.clone(), queue, poll));
+    tracing::info!(work, webhooks = DELIVERIES_IN_FLIGHT, "background job runners started");
+    for _ in 0..work {
+        tokio::spawn(run_work(app.clone(), poll));
+    }
+    tokio::spawn(run_webhooks(app, poll));
+}
+
+async fn run_work(app: Arc<App>, poll: Duration) {
+    loop {
+        match app.claim_jobs(Queue::Work, BATCH).await {
+            Ok(claim) if claim.jobs.is_empty() => tokio::time::sleep(poll).await,
+            Ok(claim) => run_leased(&app, claim).await,
+            Err(e) => failed(&e, poll).await,
         }
     }
 }
 
-async fn run(app: Arc<App>, queue: Queue, poll: Duration) {
+async fn run_webhooks(app: Arc<App>, poll: Duration) {
+    let room = Arc::new(Semaphore::new(DELIVERIES_IN_FLIGHT));
     loop {
-        match app.run_due_jobs(queue, BATCH).await {
-            Ok(0) => tokio::time::sleep(poll).await,
-            Ok(_) => {}
-            Err(e) => {
-                tracing::error!(error = %e, "could not run background jobs");
+        // Wait for room for at least one more delivery.
+        let Ok(first) = room.clone().acquire_owned().await else {
+            return;
+        };
+        let free = u32::try_from(room.available_permits() + 1).unwrap_or(BATCH).min(BATCH);
+        match app.claim_jobs(Queue::Webhooks, free).await {
+            Ok(claim) if claim.jobs.is_empty() => {
+                drop(first);
                 tokio::time::sleep(poll).await;
+            }
+            Ok(claim) => {
+                let more = u32::try_from(claim.jobs.len() - 1).unwrap_or(0);
+                let Ok(rest) = room.clone().acquire_many_owned(more).await else {
+                    return;
+                };
+                let app = app.clone();
+                tokio::spawn(async move {
+                    run_leased(&app, claim).await;
+                    drop((first, rest));
+                });
+            }
+            Err(e) => {
+                drop(first);
+                failed(&e, poll).await;
             }
         }
     }
+}
+
+/// Runs a claim's jobs while heartbeating its lease.
+async fn run_leased(app: &App, claim: Claim) {
+    let lease = claim.lease.clone();
+    let heartbeat = async {
+        loop {
+            tokio::time::sleep(Duration::from_secs(HEARTBEAT_SECS)).await;
+            if let Err(e) = app.extend_lease(&lease).await {
+                tracing::error!(error = %e, "could not extend a job lease");
+            }
+        }
+    };
+    tokio::select! {
+        ran = app.run_jobs(claim) => if let Err(e) = ran {
+            tracing::error!(error = %e, "could not finish background jobs");
+        },
+        () = heartbeat => {}
+    }
+}
+
+async fn failed(e: &ports::StoreError, poll: Duration) {
+    tracing::error!(error = %e, "could not claim background jobs");
+    tokio::time::sleep(poll).await;
 }

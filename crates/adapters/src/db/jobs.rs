@@ -2,7 +2,8 @@
 //! its candidate rows are locked `FOR UPDATE SKIP LOCKED`, so any number of
 //! worker processes share the queue without waiting on each other or
 //! taking a job twice. SQLite has one writer at a time, so the same UPDATE
-//! is already exclusive there.
+//! is already exclusive there. Every change to a claimed job goes through
+//! its claim's lease token: a runner that outlived its lease changes nothing.
 
 use super::schema::jobs;
 use super::{Db, DbError, DbPool, with_conn};
@@ -11,7 +12,7 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::ids::{AccountId, JobId};
 use domain::{Mode, Timestamp};
 use ports::StoreError;
-use ports::jobs::{Job, JobKind, JobStore, JobSummary, NewJob, Queue};
+use ports::jobs::{Job, JobKind, JobStore, JobSummary, Lease, NewJob, Queue};
 
 const PENDING: &str = "pending";
 const RUNNING: &str = "running";
@@ -67,6 +68,7 @@ impl JobRow {
 #[diesel(table_name = jobs)]
 struct ClaimedRow {
     id: String,
+    lease: Option<String>,
     account_id: String,
     livemode: bool,
     kind: String,
@@ -90,37 +92,50 @@ struct SummaryRow {
     last_error: Option<String>,
 }
 
-/// A leased job handed back after a failed attempt: due again at
-/// `run_at` (pending) or kept as it is (parked).
+/// A leased job handed back: due again at `run_at` (pending) or kept as
+/// it is (parked), with its last error; a postponed one gives back the
+/// attempt its claim counted.
 #[derive(AsChangeset)]
 #[diesel(table_name = jobs)]
 struct Release<'a> {
     state: &'static str,
     run_at: Option<i64>,
     locked_until: Option<Option<i64>>,
-    last_error: &'a str,
+    lease: Option<Option<String>>,
+    last_error: Option<&'a str>,
     updated_at: i64,
 }
 
 impl<'a> Release<'a> {
-    fn new(state: &'static str, run_at: Option<Timestamp>, last_error: &'a str, now: Timestamp) -> Self {
-        let (run_at, now) = (run_at.map(Timestamp::unix), now.unix());
+    fn new(state: &'static str, run_at: Option<Timestamp>, last_error: Option<&'a str>, now: Timestamp) -> Self {
         Release {
             state,
-            run_at,
+            run_at: run_at.map(Timestamp::unix),
             locked_until: Some(None),
+            lease: Some(None),
             last_error,
-            updated_at: now,
+            updated_at: now.unix(),
         }
     }
 }
 
+/// The rows of `ids` that the claim `lease` still holds.
+macro_rules! held {
+    ($lease:expr, $ids:expr) => {
+        jobs::table
+            .filter(jobs::id.eq_any($ids))
+            .filter(jobs::state.eq(RUNNING))
+            .filter(jobs::lease.eq($lease))
+    };
+}
+
 impl Db {
-    async fn release(&self, id: &JobId, release: Release<'_>) -> Result<(), StoreError> {
-        let release = &release;
+    async fn release(&self, job: &Job, release: Release<'_>, attempt_counts: bool) -> Result<(), StoreError> {
+        let (release, ids) = (&release, [job.id.as_str()]);
+        let given_back = i32::from(!attempt_counts);
         with_conn!(self.pool(), |conn| {
-            diesel::update(jobs::table.filter(jobs::id.eq(id.as_str())))
-                .set(release)
+            diesel::update(held!(&job.lease, ids))
+                .set((release, jobs::attempts.eq(jobs::attempts - given_back)))
                 .execute(conn)
                 .await
         })?;
@@ -136,6 +151,7 @@ fn count(n: i32) -> u32 {
 /// (`$lock` adds the row-locking clause), then lease exactly those.
 macro_rules! claim_on {
     ($pool:expr, $kinds:expr, $now:expr, $lease:expr, $limit:expr, $($lock:tt)*) => {{
+        let lease: &Lease = $lease;
         let mut conn = $pool.get().await.map_err(DbError::pool)?;
         conn.transaction::<_, diesel::result::Error, _>(async |conn| {
             let due = jobs::state
@@ -158,7 +174,8 @@ macro_rules! claim_on {
                 .set((
                     jobs::state.eq(RUNNING),
                     jobs::attempts.eq(jobs::attempts + 1),
-                    jobs::locked_until.eq($now + $lease),
+                    jobs::locked_until.eq($now + lease.secs),
+                    jobs::lease.eq(&lease.token),
                     jobs::updated_at.eq($now),
                 ))
                 .returning(ClaimedRow::as_returning())
@@ -181,15 +198,15 @@ impl JobStore for Db {
         Ok(())
     }
 
-    async fn claim(&self, queue: Queue, now: Timestamp, lease_secs: i64, limit: u32) -> Result<Vec<Job>, StoreError> {
+    async fn claim(&self, queue: Queue, lease: &Lease, now: Timestamp, limit: u32) -> Result<Vec<Job>, StoreError> {
         let now = now.unix();
         let limit = i64::from(limit);
         let kinds = &queue.kinds();
         let rows = match self.pool() {
             DbPool::Pg(pool) => {
-                claim_on!(pool, kinds, now, lease_secs, limit, .for_update().skip_locked())
+                claim_on!(pool, kinds, now, lease, limit, .for_update().skip_locked())
             }
-            DbPool::Sqlite(pool) => claim_on!(pool, kinds, now, lease_secs, limit,),
+            DbPool::Sqlite(pool) => claim_on!(pool, kinds, now, lease, limit,),
         }?;
         rows.into_iter()
             .map(|r| {
@@ -197,6 +214,7 @@ impl JobStore for Db {
                     .ok_or_else(|| StoreError::new(format!("job {} has unknown kind {}", r.id, r.kind)))?;
                 Ok(Job {
                     id: JobId::new(r.id),
+                    lease: r.lease.unwrap_or_default(),
                     account_id: AccountId::new(r.account_id),
                     mode: Mode::from_live(r.livemode),
                     kind,
@@ -208,23 +226,42 @@ impl JobStore for Db {
             .collect()
     }
 
-    async fn complete(&self, ids: &[JobId]) -> Result<(), StoreError> {
-        // Finished jobs leave the queue; what they did is in its own tables.
-        let ids: Vec<&str> = ids.iter().map(JobId::as_str).collect();
+    async fn extend(&self, lease: &str, until: Timestamp) -> Result<(), StoreError> {
         with_conn!(self.pool(), |conn| {
-            diesel::delete(jobs::table.filter(jobs::id.eq_any(&ids)))
-                .execute(conn)
-                .await
+            diesel::update(
+                jobs::table
+                    .filter(jobs::lease.eq(lease))
+                    .filter(jobs::state.eq(RUNNING)),
+            )
+            .set(jobs::locked_until.eq(until.unix()))
+            .execute(conn)
+            .await
         })?;
         Ok(())
     }
 
-    async fn reschedule(&self, id: &JobId, error: &str, run_at: Timestamp, now: Timestamp) -> Result<(), StoreError> {
-        self.release(id, Release::new(PENDING, Some(run_at), error, now)).await
+    async fn complete(&self, lease: &str, ids: &[JobId]) -> Result<(), StoreError> {
+        // Finished jobs leave the queue; what they did is in its own tables.
+        let ids: Vec<&str> = ids.iter().map(JobId::as_str).collect();
+        with_conn!(self.pool(), |conn| {
+            diesel::delete(held!(lease, &ids)).execute(conn).await
+        })?;
+        Ok(())
     }
 
-    async fn park(&self, id: &JobId, error: &str, now: Timestamp) -> Result<(), StoreError> {
-        self.release(id, Release::new(FAILED, None, error, now)).await
+    async fn reschedule(&self, job: &Job, error: &str, run_at: Timestamp, now: Timestamp) -> Result<(), StoreError> {
+        self.release(job, Release::new(PENDING, Some(run_at), Some(error), now), true)
+            .await
+    }
+
+    async fn postpone(&self, job: &Job, run_at: Timestamp, now: Timestamp) -> Result<(), StoreError> {
+        self.release(job, Release::new(PENDING, Some(run_at), None, now), false)
+            .await
+    }
+
+    async fn park(&self, job: &Job, error: &str, now: Timestamp) -> Result<(), StoreError> {
+        self.release(job, Release::new(FAILED, None, Some(error), now), true)
+            .await
     }
 
     async fn list(&self, failed_only: bool, limit: u32) -> Result<Vec<JobSummary>, StoreError> {

@@ -118,6 +118,7 @@ diesel::table! {
         last_error -> Nullable<Text>,
         created_at -> BigInt,
         updated_at -> BigInt,
+        lease -> Nullable<Text>,
     }
 }
 

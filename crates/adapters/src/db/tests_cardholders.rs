@@ -2,6 +2,7 @@
 //! PostgreSQL.
 
 use super::tests::with_account;
+use super::tests_jobs::lease;
 use crate::reference::regions;
 use crate::test_db::TestDb;
 use domain::Mode;
@@ -124,7 +125,10 @@ async fn a_decision_is_stored_with_its_event_and_delivery_job() {
             run_at: Timestamp::from_unix(1),
         };
         db.insert(pending, Some(verify)).await.unwrap();
-        let claimed = db.claim(Queue::Work, Timestamp::from_unix(1), 300, 5).await.unwrap();
+        let claimed = db
+            .claim(Queue::Work, &lease(), Timestamp::from_unix(1), 5)
+            .await
+            .unwrap();
         assert_eq!(claimed[0].kind, JobKind::VerifyCardholder, "{}", t.backend());
         let decision = Decision {
             status: CardholderStatus::ManualReview,
@@ -152,7 +156,7 @@ async fn a_decision_is_stored_with_its_event_and_delivery_job() {
         assert_eq!(db.in_review().await.unwrap().len(), 1);
         assert!(db.delivery_target(&EventId::new("evt_1")).await.unwrap().is_some());
         assert_eq!(
-            db.claim(Queue::Webhooks, Timestamp::from_unix(2), 300, 5)
+            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(2), 5)
                 .await
                 .unwrap()[0]
                 .subject,

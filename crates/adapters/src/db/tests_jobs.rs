@@ -10,9 +10,17 @@ use domain::ids::{EventId, JobId};
 use domain::paging::Page;
 use ports::accounts::AccountStore;
 use ports::events::{AttemptOutcome, EventStore, NewEvent};
-use ports::jobs::{JobKind, JobStore, NewJob, Queue};
+use ports::jobs::{Job, JobKind, JobStore, Lease, NewJob, Queue};
 use ports::test_clocks::TestClocks;
 use std::collections::HashSet;
+
+/// A claim's lease of five minutes, under the token "l".
+pub(super) fn lease() -> Lease {
+    Lease {
+        token: "l".into(),
+        secs: 300,
+    }
+}
 
 fn job(id: &str, run_at: i64) -> NewJob {
     NewJob {
@@ -57,7 +65,7 @@ async fn due_jobs_are_leased_once_and_come_back_when_the_lease_expires() {
             .await
             .unwrap();
         assert!(
-            db.claim(Queue::Webhooks, Timestamp::from_unix(9), 300, 10)
+            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(9), 10)
                 .await
                 .unwrap()
                 .is_empty(),
@@ -65,20 +73,20 @@ async fn due_jobs_are_leased_once_and_come_back_when_the_lease_expires() {
             t.backend()
         );
         let claimed = db
-            .claim(Queue::Webhooks, Timestamp::from_unix(10), 300, 10)
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(10), 10)
             .await
             .unwrap();
         assert_eq!(claimed.len(), 1);
         assert_eq!((claimed[0].id.as_str(), claimed[0].attempts), ("job_1", 1));
         assert!(
-            db.claim(Queue::Webhooks, Timestamp::from_unix(20), 300, 10)
+            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(20), 10)
                 .await
                 .unwrap()
                 .is_empty(),
             "leased"
         );
         let again = db
-            .claim(Queue::Webhooks, Timestamp::from_unix(310), 300, 10)
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(310), 10)
             .await
             .unwrap();
         let ids: HashSet<&str> = again.iter().map(|j| j.id.as_str()).collect();
@@ -88,6 +96,68 @@ async fn due_jobs_are_leased_once_and_come_back_when_the_lease_expires() {
             "the expired lease and the due job"
         );
         assert_eq!(again.iter().find(|j| j.id.as_str() == "job_1").unwrap().attempts, 2);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_heartbeat_keeps_a_lease_and_a_runner_that_lost_its_lease_changes_nothing() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        with_account(&db, "acct_a").await;
+        db.emit(event("evt_1", "acct_a", Mode::Test), job("job_1", 10))
+            .await
+            .unwrap();
+        let short = |token: &str| Lease {
+            token: token.into(),
+            secs: 15,
+        };
+        let first = db
+            .claim(Queue::Webhooks, &short("first"), Timestamp::from_unix(10), 1)
+            .await
+            .unwrap();
+        assert_eq!(first[0].lease, "first");
+        db.extend("first", Timestamp::from_unix(40)).await.unwrap();
+        let second_lease = short("second");
+        let claim_at = |secs| db.claim(Queue::Webhooks, &second_lease, Timestamp::from_unix(secs), 1);
+        assert!(claim_at(30).await.unwrap().is_empty(), "{}: heartbeated", t.backend());
+        // The heartbeats stop (the runner died): the job is due again.
+        let second: Vec<Job> = claim_at(40).await.unwrap();
+        assert_eq!((second[0].lease.as_str(), second[0].attempts), ("second", 2));
+        // The first runner comes back: its lease is gone, so nothing it
+        // does touches the job the second one holds.
+        db.extend("first", Timestamp::from_unix(1_000)).await.unwrap();
+        db.reschedule(&first[0], "late", Timestamp::from_unix(41), Timestamp::from_unix(41))
+            .await
+            .unwrap();
+        db.park(&first[0], "late", Timestamp::from_unix(41)).await.unwrap();
+        db.complete("first", &[JobId::new("job_1")]).await.unwrap();
+        let listed = db.list(false, 10).await.unwrap();
+        assert_eq!(
+            (listed.len(), listed[0].state.as_str(), listed[0].last_error.as_deref()),
+            (1, "running", None),
+            "{}",
+            t.backend()
+        );
+        assert!(
+            claim_at(56).await.unwrap().len() == 1,
+            "the late extension did not renew the second claim's lease"
+        );
+        // A postponed job gives back the attempt its claim counted.
+        let third = db
+            .claim(Queue::Webhooks, &short("third"), Timestamp::from_unix(80), 1)
+            .await
+            .unwrap();
+        assert_eq!(third[0].attempts, 4);
+        db.postpone(&third[0], Timestamp::from_unix(90), Timestamp::from_unix(80))
+            .await
+            .unwrap();
+        let fourth = db
+            .claim(Queue::Webhooks, &short("fourth"), Timestamp::from_unix(90), 1)
+            .await
+            .unwrap();
+        assert_eq!(fourth[0].attempts, 4, "{}", t.backend());
+        db.complete("fourth", &[JobId::new("job_1")]).await.unwrap();
+        assert!(db.list(false, 10).await.unwrap().is_empty());
     }
 }
 
@@ -107,7 +177,7 @@ async fn concurrent_claims_never_share_a_job() {
         let claims = (0..12).map(|_| {
             let db = db.clone();
             tokio::spawn(async move {
-                db.claim(Queue::Webhooks, Timestamp::from_unix(5), 300, 7)
+                db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(5), 7)
                     .await
                     .unwrap()
             })
@@ -131,30 +201,36 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
             .await
             .unwrap();
         let id = JobId::new("job_1");
-        db.claim(Queue::Webhooks, Timestamp::from_unix(1), 300, 1)
+        let claimed = db
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(1), 1)
             .await
             .unwrap();
-        db.reschedule(&id, "refused", Timestamp::from_unix(100), Timestamp::from_unix(2))
-            .await
-            .unwrap();
+        db.reschedule(
+            &claimed[0],
+            "refused",
+            Timestamp::from_unix(100),
+            Timestamp::from_unix(2),
+        )
+        .await
+        .unwrap();
         assert!(
-            db.claim(Queue::Webhooks, Timestamp::from_unix(99), 300, 1)
+            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(99), 1)
                 .await
                 .unwrap()
                 .is_empty(),
             "{}",
             t.backend()
         );
-        assert_eq!(
-            db.claim(Queue::Webhooks, Timestamp::from_unix(100), 300, 1)
-                .await
-                .unwrap()
-                .len(),
-            1
-        );
-        db.park(&id, "gave up: 500", Timestamp::from_unix(101)).await.unwrap();
+        let again = db
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(100), 1)
+            .await
+            .unwrap();
+        assert_eq!(again.len(), 1);
+        db.park(&again[0], "gave up: 500", Timestamp::from_unix(101))
+            .await
+            .unwrap();
         assert!(
-            db.claim(Queue::Webhooks, Timestamp::from_unix(10_000), 300, 1)
+            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(10_000), 1)
                 .await
                 .unwrap()
                 .is_empty(),
@@ -172,11 +248,11 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
             "only parked jobs are retried"
         );
         let back = db
-            .claim(Queue::Webhooks, Timestamp::from_unix(200), 300, 1)
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(200), 1)
             .await
             .unwrap();
         assert_eq!(back[0].attempts, 1, "a fresh set of attempts");
-        db.complete(std::slice::from_ref(&id)).await.unwrap();
+        db.complete("l", std::slice::from_ref(&id)).await.unwrap();
         assert!(db.list(false, 10).await.unwrap().is_empty());
     }
 }
@@ -345,7 +421,7 @@ async fn advancing_a_test_clock_brings_only_that_sandboxs_pending_jobs_forward()
         assert_eq!(db.advance(&acct, 1).await.unwrap(), 601);
         assert_eq!(db.offset(&domain::ids::AccountId::new("acct_b")).await.unwrap(), 0);
         let due: Vec<String> = db
-            .claim(Queue::Webhooks, Timestamp::from_unix(500), 300, 10)
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(500), 10)
             .await
             .unwrap()
             .into_iter()
@@ -373,12 +449,10 @@ async fn the_ledger_check_reports_a_parked_job_that_moves_money_and_not_a_parked
             .unwrap();
         // Each queue leases its own kinds only.
         for (queue, id) in [(Queue::Work, "job_s"), (Queue::Webhooks, "job_d")] {
-            let claimed = db.claim(queue, Timestamp::from_unix(10), 300, 10).await.unwrap();
+            let claimed = db.claim(queue, &lease(), Timestamp::from_unix(10), 10).await.unwrap();
             let ids: Vec<&str> = claimed.iter().map(|j| j.id.as_str()).collect();
             assert_eq!(ids, [id], "{queue:?}");
-        }
-        for id in ["job_s", "job_d"] {
-            db.park(&JobId::new(id), "network refused", Timestamp::from_unix(11))
+            db.park(&claimed[0], "network refused", Timestamp::from_unix(11))
                 .await
                 .unwrap();
         }

@@ -1,26 +1,53 @@
 //! One delivery attempt of one event: a signed POST of
-//! `{event, event_id, created_at, data}`; a 2xx answer delivers it.
+//! `{event, event_id, created_at, data}`; a 2xx answer delivers it. An
+//! endpoint that keeps failing rests (see `delivery_gate`): its deliveries
+//! wait, untried, until the rest ends.
 
 use crate::App;
-use domain::Secret;
 use domain::events::DeliveryState;
+use domain::events::breaker::Admission;
 use domain::ids::EventId;
+use domain::{Secret, Timestamp};
 use ports::events::AttemptOutcome;
 use ports::vault::Place;
 use ports::webhooks::WebhookRequest;
 use serde_json::json;
 
+/// Why an event was not delivered by this attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Undelivered {
+    /// Tried and failed, for this reason: the job is retried on its schedule.
+    Failed(String),
+    /// Not tried: the account's endpoint rests until then.
+    Resting(Timestamp),
+}
+
+impl From<String> for Undelivered {
+    fn from(reason: String) -> Self {
+        Undelivered::Failed(reason)
+    }
+}
+
 impl App {
-    /// `Err` carries why the attempt failed, for the job to retry on.
     /// `last_attempt` marks the event failed rather than pending.
-    pub(crate) async fn deliver_webhook(&self, id: &EventId, last_attempt: bool) -> Result<(), String> {
+    pub(crate) async fn deliver_webhook(&self, id: &EventId, last_attempt: bool) -> Result<(), Undelivered> {
         let store = |e: ports::StoreError| e.to_string();
         let Some(target) = self.ports.events.delivery_target(id).await.map_err(store)? else {
             return Ok(());
         };
         let Some(url) = target.url else {
-            return self.ports.events.mark_no_endpoint(id).await.map_err(store);
+            return Ok(self.ports.events.mark_no_endpoint(id).await.map_err(store)?);
         };
+        // Rests run on the mode's clock, so advancing a sandbox's test
+        // clock ends them as it brings retries forward.
+        let clock = self
+            .clock_for(&target.account_id, target.event.mode)
+            .await
+            .map_err(store)?;
+        let endpoint = (target.account_id.clone(), target.event.mode, url.clone());
+        if let Admission::Wait(until) = self.delivery_gate.admit(&endpoint, clock.now) {
+            return Err(Undelivered::Resting(clock.real_time_of(until)));
+        }
         let (account, mode) = (target.account_id.as_str(), target.event.mode);
         let open = |sealed: &[u8], place: Place| {
             let opened = self.ports.vault.open(sealed, &place).map_err(|e| e.to_string())?;
@@ -45,7 +72,7 @@ impl App {
                 target
                     .sealed_webhook_secret
                     .as_deref()
-                    .ok_or("the account has no sandbox webhook secret yet")?,
+                    .ok_or_else(|| "the account has no sandbox webhook secret yet".to_string())?,
                 Place::webhook_secret(account, mode),
             )?,
             secret_key: open(
@@ -55,6 +82,8 @@ impl App {
         };
         let response = self.ports.webhooks.send(request).await;
         let delivered = response.delivered();
+        let answered = self.ports.clock.now().plus(clock.ahead_secs);
+        self.delivery_gate.record(&endpoint, delivered, answered);
         let state = match (delivered, last_attempt) {
             (true, _) => DeliveryState::Delivered,
             (false, true) => DeliveryState::Failed,
@@ -77,12 +106,13 @@ impl App {
             .record_attempt(id, outcome, state)
             .await
             .map_err(store)?;
-        if delivered { Ok(()) } else { Err(failure) }
+        if delivered { Ok(()) } else { Err(failure.into()) }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::Undelivered;
     use crate::testing::Mocks;
     use domain::events::DeliveryState;
     use domain::ids::EventId;
@@ -119,6 +149,7 @@ mod tests {
             .expect_open()
             .returning(|s, _| Ok(Secret::new(s.strip_prefix(b"sealed-").unwrap().to_vec())));
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(5_000));
+        m.test_clocks.expect_offset().returning(|_| Ok(0));
         m.webhooks.expect_send().times(1).returning(move |req| {
             let body: serde_json::Value = serde_json::from_str(&req.body).unwrap();
             assert_eq!(body["event"], "webhook.test");
@@ -159,12 +190,12 @@ mod tests {
         let app = mocks(Some(302), DeliveryState::Pending).app();
         assert_eq!(
             app.deliver_webhook(&EventId::new("evt_1"), false).await,
-            Err("the endpoint answered 302".into())
+            Err(Undelivered::Failed("the endpoint answered 302".into()))
         );
         let app = mocks(None, DeliveryState::Failed).app();
         assert_eq!(
             app.deliver_webhook(&EventId::new("evt_1"), true).await,
-            Err("connection refused".into())
+            Err(Undelivered::Failed("connection refused".into()))
         );
     }
 

@@ -1,9 +1,13 @@
 //! The webhook event log: emitting, listing, redelivering, delivering.
 
 mod deliver_webhook;
+mod delivery_gate;
 mod event_log;
 mod send_test_event;
 
+pub use deliver_webhook::Undelivered;
+pub(crate) use delivery_gate::DeliveryGate;
+pub use delivery_gate::PER_ACCOUNT;
 pub use event_log::EventError;
 
 use crate::App;

@@ -3,6 +3,8 @@
 mod manage;
 mod run_due_jobs;
 
+pub use run_due_jobs::{Claim, HEARTBEAT_SECS, LEASE_SECS};
+
 use crate::{App, ModeClock};
 use domain::Timestamp;
 use domain::ids::JobId;

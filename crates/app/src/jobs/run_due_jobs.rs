@@ -1,29 +1,63 @@
-//! Workers call this in a loop: lease due jobs, run each, then finish,
-//! reschedule (with backoff and jitter) or park it.
+//! Workers call these in a loop: claim due jobs under a lease, run them
+//! while heartbeating the lease, then finish, reschedule (with backoff and
+//! jitter) or park each.
 
 use crate::App;
+use crate::events::Undelivered;
 use domain::ids::{CardId, CardholderId, EventId, JobId, TransferId};
 use ports::StoreError;
-use ports::jobs::{Job, JobKind, Queue};
+use ports::jobs::{Job, JobKind, Lease, Queue};
 
-/// How long a claimed job is leased: a worker that dies mid-job leaves it
-/// to be claimed again after this.
-const LEASE_SECS: i64 = 300;
+/// How long a claim holds its jobs unless its runner extends the lease.
+/// A runner heartbeats every `HEARTBEAT_SECS` while it works, so a job is
+/// never claimed twice while running; a dead runner's jobs are due again
+/// within this many seconds.
+pub const LEASE_SECS: i64 = 15;
+pub const HEARTBEAT_SECS: u64 = 5;
+
+/// How long a delivery waits, untried, while its account has as many in
+/// flight as it may.
+const BUSY_ACCOUNT_SECS: i64 = 1;
+
+/// Jobs claimed together under one lease.
+#[derive(Debug)]
+pub struct Claim {
+    pub lease: String,
+    pub jobs: Vec<Job>,
+}
 
 impl App {
-    /// Runs up to `limit` due jobs of `queue`; returns how many were
-    /// claimed. The settlements among them run as one batch (one
-    /// transaction); webhook deliveries run all at once, so a slow
-    /// endpoint holds only its own; the jobs that succeeded leave the
-    /// queue together.
-    pub async fn run_due_jobs(&self, queue: Queue, limit: u32) -> Result<usize, StoreError> {
+    /// Leases up to `limit` due jobs of `queue`.
+    pub async fn claim_jobs(&self, queue: Queue, limit: u32) -> Result<Claim, StoreError> {
+        let lease = Lease {
+            token: self.ports.ids.unique(),
+            secs: LEASE_SECS,
+        };
         let jobs = self
             .ports
             .jobs
-            .claim(queue, self.ports.clock.now(), LEASE_SECS, limit)
+            .claim(queue, &lease, self.ports.clock.now(), limit)
             .await?;
-        let claimed = jobs.len();
-        let transfers: Vec<TransferId> = jobs
+        Ok(Claim {
+            lease: lease.token,
+            jobs,
+        })
+    }
+
+    /// Keeps a claim's jobs leased: the runner's heartbeat.
+    pub async fn extend_lease(&self, lease: &str) -> Result<(), StoreError> {
+        let until = self.ports.clock.now().plus(LEASE_SECS);
+        self.ports.jobs.extend(lease, until).await
+    }
+
+    /// Runs a claim's jobs. The settlements among them run as one batch
+    /// (one transaction); webhook deliveries run all at once, each through
+    /// its account's gate (see `events::delivery_gate`), so a slow
+    /// endpoint holds only its own; the jobs that succeeded leave the
+    /// queue together.
+    pub async fn run_jobs(&self, claim: Claim) -> Result<(), StoreError> {
+        let transfers: Vec<TransferId> = claim
+            .jobs
             .iter()
             .filter(|job| job.kind == JobKind::SettleCardTransfer)
             .map(|job| TransferId::new(&job.subject))
@@ -31,7 +65,7 @@ impl App {
         let mut settled = self.settle_card_transfers(&transfers).await.into_iter();
         let mut done = vec![];
         let mut deliveries = vec![];
-        for job in jobs {
+        for job in claim.jobs {
             let outcome = match job.kind {
                 JobKind::DeliverWebhook => {
                     deliveries.push(job);
@@ -46,19 +80,35 @@ impl App {
             };
             done.extend(self.done_or_retried(job, outcome).await?);
         }
-        // Each delivery is retried as soon as it failed, as a lone one would.
-        let delivered = deliveries.into_iter().map(|job| async move {
-            let last_attempt = job.attempts >= job.max_attempts;
-            let outcome = self.deliver_webhook(&EventId::new(&job.subject), last_attempt).await;
-            self.done_or_retried(job, outcome).await
-        });
+        let delivered = deliveries.into_iter().map(|job| self.run_delivery(job));
         for finished in futures::future::join_all(delivered).await {
             done.extend(finished?);
         }
         if !done.is_empty() {
-            self.ports.jobs.complete(&done).await?;
+            self.ports.jobs.complete(&claim.lease, &done).await?;
         }
-        Ok(claimed)
+        Ok(())
+    }
+
+    /// One delivery job: tried when its account has room in flight and its
+    /// endpoint is not resting, else put back untried; a failed one is
+    /// retried as soon as it failed, as a lone one would be.
+    async fn run_delivery(&self, job: Job) -> Result<Option<JobId>, StoreError> {
+        let now = self.ports.clock.now();
+        let Some(_slot) = self.delivery_gate.slot(&job.account_id) else {
+            return self
+                .ports
+                .jobs
+                .postpone(&job, now.plus(BUSY_ACCOUNT_SECS), now)
+                .await
+                .map(|()| None);
+        };
+        let last_attempt = job.attempts >= job.max_attempts;
+        match self.deliver_webhook(&EventId::new(&job.subject), last_attempt).await {
+            Ok(()) => Ok(Some(job.id)),
+            Err(Undelivered::Resting(until)) => self.ports.jobs.postpone(&job, until, now).await.map(|()| None),
+            Err(Undelivered::Failed(error)) => self.retry_later(job, &error).await.map(|()| None),
+        }
     }
 
     /// A job that succeeded, to complete with the batch; or, failed,
@@ -80,14 +130,15 @@ impl App {
             .then(|| job.kind.retry_schedule().delay(job.attempts, self.ports.ids.fraction()))
             .flatten();
         match delay {
-            Some(delay) => self.ports.jobs.reschedule(&job.id, error, now.plus(delay), now).await,
-            None => self.ports.jobs.park(&job.id, error, now).await,
+            Some(delay) => self.ports.jobs.reschedule(&job, error, now.plus(delay), now).await,
+            None => self.ports.jobs.park(&job, error, now).await,
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::Claim;
     use crate::testing::Mocks;
     use domain::Mode;
     use domain::ids::{AccountId, JobId};
@@ -96,6 +147,7 @@ mod tests {
     fn job(attempts: u32) -> Job {
         Job {
             id: JobId::new("job_1"),
+            lease: "lease_1".into(),
             account_id: AccountId::new("acct_1"),
             mode: Mode::Test,
             kind: JobKind::DeliverWebhook,
@@ -105,16 +157,19 @@ mod tests {
         }
     }
 
-    /// A job whose delivery finds an event with nowhere to go fails
-    /// nothing; one whose event lookup fails is retried or parked.
-    fn mocks(attempts: u32, lookup_fails: bool) -> Mocks {
+    fn claim(jobs: Vec<Job>) -> Claim {
+        Claim {
+            lease: "lease_1".into(),
+            jobs,
+        }
+    }
+
+    /// A delivery job whose event has nowhere to go fails nothing; one
+    /// whose event lookup fails is retried or parked.
+    fn mocks(lookup_fails: bool) -> Mocks {
         let mut m = Mocks::default();
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.ids.expect_fraction().return_const(0.5);
-        m.jobs.expect_claim().times(1).returning(move |_, _, lease, _| {
-            assert_eq!(lease, 300);
-            Ok(vec![job(attempts)])
-        });
         m.events.expect_delivery_target().returning(move |_| {
             if lookup_fails {
                 Err(ports::StoreError::new("down"))
@@ -126,25 +181,48 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_finished_job_is_completed() {
-        let mut m = mocks(1, false);
+    async fn a_claim_leases_its_jobs_under_a_fresh_token_for_a_short_lease() {
+        let mut m = Mocks::default();
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
+        m.ids.expect_unique().return_const("tok".to_string());
+        m.jobs.expect_claim().times(1).returning(|queue, lease, _, limit| {
+            assert_eq!(
+                (queue, lease.token.as_str(), lease.secs, limit),
+                (Queue::Work, "tok", 15, 8)
+            );
+            Ok(vec![job(1)])
+        });
+        m.jobs
+            .expect_extend()
+            .withf(|lease, until| lease == "tok" && until.unix() == 1_015)
+            .times(1)
+            .returning(|_, _| Ok(()));
+        let app = m.app();
+        let claimed = app.claim_jobs(Queue::Work, 8).await.unwrap();
+        assert_eq!((claimed.lease.as_str(), claimed.jobs.len()), ("tok", 1));
+        app.extend_lease(&claimed.lease).await.unwrap();
+    }
+
+    #[tokio::test]
+    async fn a_finished_job_is_completed_under_its_lease() {
+        let mut m = mocks(false);
         m.jobs
             .expect_complete()
-            .withf(|ids| ids == [JobId::new("job_1")])
+            .withf(|lease, ids| lease == "lease_1" && ids == [JobId::new("job_1")])
             .times(1)
-            .returning(|_| Ok(()));
-        assert_eq!(m.app().run_due_jobs(Queue::Webhooks, 8).await.unwrap(), 1);
+            .returning(|_, _| Ok(()));
+        m.app().run_jobs(claim(vec![job(1)])).await.unwrap();
     }
 
     #[tokio::test]
     async fn a_failed_attempt_is_rescheduled_on_the_retry_schedule() {
-        let mut m = mocks(2, true);
+        let mut m = mocks(true);
         m.jobs
             .expect_reschedule()
             .times(1)
             .withf(|_, error, run_at, _| error.contains("down") && run_at.unix() == 1_000 + 300)
             .returning(|_, _, _, _| Ok(()));
-        m.app().run_due_jobs(Queue::Webhooks, 8).await.unwrap();
+        m.app().run_jobs(claim(vec![job(2)])).await.unwrap();
     }
 
     #[tokio::test]
@@ -152,14 +230,6 @@ mod tests {
         let mut m = Mocks::default();
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.ids.expect_fraction().return_const(0.5);
-        m.jobs.expect_claim().returning(|queue, _, _, _| {
-            assert_eq!(queue, Queue::Work);
-            Ok(vec![Job {
-                kind: JobKind::SettleCardTransfer,
-                subject: "tr_1".into(),
-                ..job(1)
-            }])
-        });
         m.cards
             .expect_transfer()
             .returning(|_| Err(ports::StoreError::new("down")));
@@ -168,13 +238,18 @@ mod tests {
             .times(1)
             .withf(|_, _, run_at, _| run_at.unix() == 1_000 + 5)
             .returning(|_, _, _, _| Ok(()));
-        m.app().run_due_jobs(Queue::Work, 8).await.unwrap();
+        let settlement = Job {
+            kind: JobKind::SettleCardTransfer,
+            subject: "tr_1".into(),
+            ..job(1)
+        };
+        m.app().run_jobs(claim(vec![settlement])).await.unwrap();
     }
 
     #[tokio::test]
     async fn the_last_failed_attempt_parks_the_job() {
-        let mut m = mocks(10, true);
+        let mut m = mocks(true);
         m.jobs.expect_park().times(1).returning(|_, _, _| Ok(()));
-        m.app().run_due_jobs(Queue::Webhooks, 8).await.unwrap();
+        m.app().run_jobs(claim(vec![job(10)])).await.unwrap();
     }
 }

@@ -1,5 +1,6 @@
 //! Webhook events: what happened, told to the account at least once.
 
+pub mod breaker;
 pub mod payloads;
 
 pub const CARDHOLDER_VERIFICATION_SUCCESSFUL: &str = "cardholder_verification.successful";
