@@ -54,3 +54,19 @@ async fn nul_characters_are_refused_naming_the_field_on_both_databases() {
         assert_eq!(s.balance(&card).await.0, 300);
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_query_parameter_given_twice_is_named() {
+    let db = TestDb::sqlite();
+    let s = Sandbox::start(&db, None);
+    let holder = s.cardholder(92).await;
+    let twice = s
+        .get(&format!(
+            "/cardholder/get_cardholder?cardholder_id={holder}&cardholder_id={holder}"
+        ))
+        .await;
+    assert_eq!(twice.status, 400, "{}", twice.body);
+    assert_eq!(twice.body["message"], "cardholder_id: must be given once");
+    let missing = s.get("/cardholder/get_cardholder?other=1").await;
+    assert_eq!(missing.body["message"], "cardholder_id: is required");
+}

@@ -16,13 +16,15 @@ pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_issuing"))
 }
 
-/// The `issuing` command with the database (and key) of `db`.
+/// The `issuing` command with the database (and key) of `db`. Webhooks
+/// may reach the tests' receivers on loopback, as in local development.
 pub fn issuing(db: &TestDb) -> Command {
     let mut cmd = Command::new(binary());
     cmd.env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("DATABASE_URL", db.url())
-        .env("ISSUING_LOG", "info");
+        .env("ISSUING_LOG", "info")
+        .env("ISSUING_WEBHOOK_ALLOW_PRIVATE", "true");
     if db.backend() == "postgres" {
         cmd.env("ISSUING_MASTER_KEY", PG_MASTER_KEY);
     }
@@ -51,6 +53,12 @@ impl Server {
     /// for work every 50 ms, so tests need not wait.
     pub fn start_with(db: &TestDb, args: &[&str]) -> Server {
         Server::spawn(&mut issuing(db), args)
+    }
+
+    /// Starts `issuing serve` as in production: webhooks reach public
+    /// addresses only.
+    pub fn start_guarded(db: &TestDb) -> Server {
+        Server::spawn(issuing(db).env_remove("ISSUING_WEBHOOK_ALLOW_PRIVATE"), &[])
     }
 
     /// Starts `issuing serve` logging at `level` (`ISSUING_LOG`).

@@ -9,31 +9,146 @@
 //!   and the time (see docs/webhooks.md for verifying it).
 
 use crate::crypto::{aes_everywhere, signature};
+use domain::http_url::is_public;
 use ports::webhooks::{WebhookRequest, WebhookResponse, WebhookSender};
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub struct HttpWebhookSender {
     client: reqwest::Client,
+    allow_private: bool,
 }
 
 impl HttpWebhookSender {
-    pub fn new(connect_timeout: Duration, timeout: Duration) -> Result<Self, String> {
+    /// `allow_private` lets deliveries reach loopback, private and other
+    /// non-public addresses (local development and tests only).
+    pub fn new(connect_timeout: Duration, timeout: Duration, allow_private: bool) -> Result<Self, String> {
         // rustls with the ring provider: pure Rust and assembly, no cmake.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let client = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .connect_timeout(connect_timeout)
             .timeout(timeout)
             .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("issuing-webhooks/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| format!("webhook HTTP client: {e}"))?;
-        Ok(Self { client })
+            // A proxy would resolve the name itself, past the filter.
+            .no_proxy()
+            .user_agent(concat!("issuing-webhooks/", env!("CARGO_PKG_VERSION")));
+        if !allow_private {
+            builder = builder.dns_resolver(Arc::new(PublicOnly));
+        }
+        let client = builder.build().map_err(|e| format!("webhook HTTP client: {e}"))?;
+        Ok(Self { client, allow_private })
+    }
+}
+
+/// Resolves names to their public addresses only, at connect time, so a
+/// name that resolved to a public address when the URL was set and to an
+/// inside one now (DNS rebinding) still reaches nothing inside.
+struct PublicOnly;
+
+/// The name resolves to no address a delivery may reach.
+#[derive(Debug, thiserror::Error)]
+#[error("the host resolves only to non-public addresses")]
+struct Blocked;
+
+/// The name does not resolve.
+#[derive(Debug, thiserror::Error)]
+#[error("the host name does not resolve")]
+struct NotFound;
+
+impl Resolve for PublicOnly {
+    fn resolve(&self, name: Name) -> Resolving {
+        Box::pin(async move {
+            let public = public_addresses(name.as_str()).await?;
+            let addrs: Addrs = Box::new(public.into_iter());
+            Ok(addrs)
+        })
+    }
+}
+
+async fn public_addresses(host: &str) -> Result<Vec<SocketAddr>, Box<dyn std::error::Error + Send + Sync>> {
+    let all: Vec<SocketAddr> = tokio::net::lookup_host((host, 0))
+        .await
+        .map_err(|_| NotFound)?
+        .collect();
+    if all.is_empty() {
+        return Err(NotFound.into());
+    }
+    let public: Vec<SocketAddr> = all.into_iter().filter(|a| is_public(a.ip())).collect();
+    if public.is_empty() {
+        return Err(Blocked.into());
+    }
+    Ok(public)
+}
+
+/// What went wrong, in words an integrator can act on and no more: the
+/// attempt log is shown through the API, and raw errors would describe
+/// the network behind it.
+fn category(e: &reqwest::Error) -> &'static str {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if err.is::<Blocked>() {
+            return "blocked: the host resolves only to non-public addresses";
+        }
+        if err.is::<NotFound>() {
+            return "dns: the host name does not resolve";
+        }
+        if err.is::<rustls::Error>() {
+            return "tls: the TLS handshake failed (certificate or protocol)";
+        }
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            match io.kind() {
+                std::io::ErrorKind::ConnectionRefused => return "refused: the endpoint refused the connection",
+                std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted => {
+                    return "reset: the endpoint closed the connection";
+                }
+                _ if io.get_ref().is_some_and(|inner| inner.is::<rustls::Error>()) => {
+                    return "tls: the TLS handshake failed (certificate or protocol)";
+                }
+                _ => {}
+            }
+        }
+        source = err.source();
+    }
+    if e.is_timeout() {
+        "timeout: the endpoint did not answer in time"
+    } else if e.is_connect() {
+        "connect: could not connect to the endpoint"
+    } else {
+        "request: the request failed before an answer"
+    }
+}
+
+impl HttpWebhookSender {
+    /// A literal address in the URL is connected to without resolving:
+    /// it is checked here instead.
+    fn literal_blocked(&self, url: &str) -> bool {
+        if self.allow_private {
+            return false;
+        }
+        let literal = match reqwest::Url::parse(url)
+            .ok()
+            .and_then(|u| u.host().map(|h| h.to_owned()))
+        {
+            Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
+            Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
+            _ => None,
+        };
+        literal.is_some_and(|ip| !is_public(ip))
     }
 }
 
 #[async_trait::async_trait]
 impl WebhookSender for HttpWebhookSender {
     async fn send(&self, request: WebhookRequest) -> WebhookResponse {
+        if self.literal_blocked(&request.url) {
+            return WebhookResponse {
+                status: None,
+                error: Some("blocked: the URL's address is not public".into()),
+                duration_ms: 0,
+            };
+        }
         let secret = request.webhook_secret.expose();
         let legacy = aes_everywhere::encrypt(secret.as_bytes(), &request.secret_key);
         let signature = signature::sign(secret, request.timestamp.unix(), request.body.as_bytes());
@@ -55,21 +170,37 @@ impl WebhookSender for HttpWebhookSender {
                 duration_ms,
             },
             Err(e) => {
-                let kind = if e.is_timeout() {
-                    "timed out"
-                } else if e.is_connect() {
-                    "could not connect"
-                } else {
-                    "request failed"
-                };
+                // The detail is for operators; without the URL, whose query
+                // string may carry the integrator's own token.
+                let error = category(&e).to_string();
+                tracing::debug!(error = %e.without_url(), "webhook delivery failed");
                 WebhookResponse {
                     status: None,
-                    // Without the URL: a query string may carry the
-                    // integrator's own token, and errors are logged.
-                    error: Some(format!("{kind}: {}", e.without_url())),
+                    error: Some(error),
                     duration_ms,
                 }
             }
+        }
+    }
+
+    async fn check_host(&self, url: &str) -> Result<(), String> {
+        if self.allow_private {
+            return Ok(());
+        }
+        let host = reqwest::Url::parse(url)
+            .ok()
+            .and_then(|u| u.host_str().map(str::to_string));
+        match host {
+            // A name that does not resolve yet passes: deliveries check
+            // again when they connect.
+            Some(host) => match tokio::net::lookup_host((host.trim_matches(['[', ']']), 0)).await {
+                Ok(addrs) => match addrs.map(|a| a.ip()).find(|ip| !is_public(*ip)) {
+                    Some(_) => Err("resolves to a loopback, private, link-local or other non-public address".into()),
+                    None => Ok(()),
+                },
+                Err(_) => Ok(()),
+            },
+            None => Ok(()),
         }
     }
 }
@@ -78,28 +209,77 @@ impl WebhookSender for HttpWebhookSender {
 mod tests {
     use super::*;
 
+    fn request(url: String) -> WebhookRequest {
+        WebhookRequest {
+            url,
+            body: "{}".into(),
+            timestamp: domain::Timestamp::from_unix(1),
+            webhook_secret: domain::Secret::new("whsec_x".into()),
+            secret_key: domain::Secret::new("sk_test_x".into()),
+        }
+    }
+
+    fn sender(allow_private: bool) -> HttpWebhookSender {
+        HttpWebhookSender::new(Duration::from_secs(2), Duration::from_secs(2), allow_private).unwrap()
+    }
+
     #[tokio::test]
-    async fn a_refused_connection_is_reported_without_the_url() {
+    async fn a_refused_connection_is_reported_as_a_category_without_detail() {
         // A port nothing listens on: bind one, then free it.
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
             .unwrap()
             .port();
-        let sender = HttpWebhookSender::new(Duration::from_secs(2), Duration::from_secs(2)).unwrap();
-        let response = sender
-            .send(WebhookRequest {
-                url: format!("http://127.0.0.1:{port}/hooks?token=integrator-s3cret"),
-                body: "{}".into(),
-                timestamp: domain::Timestamp::from_unix(1),
-                webhook_secret: domain::Secret::new("whsec_x".into()),
-                secret_key: domain::Secret::new("sk_test_x".into()),
-            })
-            .await;
+        let url = format!("http://127.0.0.1:{port}/hooks?token=integrator-s3cret");
+        let response = sender(true).send(request(url)).await;
         assert!(!response.delivered());
-        let error = response.error.unwrap();
-        assert!(error.starts_with("could not connect"), "{error}");
-        assert!(!error.contains("s3cret"), "{error}");
+        assert_eq!(
+            response.error.as_deref(),
+            Some("refused: the endpoint refused the connection")
+        );
+    }
+
+    #[tokio::test]
+    async fn inside_addresses_are_never_reached_unless_allowed() {
+        // A listener that counts connections: none may arrive.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counted = accepted.clone();
+        tokio::spawn(async move {
+            while let Ok((_stream, _)) = listener.accept().await {
+                counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+        });
+        let guarded = sender(false);
+        for url in [
+            format!("http://127.0.0.1:{port}/x"),
+            format!("http://[::ffff:127.0.0.1]:{port}/x"),
+            format!("http://2130706433:{port}/x"),
+        ] {
+            let response = guarded.send(request(url.clone())).await;
+            assert_eq!(
+                response.error.as_deref(),
+                Some("blocked: the URL's address is not public"),
+                "{url}"
+            );
+        }
+        // A name is checked where it resolves: when the URL is set, and
+        // again at every connection.
+        let by_name = format!("http://localhost:{port}/x");
+        assert!(guarded.check_host(&by_name).await.is_err());
+        let response = guarded.send(request(by_name.clone())).await;
+        assert_eq!(
+            response.error.as_deref(),
+            Some("blocked: the host resolves only to non-public addresses")
+        );
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 0);
+        // Allowed (local development and tests), the same URL is reached.
+        assert!(sender(true).check_host(&by_name).await.is_ok());
+        let reached = sender(true).send(request(by_name)).await;
+        assert!(reached.error.is_some(), "the listener never answers HTTP");
+        assert_eq!(accepted.load(std::sync::atomic::Ordering::SeqCst), 1);
     }
 
     #[test]

@@ -62,6 +62,22 @@ pub(crate) fn describe(path: &str, message: &str) -> InvalidInput {
     InvalidInput::new(field, message)
 }
 
+/// The same for a query string: a parameter given twice is named, and
+/// an error of no parameter in particular is the query's.
+fn describe_query(path: &str, message: &str) -> InvalidInput {
+    if let Some(name) = message
+        .strip_prefix("duplicate field `")
+        .and_then(|m| m.strip_suffix('`'))
+    {
+        return InvalidInput::new(name, "must be given once");
+    }
+    let described = describe(path, message);
+    match described.field.as_str() {
+        "body" => InvalidInput::new("query", described.rule),
+        _ => described,
+    }
+}
+
 pub(crate) fn payload_too_large() -> ApiError {
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
@@ -170,9 +186,10 @@ impl<T: DeserializeOwned> FromRequest for Query<T> {
                 return std::future::ready(Err(InvalidInput::new(name, NUL_RULE).into()));
             }
         }
-        let parsed = serde_urlencoded::from_str(query)
+        let pairs = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        let parsed = serde_path_to_error::deserialize(pairs)
             .map(Query)
-            .map_err(|e| describe("", &e.to_string()).into());
+            .map_err(|e| describe_query(&e.path().to_string(), &e.inner().to_string()).into());
         std::future::ready(parsed)
     }
 }
@@ -235,7 +252,23 @@ impl FromRequest for Authenticated {
 
 #[cfg(test)]
 mod tests {
-    use super::describe;
+    use super::{describe, describe_query};
+
+    #[test]
+    fn query_messages_name_the_parameter() {
+        assert_eq!(
+            describe_query("", "duplicate field `page`").to_string(),
+            "page: must be given once"
+        );
+        assert_eq!(
+            describe_query("", "missing field `state`").to_string(),
+            "state: is required"
+        );
+        assert_eq!(
+            describe_query("", "something else").to_string(),
+            "query: something else"
+        );
+    }
 
     #[test]
     fn messages_name_the_field() {

@@ -77,6 +77,9 @@ pub struct Settings {
     pub regions: Arc<Regions>,
     /// The most an issuing wallet may hold, in minor units of its currency.
     pub max_wallet: Amount,
+    /// Whether webhook URLs may point at non-public addresses, and use
+    /// http:// in live mode (local development and tests).
+    pub webhook_allow_private: bool,
 }
 
 #[derive(Clone)]
@@ -234,6 +237,7 @@ pub mod testing {
                     fx_rates,
                     regions: Arc::new(regions()),
                     max_wallet: domain::ledger::DEFAULT_MAX_WALLET,
+                    webhook_allow_private: false,
                 },
             )
         }

@@ -29,4 +29,9 @@ impl WebhookResponse {
 #[async_trait::async_trait]
 pub trait WebhookSender: Send + Sync {
     async fn send(&self, request: WebhookRequest) -> WebhookResponse;
+
+    /// `Err(why)` when the host of `url` resolves to an address deliveries
+    /// may not reach (loopback, private, ...). A name that does not
+    /// resolve passes: deliveries check again when they connect.
+    async fn check_host(&self, url: &str) -> Result<(), String>;
 }

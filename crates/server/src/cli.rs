@@ -194,6 +194,12 @@ pub struct WorkerArgs {
     /// Webhook delivery: time allowed for the whole request.
     #[arg(long, env = "ISSUING_WEBHOOK_TIMEOUT_MS", default_value_t = 10_000)]
     pub webhook_timeout_ms: u64,
+
+    /// Let webhook URLs point at loopback, private and other non-public
+    /// addresses, and at http:// in live mode: for local development and
+    /// tests only. Off, such URLs are refused when set and never reached.
+    #[arg(long, env = "ISSUING_WEBHOOK_ALLOW_PRIVATE")]
+    pub webhook_allow_private: bool,
 }
 
 #[derive(Args, Clone)]

@@ -64,6 +64,7 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
     let webhooks = HttpWebhookSender::new(
         Duration::from_millis(worker.webhook_connect_timeout_ms),
         Duration::from_millis(worker.webhook_timeout_ms),
+        worker.webhook_allow_private,
     )
     .map_err(anyhow::Error::msg)?;
     let db = Arc::new(db);
@@ -104,6 +105,7 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
             fx_rates,
             regions: Arc::new(reference::regions()),
             max_wallet: args.max_wallet_balance,
+            webhook_allow_private: worker.webhook_allow_private,
         },
     ))
 }

@@ -7,10 +7,10 @@ use crate::App;
 use domain::events::DeliveryState;
 use domain::events::breaker::Admission;
 use domain::ids::EventId;
-use domain::{Secret, Timestamp};
+use domain::{Secret, Timestamp, http_url};
 use ports::events::AttemptOutcome;
 use ports::vault::Place;
-use ports::webhooks::WebhookRequest;
+use ports::webhooks::{WebhookRequest, WebhookResponse};
 use serde_json::json;
 
 /// Why an event was not delivered by this attempt.
@@ -80,7 +80,17 @@ impl App {
                 Place::api_key(&target.secret_key_hash, account, mode),
             )?,
         };
-        let response = self.ports.webhooks.send(request).await;
+        // URLs set before a rule existed, or by an operator, are held to it
+        // here: nothing is sent where the rule would not let it be set.
+        let allowed = http_url::webhook_url("url", &url, mode, self.settings.webhook_allow_private);
+        let response = match allowed {
+            Ok(_) => self.ports.webhooks.send(request).await,
+            Err(refused) => WebhookResponse {
+                status: None,
+                error: Some(format!("blocked: the URL {}", refused.rule)),
+                duration_ms: 0,
+            },
+        };
         let delivered = response.delivered();
         let answered = self.ports.clock.now().plus(clock.ahead_secs);
         self.delivery_gate.record(&endpoint, delivered, answered);
