@@ -145,3 +145,102 @@ async fn a_key_file_that_is_missing_or_readable_by_others_is_refused_and_never_r
     std::fs::set_permissions(&key_file, std::fs::Permissions::from_mode(0o600)).unwrap();
     assert_eq!(Server::start(&db).demo_key, demo, "the restored key opens everything");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolled_key_overlaps_its_successor_until_it_expires_and_a_revoked_one_stops_at_once() {
+    for db in TestDb::all().await {
+        let server = Server::start(&db);
+        let created: Value = serde_json::from_slice(&create_account(&db, &[]).stdout).unwrap();
+        let account = created["account_id"].as_str().unwrap();
+        let (old_test, old_live) = (
+            created["test_secret_key"].as_str().unwrap(),
+            created["live_secret_key"].as_str().unwrap(),
+        );
+        let status = |key: String, path: &'static str| {
+            let url = server.url(path);
+            async move {
+                client()
+                    .get(url)
+                    .header("token", bearer(&key))
+                    .send()
+                    .await
+                    .unwrap()
+                    .status()
+                    .as_u16()
+            }
+        };
+        let (sandbox, production) = ("/v1/issuing/sandbox/events", "/v1/issuing/events");
+        let roll = |mode: &str, overlap: &str| {
+            run(issuing(&db).args([
+                "accounts",
+                "roll-key",
+                account,
+                "--mode",
+                mode,
+                "--expire-old-in",
+                overlap,
+            ]))
+        };
+
+        // A roll with an overlap: both keys work until the old one expires.
+        let rolled = roll("test", "1h");
+        assert!(rolled.status.success(), "{}", String::from_utf8_lossy(&rolled.stderr));
+        let rolled: Value = serde_json::from_slice(&rolled.stdout).unwrap();
+        let new_test = rolled["secret_key"].as_str().unwrap().to_string();
+        assert!(new_test.starts_with("sk_test_") && new_test != old_test);
+        assert_eq!(status(new_test.clone(), sandbox).await, 200, "{}", db.backend());
+        assert_eq!(status(old_test.into(), sandbox).await, 200, "the overlap");
+
+        // The default: the old key stops now.
+        let rolled: Value = serde_json::from_slice(&roll("live", "0s").stdout).unwrap();
+        let new_live = rolled["secret_key"].as_str().unwrap().to_string();
+        assert_eq!(status(old_live.into(), production).await, 401);
+        assert_eq!(status(new_live.clone(), production).await, 200);
+        assert_eq!(status(new_live, sandbox).await, 401, "still one mode per key");
+
+        // Listed without the keys; revoked by id, the old test key stops.
+        let listed = run(issuing(&db).args(["accounts", "keys", account]));
+        let keys: Vec<Value> = String::from_utf8_lossy(&listed.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(keys.len(), 4, "{keys:?}");
+        assert!(!String::from_utf8_lossy(&listed.stdout).contains("sk_"));
+        let old_test_id = keys
+            .iter()
+            .find(|k| k["livemode"] == false && k["expires_at"].is_i64())
+            .unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let revoked = run(issuing(&db).args(["accounts", "revoke-key", account, &old_test_id]));
+        assert!(revoked.status.success(), "{}", String::from_utf8_lossy(&revoked.stderr));
+        assert_eq!(status(old_test.into(), sandbox).await, 401, "{}", db.backend());
+        assert_eq!(status(new_test, sandbox).await, 200);
+
+        // Refusals change nothing.
+        for (args, says) in [
+            (
+                vec!["roll-key", account, "--mode", "test", "--expire-old-in", "8d"],
+                "7d",
+            ),
+            (
+                vec!["roll-key", account, "--mode", "test", "--expire-old-in=-1s"],
+                "-1s",
+            ),
+            (vec!["roll-key", "acct_nobody", "--mode", "test"], "no account"),
+            (vec!["revoke-key", account, &old_test_id], "no unexpired key"),
+            (vec!["revoke-key", account, "%"], "no unexpired key"),
+        ] {
+            let out = run(issuing(&db).arg("accounts").args(&args));
+            assert!(!out.status.success(), "{args:?}");
+            assert!(
+                String::from_utf8_lossy(&out.stderr).contains(says),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let listed = run(issuing(&db).args(["accounts", "keys", account]));
+        assert_eq!(String::from_utf8_lossy(&listed.stdout).lines().count(), 4);
+    }
+}

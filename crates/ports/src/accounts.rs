@@ -43,6 +43,17 @@ pub struct DemoKey {
     pub sealed: Vec<u8>,
 }
 
+/// A key as operators see it: never the key itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeySummary {
+    /// The start of its lookup hash: what `revoke_key` takes.
+    pub id: String,
+    pub mode: Mode,
+    pub created_at: Timestamp,
+    /// `None`: the mode's current key.
+    pub expires_at: Option<Timestamp>,
+}
+
 /// Who a key belongs to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyOwner {
@@ -63,7 +74,26 @@ pub trait AccountStore: Send + Sync {
     /// Where the account's webhooks of `mode` go.
     async fn set_webhook_url(&self, account: &AccountId, mode: Mode, url: &str) -> Result<(), StoreError>;
 
-    async fn find_key(&self, lookup_hash: &str) -> Result<Option<KeyOwner>, StoreError>;
+    /// The owner of the key, unless it expired by `now`.
+    async fn find_key(&self, lookup_hash: &str, now: Timestamp) -> Result<Option<KeyOwner>, StoreError>;
+
+    /// In one transaction: the mode's current keys (those with no expiry)
+    /// expire at `old_expire_at`, and `key` becomes the current one.
+    /// `false` when there is no such account.
+    async fn roll_key(
+        &self,
+        account: &AccountId,
+        key: StoredKey,
+        now: Timestamp,
+        old_expire_at: Timestamp,
+    ) -> Result<bool, StoreError>;
+
+    /// The account's keys, newest first, expired ones included.
+    async fn list_keys(&self, account: &AccountId) -> Result<Vec<KeySummary>, StoreError>;
+
+    /// The account's unexpired key whose id is `key_id` expires at `now`;
+    /// `false` when there is none.
+    async fn revoke_key(&self, account: &AccountId, key_id: &str, now: Timestamp) -> Result<bool, StoreError>;
 
     /// Whether any account exists.
     async fn any_account(&self) -> Result<bool, StoreError>;

@@ -272,6 +272,53 @@ pub enum AccountsCommand {
         #[command(flatten)]
         db: DbArgs,
     },
+    /// Issue a new secret key for a mode; prints it once, as JSON. The
+    /// mode's previous keys keep working until they expire.
+    RollKey {
+        account_id: String,
+        #[arg(long, value_parser = ["test", "live"])]
+        mode: String,
+        /// How long the previous keys keep working: `0s` (the default:
+        /// they stop now), `90m`, `24h`, `7d` at most.
+        #[arg(long, default_value = "0s", value_parser = parse_overlap)]
+        expire_old_in: i64,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// An account's keys, newest first, one JSON object a line: id, mode,
+    /// created_at, expires_at (null: the mode's current key). Never the key.
+    Keys {
+        account_id: String,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Make a key (its id from `accounts keys`) stop working now.
+    RevokeKey {
+        account_id: String,
+        key_id: String,
+        #[command(flatten)]
+        db: DbArgs,
+    },
+}
+
+/// `<n>s`, `<n>m`, `<n>h` or `<n>d`, as seconds.
+fn parse_overlap(value: &str) -> Result<i64, String> {
+    let rule = || format!("{value:?}: must be a number of seconds, minutes, hours or days (30s, 90m, 24h, 7d)");
+    let split = value.len().checked_sub(1).ok_or_else(rule)?;
+    let (number, unit) = value.split_at_checked(split).ok_or_else(rule)?;
+    let unit = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3_600,
+        "d" => 86_400,
+        _ => return Err(rule()),
+    };
+    let number: i64 = number.parse().map_err(|_| rule())?;
+    let secs = number.checked_mul(unit).ok_or_else(rule)?;
+    if !(0..=app::accounts::MAX_OVERLAP_SECS).contains(&secs) {
+        return Err(format!("{value:?}: must be from 0s to 7d"));
+    }
+    Ok(secs)
 }
 
 #[derive(Subcommand)]

@@ -8,6 +8,7 @@ use anyhow::Context;
 use app::accounts::{AccountDetails, AccountUpdate};
 use domain::Mode;
 use domain::ids::{AccountId, CardholderId, JobId};
+use ports::accounts::AccountStore;
 use ports::ledger::LedgerAudit;
 use ports::merchants::MerchantCatalogue;
 use serde_json::json;
@@ -263,6 +264,57 @@ pub async fn create_account(db_args: &DbArgs, serve: &ServeArgs, details: &Accou
         "live_webhook_secret": created.live_webhook_secret.expose(),
     });
     println!("{out}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the new key once; logs the roll (never the key) as an operator's act.
+pub async fn roll_key(
+    db_args: &DbArgs,
+    serve: &ServeArgs,
+    account_id: &str,
+    mode: Mode,
+    overlap_secs: i64,
+) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
+    let account = AccountId::new(account_id);
+    let rolled = app.roll_key(&account, mode, overlap_secs).await?;
+    tracing::info!(account = %account, mode = mode.as_str(), overlap_secs, "secret key rolled");
+    let out = json!({
+        "account_id": account_id,
+        "livemode": mode.is_live(),
+        "secret_key": rolled.secret_key.expose(),
+        "old_keys_expire_at": rolled.old_keys_expire_at.unix(),
+    });
+    println!("{out}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Reads key metadata only: needs no master key.
+pub async fn list_keys(db_args: &DbArgs, account_id: &str) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    for key in db.list_keys(&AccountId::new(account_id)).await? {
+        let line = json!({
+            "id": key.id,
+            "livemode": key.mode.is_live(),
+            "created_at": key.created_at.unix(),
+            "expires_at": key.expires_at.map(domain::Timestamp::unix),
+        });
+        println!("{line}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Needs no master key.
+pub async fn revoke_key(db_args: &DbArgs, account_id: &str, key_id: &str) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let account = AccountId::new(account_id);
+    let now = ports::clock::Clock::now(&adapters::system::SystemClock);
+    if !db.revoke_key(&account, key_id, now).await? {
+        anyhow::bail!("account {account_id} has no unexpired key {key_id:?} (see `issuing accounts keys`)");
+    }
+    tracing::info!(account = %account, key_id, "secret key revoked");
+    println!("key {key_id} of {account_id} is revoked");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -89,6 +89,25 @@ async fn main() -> ExitCode {
             let rewards = rewards.map(|r| r == "on");
             commands::update_account(&db, &serve, &account_id, &update, rewards).await
         }
+        Some(Command::Accounts(AccountsCommand::RollKey {
+            account_id,
+            mode,
+            expire_old_in,
+            db,
+        })) => {
+            let mode = if mode == "live" {
+                domain::Mode::Live
+            } else {
+                domain::Mode::Test
+            };
+            commands::roll_key(&db, &serve, &account_id, mode, expire_old_in).await
+        }
+        Some(Command::Accounts(AccountsCommand::Keys { account_id, db })) => {
+            commands::list_keys(&db, &account_id).await
+        }
+        Some(Command::Accounts(AccountsCommand::RevokeKey { account_id, key_id, db })) => {
+            commands::revoke_key(&db, &account_id, &key_id).await
+        }
         Some(Command::Rewards(RewardsCommand::Import { file, db })) => {
             commands::import_rewards(&db, &serve, &file).await
         }

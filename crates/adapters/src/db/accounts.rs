@@ -1,12 +1,15 @@
 use super::ledger::{LedgerAccountRow, LedgerCode};
 use super::schema::{accounts, api_keys, ledger_accounts};
 use super::{Db, with_conn};
-use diesel::{AsChangeset, ExpressionMethods, Insertable, OptionalExtension, QueryDsl};
+use diesel::{
+    AsChangeset, BoolExpressionMethods, ExpressionMethods, Insertable, OptionalExtension, QueryDsl,
+    TextExpressionMethods,
+};
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::ids::AccountId;
-use domain::{Currency, Mode};
+use domain::{Currency, Mode, Timestamp};
 use ports::StoreError;
-use ports::accounts::{AccountChanges, AccountStore, DemoKey, KeyOwner, NewAccount};
+use ports::accounts::{AccountChanges, AccountStore, DemoKey, KeyOwner, KeySummary, NewAccount, StoredKey};
 
 #[derive(Insertable)]
 #[diesel(table_name = accounts)]
@@ -40,6 +43,16 @@ struct KeyRow<'a> {
     livemode: bool,
     sealed_key: &'a [u8],
     created_at: i64,
+}
+
+/// How many characters of a key's lookup hash name it to operators.
+const KEY_ID_CHARS: usize = 16;
+
+/// Keys that have not expired by `now` (a current key never does).
+macro_rules! unexpired {
+    ($now:expr) => {
+        api_keys::expires_at.is_null().or(api_keys::expires_at.gt($now))
+    };
 }
 
 /// The ledger accounts every account starts with: an issuing wallet and a
@@ -140,10 +153,11 @@ impl AccountStore for Db {
         Ok(())
     }
 
-    async fn find_key(&self, lookup_hash: &str) -> Result<Option<KeyOwner>, StoreError> {
+    async fn find_key(&self, lookup_hash: &str, now: Timestamp) -> Result<Option<KeyOwner>, StoreError> {
         let row = with_conn!(self.pool(), |conn| {
             api_keys::table
                 .filter(api_keys::lookup_hash.eq(lookup_hash))
+                .filter(unexpired!(now.unix()))
                 .select((api_keys::account_id, api_keys::livemode))
                 .first::<(String, bool)>(conn)
                 .await
@@ -153,6 +167,93 @@ impl AccountStore for Db {
             account_id: AccountId::new(account_id),
             mode: Mode::from_live(live),
         }))
+    }
+
+    async fn roll_key(
+        &self,
+        account: &AccountId,
+        key: StoredKey,
+        now: Timestamp,
+        old_expire_at: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let row = &KeyRow {
+            lookup_hash: &key.lookup_hash,
+            account_id: account.as_str(),
+            livemode: key.mode.is_live(),
+            sealed_key: &key.sealed,
+            created_at: now.unix(),
+        };
+        let rolled = with_conn!(self.pool(), |conn| {
+            conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                let exists = accounts::table
+                    .filter(accounts::id.eq(account.as_str()))
+                    .select(accounts::id)
+                    .first::<String>(conn)
+                    .await
+                    .optional()?;
+                if exists.is_none() {
+                    return Ok(false);
+                }
+                diesel::update(
+                    api_keys::table
+                        .filter(api_keys::account_id.eq(account.as_str()))
+                        .filter(api_keys::livemode.eq(key.mode.is_live()))
+                        .filter(api_keys::expires_at.is_null()),
+                )
+                .set(api_keys::expires_at.eq(old_expire_at.unix()))
+                .execute(conn)
+                .await?;
+                diesel::insert_into(api_keys::table).values(row).execute(conn).await?;
+                Ok(true)
+            })
+            .await
+        })?;
+        Ok(rolled)
+    }
+
+    async fn list_keys(&self, account: &AccountId) -> Result<Vec<KeySummary>, StoreError> {
+        let rows = with_conn!(self.pool(), |conn| {
+            api_keys::table
+                .filter(api_keys::account_id.eq(account.as_str()))
+                .order((api_keys::created_at.desc(), api_keys::lookup_hash))
+                .select((
+                    api_keys::lookup_hash,
+                    api_keys::livemode,
+                    api_keys::created_at,
+                    api_keys::expires_at,
+                ))
+                .load::<(String, bool, i64, Option<i64>)>(conn)
+                .await
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|(hash, live, created_at, expires_at)| KeySummary {
+                id: hash.chars().take(KEY_ID_CHARS).collect(),
+                mode: Mode::from_live(live),
+                created_at: Timestamp::from_unix(created_at),
+                expires_at: expires_at.map(Timestamp::from_unix),
+            })
+            .collect())
+    }
+
+    async fn revoke_key(&self, account: &AccountId, key_id: &str, now: Timestamp) -> Result<bool, StoreError> {
+        if key_id.chars().count() != KEY_ID_CHARS || !key_id.chars().all(|c| c.is_ascii_alphanumeric()) {
+            return Ok(false);
+        }
+        let prefix = format!("{key_id}%");
+        let now = now.unix();
+        let revoked = with_conn!(self.pool(), |conn| {
+            diesel::update(
+                api_keys::table
+                    .filter(api_keys::account_id.eq(account.as_str()))
+                    .filter(api_keys::lookup_hash.like(&prefix))
+                    .filter(unexpired!(now)),
+            )
+            .set(api_keys::expires_at.eq(now))
+            .execute(conn)
+            .await
+        })?;
+        Ok(revoked > 0)
     }
 
     async fn any_account(&self) -> Result<bool, StoreError> {
@@ -172,6 +273,7 @@ impl AccountStore for Db {
                 .inner_join(accounts::table)
                 .filter(accounts::is_demo.eq(true))
                 .filter(api_keys::livemode.eq(mode.is_live()))
+                .filter(api_keys::expires_at.is_null())
                 .order(accounts::created_at.asc())
                 .select((api_keys::account_id, api_keys::lookup_hash, api_keys::sealed_key))
                 .first::<(String, String, Vec<u8>)>(conn)

@@ -239,6 +239,8 @@ impl EventStore for Db {
                 let secret_key = api_keys::table
                     .filter(api_keys::account_id.eq(&account_id))
                     .filter(api_keys::livemode.eq(event.livemode))
+                    // The mode's current key: after a roll, the new one.
+                    .order((api_keys::expires_at.is_null().desc(), api_keys::created_at.desc()))
                     .select((api_keys::lookup_hash, api_keys::sealed_key))
                     .first::<(String, Vec<u8>)>(conn)
                     .await?;

@@ -58,6 +58,7 @@ diesel::table! {
         livemode -> Bool,
         sealed_key -> Binary,
         created_at -> BigInt,
+        expires_at -> Nullable<BigInt>,
     }
 }
 

@@ -34,7 +34,12 @@ impl App {
     pub async fn authenticate(&self, header: Option<&str>, required: Mode) -> Result<Caller, AuthenticateError> {
         let key = api_key::parse_header(header, required)?;
         let hash = self.ports.vault.lookup_hash(key.expose());
-        let owner = self.ports.accounts.find_key(&hash).await?.ok_or(AuthError::Unknown)?;
+        let owner = self
+            .ports
+            .accounts
+            .find_key(&hash, self.ports.clock.now())
+            .await?
+            .ok_or(AuthError::Unknown)?;
         Ok(Caller {
             account_id: owner.account_id,
             mode: owner.mode,

@@ -62,20 +62,12 @@ impl App {
         let utility_bill_url = optional_url("utility_bill_url", &details.utility_bill_url)?;
         let company_address = optional_address(&details.company_address)?;
 
-        let test_secret_key = api_key::format_key(Mode::Test, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());
-        let live_secret_key = api_key::format_key(Mode::Live, self.ports.ids.secret(KEY_RANDOM_CHARS).expose());
+        let test_secret_key = self.new_secret_key(Mode::Test);
+        let live_secret_key = self.new_secret_key(Mode::Live);
         let test_webhook_secret = self.new_webhook_secret();
         let live_webhook_secret = self.new_webhook_secret();
         let account_id = AccountId::with_suffix(&self.ports.ids.unique());
-        let store_key = |mode, key: &Secret<String>| {
-            let lookup_hash = self.ports.vault.lookup_hash(key.expose());
-            let place = Place::api_key(&lookup_hash, account_id.as_str(), mode);
-            StoredKey {
-                mode,
-                sealed: self.ports.vault.seal(key.expose().as_bytes(), &place),
-                lookup_hash,
-            }
-        };
+        let store_key = |mode, key: &Secret<String>| self.stored_key(&account_id, mode, key);
         let account = NewAccount {
             id: account_id.clone(),
             name: name.to_string(),
@@ -99,6 +91,21 @@ impl App {
             test_webhook_secret,
             live_webhook_secret,
         })
+    }
+
+    pub(super) fn new_secret_key(&self, mode: Mode) -> Secret<String> {
+        api_key::format_key(mode, self.ports.ids.secret(KEY_RANDOM_CHARS).expose())
+    }
+
+    /// A key as stored: its lookup hash, and itself sealed in its place.
+    pub(super) fn stored_key(&self, account: &AccountId, mode: Mode, key: &Secret<String>) -> StoredKey {
+        let lookup_hash = self.ports.vault.lookup_hash(key.expose());
+        let place = Place::api_key(&lookup_hash, account.as_str(), mode);
+        StoredKey {
+            mode,
+            sealed: self.ports.vault.seal(key.expose().as_bytes(), &place),
+            lookup_hash,
+        }
     }
 
     fn seal_webhook_secret(&self, account: &AccountId, mode: Mode, secret: &Secret<String>) -> Vec<u8> {
