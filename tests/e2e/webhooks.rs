@@ -34,6 +34,17 @@ async fn send_test_event(server: &Server, key: &str) -> String {
     body["data"]["event_id"].as_str().unwrap().to_string()
 }
 
+async fn advance_clock(server: &Server, key: &str, seconds: i64) {
+    let response = client()
+        .post(server.url(&format!("{SANDBOX}/test_clock/advance")))
+        .header("token", bearer(key))
+        .json(&json!({ "seconds": seconds }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+}
+
 /// Both signatures hold, and the body is `{event, event_id, created_at, data}`.
 fn assert_signed(d: &Delivery, keys: &Keys) {
     let (t, _) = d
@@ -256,13 +267,7 @@ async fn a_job_that_keeps_failing_is_parked_listed_and_retried() {
     let id = send_test_event(&server, &keys.test).await;
     let mut state = Value::Null;
     for _ in 0..100 {
-        client()
-            .post(server.url(&format!("{SANDBOX}/test_clock/advance")))
-            .header("token", bearer(&keys.test))
-            .json(&json!({"seconds": 200_000}))
-            .send()
-            .await
-            .unwrap();
+        advance_clock(&server, &keys.test, 200_000).await;
         tokio::time::sleep(Duration::from_millis(150)).await;
         state = get_json(&server, &keys.test, &format!("{SANDBOX}/events/{id}")).await.1;
         if state["data"]["delivery"]["state"] == "failed" {
@@ -287,13 +292,7 @@ async fn a_job_that_keeps_failing_is_parked_listed_and_retried() {
     // sandbox's clock: the retried delivery waits for the rest to end.
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert!(receiver.accepted().is_empty());
-    client()
-        .post(server.url(&format!("{SANDBOX}/test_clock/advance")))
-        .header("token", bearer(&keys.test))
-        .json(&json!({"seconds": 600}))
-        .send()
-        .await
-        .unwrap();
+    advance_clock(&server, &keys.test, 600).await;
     assert!(receiver.wait_for(30, |r| r.accepted().contains_key(&id)).await);
     let again = run(issuing(&db).args(["jobs", "retry", "job_nonexistent"]));
     assert!(!again.status.success());

@@ -18,7 +18,7 @@ const LIVE_KEY: &str = "sk_live_0123456789abcdefghij0123456789abcdefghij";
 /// Mocks whose keys resolve to `acct_1` in their own mode.
 fn authenticating() -> Mocks {
     let mut m = Mocks::default();
-    m.accounts.expect_find_key().returning(|hash| {
+    m.accounts.expect_find_key().returning(|hash, _| {
         let mode = if hash.contains("sk_live_") {
             Mode::Live
         } else {

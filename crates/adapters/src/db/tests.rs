@@ -64,14 +64,23 @@ async fn keys_find_their_account_and_mode() {
         assert!(db.any_account().await.unwrap());
         assert!(db.demo_key(Mode::Test).await.unwrap().is_none());
         db.create_account(new_account("acct_demo", true)).await.unwrap();
-        let owner = db.find_key("hash-acct_a-live").await.unwrap().unwrap();
+        let owner = db
+            .find_key("hash-acct_a-live", Timestamp::from_unix(1))
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(
             (owner.account_id.as_str(), owner.mode),
             ("acct_a", Mode::Live),
             "{}",
             t.backend()
         );
-        assert!(db.find_key("hash-nobody").await.unwrap().is_none());
+        assert!(
+            db.find_key("hash-nobody", Timestamp::from_unix(1))
+                .await
+                .unwrap()
+                .is_none()
+        );
         let demo = db.demo_key(Mode::Test).await.unwrap().unwrap();
         assert_eq!(
             (
@@ -92,7 +101,12 @@ async fn a_duplicate_key_leaves_no_partial_account() {
         let mut twin = new_account("acct_b", false);
         twin.keys[1].lookup_hash = "hash-acct_a-live".into();
         assert!(db.create_account(twin).await.is_err(), "{}", t.backend());
-        assert!(db.find_key("hash-acct_b-test").await.unwrap().is_none());
+        assert!(
+            db.find_key("hash-acct_b-test", Timestamp::from_unix(1))
+                .await
+                .unwrap()
+                .is_none()
+        );
         assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
     }
 }

@@ -60,8 +60,10 @@ mod tests {
     fn mocks(found: bool) -> Mocks {
         let mut m = Mocks::default();
         m.vault.expect_lookup_hash().returning(|s| format!("h:{s}"));
-        m.accounts.expect_find_key().returning(move |hash| {
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
+        m.accounts.expect_find_key().returning(move |hash, now| {
             assert_eq!(hash, format!("h:{KEY}"));
+            assert_eq!(now.unix(), 1_000, "expiry is judged now");
             Ok(found.then(|| KeyOwner {
                 account_id: AccountId::new("acct_9"),
                 mode: Mode::Test,
