@@ -606,3 +606,85 @@ async fn webhook_urls_never_reach_inside_the_network() {
         assert!(receiver.deliveries().is_empty());
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolled_webhook_secret_signs_beside_the_old_one_until_it_expires() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let server = Server::start(&db);
+        let created = create_account(&db, Some(&receiver.url));
+        let keys = keys(&created);
+        let account = created["account_id"].as_str().unwrap();
+        let roll = |overlap: &str| {
+            let out = run(issuing(&db).args([
+                "accounts",
+                "roll-webhook-secret",
+                account,
+                "--mode",
+                "test",
+                "--expire-old-in",
+                overlap,
+            ]));
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let rolled: Value = serde_json::from_slice(&out.stdout).unwrap();
+            rolled["webhook_secret"].as_str().unwrap().to_string()
+        };
+        let delivered = |id: String| {
+            let receiver = &receiver;
+            async move {
+                assert!(receiver.wait_for(30, |r| r.accepted().contains_key(&id)).await);
+                receiver.deliveries().into_iter().find(|d| d.event_id == id).unwrap()
+            }
+        };
+        let verifies = |secret: &str, d: &Delivery| {
+            signature::verify(
+                secret,
+                &d.issuing_signature,
+                d.body.as_bytes(),
+                domain::Timestamp::from_unix(
+                    std::time::SystemTime::now()
+                        .duration_since(std::time::UNIX_EPOCH)
+                        .unwrap()
+                        .as_secs() as i64,
+                ),
+            )
+        };
+        let (first, second) = (keys.webhook_secret.clone(), roll("1h"));
+        let d = delivered(send_test_event(&server, &keys.test).await).await;
+        assert_eq!(
+            d.issuing_signature.matches(",v1=").count(),
+            2,
+            "{}",
+            d.issuing_signature
+        );
+        assert!(verifies(&second, &d) && verifies(&first, &d), "{}", db.backend());
+        // The current secret's signature first, the previous one's last.
+        let t: i64 = d.issuing_signature[2..].split(',').next().unwrap().parse().unwrap();
+        assert_eq!(
+            d.issuing_signature,
+            signature::sign_with_each(&[&second, &first], t, d.body.as_bytes())
+        );
+        let legacy = aes_everywhere::decrypt(&d.webhook_signature, &Secret::new(keys.test.clone())).unwrap();
+        assert_eq!(
+            legacy.expose(),
+            second.as_bytes(),
+            "the legacy header carries the current secret"
+        );
+
+        // Rolled again at once: only the newest signs.
+        let third = roll("0s");
+        let d = delivered(send_test_event(&server, &keys.test).await).await;
+        assert_eq!(d.issuing_signature.matches(",v1=").count(), 1);
+        assert!(verifies(&third, &d) && !verifies(&second, &d) && !verifies(&first, &d));
+
+        for args in [
+            vec!["acct_nobody", "--mode", "test"],
+            vec![account, "--mode", "test", "--expire-old-in", "8d"],
+        ] {
+            let out = run(issuing(&db).args(["accounts", "roll-webhook-secret"]).args(&args));
+            assert!(!out.status.success(), "{args:?}");
+        }
+        let d = delivered(send_test_event(&server, &keys.test).await).await;
+        assert!(verifies(&third, &d), "a refused roll changed nothing");
+    }
+}

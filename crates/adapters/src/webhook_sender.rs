@@ -151,7 +151,12 @@ impl WebhookSender for HttpWebhookSender {
         }
         let secret = request.webhook_secret.expose();
         let legacy = aes_everywhere::encrypt(secret.as_bytes(), &request.secret_key);
-        let signature = signature::sign(secret, request.timestamp.unix(), request.body.as_bytes());
+        // The current secret's signature first, the previous one's last:
+        // a receiver that reads only the last `v1` and still holds the
+        // previous secret keeps verifying through the overlap.
+        let mut secrets = vec![secret.as_str()];
+        secrets.extend(request.previous_webhook_secret.as_ref().map(|s| s.expose().as_str()));
+        let signature = signature::sign_with_each(&secrets, request.timestamp.unix(), request.body.as_bytes());
         let started = Instant::now();
         let result = self
             .client
@@ -215,6 +220,7 @@ mod tests {
             body: "{}".into(),
             timestamp: domain::Timestamp::from_unix(1),
             webhook_secret: domain::Secret::new("whsec_x".into()),
+            previous_webhook_secret: None,
             secret_key: domain::Secret::new("sk_test_x".into()),
         }
     }

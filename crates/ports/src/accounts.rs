@@ -88,6 +88,17 @@ pub trait AccountStore: Send + Sync {
         old_expire_at: Timestamp,
     ) -> Result<bool, StoreError>;
 
+    /// In one statement: the mode's webhook secret becomes its previous
+    /// one, signing until `old_expire_at`, and `sealed` the current one.
+    /// `false` when there is no such account.
+    async fn roll_webhook_secret(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        sealed: Vec<u8>,
+        old_expire_at: Timestamp,
+    ) -> Result<bool, StoreError>;
+
     /// The account's keys, newest first, expired ones included.
     async fn list_keys(&self, account: &AccountId) -> Result<Vec<KeySummary>, StoreError>;
 

@@ -58,6 +58,9 @@ pub struct DeliveryTarget {
     /// The webhook secret of the event's mode; `None` for an account made
     /// before each mode had its own, until the service gives it one.
     pub sealed_webhook_secret: Option<Vec<u8>>,
+    /// The mode's previous webhook secret after a roll, and when it stops
+    /// signing.
+    pub previous_webhook_secret: Option<(Vec<u8>, Timestamp)>,
 }
 
 #[cfg_attr(feature = "mocks", mockall::automock)]

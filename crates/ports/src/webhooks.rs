@@ -8,6 +8,9 @@ pub struct WebhookRequest {
     /// Unix seconds (real time) signed into `x-issuing-signature`.
     pub timestamp: Timestamp,
     pub webhook_secret: Secret<String>,
+    /// The mode's previous webhook secret while it still signs (after a
+    /// roll, for the overlap): the body is signed with both.
+    pub previous_webhook_secret: Option<Secret<String>>,
     pub secret_key: Secret<String>,
 }
 

@@ -285,6 +285,20 @@ pub enum AccountsCommand {
         #[command(flatten)]
         db: DbArgs,
     },
+    /// Issue a new webhook secret for a mode; prints it once, as JSON.
+    /// Deliveries are signed with the new and the previous secret until
+    /// the previous one expires.
+    RollWebhookSecret {
+        account_id: String,
+        #[arg(long, value_parser = ["test", "live"])]
+        mode: String,
+        /// How long the previous secret keeps signing: `0s` (the default),
+        /// `90m`, `24h`, `7d` at most.
+        #[arg(long, default_value = "0s", value_parser = parse_overlap)]
+        expire_old_in: i64,
+        #[command(flatten)]
+        db: DbArgs,
+    },
     /// An account's keys, newest first, one JSON object a line: id, mode,
     /// created_at, expires_at (null: the mode's current key). Never the key.
     Keys {

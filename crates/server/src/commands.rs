@@ -290,6 +290,29 @@ pub async fn roll_key(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Prints the new secret once; logs the roll (never the secret).
+pub async fn roll_webhook_secret(
+    db_args: &DbArgs,
+    serve: &ServeArgs,
+    account_id: &str,
+    mode: Mode,
+    overlap_secs: i64,
+) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
+    let account = AccountId::new(account_id);
+    let rolled = app.roll_webhook_secret(&account, mode, overlap_secs).await?;
+    tracing::info!(account = %account, mode = mode.as_str(), overlap_secs, "webhook secret rolled");
+    let out = json!({
+        "account_id": account_id,
+        "livemode": mode.is_live(),
+        "webhook_secret": rolled.webhook_secret.expose(),
+        "old_secret_expires_at": rolled.old_secret_expires_at.unix(),
+    });
+    println!("{out}");
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Reads key metadata only: needs no master key.
 pub async fn list_keys(db_args: &DbArgs, account_id: &str) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, Open::Existing).await?;

@@ -102,6 +102,19 @@ async fn main() -> ExitCode {
             };
             commands::roll_key(&db, &serve, &account_id, mode, expire_old_in).await
         }
+        Some(Command::Accounts(AccountsCommand::RollWebhookSecret {
+            account_id,
+            mode,
+            expire_old_in,
+            db,
+        })) => {
+            let mode = if mode == "live" {
+                domain::Mode::Live
+            } else {
+                domain::Mode::Test
+            };
+            commands::roll_webhook_secret(&db, &serve, &account_id, mode, expire_old_in).await
+        }
         Some(Command::Accounts(AccountsCommand::Keys { account_id, db })) => {
             commands::list_keys(&db, &account_id).await
         }

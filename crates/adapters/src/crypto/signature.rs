@@ -19,30 +19,40 @@ fn mac(secret: &str, timestamp: i64, body: &[u8]) -> Hmac<Sha256> {
 
 /// The signature of `body` sent at `timestamp`.
 pub fn sign(secret: &str, timestamp: i64, body: &[u8]) -> String {
-    format!(
-        "t={timestamp},v1={}",
-        hex::encode(mac(secret, timestamp, body).finalize().into_bytes())
-    )
+    sign_with_each(&[secret], timestamp, body)
 }
 
-/// Whether `header` signs `body` with `secret` within the tolerance of
-/// `now` (compared in constant time).
+/// The signature of `body` with each secret in turn, one `v1` each: while
+/// a secret is rolled, the receiver verifies with whichever it holds.
+pub fn sign_with_each(secrets: &[&str], timestamp: i64, body: &[u8]) -> String {
+    let mut header = format!("t={timestamp}");
+    for secret in secrets {
+        header.push_str(",v1=");
+        header.push_str(&hex::encode(mac(secret, timestamp, body).finalize().into_bytes()));
+    }
+    header
+}
+
+/// Whether one of the `v1` signatures of `header` signs `body` with
+/// `secret` within the tolerance of `now` (compared in constant time).
 pub fn verify(secret: &str, header: &str, body: &[u8], now: Timestamp) -> bool {
     let now = now.unix();
     let mut timestamp = None;
-    let mut signature = None;
+    let mut signatures = vec![];
     for part in header.split(',') {
         match part.trim().split_once('=') {
             Some(("t", t)) => timestamp = t.parse::<i64>().ok(),
-            Some(("v1", v)) => signature = hex::decode(v).ok(),
+            Some(("v1", v)) => signatures.extend(hex::decode(v).ok()),
             _ => {}
         }
     }
-    let (Some(timestamp), Some(signature)) = (timestamp, signature) else {
+    let Some(timestamp) = timestamp else {
         return false;
     };
     now.abs_diff(timestamp) <= TOLERANCE_SECS.unsigned_abs()
-        && mac(secret, timestamp, body).verify_slice(&signature).is_ok()
+        && signatures
+            .iter()
+            .any(|signature| mac(secret, timestamp, body).verify_slice(signature).is_ok())
 }
 
 /// The processor's calls, checked against the configured secret of each
@@ -74,6 +84,17 @@ impl ProcessorAuth for ProcessorSecrets {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_header_signed_with_each_of_two_secrets_verifies_with_either_only() {
+        let header = sign_with_each(&["new", "old"], 1_000, b"{}");
+        assert!(header.starts_with(&sign("new", 1_000, b"{}")));
+        assert!(header.ends_with(&sign("old", 1_000, b"{}")["t=1000".len()..]));
+        let now = Timestamp::from_unix(1_000);
+        assert!(verify("new", &header, b"{}", now) && verify("old", &header, b"{}", now));
+        assert!(!verify("other", &header, b"{}", now));
+        assert!(!verify("new", "v1=00,v1=11", b"{}", now), "no time");
+    }
 
     #[test]
     fn a_signature_verifies_only_for_its_body_secret_and_time() {

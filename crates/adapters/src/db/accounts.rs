@@ -2,8 +2,8 @@ use super::ledger::{LedgerAccountRow, LedgerCode};
 use super::schema::{accounts, api_keys, ledger_accounts};
 use super::{Db, with_conn};
 use diesel::{
-    AsChangeset, BoolExpressionMethods, ExpressionMethods, Insertable, OptionalExtension, QueryDsl,
-    TextExpressionMethods,
+    AsChangeset, BoolExpressionMethods, ExpressionMethods, Insertable, NullableExpressionMethods, OptionalExtension,
+    QueryDsl, TextExpressionMethods,
 };
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::ids::AccountId;
@@ -209,6 +209,41 @@ impl AccountStore for Db {
             .await
         })?;
         Ok(rolled)
+    }
+
+    async fn roll_webhook_secret(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        sealed: Vec<u8>,
+        old_expire_at: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let target = accounts::table.filter(accounts::id.eq(account.as_str()));
+        let (sealed, expire) = (&sealed, old_expire_at.unix());
+        // The previous secret is the current one as the row holds it: read
+        // and moved by the same UPDATE, so two rolls cannot lose one.
+        let rolled = with_conn!(self.pool(), |conn| match mode {
+            Mode::Test =>
+                diesel::update(target)
+                    .set((
+                        accounts::test_previous_webhook_secret_sealed.eq(accounts::test_webhook_secret_sealed),
+                        accounts::test_previous_webhook_secret_expires_at.eq(expire),
+                        accounts::test_webhook_secret_sealed.eq(sealed),
+                    ))
+                    .execute(conn)
+                    .await,
+            Mode::Live =>
+                diesel::update(target)
+                    .set((
+                        accounts::live_previous_webhook_secret_sealed
+                            .eq(accounts::live_webhook_secret_sealed.nullable()),
+                        accounts::live_previous_webhook_secret_expires_at.eq(expire),
+                        accounts::live_webhook_secret_sealed.eq(sealed),
+                    ))
+                    .execute(conn)
+                    .await,
+        })?;
+        Ok(rolled == 1)
     }
 
     async fn list_keys(&self, account: &AccountId) -> Result<Vec<KeySummary>, StoreError> {

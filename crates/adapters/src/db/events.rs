@@ -88,6 +88,9 @@ fn of_account<'a>(account: &'a str, livemode: bool) -> _ {
     events::account_id.eq(account).and(events::livemode.eq(livemode))
 }
 
+/// A mode's webhook URL, secret, and previous secret with its expiry.
+type ModeWebhook = (Option<String>, Option<Vec<u8>>, Option<Vec<u8>>, Option<i64>);
+
 #[async_trait::async_trait]
 impl EventStore for Db {
     async fn emit_with(&self, event: NewEvent, jobs: Vec<NewJob>) -> Result<(), StoreError> {
@@ -226,15 +229,23 @@ impl EventStore for Db {
                 else {
                     return Ok(None);
                 };
-                let (url_test, url_live, test_secret, live_secret) = accounts::table
+                let (test, live) = accounts::table
                     .filter(accounts::id.eq(&account_id))
                     .select((
-                        accounts::webhook_url_test,
-                        accounts::webhook_url_live,
-                        accounts::test_webhook_secret_sealed,
-                        accounts::live_webhook_secret_sealed,
+                        (
+                            accounts::webhook_url_test,
+                            accounts::test_webhook_secret_sealed,
+                            accounts::test_previous_webhook_secret_sealed,
+                            accounts::test_previous_webhook_secret_expires_at,
+                        ),
+                        (
+                            accounts::webhook_url_live,
+                            accounts::live_webhook_secret_sealed.nullable(),
+                            accounts::live_previous_webhook_secret_sealed,
+                            accounts::live_previous_webhook_secret_expires_at,
+                        ),
                     ))
-                    .first::<(Option<String>, Option<String>, Option<Vec<u8>>, Vec<u8>)>(conn)
+                    .first::<(ModeWebhook, ModeWebhook)>(conn)
                     .await?;
                 let secret_key = api_keys::table
                     .filter(api_keys::account_id.eq(&account_id))
@@ -244,17 +255,15 @@ impl EventStore for Db {
                     .select((api_keys::lookup_hash, api_keys::sealed_key))
                     .first::<(String, Vec<u8>)>(conn)
                     .await?;
-                let (url, sealed_webhook_secret) = match event.livemode {
-                    true => (url_live, Some(live_secret)),
-                    false => (url_test, test_secret),
-                };
-                Ok::<_, diesel::result::Error>(Some((event, account_id, url, secret_key, sealed_webhook_secret)))
+                let webhook = if event.livemode { live } else { test };
+                Ok::<_, diesel::result::Error>(Some((event, account_id, secret_key, webhook)))
             }
             .await
         })?;
-        let Some((event, account_id, url, (secret_key_hash, sealed_secret_key), sealed_webhook_secret)) = found else {
+        let Some((event, account_id, (secret_key_hash, sealed_secret_key), webhook)) = found else {
             return Ok(None);
         };
+        let (url, sealed_webhook_secret, previous, previous_expires_at) = webhook;
         Ok(Some(DeliveryTarget {
             event: event.record()?,
             account_id: domain::ids::AccountId::new(account_id),
@@ -262,6 +271,7 @@ impl EventStore for Db {
             secret_key_hash,
             sealed_secret_key,
             sealed_webhook_secret,
+            previous_webhook_secret: previous.zip(previous_expires_at.map(Timestamp::from_unix)),
         }))
     }
 

@@ -13,6 +13,10 @@ diesel::table! {
         company_address -> Nullable<Text>,
         utility_bill_url -> Nullable<Text>,
         test_webhook_secret_sealed -> Nullable<Binary>,
+        test_previous_webhook_secret_sealed -> Nullable<Binary>,
+        test_previous_webhook_secret_expires_at -> Nullable<BigInt>,
+        live_previous_webhook_secret_sealed -> Nullable<Binary>,
+        live_previous_webhook_secret_expires_at -> Nullable<BigInt>,
     }
 }
 

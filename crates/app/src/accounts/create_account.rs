@@ -108,12 +108,12 @@ impl App {
         }
     }
 
-    fn seal_webhook_secret(&self, account: &AccountId, mode: Mode, secret: &Secret<String>) -> Vec<u8> {
+    pub(super) fn seal_webhook_secret(&self, account: &AccountId, mode: Mode, secret: &Secret<String>) -> Vec<u8> {
         let place = Place::webhook_secret(account.as_str(), mode);
         self.ports.vault.seal(secret.expose().as_bytes(), &place)
     }
 
-    fn new_webhook_secret(&self) -> Secret<String> {
+    pub(super) fn new_webhook_secret(&self) -> Secret<String> {
         Secret::new(format!(
             "whsec_{}",
             self.ports.ids.secret(WEBHOOK_SECRET_RANDOM_CHARS).expose()

@@ -75,6 +75,10 @@ impl App {
                     .ok_or_else(|| "the account has no sandbox webhook secret yet".to_string())?,
                 Place::webhook_secret(account, mode),
             )?,
+            previous_webhook_secret: match &target.previous_webhook_secret {
+                Some((sealed, until)) if *until > now => Some(open(sealed, Place::webhook_secret(account, mode))?),
+                _ => None,
+            },
             secret_key: open(
                 &target.sealed_secret_key,
                 Place::api_key(&target.secret_key_hash, account, mode),
@@ -147,6 +151,7 @@ mod tests {
             secret_key_hash: "hash".into(),
             sealed_secret_key: b"sealed-key".to_vec(),
             sealed_webhook_secret: Some(b"sealed-whsec".to_vec()),
+            previous_webhook_secret: None,
         }
     }
 

@@ -1,6 +1,8 @@
-//! `issuing accounts roll-key | keys | revoke-key`: a new secret key for a
-//! mode while the old one stays valid for an overlap (as Stripe's roll
-//! does), the keys as operators see them, and revoking one at once.
+//! `issuing accounts roll-key | keys | revoke-key | roll-webhook-secret`:
+//! a new secret key for a mode while the old one stays valid for an
+//! overlap (as Stripe's roll does), the keys as operators see them,
+//! revoking one at once, and a new webhook secret that signs beside the
+//! old one for the overlap.
 
 use crate::App;
 use crate::error::RequestError;
@@ -19,6 +21,25 @@ pub struct RolledKey {
     pub old_keys_expire_at: Timestamp,
 }
 
+#[derive(Debug)]
+pub struct RolledWebhookSecret {
+    pub webhook_secret: Secret<String>,
+    /// When the mode's previous secret stops signing.
+    pub old_secret_expires_at: Timestamp,
+}
+
+/// The end of an overlap of `overlap_secs` from now, once checked.
+fn overlap_end(now: Timestamp, overlap_secs: i64) -> Result<Timestamp, InvalidInput> {
+    if !(0..=MAX_OVERLAP_SECS).contains(&overlap_secs) {
+        return Err(InvalidInput::new("expire-old-in", "must be from 0 to 7 days"));
+    }
+    Ok(now.plus(overlap_secs))
+}
+
+fn no_account() -> RequestError {
+    InvalidInput::new("account_id", "no account with this id").into()
+}
+
 impl App {
     /// Issues a new secret key of `mode`; the mode's current keys keep
     /// working for `overlap_secs` (0: they stop now).
@@ -28,12 +49,9 @@ impl App {
         mode: Mode,
         overlap_secs: i64,
     ) -> Result<RolledKey, RequestError> {
-        if !(0..=MAX_OVERLAP_SECS).contains(&overlap_secs) {
-            return Err(InvalidInput::new("expire-old-in", "must be from 0 to 7 days").into());
-        }
-        let secret_key = self.new_secret_key(mode);
         let now = self.ports.clock.now();
-        let old_keys_expire_at = now.plus(overlap_secs);
+        let old_keys_expire_at = overlap_end(now, overlap_secs)?;
+        let secret_key = self.new_secret_key(mode);
         let stored = self.stored_key(account, mode, &secret_key);
         if !self
             .ports
@@ -41,11 +59,36 @@ impl App {
             .roll_key(account, stored, now, old_keys_expire_at)
             .await?
         {
-            return Err(InvalidInput::new("account_id", "no account with this id").into());
+            return Err(no_account());
         }
         Ok(RolledKey {
             secret_key,
             old_keys_expire_at,
+        })
+    }
+
+    /// Issues a new webhook secret of `mode`; deliveries are signed with
+    /// both for `overlap_secs` (0: the old one stops now).
+    pub async fn roll_webhook_secret(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        overlap_secs: i64,
+    ) -> Result<RolledWebhookSecret, RequestError> {
+        let old_secret_expires_at = overlap_end(self.ports.clock.now(), overlap_secs)?;
+        let webhook_secret = self.new_webhook_secret();
+        let sealed = self.seal_webhook_secret(account, mode, &webhook_secret);
+        if !self
+            .ports
+            .accounts
+            .roll_webhook_secret(account, mode, sealed, old_secret_expires_at)
+            .await?
+        {
+            return Err(no_account());
+        }
+        Ok(RolledWebhookSecret {
+            webhook_secret,
+            old_secret_expires_at,
         })
     }
 

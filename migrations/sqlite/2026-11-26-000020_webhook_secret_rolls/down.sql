@@ -1,0 +1,4 @@
+ALTER TABLE accounts DROP COLUMN live_previous_webhook_secret_expires_at;
+ALTER TABLE accounts DROP COLUMN live_previous_webhook_secret_sealed;
+ALTER TABLE accounts DROP COLUMN test_previous_webhook_secret_expires_at;
+ALTER TABLE accounts DROP COLUMN test_previous_webhook_secret_sealed;
