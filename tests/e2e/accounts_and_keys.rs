@@ -1,4 +1,4 @@
-use crate::harness::{Server, bearer, client, issuing, run};
+use crate::harness::{PG_MASTER_KEY, Server, bearer, client, issuing, ledger_check, run};
 use adapters::test_db::TestDb;
 use serde_json::Value;
 
@@ -242,5 +242,80 @@ async fn a_rolled_key_overlaps_its_successor_until_it_expires_and_a_revoked_one_
         }
         let listed = run(issuing(&db).args(["accounts", "keys", account]));
         assert_eq!(String::from_utf8_lossy(&listed.stdout).lines().count(), 4);
+    }
+}
+
+/// The master key `db` was created with.
+fn master_key_of(db: &TestDb) -> String {
+    match db.url().strip_prefix("sqlite://") {
+        Some(path) => std::fs::read_to_string(format!("{path}.master.key")).unwrap(),
+        None => PG_MASTER_KEY.to_string(),
+    }
+}
+
+/// The card's number, read in clear through the relay.
+async fn card_number(s: &crate::cards::Sandbox, card: &str) -> String {
+    s.advance(3).await;
+    let path = format!("/cards/get_card_details?card_id={card}");
+    let details = s.call_at(&s.server.relay, reqwest::Method::GET, &path, None).await;
+    assert_eq!(details.status, 200, "{}", details.body);
+    details.body["data"]["card_number"].as_str().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_master_key_rotates_while_the_service_runs_and_the_old_key_then_opens_nothing() {
+    use crate::cards::Sandbox;
+    for db in TestDb::all().await {
+        let s = Sandbox::start(&db, None);
+        s.fund_wallet(10_000).await;
+        let holder = s.cardholder(52).await;
+        let card = s.card(&holder, "1000").await;
+        let before = card_number(&s, &card).await;
+        assert!(before.len() >= 15 && before.chars().all(|c| c.is_ascii_digit()));
+        let (old, new) = (master_key_of(&db), "ab".repeat(32));
+        let both = [
+            ("ISSUING_MASTER_KEY", new.as_str()),
+            ("ISSUING_PREVIOUS_MASTER_KEY", old.as_str()),
+        ];
+        let Sandbox { server, key } = s;
+        server.stop();
+
+        // Restarted with both keys, the service reads what the old one
+        // sealed, and keeps running while everything is sealed again.
+        let s = Sandbox {
+            server: Server::start_env(&db, &both),
+            key,
+        };
+        assert_eq!(card_number(&s, &card).await, before, "{}", db.backend());
+        let rotate = || run(issuing(&db).envs(both).args(["master-key", "rotate"]));
+        let first = rotate();
+        assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+        let first: Value = serde_json::from_slice(&first.stdout).unwrap();
+        assert!(first["resealed"].as_u64().unwrap() >= 9, "{first}");
+        let again: Value = serde_json::from_slice(&rotate().stdout).unwrap();
+        assert_eq!(again["resealed"], 0, "{}: once", db.backend());
+        assert_eq!(card_number(&s, &card).await, before);
+        let Sandbox { server, key } = s;
+        let logs = server.stop();
+        assert!(!logs.contains(&new) && !logs.contains(&old), "a master key was logged");
+
+        // The new key alone opens everything; the old one nothing.
+        let s = Sandbox {
+            server: Server::start_env(&db, &[("ISSUING_MASTER_KEY", new.as_str())]),
+            key,
+        };
+        assert_eq!(card_number(&s, &card).await, before, "{}", db.backend());
+        let refused = run(issuing(&db)
+            .env("ISSUING_MASTER_KEY", &old)
+            .args(["accounts", "create", "--name", "X"]));
+        assert!(!refused.status.success());
+        assert!(String::from_utf8_lossy(&refused.stderr).contains("does not open the data"));
+        let without_previous = run(issuing(&db)
+            .env("ISSUING_MASTER_KEY", &new)
+            .args(["master-key", "rotate"]));
+        assert!(!without_previous.status.success());
+        assert!(String::from_utf8_lossy(&without_previous.stderr).contains("ISSUING_PREVIOUS_MASTER_KEY"));
+        let (ok, out) = ledger_check(&db);
+        assert!(ok, "{}: {out}", db.backend());
     }
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 /// The master key the tests give PostgreSQL runs (SQLite runs let the
 /// binary generate its key file, as a new user would).
-const PG_MASTER_KEY: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
+pub const PG_MASTER_KEY: &str = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 
 pub fn binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_issuing"))
@@ -59,6 +59,11 @@ impl Server {
     /// addresses only.
     pub fn start_guarded(db: &TestDb) -> Server {
         Server::spawn(issuing(db).env_remove("ISSUING_WEBHOOK_ALLOW_PRIVATE"), &[])
+    }
+
+    /// Starts `issuing serve` with these environment variables too.
+    pub fn start_env(db: &TestDb, envs: &[(&str, &str)]) -> Server {
+        Server::spawn(issuing(db).envs(envs.iter().copied()), &[])
     }
 
     /// Starts `issuing serve` logging at `level` (`ISSUING_LOG`).

@@ -55,6 +55,9 @@ pub enum Command {
     /// The rewards catalogue and each account's reward rules.
     #[command(subcommand)]
     Rewards(RewardsCommand),
+    /// The master key that seals secrets at rest.
+    #[command(subcommand)]
+    MasterKey(MasterKeyCommand),
     /// Print the OpenAPI document.
     Openapi,
 }
@@ -85,6 +88,16 @@ pub struct DbArgs {
     /// environment.
     #[arg(long, env = "ISSUING_MASTER_KEY_FILE")]
     pub master_key_file: Option<PathBuf>,
+
+    /// While rotating the master key: the key being rotated away from (64
+    /// hex characters). What it sealed still opens; `issuing master-key
+    /// rotate` seals it all again under the master key.
+    #[arg(long, env = "ISSUING_PREVIOUS_MASTER_KEY", hide_env_values = true)]
+    pub previous_master_key: Option<String>,
+
+    /// The same, from a file readable by its owner only.
+    #[arg(long, env = "ISSUING_PREVIOUS_MASTER_KEY_FILE")]
+    pub previous_master_key_file: Option<PathBuf>,
 
     /// Connections in the PostgreSQL pool (SQLite always uses one).
     #[arg(long, env = "ISSUING_DB_POOL_SIZE", default_value_t = 16)]
@@ -208,6 +221,19 @@ pub struct WorkerCommand {
     pub db: DbArgs,
     #[command(flatten)]
     pub worker: WorkerArgs,
+}
+
+#[derive(Subcommand)]
+pub enum MasterKeyCommand {
+    /// Seal every stored secret again under the master key, opening it
+    /// with the previous one (--previous-master-key); prints how many. Safe
+    /// to run while the service runs with both keys, and to run again.
+    Rotate {
+        #[command(flatten)]
+        db: DbArgs,
+    },
+    /// Print a new random master key (64 hex characters).
+    Generate,
 }
 
 #[derive(Subcommand)]

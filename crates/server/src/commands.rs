@@ -313,6 +313,29 @@ pub async fn roll_webhook_secret(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Seals every secret again under the master key; the previous key must
+/// be given (it opens them).
+pub async fn rotate_master_key(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
+    if db_args.previous_master_key.is_none() && db_args.previous_master_key_file.is_none() {
+        anyhow::bail!(
+            "give the key being rotated away from as ISSUING_PREVIOUS_MASTER_KEY (or --previous-master-key-file), \
+             and the new one as ISSUING_MASTER_KEY"
+        );
+    }
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let vault = crate::master_key::load(&db, db_args).await?;
+    let resealed = db.reseal_under_current_key(&vault).await?;
+    tracing::info!(resealed, "master key rotated");
+    println!(
+        "{}",
+        json!({
+            "resealed": resealed,
+            "next": "restart every process with the new master key alone (without the previous one)",
+        })
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Reads key metadata only: needs no master key.
 pub async fn list_keys(db_args: &DbArgs, account_id: &str) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, Open::Existing).await?;

@@ -7,7 +7,10 @@ mod wiring;
 mod workers;
 
 use clap::Parser;
-use cli::{AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, ReviewCommand, RewardsCommand};
+use cli::{
+    AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, MasterKeyCommand, ReviewCommand,
+    RewardsCommand,
+};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use tracing_subscriber::EnvFilter;
@@ -114,6 +117,11 @@ async fn main() -> ExitCode {
                 domain::Mode::Test
             };
             commands::roll_webhook_secret(&db, &serve, &account_id, mode, expire_old_in).await
+        }
+        Some(Command::MasterKey(MasterKeyCommand::Rotate { db })) => commands::rotate_master_key(&db).await,
+        Some(Command::MasterKey(MasterKeyCommand::Generate)) => {
+            println!("{}", adapters::crypto::vault::MasterKeyVault::generate_hex().expose());
+            Ok(std::process::ExitCode::SUCCESS)
         }
         Some(Command::Accounts(AccountsCommand::Keys { account_id, db })) => {
             commands::list_keys(&db, &account_id).await

@@ -6,7 +6,7 @@
 
 use crate::cli::DbArgs;
 use adapters::crypto::vault::MasterKeyVault;
-use adapters::db::{Db, sqlite_path};
+use adapters::db::{CHECK_ROW, Db, HASH_KEY_ROW, sqlite_path};
 use anyhow::{Context, bail};
 use domain::Mode;
 use domain::Secret;
@@ -52,19 +52,20 @@ pub async fn load(db: &Db, args: &DbArgs) -> anyhow::Result<MasterKeyVault> {
         Source::Given(hex) => hex,
         Source::BesideDatabase(key_file) => beside_database(key_file, check.is_some() || sample.is_some())?,
     };
-    let vault = MasterKeyVault::from_hex(&hex).context("ISSUING_MASTER_KEY")?;
-    let place = Place {
-        field: SealedField::MasterKeyCheck,
-        row: "1",
-        account: "",
-        mode: Mode::Live,
-    };
+    let mut vault = MasterKeyVault::from_hex(&hex).context("ISSUING_MASTER_KEY")?;
+    if let Some(previous) = previous_key(args)? {
+        vault = vault.with_previous(&previous).context("ISSUING_PREVIOUS_MASTER_KEY")?;
+    }
+    let check_row = CHECK_ROW.to_string();
+    let place = vault_place(&check_row);
+    let mut data_under_previous = false;
     match check {
         Some(check) => {
             let opened = vault.open(&check, &place);
             if !opened.is_ok_and(|plain| plain.expose() == CHECK_TEXT) {
                 bail!(WRONG_KEY);
             }
+            data_under_previous = vault.sealed_under_previous(&check);
         }
         // A database from before the check value: its sealed values prove
         // the key as they are sealed again, bound to their places.
@@ -79,7 +80,54 @@ pub async fn load(db: &Db, args: &DbArgs) -> anyhow::Result<MasterKeyVault> {
         }
         None => db.set_master_key_check(&vault.seal(CHECK_TEXT, &place)).await?,
     }
+    keep_hash_key(db, &mut vault, data_under_previous).await?;
     Ok(vault)
+}
+
+/// Where the vault's own values are sealed: row 1 the check value, row 2
+/// the key of keyed hashes.
+fn vault_place(row: &str) -> Place<'_> {
+    Place {
+        field: SealedField::MasterKeyCheck,
+        row,
+        account: "",
+        mode: Mode::Live,
+    }
+}
+
+/// The key of keyed hashes (3-D Secure OTPs, reward links, page
+/// sessions) is kept in the database, sealed: a new master key leaves it
+/// as it was, so links already handed out keep working. The first start
+/// keeps the one derived from the key the data is sealed under.
+async fn keep_hash_key(db: &Db, vault: &mut MasterKeyVault, data_under_previous: bool) -> anyhow::Result<()> {
+    let row = HASH_KEY_ROW.to_string();
+    let place = vault_place(&row);
+    if db.kept_hash_key().await?.is_none() {
+        let (key, under_previous) = vault.hash_key_to_keep(data_under_previous);
+        let sealed = match under_previous {
+            true => vault.seal_under_previous(&key, &place),
+            false => None,
+        };
+        let sealed = sealed.unwrap_or_else(|| vault.seal(&key, &place));
+        db.keep_hash_key(&sealed).await?;
+    }
+    // What is stored, whoever stored it first.
+    let kept = db.kept_hash_key().await?.context("the kept hash key")?;
+    let opened = vault.open(&kept, &place).map_err(|_| anyhow::anyhow!(WRONG_KEY))?;
+    vault.use_hash_key(opened.expose()).context("the kept hash key")?;
+    Ok(())
+}
+
+/// The key being rotated away from, if given.
+fn previous_key(args: &DbArgs) -> anyhow::Result<Option<Secret<String>>> {
+    match (&args.previous_master_key, &args.previous_master_key_file) {
+        (Some(_), Some(_)) => bail!(
+            "give the previous master key once: ISSUING_PREVIOUS_MASTER_KEY or --previous-master-key-file, not both"
+        ),
+        (Some(hex), None) => Ok(Some(Secret::new(hex.clone()))),
+        (None, Some(path)) => Ok(Some(read(path)?)),
+        (None, None) => Ok(None),
+    }
 }
 
 /// A key file that exists and only its owner can read.

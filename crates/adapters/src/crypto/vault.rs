@@ -84,27 +84,96 @@ impl Key {
     }
 }
 
-pub struct MasterKeyVault {
+/// A master key and the keys derived from it.
+struct MasterKeys {
     master: Key,
     /// Derived from the master key (HMAC-SHA256 with a label), for PINs.
     pin: Key,
+    /// Derived from the master key: the key of keyed hashes, until the
+    /// database stores one of its own (see [`MasterKeyVault::use_hash_key`]).
+    derived_hash_key: [u8; 32],
+}
+
+impl MasterKeys {
+    fn from_hex(hex_key: &Secret<String>) -> Result<Self, InvalidMasterKey> {
+        let bytes = hex::decode(hex_key.expose().trim()).map_err(|_| InvalidMasterKey)?;
+        let derive = |label: &[u8]| -> [u8; 32] { hmac(&bytes, &[label]) };
+        Ok(Self {
+            master: Key::new(&bytes)?,
+            pin: Key::new(&derive(b"issuing pin key v1"))?,
+            derived_hash_key: derive(b"issuing hash key v1"),
+        })
+    }
+
+    fn key_for(&self, place: &Place) -> &Key {
+        if place.field.is_pin() { &self.pin } else { &self.master }
+    }
+}
+
+pub struct MasterKeyVault {
+    current: MasterKeys,
+    /// The key being rotated away from: it opens what it sealed, and
+    /// seals nothing.
+    previous: Option<MasterKeys>,
     /// Random, this process's only, for what leaves it sealed.
     transport: Key,
-    /// Derived from the master key, for keyed hashes of short secrets.
+    /// For keyed hashes of short secrets (3-D Secure OTPs, reward links,
+    /// page sessions): it outlives master keys, so links handed out stay
+    /// valid through a rotation.
     hash_key: [u8; 32],
 }
 
 impl MasterKeyVault {
     pub fn from_hex(hex_key: &Secret<String>) -> Result<Self, InvalidMasterKey> {
-        let bytes = hex::decode(hex_key.expose().trim()).map_err(|_| InvalidMasterKey)?;
-        let master = Key::new(&bytes)?;
-        let derive = |label: &[u8]| -> [u8; 32] { hmac(&bytes, &[label]) };
+        let current = MasterKeys::from_hex(hex_key)?;
         Ok(Self {
-            master,
-            pin: Key::new(&derive(b"issuing pin key v1"))?,
+            hash_key: current.derived_hash_key,
+            current,
+            previous: None,
             transport: Key::random(),
-            hash_key: derive(b"issuing hash key v1"),
         })
+    }
+
+    /// The same vault, also opening what `previous_hex` sealed: for a
+    /// rotation of the master key, until every value is sealed again.
+    pub fn with_previous(mut self, previous_hex: &Secret<String>) -> Result<Self, InvalidMasterKey> {
+        self.previous = Some(MasterKeys::from_hex(previous_hex)?);
+        Ok(self)
+    }
+
+    /// Whether `sealed` was sealed under the previous master key (or its
+    /// PIN key), and so must be sealed again.
+    pub fn sealed_under_previous(&self, sealed: &[u8]) -> bool {
+        let id = sealed.strip_prefix(TAG).and_then(|rest| rest.get(..KEY_ID_LEN));
+        self.previous
+            .as_ref()
+            .zip(id)
+            .is_some_and(|(keys, id)| id == keys.master.id || id == keys.pin.id)
+    }
+
+    /// The keyed-hash key the database keeps (32 bytes once opened), used
+    /// from now on in place of the derived one.
+    pub fn use_hash_key(&mut self, key: &[u8]) -> Result<(), InvalidMasterKey> {
+        self.hash_key = key.try_into().map_err(|_| InvalidMasterKey)?;
+        Ok(())
+    }
+
+    /// The keyed-hash key to keep when the database keeps none yet: the
+    /// one derived from the key its data is sealed under (the previous
+    /// one, while a rotation is under way), so that nothing hashed so far
+    /// changes. With it, whether to seal it under the previous key.
+    pub fn hash_key_to_keep(&self, data_under_previous: bool) -> ([u8; 32], bool) {
+        match (&self.previous, data_under_previous) {
+            (Some(previous), true) => (previous.derived_hash_key, true),
+            _ => (self.current.derived_hash_key, false),
+        }
+    }
+
+    /// Seals under the previous key: only the kept hash key, while a
+    /// rotation has not reached the database yet.
+    pub fn seal_under_previous(&self, plain: &[u8], place: &Place) -> Option<Vec<u8>> {
+        let previous = self.previous.as_ref()?;
+        Some(previous.key_for(place).seal(TAG, plain, place))
     }
 
     /// A fresh random master key, hex encoded.
@@ -112,10 +181,6 @@ impl MasterKeyVault {
         let mut key = [0u8; 32];
         rand::rngs::OsRng.fill_bytes(&mut key);
         Secret::new(hex::encode(key))
-    }
-
-    fn key_for(&self, place: &Place) -> &Key {
-        if place.field.is_pin() { &self.pin } else { &self.master }
     }
 
     /// Whether `sealed` is in the format of [`Vault::seal`]; older values
@@ -129,7 +194,12 @@ impl MasterKeyVault {
     #[cfg(test)]
     pub(crate) fn seal_unbound(&self, plain: &[u8]) -> Vec<u8> {
         let nonce = [7u8; NONCE_LEN];
-        let ciphertext = self.master.cipher.encrypt(Nonce::from_slice(&nonce), plain).unwrap();
+        let ciphertext = self
+            .current
+            .master
+            .cipher
+            .encrypt(Nonce::from_slice(&nonce), plain)
+            .unwrap();
         [nonce.as_slice(), &ciphertext].concat()
     }
 
@@ -140,7 +210,8 @@ impl MasterKeyVault {
             return Err(VaultError);
         }
         let (nonce, ciphertext) = sealed.split_at(NONCE_LEN);
-        self.master
+        self.current
+            .master
             .cipher
             .decrypt(Nonce::from_slice(nonce), ciphertext)
             .map(Secret::new)
@@ -159,11 +230,14 @@ fn hmac(key: &[u8], parts: &[&[u8]]) -> [u8; 32] {
 
 impl Vault for MasterKeyVault {
     fn seal(&self, plain: &[u8], place: &Place) -> Vec<u8> {
-        self.key_for(place).seal(TAG, plain, place)
+        self.current.key_for(place).seal(TAG, plain, place)
     }
 
     fn open(&self, sealed: &[u8], place: &Place) -> Result<Secret<Vec<u8>>, VaultError> {
-        self.key_for(place).open(TAG, sealed, place)
+        match (self.current.key_for(place).open(TAG, sealed, place), &self.previous) {
+            (Err(VaultError), Some(previous)) => previous.key_for(place).open(TAG, sealed, place),
+            (opened, _) => opened,
+        }
     }
 
     fn seal_for_transport(&self, plain: &[u8], place: &Place) -> Vec<u8> {
@@ -206,6 +280,38 @@ mod tests {
     }
 
     #[test]
+    fn a_vault_with_the_previous_key_opens_its_values_and_seals_only_under_the_new_one() {
+        let (old_hex, new_hex) = (MasterKeyVault::generate_hex(), MasterKeyVault::generate_hex());
+        let old = MasterKeyVault::from_hex(&old_hex).unwrap();
+        let rotating = MasterKeyVault::from_hex(&new_hex)
+            .unwrap()
+            .with_previous(&old_hex)
+            .unwrap();
+        for here in [
+            place(SealedField::CardNumber, "card_1"),
+            place(SealedField::CardPin, "card_1"),
+        ] {
+            let sealed_before = old.seal(b"secret", &here);
+            assert!(rotating.sealed_under_previous(&sealed_before));
+            assert_eq!(rotating.open(&sealed_before, &here).unwrap().expose(), b"secret");
+            let sealed_after = rotating.seal(b"secret", &here);
+            assert!(!rotating.sealed_under_previous(&sealed_after));
+            assert!(old.open(&sealed_after, &here).is_err(), "sealed under the new key only");
+            let new_alone = MasterKeyVault::from_hex(&new_hex).unwrap();
+            assert_eq!(new_alone.open(&sealed_after, &here).unwrap().expose(), b"secret");
+            assert!(new_alone.open(&sealed_before, &here).is_err());
+        }
+        // The keyed-hash key is kept across the rotation, as the database keeps it.
+        let (kept, under_previous) = rotating.hash_key_to_keep(true);
+        assert!(under_previous);
+        let mut new_alone = MasterKeyVault::from_hex(&new_hex).unwrap();
+        assert_ne!(new_alone.keyed_hash("123456", "ctx"), old.keyed_hash("123456", "ctx"));
+        new_alone.use_hash_key(&kept).unwrap();
+        assert_eq!(new_alone.keyed_hash("123456", "ctx"), old.keyed_hash("123456", "ctx"));
+        assert!(new_alone.use_hash_key(b"short").is_err());
+    }
+
+    #[test]
     fn seals_and_opens_in_its_place_only() {
         let v = vault();
         let here = place(SealedField::CardNumber, "card_1");
@@ -234,8 +340,8 @@ mod tests {
         let pin = place(SealedField::CardPin, "card_1");
         let sealed = v.seal(b"1234", &pin);
         assert_eq!(v.open(&sealed, &pin).unwrap().expose(), b"1234");
-        assert_eq!(&sealed[TAG.len()..TAG.len() + KEY_ID_LEN], &v.pin.id);
-        assert_ne!(v.pin.id, v.master.id);
+        assert_eq!(&sealed[TAG.len()..TAG.len() + KEY_ID_LEN], &v.current.pin.id);
+        assert_ne!(v.current.pin.id, v.current.master.id);
     }
 
     #[test]

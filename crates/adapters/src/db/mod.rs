@@ -20,6 +20,7 @@ mod schema;
 mod test_clocks;
 mod wallets;
 
+pub use master_key_check::{CHECK_ROW, HASH_KEY_ROW};
 pub use migrate::migrate;
 
 use diesel::ConnectionResult;

@@ -483,9 +483,6 @@ async fn values_sealed_before_places_are_sealed_again_bound_to_theirs() {
         account.keys[0].sealed = vault.seal_unbound(b"sk_test_more");
         db.create_account(account).await.unwrap();
         let e = db.reseal_unbound(&other).await.unwrap_err();
-        assert!(
-            e.to_string().contains("api_keys.sealed_key of hash-acct_more-test"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("api_keys.sealed_key of hash-acct_more-"), "{e}");
     }
 }
