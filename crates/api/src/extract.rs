@@ -252,7 +252,53 @@ impl FromRequest for Authenticated {
 
 #[cfg(test)]
 mod tests {
-    use super::{describe, describe_query};
+    use super::{describe, describe_query, parse_json};
+    use crate::amount_text::AmountText;
+    use actix_web::ResponseError;
+    use proptest::prelude::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Body {
+        amount: Option<AmountText>,
+        card_id: Option<String>,
+        nested: Option<Vec<std::collections::HashMap<String, String>>>,
+    }
+
+    /// Whatever arrives as a body is parsed, or refused with a 400 whose
+    /// message names a field; an amount that parses is in range.
+    fn judged(body: &[u8]) -> Result<(), TestCaseError> {
+        match parse_json::<Body>(body) {
+            Ok(parsed) => {
+                if let Some(amount) = parsed.amount
+                    && let Ok(amount) = domain::Amount::parse("amount", &amount.0)
+                {
+                    prop_assert!(amount.minor() <= domain::Amount::MAX.minor());
+                }
+            }
+            Err(e) => {
+                prop_assert_eq!(e.status_code().as_u16(), 400);
+                prop_assert!(e.to_string().contains(':'), "{}", e);
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn arbitrary_bytes_are_refused_cleanly(body in proptest::collection::vec(any::<u8>(), 0..2_000)) {
+            judged(&body)?;
+        }
+
+        #[test]
+        fn json_shaped_bodies_are_judged(
+            amount in r#"("[0-9 .eE+\-]{0,40}"|[0-9.eE+\-]{0,40}|null|true|\[\]|\{\})"#,
+            id in r#""(\\u0000|[^"\\]){0,20}""#,
+            tail in r#"( |\}|xyz|,|"|\\){0,3}"#,
+        ) {
+            judged(format!(r#"{{"amount": {amount}, "card_id": {id}}}{tail}"#).as_bytes())?;
+        }
+    }
 
     #[test]
     fn query_messages_name_the_parameter() {

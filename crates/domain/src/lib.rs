@@ -17,6 +17,7 @@ pub mod paging;
 pub mod retry;
 pub mod rewards;
 pub mod secret;
+pub mod text;
 pub mod time;
 
 pub use currency::Currency;

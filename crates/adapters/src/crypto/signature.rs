@@ -84,6 +84,22 @@ impl ProcessorAuth for ProcessorSecrets {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any header, however long or malformed, is judged without a
+        /// panic, and none verifies unless made with the secret.
+        #[test]
+        fn arbitrary_headers_never_panic_and_never_verify(header in ".{0,3000}", body in proptest::collection::vec(any::<u8>(), 0..500), t in any::<i64>()) {
+            let now = Timestamp::from_unix(t);
+            prop_assert!(!verify("s3cret", &header, &body, now));
+            let forged = format!("t={t},v1={}", "0".repeat(64));
+            prop_assert!(!verify("s3cret", &forged, &body, now));
+            let signed = sign("s3cret", t, &body);
+            prop_assert!(verify("s3cret", &signed, &body, now));
+            prop_assert!(!verify("other", &signed, &body, now));
+        }
+    }
 
     #[test]
     fn a_header_signed_with_each_of_two_secrets_verifies_with_either_only() {

@@ -140,7 +140,9 @@ mod tests {
     #[tokio::test]
     async fn an_overlap_past_a_week_or_negative_is_refused_before_anything_changes() {
         for overlap in [-1, MAX_OVERLAP_SECS + 1, i64::MAX, i64::MIN] {
-            let e = Mocks::default()
+            let mut m = Mocks::default();
+            m.clock.expect_now().return_const(Timestamp::from_unix(1_000));
+            let e = m
                 .app()
                 .roll_key(&AccountId::new("acct_a"), Mode::Test, overlap)
                 .await

@@ -113,12 +113,7 @@ impl App {
 /// A debit's merchant descriptor, as the network sends it: 1 to 200
 /// characters, none of them control characters.
 pub(crate) fn descriptor(merchant: String) -> Result<String, InvalidInput> {
-    if merchant.trim().is_empty() || merchant.len() > 200 || merchant.chars().any(char::is_control) {
-        return Err(InvalidInput::new(
-            "merchant",
-            "must be a descriptor of 1 to 200 characters, none of them control characters",
-        ));
-    }
+    domain::text::plain("merchant", &merchant, 200)?;
     Ok(merchant)
 }
 
@@ -134,12 +129,7 @@ pub(crate) fn category(code: Option<String>) -> Result<Option<String>, InvalidIn
 /// A debit's reference: 1 to 100 characters, none of them control
 /// characters.
 pub(crate) fn network_reference(reference: String) -> Result<String, InvalidInput> {
-    if reference.trim().is_empty() || reference.len() > 100 || reference.chars().any(char::is_control) {
-        return Err(InvalidInput::new(
-            "transaction_reference",
-            "must be 1 to 100 characters, none of them control characters",
-        ));
-    }
+    domain::text::plain("transaction_reference", &reference, 100)?;
     Ok(reference)
 }
 

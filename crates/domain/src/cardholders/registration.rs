@@ -4,7 +4,7 @@
 use super::identity::{IdentityInput, check_name};
 use super::{Country, Identity};
 use crate::InvalidInput;
-use crate::required;
+use crate::{required, text};
 use phonenumber::PhoneNumber;
 
 /// A state or region, with its LGAs or districts where they are known.
@@ -154,10 +154,12 @@ impl AddressInput {
     fn check(&self, regions: &Regions) -> Result<Address, InvalidInput> {
         let country = Country::parse("address.country", required(&self.country, "address.country")?)?;
         let line = required(&self.address, "address.address")?;
+        text::plain("address.address", line, 200)?;
         if line.chars().filter(|c| c.is_alphabetic()).count() < 3 {
             return Err(InvalidInput::new("address.address", "must have at least 3 letters"));
         }
         let city = required(&self.city, "address.city")?;
+        text::plain("address.city", city, 100)?;
         let house_no = required(&self.house_no, "address.house_no")?;
         let house_ok = house_no.len() <= 20
             && house_no
@@ -261,6 +263,59 @@ impl RegistrationInput {
 mod tests {
     use super::*;
     use crate::cardholders::fixtures::{nigerian, regions};
+    use proptest::prelude::*;
+
+    /// Any text, NUL and other control characters and every plane of
+    /// unicode included, up to 2,000 characters.
+    fn text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(any::<char>(), 0..2_000).prop_map(|c| c.into_iter().collect())
+    }
+
+    proptest! {
+        /// Whatever one field of a registration holds, checking it never
+        /// panics, and what passes obeys the rules it was checked by.
+        #[test]
+        fn any_value_in_any_field_is_checked_without_panicking(field in 0usize..17, value in text()) {
+            let mut input = nigerian();
+            let (address, identity) = (input.address.as_mut().unwrap(), input.identity.as_mut().unwrap());
+            let slot = match field {
+                0 => &mut input.first_name,
+                1 => &mut input.last_name,
+                2 => &mut input.phone,
+                3 => &mut input.email_address,
+                4 => &mut address.address,
+                5 => &mut address.city,
+                6 => &mut address.state,
+                7 => &mut address.country,
+                8 => &mut address.postal_code,
+                9 => &mut address.house_no,
+                10 => &mut address.lga,
+                11 => &mut identity.id_type,
+                12 => &mut identity.bvn,
+                13 => &mut identity.id_no,
+                14 => &mut identity.selfie_image,
+                15 => &mut identity.id_image,
+                _ => &mut identity.date_of_birth,
+            };
+            *slot = Some(value);
+            if let Ok(r) = input.check(&regions()) {
+                prop_assert!(r.phone.starts_with('+') && r.phone[1..].bytes().all(|b| b.is_ascii_digit()));
+                prop_assert!(r.first_name.chars().count() <= 100 && r.last_name.chars().count() <= 100);
+                let texts = [&r.first_name, &r.last_name, &r.address.address, &r.address.city, &r.address.state];
+                prop_assert!(texts.iter().all(|t| !t.chars().any(char::is_control)), "{:?}", texts);
+            }
+        }
+
+        /// A phone number that passes is in E.164 and passes again as itself.
+        #[test]
+        fn a_phone_number_that_passes_is_e164_and_stable(value in text(), digits in "\\+234[0-9]{6,14}") {
+            for value in [value, digits] {
+                if let Ok(phone) = check_phone("phone", &value, Country::Nigeria) {
+                    prop_assert_eq!(check_phone("phone", &phone, Country::Nigeria), Ok(phone.clone()));
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_good_registration_is_normalised() {

@@ -3,6 +3,7 @@
 //! came from (a JSON path, a CSV line) is the reader's business: an error
 //! says which item and field broke which rule.
 
+use crate::text::plain;
 use crate::{InvalidInput, Timestamp, http_url};
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
@@ -72,15 +73,6 @@ pub struct CatalogueError {
 /// The most products a deal may offer: a phone screen's list.
 pub const MAX_PRODUCTS: usize = 20;
 
-fn text(field: &str, value: &str, max: usize) -> Result<(), InvalidInput> {
-    let length = value.chars().count();
-    if value.trim().is_empty() || length > max || value.chars().any(char::is_control) {
-        let rule = format!("must be 1 to {max} characters, none of them control characters");
-        return Err(InvalidInput::new(field, rule));
-    }
-    Ok(())
-}
-
 fn id(field: &str, value: &str) -> Result<(), InvalidInput> {
     let allowed = |b: u8| b.is_ascii_alphanumeric() || b == b'_' || b == b'-';
     if value.is_empty() || value.len() > 64 || !value.bytes().all(allowed) {
@@ -141,7 +133,7 @@ impl PromoCode {
                 "must be a merchant of the merchant catalogue",
             ));
         }
-        text("description", &self.description, 300)?;
+        plain("description", &self.description, 300)?;
         end_of_day("valid_till", &self.valid_till)?;
         if self.success_record > 100 {
             return Err(InvalidInput::new("success_record", "must be a percentage, 0 to 100"));
@@ -162,7 +154,7 @@ impl Deal {
             let problem = InvalidInput::new("merchant", "must be a merchant of the merchant catalogue");
             return Err(whole(problem));
         }
-        text("description", &self.description, 300).map_err(whole)?;
+        plain("description", &self.description, 300).map_err(whole)?;
         if self.products.is_empty() || self.products.len() > MAX_PRODUCTS {
             let rule = format!("must list 1 to {MAX_PRODUCTS} products");
             return Err(whole(InvalidInput::new("products", rule)));
@@ -173,7 +165,7 @@ impl Deal {
                 item: Item::Product(0, n),
                 problem,
             };
-            text("name", &product.name, 100).map_err(at)?;
+            plain("name", &product.name, 100).map_err(at)?;
             if !names.insert(product.name.as_str()) {
                 return Err(at(InvalidInput::new(
                     "name",
