@@ -6,6 +6,7 @@ mod harness;
 mod receiver;
 
 mod accounts_and_keys;
+mod at_rest;
 mod browser;
 mod card_fees;
 mod card_transactions;
