@@ -15,6 +15,7 @@ mod cards;
 mod cli;
 mod edge;
 mod extreme_amounts;
+mod isolation;
 mod lock_order;
 mod logs;
 mod naira_cards;
