@@ -121,6 +121,11 @@ impl Server {
         format!("{}{path}", self.base)
     }
 
+    /// The server's process id (to kill it while requests borrow it).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Kills the process at once (SIGKILL): no shutdown of any kind.
     pub fn kill(mut self) {
         self.child.kill().unwrap();

@@ -12,6 +12,7 @@ mod card_fees;
 mod card_transactions;
 mod cardholders;
 mod cards;
+mod chaos;
 mod cli;
 mod edge;
 mod extreme_amounts;
