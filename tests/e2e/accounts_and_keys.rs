@@ -191,6 +191,18 @@ async fn a_rolled_key_overlaps_its_successor_until_it_expires_and_a_revoked_one_
         assert_eq!(status(new_test.clone(), sandbox).await, 200, "{}", db.backend());
         assert_eq!(status(old_test.into(), sandbox).await, 200, "the overlap");
 
+        // A roll ends every earlier key's overlap by its own end: a key
+        // still overlapping from the last roll stops with a 0s roll too.
+        let interim: Value = serde_json::from_slice(&roll("test", "7d").stdout).unwrap();
+        let interim = interim["secret_key"].as_str().unwrap().to_string();
+        let latest: Value = serde_json::from_slice(&roll("test", "0s").stdout).unwrap();
+        for earlier in [&new_test, &interim] {
+            assert_eq!(status(earlier.clone(), sandbox).await, 401, "{}", db.backend());
+        }
+        let new_test = latest["secret_key"].as_str().unwrap().to_string();
+        assert_eq!(status(old_test.into(), sandbox).await, 401);
+        assert_eq!(status(new_test.clone(), sandbox).await, 200);
+
         // The default: the old key stops now.
         let rolled: Value = serde_json::from_slice(&roll("live", "0s").stdout).unwrap();
         let new_live = rolled["secret_key"].as_str().unwrap().to_string();
@@ -198,24 +210,30 @@ async fn a_rolled_key_overlaps_its_successor_until_it_expires_and_a_revoked_one_
         assert_eq!(status(new_live.clone(), production).await, 200);
         assert_eq!(status(new_live, sandbox).await, 401, "still one mode per key");
 
-        // Listed without the keys; revoked by id, the old test key stops.
+        // Listed without the keys; revoked by id, a key in its overlap
+        // stops at once.
+        let overlapping = new_test;
+        let rolled: Value = serde_json::from_slice(&roll("test", "1h").stdout).unwrap();
+        let new_test = rolled["secret_key"].as_str().unwrap().to_string();
+        assert_eq!(status(overlapping.clone(), sandbox).await, 200, "in its overlap");
         let listed = run(issuing(&db).args(["accounts", "keys", account]));
         let keys: Vec<Value> = String::from_utf8_lossy(&listed.stdout)
             .lines()
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
-        assert_eq!(keys.len(), 4, "{keys:?}");
+        assert_eq!(keys.len(), 7, "{keys:?}");
         assert!(!String::from_utf8_lossy(&listed.stdout).contains("sk_"));
-        let old_test_id = keys
+        let overlapping_id = keys
             .iter()
-            .find(|k| k["livemode"] == false && k["expires_at"].is_i64())
+            .filter(|k| k["livemode"] == false)
+            .max_by_key(|k| k["expires_at"].as_i64().unwrap_or(i64::MIN))
             .unwrap()["id"]
             .as_str()
             .unwrap()
             .to_string();
-        let revoked = run(issuing(&db).args(["accounts", "revoke-key", account, &old_test_id]));
+        let revoked = run(issuing(&db).args(["accounts", "revoke-key", account, &overlapping_id]));
         assert!(revoked.status.success(), "{}", String::from_utf8_lossy(&revoked.stderr));
-        assert_eq!(status(old_test.into(), sandbox).await, 401, "{}", db.backend());
+        assert_eq!(status(overlapping, sandbox).await, 401, "{}", db.backend());
         assert_eq!(status(new_test, sandbox).await, 200);
 
         // Refusals change nothing.
@@ -229,8 +247,9 @@ async fn a_rolled_key_overlaps_its_successor_until_it_expires_and_a_revoked_one_
                 "-1s",
             ),
             (vec!["roll-key", "acct_nobody", "--mode", "test"], "no account"),
-            (vec!["revoke-key", account, &old_test_id], "no unexpired key"),
+            (vec!["revoke-key", account, &overlapping_id], "no unexpired key"),
             (vec!["revoke-key", account, "%"], "no unexpired key"),
+            (vec!["keys", "acct_nobody"], "no account"),
         ] {
             let out = run(issuing(&db).arg("accounts").args(&args));
             assert!(!out.status.success(), "{args:?}");
@@ -241,7 +260,7 @@ async fn a_rolled_key_overlaps_its_successor_until_it_expires_and_a_revoked_one_
             );
         }
         let listed = run(issuing(&db).args(["accounts", "keys", account]));
-        assert_eq!(String::from_utf8_lossy(&listed.stdout).lines().count(), 4);
+        assert_eq!(String::from_utf8_lossy(&listed.stdout).lines().count(), 7);
     }
 }
 

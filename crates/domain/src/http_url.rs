@@ -93,6 +93,7 @@ fn is_public_v6(ip: Ipv6Addr) -> bool {
         || (s[0] == 0x0100 && s[1..4] == [0, 0, 0]) // discard-only
         || (s[0] == 0x2001 && s[1] < 0x0200) // IETF protocol assignments (Teredo, ORCHID, ...)
         || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
+        || (s[0] == 0x3fff && s[1] < 0x1000) // documentation (3fff::/20)
         || s[0] == 0x2002 // 6to4: carries an IPv4 address of any kind
         || (s[0] & 0xe000) != 0x2000; // outside global unicast 2000::/3
     !special
@@ -142,6 +143,8 @@ mod tests {
             "fec0::1",
             "ff02::1",
             "2001:db8::1",
+            "3fff::1",
+            "3fff:fff::1",
             "2002:7f00:1::",
             "100::1",
         ] {

@@ -77,8 +77,9 @@ pub trait AccountStore: Send + Sync {
     /// The owner of the key, unless it expired by `now`.
     async fn find_key(&self, lookup_hash: &str, now: Timestamp) -> Result<Option<KeyOwner>, StoreError>;
 
-    /// In one transaction: the mode's current keys (those with no expiry)
-    /// expire at `old_expire_at`, and `key` becomes the current one.
+    /// In one transaction: the mode's earlier keys (the current one, and
+    /// any still in an overlap) expire at `old_expire_at` at the latest,
+    /// and `key` becomes the current one.
     /// `false` when there is no such account.
     async fn roll_key(
         &self,

@@ -155,8 +155,10 @@ pub trait JobStore: Send + Sync {
     async fn claim(&self, queue: Queue, lease: &Lease, now: Timestamp, limit: u32) -> Result<Vec<Job>, StoreError>;
 
     /// The jobs still held under `lease` are held until `until`: the
-    /// heartbeat of a runner that is still working on them.
-    async fn extend(&self, lease: &str, until: Timestamp) -> Result<(), StoreError>;
+    /// heartbeat of a runner that is still working on them. `false` when
+    /// none is held any more (the lease ran out and another runner took
+    /// them, or all are finished).
+    async fn extend(&self, lease: &str, until: Timestamp) -> Result<bool, StoreError>;
 
     /// Stores a job that no other change goes with (a time rule's next run).
     async fn schedule(&self, job: NewJob, account: &AccountId, mode: Mode) -> Result<(), StoreError>;

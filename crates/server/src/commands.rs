@@ -339,7 +339,12 @@ pub async fn rotate_master_key(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
 /// Reads key metadata only: needs no master key.
 pub async fn list_keys(db_args: &DbArgs, account_id: &str) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, Open::Existing).await?;
-    for key in db.list_keys(&AccountId::new(account_id)).await? {
+    let keys = db.list_keys(&AccountId::new(account_id)).await?;
+    // Every account has keys: none means no such account.
+    if keys.is_empty() {
+        anyhow::bail!("no account {account_id}");
+    }
+    for key in keys {
         let line = json!({
             "id": key.id,
             "livemode": key.mode.is_live(),

@@ -39,7 +39,7 @@ async fn run_work(app: Arc<App>, poll: Duration) {
     loop {
         match app.claim_jobs(Queue::Work, BATCH).await {
             Ok(claim) if claim.jobs.is_empty() => tokio::time::sleep(poll).await,
-            Ok(claim) => run_leased(&app, claim).await,
+            Ok(claim) => run_leased(&app, claim, Lost::RunOn).await,
             Err(e) => failed(&e, poll).await,
         }
     }
@@ -65,7 +65,7 @@ async fn run_webhooks(app: Arc<App>, poll: Duration) {
                 };
                 let app = app.clone();
                 tokio::spawn(async move {
-                    run_leased(&app, claim).await;
+                    run_leased(&app, claim, Lost::Stop).await;
                     drop((first, rest));
                 });
             }
@@ -77,14 +77,31 @@ async fn run_webhooks(app: Arc<App>, poll: Duration) {
     }
 }
 
+/// What a runner does when its heartbeat finds the lease gone (it
+/// stalled past it, and another runner took the jobs).
+#[derive(Clone, Copy, PartialEq)]
+enum Lost {
+    /// Deliveries stop at once: the other runner is delivering them.
+    Stop,
+    /// Money and checks run to their end: each step is guarded in SQL, so
+    /// a second run changes nothing, and an abandoned transaction would
+    /// only delay the first.
+    RunOn,
+}
+
 /// Runs a claim's jobs while heartbeating its lease.
-async fn run_leased(app: &App, claim: Claim) {
+async fn run_leased(app: &App, claim: Claim, lost: Lost) {
     let lease = claim.lease.clone();
     let heartbeat = async {
         loop {
             tokio::time::sleep(Duration::from_secs(HEARTBEAT_SECS)).await;
-            if let Err(e) = app.extend_lease(&lease).await {
-                tracing::error!(error = %e, "could not extend a job lease");
+            match app.extend_lease(&lease).await {
+                Ok(false) if lost == Lost::Stop => {
+                    tracing::warn!("a job lease ran out under its runner: its deliveries stop here");
+                    return;
+                }
+                Ok(_) => {}
+                Err(e) => tracing::error!(error = %e, "could not extend a job lease"),
             }
         }
     };

@@ -194,13 +194,16 @@ impl AccountStore for Db {
                 if exists.is_none() {
                     return Ok(false);
                 }
+                // Every earlier key, current or already on its way out,
+                // stops by the new overlap's end at the latest.
+                let end = old_expire_at.unix();
                 diesel::update(
                     api_keys::table
                         .filter(api_keys::account_id.eq(account.as_str()))
                         .filter(api_keys::livemode.eq(key.mode.is_live()))
-                        .filter(api_keys::expires_at.is_null()),
+                        .filter(api_keys::expires_at.is_null().or(api_keys::expires_at.gt(end))),
                 )
-                .set(api_keys::expires_at.eq(old_expire_at.unix()))
+                .set(api_keys::expires_at.eq(end))
                 .execute(conn)
                 .await?;
                 diesel::insert_into(api_keys::table).values(row).execute(conn).await?;

@@ -226,8 +226,8 @@ impl JobStore for Db {
             .collect()
     }
 
-    async fn extend(&self, lease: &str, until: Timestamp) -> Result<(), StoreError> {
-        with_conn!(self.pool(), |conn| {
+    async fn extend(&self, lease: &str, until: Timestamp) -> Result<bool, StoreError> {
+        let held = with_conn!(self.pool(), |conn| {
             diesel::update(
                 jobs::table
                     .filter(jobs::lease.eq(lease))
@@ -237,7 +237,7 @@ impl JobStore for Db {
             .execute(conn)
             .await
         })?;
-        Ok(())
+        Ok(held > 0)
     }
 
     async fn complete(&self, lease: &str, ids: &[JobId]) -> Result<(), StoreError> {

@@ -116,7 +116,7 @@ async fn a_heartbeat_keeps_a_lease_and_a_runner_that_lost_its_lease_changes_noth
             .await
             .unwrap();
         assert_eq!(first[0].lease, "first");
-        db.extend("first", Timestamp::from_unix(40)).await.unwrap();
+        assert!(db.extend("first", Timestamp::from_unix(40)).await.unwrap());
         let second_lease = short("second");
         let claim_at = |secs| db.claim(Queue::Webhooks, &second_lease, Timestamp::from_unix(secs), 1);
         assert!(claim_at(30).await.unwrap().is_empty(), "{}: heartbeated", t.backend());
@@ -125,7 +125,10 @@ async fn a_heartbeat_keeps_a_lease_and_a_runner_that_lost_its_lease_changes_noth
         assert_eq!((second[0].lease.as_str(), second[0].attempts), ("second", 2));
         // The first runner comes back: its lease is gone, so nothing it
         // does touches the job the second one holds.
-        db.extend("first", Timestamp::from_unix(1_000)).await.unwrap();
+        assert!(
+            !db.extend("first", Timestamp::from_unix(1_000)).await.unwrap(),
+            "the heartbeat learns the lease is gone"
+        );
         db.reschedule(&first[0], "late", Timestamp::from_unix(41), Timestamp::from_unix(41))
             .await
             .unwrap();

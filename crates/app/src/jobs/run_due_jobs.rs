@@ -44,8 +44,9 @@ impl App {
         })
     }
 
-    /// Keeps a claim's jobs leased: the runner's heartbeat.
-    pub async fn extend_lease(&self, lease: &str) -> Result<(), StoreError> {
+    /// Keeps a claim's jobs leased: the runner's heartbeat. `false` when
+    /// the claim holds none any more.
+    pub async fn extend_lease(&self, lease: &str) -> Result<bool, StoreError> {
         let until = self.ports.clock.now().plus(LEASE_SECS);
         self.ports.jobs.extend(lease, until).await
     }
@@ -196,11 +197,11 @@ mod tests {
             .expect_extend()
             .withf(|lease, until| lease == "tok" && until.unix() == 1_015)
             .times(1)
-            .returning(|_, _| Ok(()));
+            .returning(|_, _| Ok(true));
         let app = m.app();
         let claimed = app.claim_jobs(Queue::Work, 8).await.unwrap();
         assert_eq!((claimed.lease.as_str(), claimed.jobs.len()), ("tok", 1));
-        app.extend_lease(&claimed.lease).await.unwrap();
+        assert!(app.extend_lease(&claimed.lease).await.unwrap());
     }
 
     #[tokio::test]

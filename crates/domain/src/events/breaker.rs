@@ -23,6 +23,8 @@ pub struct Breaker {
     failures: u32,
     /// Until when nothing is tried: resting, or waiting for a probe.
     closed_until: Option<Timestamp>,
+    /// Whether the wait is for a probe's answer (not a rest).
+    probing: bool,
 }
 
 /// Whether a delivery may be tried now.
@@ -42,6 +44,7 @@ impl Breaker {
             Some(_) => (
                 Breaker {
                     closed_until: Some(now.plus(PROBE_SECS)),
+                    probing: true,
                     ..self
                 },
                 Admission::Send,
@@ -55,9 +58,19 @@ impl Breaker {
         if delivered {
             return Breaker::default();
         }
+        // A delivery sent before the rest began, failing during it, is
+        // the same outage: it does not lengthen the rest.
+        let resting = !self.probing && self.closed_until.is_some_and(|until| now < until);
+        if resting {
+            return self;
+        }
         let failures = self.failures.saturating_add(1);
         let closed_until = (failures >= FAILURES_TO_REST).then(|| now.plus(rest_secs(failures)));
-        Breaker { failures, closed_until }
+        Breaker {
+            failures,
+            closed_until,
+            probing: false,
+        }
     }
 
     /// Whether it holds nothing worth remembering (a closed breaker with
@@ -108,6 +121,19 @@ mod tests {
         );
         let (_, unanswered) = probing.admit(at(90));
         assert_eq!(unanswered, Admission::Send, "a lost probe is replaced");
+    }
+
+    #[test]
+    fn failures_of_deliveries_already_in_flight_do_not_lengthen_the_rest() {
+        // Eight in flight fail together: the rest is the first one.
+        let after_eight = failed(8, at(0));
+        assert_eq!(after_eight.admit(at(1)).1, Admission::Wait(at(30)));
+        let (probing, _) = after_eight.admit(at(30));
+        assert_eq!(
+            probing.record(false, at(31)).admit(at(32)).1,
+            Admission::Wait(at(31 + 60)),
+            "the failed probe doubles it"
+        );
     }
 
     #[test]
