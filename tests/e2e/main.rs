@@ -20,6 +20,7 @@ mod isolation;
 mod lock_order;
 mod logs;
 mod naira_cards;
+mod processes;
 mod relay;
 mod rewards;
 mod test_clock;

@@ -1,0 +1,169 @@
+//! Several processes on one PostgreSQL database, as a deployment runs
+//! them: three `serve --no-workers` behind a round-robin client, and two
+//! `worker`s. Under money traffic sent to all three at once, a reference
+//! is taken once across them, a card's funding window holds across them,
+//! every funding settles exactly once and its event arrives once, and the
+//! ledger balances.
+
+use crate::cardholders::account;
+use crate::cards::Sandbox;
+use crate::harness::{Server, bearer, client, issuing, ledger_check, ledger_totals};
+use crate::receiver::Receiver;
+use adapters::test_db::TestDb;
+use serde_json::{Value, json};
+use std::collections::{HashMap, HashSet};
+use std::time::Duration;
+
+const CARDS: usize = 6;
+
+/// A worker process, killed when dropped.
+struct Worker(std::process::Child);
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+async fn patch(base: &str, key: &str, path: &str, body: Value) -> (u16, String) {
+    let response = client()
+        .patch(format!("{base}/v1/issuing/sandbox{path}"))
+        .header("token", bearer(key))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    let body: Value = response.json().await.unwrap_or(Value::Null);
+    (status, body["code"].as_str().unwrap_or_default().to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn three_api_processes_and_two_workers_share_references_windows_and_settlements() {
+    let Some(db) = TestDb::postgres_from_env().await else {
+        return;
+    };
+    let receiver = Receiver::start();
+    // Small pools: five processes, and the other tests running beside
+    // this one, stay within PostgreSQL's 100 connections.
+    let pool = ["--db-pool-size", "4"];
+    let mut apis: Vec<Server> = (0..3)
+        .map(|_| Server::start_with(&db, &["--no-workers", pool[0], pool[1]]))
+        .collect();
+    let bases: Vec<String> = apis.iter().map(|a| a.base.clone()).collect();
+    let s = Sandbox {
+        server: apis.remove(0),
+        key: account(&db, Some(&receiver.url)),
+    };
+    let _workers: Vec<Worker> = (0..2)
+        .map(|_| {
+            let child = issuing(&db)
+                .args(["worker", "--workers", "2", "--worker-poll-ms", "50"])
+                .args(pool)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            Worker(child)
+        })
+        .collect();
+    s.fund_wallet(1_000_000).await;
+    let holder = s.cardholder(96).await;
+    let mut cards = vec![];
+    for _ in 0..CARDS {
+        cards.push(s.card(&holder, "10000").await);
+    }
+    s.advance(301).await;
+
+    // Per card, at once on the three processes: one funding sent to each
+    // with the same reference, one more with a reference of its own per
+    // process, and two debits per process, one of them sharing a
+    // reference across processes.
+    let mut calls = vec![];
+    for (i, card) in cards.iter().enumerate() {
+        for (p, base) in bases.iter().enumerate() {
+            let steps = [
+                (
+                    "/cards/fund_card_asynchronously",
+                    Sandbox::transfer(card, "300", &format!("same-{i}")),
+                    "same",
+                ),
+                (
+                    "/cards/fund_card_asynchronously",
+                    Sandbox::transfer(card, "300", &format!("own-{i}-{p}")),
+                    "own",
+                ),
+                (
+                    "/cards/mock_debit_transaction",
+                    json!({"card_id": card, "amount": "50", "transaction_reference": format!("debit-{i}-{p}")}),
+                    "debit",
+                ),
+                (
+                    "/cards/mock_debit_transaction",
+                    json!({"card_id": card, "amount": "50", "transaction_reference": format!("debit-same-{i}")}),
+                    "debit-same",
+                ),
+            ];
+            for (path, body, what) in steps {
+                let (base, key, card) = (base.clone(), s.key.clone(), card.clone());
+                calls.push(async move { (card, what, patch(&base, &key, path, body).await) });
+            }
+        }
+    }
+    let answers = futures::future::join_all(calls).await;
+    let mut by_card: HashMap<(String, &str), Vec<(u16, String)>> = HashMap::new();
+    for (card, what, answer) in answers {
+        assert!(answer.0 < 500, "{what}: {answer:?}");
+        by_card.entry((card, what)).or_default().push(answer);
+    }
+    for card in &cards {
+        let accepted = |what: &str| by_card[&(card.clone(), what)].iter().filter(|a| a.0 == 202).count();
+        // One funding a window per card, whichever process took it.
+        assert_eq!(accepted("same") + accepted("own"), 1, "{card}: {by_card:?}");
+        let same = &by_card[&(card.clone(), "same")];
+        assert!(
+            same.iter()
+                .all(|a| a.0 == 202 || a.1 == "transaction_reference_used" || a.1 == "card_funded_recently"),
+            "{same:?}"
+        );
+        let debits = &by_card[&(card.clone(), "debit")];
+        assert!(debits.iter().all(|a| a.0 == 200), "{debits:?}");
+        let shared = &by_card[&(card.clone(), "debit-same")];
+        assert_eq!(shared.iter().filter(|a| a.0 == 200).count(), 1, "{shared:?}");
+    }
+
+    // The workers settle each accepted funding once; its event arrives once.
+    let mut in_transit = i64::MAX;
+    for _ in 0..300 {
+        in_transit = ledger_totals(&db)["USD"]["card_transit"].as_i64().unwrap_or(0);
+        if in_transit == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(in_transit, 0, "settlements finished");
+    let credited = |r: &Receiver| {
+        r.deliveries()
+            .into_iter()
+            .filter_map(|d| serde_json::from_str::<Value>(&d.body).ok())
+            .filter(|b| b["event"] == "card_credit_event.successful")
+            .filter(|b| {
+                b["data"]["transaction_reference"]
+                    .as_str()
+                    .is_some_and(|r| !r.is_empty())
+            })
+            .filter(|b| cards.iter().any(|c| b["data"]["card_id"] == c.as_str()))
+            .map(|b| b["event_id"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(receiver.wait_for(60, |r| credited(r).len() >= CARDS).await);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let events = credited(&receiver);
+    let distinct: HashSet<&String> = events.iter().collect();
+    assert_eq!(distinct.len(), CARDS, "{events:?}");
+    assert_eq!(events.len(), CARDS, "an event was delivered twice");
+    assert!(receiver.overlaps().is_empty());
+    let (ok, out) = ledger_check(&db);
+    assert!(ok, "{out}");
+}
