@@ -41,6 +41,11 @@ struct Args {
     /// docs/benchmarks.md, or target/bench/quick.md with --quick.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Instead of the scenarios: the soak, this many minutes of mixed
+    /// traffic at 70% of capacity, a row a minute (writes
+    /// target/bench/soak.md unless --out).
+    #[arg(long)]
+    soak_minutes: Option<u32>,
 }
 
 #[tokio::main]
@@ -63,7 +68,10 @@ async fn main() -> anyhow::Result<()> {
             Backend::Postgres => Database::postgres(&args.postgres, &format!("issuing_bench_{}", std::process::id()))?,
         };
         let mut run = Run::new(&args.issuing, db, size)?;
-        let measured = scenarios(&mut run, &work).await;
+        let measured = match args.soak_minutes {
+            Some(minutes) => soak(&mut run, minutes).await,
+            None => scenarios(&mut run, &work).await,
+        };
         rows.extend(run.rows.clone());
         print!("{}", report::table(&run.rows));
         measured.with_context(|| format!("the {} run failed; nothing was written", backend.name()))?;
@@ -76,10 +84,14 @@ async fn main() -> anyhow::Result<()> {
         report::table(&rows),
         report::targets(&targets)
     );
-    let out = args.out.clone().unwrap_or_else(|| match args.quick {
-        true => work.join("quick.md"),
-        false => PathBuf::from("docs/benchmarks.md"),
-    });
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| match (args.soak_minutes, args.quick) {
+            (Some(_), _) => work.join("soak.md"),
+            (None, true) => work.join("quick.md"),
+            (None, false) => PathBuf::from("docs/benchmarks.md"),
+        });
     report::write(&out, &results)?;
     print!("\n{}", report::targets(&targets));
     eprintln!("written to {} in {:.0?}", out.display(), started.elapsed());
@@ -119,6 +131,14 @@ async fn scenarios(run: &mut Run, work: &std::path::Path) -> anyhow::Result<()> 
     eprintln!("- read");
     run.read().await?;
     run.check_books()
+}
+
+/// The soak needs cardholders first.
+async fn soak(run: &mut Run, minutes: u32) -> anyhow::Result<()> {
+    eprintln!("- register");
+    run.register().await?;
+    eprintln!("- soak, {minutes} minutes");
+    run.soak(minutes).await
 }
 
 fn find<'a>(rows: &'a [Row], scenario: &str, load: &str) -> Option<&'a Row> {

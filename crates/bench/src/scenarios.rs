@@ -238,6 +238,62 @@ impl Run {
         Ok(outcome)
     }
 
+    /// The soak: mixed debits and history reads on spread cards, first at
+    /// full speed (32 clients) to learn the capacity, then an open loop at
+    /// 70% of it for `minutes`, a row a minute with its p99 and the
+    /// server's memory: both should stay flat.
+    pub async fn soak(&mut self, minutes: u32) -> anyhow::Result<()> {
+        let (server, sandbox) = self.start()?;
+        let first = self.rows.len();
+        let per_card = 5_000_000;
+        let count = self.size.debit_cards;
+        self.fund_wallet(&sandbox, per_card * i64::try_from(count)?).await?;
+        self.cards = sandbox.cards(&self.holders, count, per_card).await?;
+        let cards = Arc::new(self.cards.clone());
+        let s = sandbox.clone();
+        let mixed: crate::driver::MakeRequest = Arc::new(move |n| {
+            let card = &cards[(n.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize % cards.len()];
+            match n % 2 {
+                0 => s
+                    .request(Method::PATCH, "/cards/mock_debit_transaction")
+                    .json(&debit_body(card, DEBIT_CENTS, n)),
+                // The history: balances are limited to a read per card every 3 s.
+                _ => s.request(Method::GET, &format!("/cards/get_card_transactions?card_id={card}")),
+            }
+        });
+        let capacity = sandbox
+            .drive(Load::closed(32, Until::Elapsed(self.size.run)), mixed.clone())
+            .await;
+        ensure!(capacity.errors() == 0, "soak capacity: {}", capacity.error_summary());
+        self.spent += i64::try_from(capacity.requests().div_ceil(2))? * DEBIT_CENTS;
+        self.row("soak capacity (debit + history)", "32".into(), &capacity);
+        let per_second = ((capacity.per_second() * 0.7) as u64).max(1);
+        for minute in 1..=minutes {
+            let open = Load::Open {
+                per_second,
+                for_: Duration::from_secs(60),
+            };
+            let outcome = sandbox.drive(open, mixed.clone()).await;
+            // Half the answers are debits: only their approvals spend.
+            ensure!(
+                outcome.errors() == 0,
+                "soak minute {minute}: {}",
+                outcome.error_summary()
+            );
+            self.spent += i64::try_from(outcome.requests().div_ceil(2))? * DEBIT_CENTS;
+            let i = self.row(
+                &format!("soak minute {minute}"),
+                format!("open {per_second}/s"),
+                &outcome,
+            );
+            self.rows[i].peak_rss_mib = Some(server.rss_mib()?);
+        }
+        let rss = server.peak_rss_mib()?;
+        server.stop()?;
+        self.rows[first].peak_rss_mib = Some(rss);
+        self.check_books()
+    }
+
     /// Debits of one card (1 cent each, so it lasts); ratios to `debit`.
     pub async fn debit_hot(&mut self, spread: &[(usize, f64)]) -> anyhow::Result<()> {
         let (server, sandbox) = self.start()?;

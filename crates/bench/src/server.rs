@@ -252,13 +252,22 @@ impl Server {
     /// The most memory the server has held resident since it started
     /// (`VmHWM`), in MiB.
     pub fn peak_rss_mib(&self) -> anyhow::Result<f64> {
+        self.memory_mib("VmHWM:")
+    }
+
+    /// The server's resident memory now.
+    pub fn rss_mib(&self) -> anyhow::Result<f64> {
+        self.memory_mib("VmRSS:")
+    }
+
+    fn memory_mib(&self, field: &str) -> anyhow::Result<f64> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .context("reading the server's /proc status")?;
         let kib: f64 = status
             .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .find_map(|l| l.strip_prefix(field))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            .context("VmHWM in /proc/<pid>/status")?;
+            .with_context(|| format!("{field} in /proc/<pid>/status"))?;
         Ok(kib / 1024.0)
     }
 
