@@ -245,7 +245,7 @@ impl Run {
     pub async fn soak(&mut self, minutes: u32) -> anyhow::Result<()> {
         let (server, sandbox) = self.start()?;
         let first = self.rows.len();
-        let per_card = 5_000_000;
+        let per_card = Product::USD.max_balance.minor();
         let count = self.size.debit_cards;
         self.fund_wallet(&sandbox, per_card * i64::try_from(count)?).await?;
         self.cards = sandbox.cards(&self.holders, count, per_card).await?;
