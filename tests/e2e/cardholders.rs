@@ -1,4 +1,4 @@
-use crate::harness::{Server, bearer, client, get_json, issuing, run};
+use crate::harness::{Server, advance_clock, bearer, client, get_json, issuing, run};
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
 use serde_json::{Value, json};
@@ -124,17 +124,6 @@ async fn register(server: &Server, key: &str, sync: bool, body: &Value) -> (u16,
         .await
         .unwrap();
     (response.status().as_u16(), response.json().await.unwrap())
-}
-
-async fn advance(server: &Server, key: &str, seconds: i64) {
-    let response = client()
-        .post(server.url(&format!("{BASE}/test_clock/advance")))
-        .header("token", bearer(key))
-        .json(&json!({ "seconds": seconds }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
 }
 
 fn id(body: &Value) -> String {
@@ -302,7 +291,7 @@ async fn registration_errors_on(db: &TestDb) {
     assert_eq!(status, 201);
     let (status, answer) = register(&server, &key, true, &nigerian(1)).await;
     assert_eq!(status, 420, "{answer}");
-    advance(&server, &key, 61).await;
+    advance_clock(&server, &key, 61).await;
     let mut same_bvn = nigerian(2);
     same_bvn["identity"]["bvn"] = nigerian(1)["identity"]["bvn"].clone();
     let (status, answer) = register(&server, &key, true, &same_bvn).await;
@@ -350,7 +339,7 @@ async fn registration_errors_on(db: &TestDb) {
         !run(issuing(db).args(["accounts", "update", bare_id])).status.success(),
         "nothing to change"
     );
-    advance(&server, bare["test_secret_key"].as_str().unwrap(), 61).await;
+    advance_clock(&server, bare["test_secret_key"].as_str().unwrap(), 61).await;
     let (status, answer) = register(&server, bare["test_secret_key"].as_str().unwrap(), true, &nigerian(4)).await;
     assert_eq!(status, 201, "{answer}");
     let (status, _) = register(&server, &server.demo_key, true, &nigerian(5)).await;
@@ -525,7 +514,7 @@ async fn update_and_delete() {
             400
         );
         // Its phone and BVN are free again.
-        advance(&server, &key, 61).await;
+        advance_clock(&server, &key, 61).await;
         assert_eq!(register(&server, &key, true, &nigerian(2)).await.0, 201);
         // Live mode sees none of the sandbox's cardholders.
         let (_, live) = get_json(&server, &key, &format!("{BASE}/cards/get_all_cardholder")).await;

@@ -8,7 +8,7 @@
 
 use crate::cardholders::account;
 use crate::cards::Sandbox;
-use crate::harness::{Server, ledger_check, ledger_totals};
+use crate::harness::{Server, ledger_check, settlements_finished};
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
 use serde_json::{Value, json};
@@ -151,15 +151,12 @@ async fn sigkills_amid_money_traffic_lose_nothing_and_apply_nothing_twice() {
         assert!(errors.is_empty(), "{}: {errors:?}", db.backend());
 
         // Settled: nothing in transit.
-        let mut in_transit = i64::MAX;
-        for _ in 0..300 {
-            in_transit = ledger_totals(&db)["USD"]["card_transit"].as_i64().unwrap_or(0);
-            if in_transit == 0 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        assert_eq!(in_transit, 0, "{}: settlements finished", db.backend());
+        assert_eq!(
+            settlements_finished(&db).await,
+            0,
+            "{}: settlements finished",
+            db.backend()
+        );
 
         // Every event in the log reaches the receiver.
         let mut logged = HashSet::new();

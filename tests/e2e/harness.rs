@@ -204,6 +204,32 @@ pub fn ledger_check(db: &TestDb) -> (bool, String) {
 }
 
 /// `issuing ledger totals` on `db`: `{"USD": {"card": ..., ...}}`.
+/// Moves the sandbox clock of `key`'s account forward.
+pub async fn advance_clock(server: &Server, key: &str, seconds: i64) {
+    let response = client()
+        .post(server.url("/v1/issuing/sandbox/test_clock/advance"))
+        .header("token", bearer(key))
+        .json(&serde_json::json!({ "seconds": seconds }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+}
+
+/// Waits (30 s at most) until no USD is in transit: every funding and
+/// unloading settled. Returns what is left in transit.
+pub async fn settlements_finished(db: &TestDb) -> i64 {
+    let mut in_transit = i64::MAX;
+    for _ in 0..300 {
+        in_transit = ledger_totals(db)["USD"]["card_transit"].as_i64().unwrap_or(0);
+        if in_transit == 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    in_transit
+}
+
 pub fn ledger_totals(db: &TestDb) -> serde_json::Value {
     let out = run(issuing(db).args(["ledger", "totals"]));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

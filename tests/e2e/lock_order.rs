@@ -86,16 +86,11 @@ async fn a_storm_of_money_steps_on_one_wallet_meets_no_deadlock() {
 
     // Settled: nothing left in transit. Then the server stops, so every
     // backend has reported its statistics.
-    let mut in_transit = i64::MAX;
-    for _ in 0..200 {
-        let totals = crate::harness::ledger_totals(&db);
-        in_transit = totals["USD"]["card_transit"].as_i64().unwrap_or(0);
-        if in_transit == 0 {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    assert_eq!(in_transit, 0, "settlements finished");
+    assert_eq!(
+        crate::harness::settlements_finished(&db).await,
+        0,
+        "settlements finished"
+    );
     s.server.stop();
     let (ok, out) = ledger_check(&db);
     assert!(ok, "{out}");

@@ -7,7 +7,7 @@
 
 use crate::cardholders::account;
 use crate::cards::Sandbox;
-use crate::harness::{Server, bearer, client, issuing, ledger_check, ledger_totals};
+use crate::harness::{Server, bearer, client, issuing, ledger_check, settlements_finished};
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
 use serde_json::{Value, json};
@@ -134,15 +134,7 @@ async fn three_api_processes_and_two_workers_share_references_windows_and_settle
     }
 
     // The workers settle each accepted funding once; its event arrives once.
-    let mut in_transit = i64::MAX;
-    for _ in 0..300 {
-        in_transit = ledger_totals(&db)["USD"]["card_transit"].as_i64().unwrap_or(0);
-        if in_transit == 0 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(in_transit, 0, "settlements finished");
+    assert_eq!(settlements_finished(&db).await, 0, "settlements finished");
     let credited = |r: &Receiver| {
         r.deliveries()
             .into_iter()

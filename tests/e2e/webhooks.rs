@@ -1,4 +1,4 @@
-use crate::harness::{Server, bearer, client, create_account, get_json, issuing, run};
+use crate::harness::{Server, advance_clock, bearer, client, create_account, get_json, issuing, run};
 use crate::receiver::{Delivery, Receiver};
 use adapters::crypto::aes_everywhere;
 use adapters::crypto::signature;
@@ -32,17 +32,6 @@ async fn send_test_event(server: &Server, key: &str) -> String {
     assert_eq!(response.status(), 202);
     let body: Value = response.json().await.unwrap();
     body["data"]["event_id"].as_str().unwrap().to_string()
-}
-
-async fn advance_clock(server: &Server, key: &str, seconds: i64) {
-    let response = client()
-        .post(server.url(&format!("{SANDBOX}/test_clock/advance")))
-        .header("token", bearer(key))
-        .json(&json!({ "seconds": seconds }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
 }
 
 /// Both signatures hold, and the body is `{event, event_id, created_at, data}`.

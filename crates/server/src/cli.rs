@@ -26,6 +26,22 @@ pub struct Cli {
     pub log_format: LogFormat,
 }
 
+/// A mode on the command line.
+#[derive(Clone, Copy, ValueEnum)]
+pub enum ModeArg {
+    Test,
+    Live,
+}
+
+impl From<ModeArg> for domain::Mode {
+    fn from(mode: ModeArg) -> Self {
+        match mode {
+            ModeArg::Test => domain::Mode::Test,
+            ModeArg::Live => domain::Mode::Live,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 pub enum LogFormat {
     Text,
@@ -302,8 +318,8 @@ pub enum AccountsCommand {
     /// mode's previous keys keep working until they expire.
     RollKey {
         account_id: String,
-        #[arg(long, value_parser = ["test", "live"])]
-        mode: String,
+        #[arg(long, value_enum)]
+        mode: ModeArg,
         /// How long the previous keys keep working: `0s` (the default:
         /// they stop now), `90m`, `24h`, `7d` at most.
         #[arg(long, default_value = "0s", value_parser = parse_overlap)]
@@ -316,8 +332,8 @@ pub enum AccountsCommand {
     /// the previous one expires.
     RollWebhookSecret {
         account_id: String,
-        #[arg(long, value_parser = ["test", "live"])]
-        mode: String,
+        #[arg(long, value_enum)]
+        mode: ModeArg,
         /// How long the previous secret keeps signing: `0s` (the default),
         /// `90m`, `24h`, `7d` at most.
         #[arg(long, default_value = "0s", value_parser = parse_overlap)]
@@ -374,8 +390,8 @@ pub enum RewardsCommand {
     /// the ones given.
     Rules {
         account_id: String,
-        #[arg(long, value_parser = ["test", "live"])]
-        mode: String,
+        #[arg(long, value_enum)]
+        mode: ModeArg,
         /// A calendar month's spending (USD cents) must be greater than this.
         #[arg(long)]
         spend_threshold: Option<String>,

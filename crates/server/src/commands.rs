@@ -267,48 +267,49 @@ pub async fn create_account(db_args: &DbArgs, serve: &ServeArgs, details: &Accou
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints the new key once; logs the roll (never the key) as an operator's act.
-pub async fn roll_key(
-    db_args: &DbArgs,
-    serve: &ServeArgs,
-    account_id: &str,
-    mode: Mode,
-    overlap_secs: i64,
-) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(db_args, Open::Existing).await?;
-    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
-    let account = AccountId::new(account_id);
-    let rolled = app.roll_key(&account, mode, overlap_secs).await?;
-    tracing::info!(account = %account, mode = mode.as_str(), overlap_secs, "secret key rolled");
-    let out = json!({
-        "account_id": account_id,
-        "livemode": mode.is_live(),
-        "secret_key": rolled.secret_key.expose(),
-        "old_keys_expire_at": rolled.old_keys_expire_at.unix(),
-    });
-    println!("{out}");
-    Ok(ExitCode::SUCCESS)
+/// What `accounts roll-key` and `roll-webhook-secret` roll.
+pub enum Roll {
+    Key,
+    WebhookSecret,
 }
 
-/// Prints the new secret once; logs the roll (never the secret).
-pub async fn roll_webhook_secret(
+/// Prints the new key or secret once; logs the roll (never the value) as
+/// an operator's act.
+pub async fn roll(
     db_args: &DbArgs,
     serve: &ServeArgs,
     account_id: &str,
     mode: Mode,
     overlap_secs: i64,
+    what: Roll,
 ) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, Open::Existing).await?;
     let app = wiring::app(db, db_args, serve, &serve.worker).await?;
     let account = AccountId::new(account_id);
-    let rolled = app.roll_webhook_secret(&account, mode, overlap_secs).await?;
-    tracing::info!(account = %account, mode = mode.as_str(), overlap_secs, "webhook secret rolled");
-    let out = json!({
-        "account_id": account_id,
-        "livemode": mode.is_live(),
-        "webhook_secret": rolled.webhook_secret.expose(),
-        "old_secret_expires_at": rolled.old_secret_expires_at.unix(),
-    });
+    let live = mode.is_live();
+    let (rolled, out) = match what {
+        Roll::Key => {
+            let rolled = app.roll_key(&account, mode, overlap_secs).await?;
+            let out = json!({
+                "account_id": account_id,
+                "livemode": live,
+                "secret_key": rolled.secret_key.expose(),
+                "old_keys_expire_at": rolled.old_keys_expire_at.unix(),
+            });
+            ("secret key", out)
+        }
+        Roll::WebhookSecret => {
+            let rolled = app.roll_webhook_secret(&account, mode, overlap_secs).await?;
+            let out = json!({
+                "account_id": account_id,
+                "livemode": live,
+                "webhook_secret": rolled.webhook_secret.expose(),
+                "old_secret_expires_at": rolled.old_secret_expires_at.unix(),
+            });
+            ("webhook secret", out)
+        }
+    };
+    tracing::info!(account = %account, mode = mode.as_str(), overlap_secs, "{rolled} rolled");
     println!("{out}");
     Ok(ExitCode::SUCCESS)
 }

@@ -98,12 +98,8 @@ async fn main() -> ExitCode {
             expire_old_in,
             db,
         })) => {
-            let mode = if mode == "live" {
-                domain::Mode::Live
-            } else {
-                domain::Mode::Test
-            };
-            commands::roll_key(&db, &serve, &account_id, mode, expire_old_in).await
+            let roll = commands::Roll::Key;
+            commands::roll(&db, &serve, &account_id, mode.into(), expire_old_in, roll).await
         }
         Some(Command::Accounts(AccountsCommand::RollWebhookSecret {
             account_id,
@@ -111,12 +107,8 @@ async fn main() -> ExitCode {
             expire_old_in,
             db,
         })) => {
-            let mode = if mode == "live" {
-                domain::Mode::Live
-            } else {
-                domain::Mode::Test
-            };
-            commands::roll_webhook_secret(&db, &serve, &account_id, mode, expire_old_in).await
+            let roll = commands::Roll::WebhookSecret;
+            commands::roll(&db, &serve, &account_id, mode.into(), expire_old_in, roll).await
         }
         Some(Command::MasterKey(MasterKeyCommand::Rotate { db })) => commands::rotate_master_key(&db).await,
         Some(Command::MasterKey(MasterKeyCommand::Generate)) => {
@@ -146,12 +138,7 @@ async fn main() -> ExitCode {
                 monthly_debits,
                 inactivity_days,
             };
-            let mode = if mode == "live" {
-                domain::Mode::Live
-            } else {
-                domain::Mode::Test
-            };
-            commands::reward_rules(&db, &serve, &account_id, mode, change).await
+            commands::reward_rules(&db, &serve, &account_id, mode.into(), change).await
         }
         Some(Command::Review(ReviewCommand::List { db })) => commands::review_list(&db, &serve).await,
         Some(Command::Review(ReviewCommand::Approve { cardholder_id, db })) => {
