@@ -163,6 +163,36 @@ fn mirror_into_sandbox(doc: &mut Document) {
     doc.paths.paths.extend(twins);
 }
 
+/// The answers any keyed operation can give, documented on every one that
+/// does not say them itself: 401 for a missing, unknown or wrong-mode key,
+/// 503 when the database cannot be reached (the check of the key reads
+/// it), and 413 for a body over 64 KiB where there is a body.
+fn document_common_answers(doc: &mut Document) {
+    for item in doc.paths.paths.values_mut() {
+        for op in operations(item) {
+            let keyed = op.security.as_ref().is_some_and(|s| !s.is_empty());
+            let answers = [
+                (keyed, "401", "Missing, unknown or wrong-mode key"),
+                (keyed, "503", "The database cannot be reached: retry later"),
+                (op.request_body.is_some(), "413", "Body over 64 KiB"),
+            ];
+            for (applies, status, description) in answers {
+                if !applies || op.responses.responses.contains_key(status) {
+                    continue;
+                }
+                let body = ContentBuilder::new()
+                    .schema(Some(Ref::from_schema_name("ErrorBody")))
+                    .build();
+                let answer = ResponseBuilder::new()
+                    .description(description)
+                    .content("application/json", body)
+                    .build();
+                op.responses.responses.insert(status.to_string(), answer.into());
+            }
+        }
+    }
+}
+
 /// Relay endpoints name the relay's address as their server.
 fn point_relay_paths_at_the_relay(doc: &mut Document) {
     for item in doc.paths.paths.values_mut() {
@@ -313,6 +343,7 @@ fn webhooks(doc: &mut Document) {
 /// The document of every implemented endpoint and every webhook.
 pub fn document() -> Document {
     let mut doc = ApiDoc::openapi();
+    document_common_answers(&mut doc);
     mirror_into_sandbox(&mut doc);
     point_relay_paths_at_the_relay(&mut doc);
     webhooks(&mut doc);
@@ -339,6 +370,26 @@ mod tests {
             assert!(doc["components"]["schemas"][schema].is_object(), "{name}: {schema}");
         }
         assert_eq!(doc["webhooks"].as_object().unwrap().len(), domain::events::ALL.len());
+    }
+
+    #[test]
+    fn every_keyed_operation_documents_401_and_503_and_every_body_413() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let mut keyed = 0;
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for (method, op) in item.as_object().unwrap() {
+                let responses = &op["responses"];
+                let says = |status: &str| responses[status]["content"]["application/json"].is_object();
+                if op["security"].as_array().is_some_and(|s| !s.is_empty()) {
+                    keyed += 1;
+                    assert!(says("401") && says("503"), "{method} {path}");
+                }
+                if op["requestBody"].is_object() {
+                    assert!(says("413"), "{method} {path}");
+                }
+            }
+        }
+        assert!(keyed > 80, "{keyed} keyed operations");
     }
 
     #[test]
