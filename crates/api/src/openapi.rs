@@ -393,6 +393,14 @@ mod tests {
     }
 
     #[test]
+    fn the_test_clocks_range_is_the_one_the_app_enforces() {
+        let doc = serde_json::to_value(document()).unwrap();
+        let seconds = &doc["components"]["schemas"]["AdvanceBody"]["properties"]["seconds"];
+        assert_eq!(seconds["minimum"], 1);
+        assert_eq!(seconds["maximum"], app::test_clock::MAX_ADVANCE_SECS);
+    }
+
+    #[test]
     fn the_document_matches_its_snapshot() {
         insta::assert_json_snapshot!(document());
     }

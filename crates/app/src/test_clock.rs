@@ -7,7 +7,7 @@ use crate::{App, Caller, ModeClock, RequestError};
 use domain::{InvalidInput, Mode};
 
 /// One jump at most ten years, so offsets stay far from overflow.
-const MAX_ADVANCE_SECS: i64 = 10 * 366 * 86_400;
+pub const MAX_ADVANCE_SECS: i64 = 10 * 366 * 86_400;
 
 /// The sandbox clock runs at most a century ahead: dates stay dates.
 const MAX_OFFSET_SECS: i64 = 100 * 366 * 86_400;

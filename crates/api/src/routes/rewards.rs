@@ -16,6 +16,8 @@ use utoipa::{IntoParams, ToSchema};
 
 #[derive(Deserialize, ToSchema)]
 pub struct AssignRewardBody {
+    /// Required: a missing one is refused naming it.
+    #[schema(value_type = String, min_length = 1)]
     cardholder_id: Option<String>,
 }
 

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 #[derive(Deserialize, ToSchema)]
 pub struct AdvanceBody {
     /// How far to move the sandbox forward, in seconds (1 to about ten years).
-    #[schema(example = 301)]
+    #[schema(example = 301, minimum = 1, maximum = 316_224_000)]
     seconds: i64,
 }
 
