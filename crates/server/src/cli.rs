@@ -316,31 +316,11 @@ pub enum AccountsCommand {
     },
     /// Issue a new secret key for a mode; prints it once, as JSON. The
     /// mode's previous keys keep working until they expire.
-    RollKey {
-        account_id: String,
-        #[arg(long, value_enum)]
-        mode: ModeArg,
-        /// How long the previous keys keep working: `0s` (the default:
-        /// they stop now), `90m`, `24h`, `7d` at most.
-        #[arg(long, default_value = "0s", value_parser = parse_overlap)]
-        expire_old_in: i64,
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    RollKey(RollArgs),
     /// Issue a new webhook secret for a mode; prints it once, as JSON.
     /// Deliveries are signed with the new and the previous secret until
     /// the previous one expires.
-    RollWebhookSecret {
-        account_id: String,
-        #[arg(long, value_enum)]
-        mode: ModeArg,
-        /// How long the previous secret keeps signing: `0s` (the default),
-        /// `90m`, `24h`, `7d` at most.
-        #[arg(long, default_value = "0s", value_parser = parse_overlap)]
-        expire_old_in: i64,
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    RollWebhookSecret(RollArgs),
     /// An account's keys, newest first, one JSON object a line: id, mode,
     /// created_at, expires_at (null: the mode's current key). Never the key.
     Keys {
@@ -355,6 +335,20 @@ pub enum AccountsCommand {
         #[command(flatten)]
         db: DbArgs,
     },
+}
+
+/// What a roll of a key or a webhook secret is told.
+#[derive(Args)]
+pub struct RollArgs {
+    pub account_id: String,
+    #[arg(long, value_enum)]
+    pub mode: ModeArg,
+    /// How long the previous keys or secret keep working: `0s` (the
+    /// default: they stop now), `90m`, `24h`, `7d` at most.
+    #[arg(long, default_value = "0s", value_parser = parse_overlap)]
+    pub expire_old_in: i64,
+    #[command(flatten)]
+    pub db: DbArgs,
 }
 
 /// `<n>s`, `<n>m`, `<n>h` or `<n>d`, as seconds.

@@ -1,6 +1,6 @@
 //! What each subcommand does. Results go to stdout; logs to stderr.
 
-use crate::cli::{DEFAULT_DATABASE_URL, DbArgs, ServeArgs, WorkerCommand};
+use crate::cli::{DEFAULT_DATABASE_URL, DbArgs, RollArgs, ServeArgs, WorkerCommand};
 use crate::wiring::Open;
 use crate::{wiring, workers};
 use actix_web::HttpServer;
@@ -275,16 +275,10 @@ pub enum Roll {
 
 /// Prints the new key or secret once; logs the roll (never the value) as
 /// an operator's act.
-pub async fn roll(
-    db_args: &DbArgs,
-    serve: &ServeArgs,
-    account_id: &str,
-    mode: Mode,
-    overlap_secs: i64,
-    what: Roll,
-) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(db_args, Open::Existing).await?;
-    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
+pub async fn roll(args: &RollArgs, serve: &ServeArgs, what: Roll) -> anyhow::Result<ExitCode> {
+    let (account_id, mode, overlap_secs) = (args.account_id.as_str(), Mode::from(args.mode), args.expire_old_in);
+    let db = wiring::open_db(&args.db, Open::Existing).await?;
+    let app = wiring::app(db, &args.db, serve, &serve.worker).await?;
     let account = AccountId::new(account_id);
     let live = mode.is_live();
     let (rolled, out) = match what {

@@ -92,23 +92,11 @@ async fn main() -> ExitCode {
             let rewards = rewards.map(|r| r == "on");
             commands::update_account(&db, &serve, &account_id, &update, rewards).await
         }
-        Some(Command::Accounts(AccountsCommand::RollKey {
-            account_id,
-            mode,
-            expire_old_in,
-            db,
-        })) => {
-            let roll = commands::Roll::Key;
-            commands::roll(&db, &serve, &account_id, mode.into(), expire_old_in, roll).await
+        Some(Command::Accounts(AccountsCommand::RollKey(args))) => {
+            commands::roll(&args, &serve, commands::Roll::Key).await
         }
-        Some(Command::Accounts(AccountsCommand::RollWebhookSecret {
-            account_id,
-            mode,
-            expire_old_in,
-            db,
-        })) => {
-            let roll = commands::Roll::WebhookSecret;
-            commands::roll(&db, &serve, &account_id, mode.into(), expire_old_in, roll).await
+        Some(Command::Accounts(AccountsCommand::RollWebhookSecret(args))) => {
+            commands::roll(&args, &serve, commands::Roll::WebhookSecret).await
         }
         Some(Command::MasterKey(MasterKeyCommand::Rotate { db })) => commands::rotate_master_key(&db).await,
         Some(Command::MasterKey(MasterKeyCommand::Generate)) => {

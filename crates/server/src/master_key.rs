@@ -102,17 +102,20 @@ fn vault_place(row: &str) -> Place<'_> {
 async fn keep_hash_key(db: &Db, vault: &mut MasterKeyVault, data_under_previous: bool) -> anyhow::Result<()> {
     let row = HASH_KEY_ROW.to_string();
     let place = vault_place(&row);
-    if db.kept_hash_key().await?.is_none() {
-        let (key, under_previous) = vault.hash_key_to_keep(data_under_previous);
-        let sealed = match under_previous {
-            true => vault.seal_under_previous(&key, &place),
-            false => None,
-        };
-        let sealed = sealed.unwrap_or_else(|| vault.seal(&key, &place));
-        db.keep_hash_key(&sealed).await?;
-    }
-    // What is stored, whoever stored it first.
-    let kept = db.kept_hash_key().await?.context("the kept hash key")?;
+    let kept = match db.kept_hash_key().await? {
+        Some(kept) => kept,
+        None => {
+            let (key, under_previous) = vault.hash_key_to_keep(data_under_previous);
+            let sealed = match under_previous {
+                true => vault.seal_under_previous(&key, &place),
+                false => None,
+            };
+            db.keep_hash_key(&sealed.unwrap_or_else(|| vault.seal(&key, &place)))
+                .await?;
+            // What is stored, whoever stored it first.
+            db.kept_hash_key().await?.context("the kept hash key")?
+        }
+    };
     let opened = vault.open(&kept, &place).map_err(|_| anyhow::anyhow!(WRONG_KEY))?;
     vault.use_hash_key(opened.expose()).context("the kept hash key")?;
     Ok(())
