@@ -1,7 +1,8 @@
 //! Amounts as integrations send them: a digit string (`"2500"`) or a JSON
-//! integer (`2500`), the same minor units. Either is turned into text here
-//! and parsed by the domain, which names the field in every refusal: a
-//! negative number, a fraction or an exponent never reads as digits only.
+//! integer (`2500`, or `2500.0` as JSON Schema counts integers), the same
+//! minor units. Either is turned into text here and parsed by the domain,
+//! which names the field in every refusal: a negative number or a
+//! fraction never reads as digits only.
 
 use serde::{Deserialize, Deserializer};
 use std::fmt;
@@ -35,9 +36,13 @@ impl<'de> Deserialize<'de> for AmountText {
             fn visit_i64<E>(self, v: i64) -> Result<AmountText, E> {
                 Ok(AmountText(v.to_string()))
             }
-            // `{:?}` keeps the point or exponent (`2.5`, `1000.0`, `1e30`).
+            // A whole float is its integer; `{:?}` keeps any other's point
+            // or exponent (`2.5`, `1e300`), which the domain refuses.
             fn visit_f64<E>(self, v: f64) -> Result<AmountText, E> {
-                Ok(AmountText(format!("{v:?}")))
+                Ok(AmountText(match crate::whole_number::exact(v) {
+                    Some(n) => n.to_string(),
+                    None => format!("{v:?}"),
+                }))
             }
         }
         deserializer.deserialize_any(Text)
@@ -71,16 +76,19 @@ mod tests {
     #[test]
     fn a_digit_string_and_an_integer_are_the_same_amount() {
         assert_eq!(parsed("\"2500\""), parsed("2500"));
+        assert_eq!(parsed("2500.0"), parsed("2500"));
+        assert_eq!(parsed("2.5e3"), parsed("2500"));
         assert_eq!(parsed("2500").unwrap().minor(), 2500);
     }
 
     #[test]
-    fn negatives_fractions_exponents_and_huge_numbers_are_refused_naming_the_field() {
+    fn negatives_fractions_and_huge_numbers_are_refused_naming_the_field() {
         for bad in [
             "-5",
+            "-5.0",
             "2.5",
-            "1e3",
-            "1000.0",
+            "1e300",
+            "1000000000000001.0",
             "100000000000000000000000000000",
             "\"2 500\"",
             "\"-1\"",

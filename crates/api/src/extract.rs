@@ -140,12 +140,13 @@ fn nul_in(value: &serde_json::Value, path: &str) -> Option<String> {
     }
 }
 
-/// A whole JSON body as `T`: one value and nothing after it but
-/// whitespace, with the failing field's path in the error. No string may
-/// hold a NUL character (the same refusal on both databases, which
+/// A whole JSON body as `T`: one object and nothing after it but
+/// whitespace, with the failing field's path in the error (serde would
+/// also fill a struct from an array: every body is an object). No string
+/// may hold a NUL character (the same refusal on both databases, which
 /// otherwise differ on it).
 pub(crate) fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
+    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(InvalidInput::new("body", "must be a JSON object").into());
     }
     // Only a body with the escape can hold one: the rest skip the walk.

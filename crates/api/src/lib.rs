@@ -9,6 +9,7 @@ mod extract;
 pub mod openapi;
 mod routes;
 mod trace;
+mod whole_number;
 
 pub use error::ApiError;
 
@@ -40,10 +41,29 @@ impl Surface {
     }
 }
 
+/// Where clients reach the two listeners (behind a proxy, not where they
+/// listen): the OpenAPI document names them as its servers.
+#[derive(Debug, Clone)]
+pub struct PublicUrls {
+    pub api: String,
+    pub relay: String,
+}
+
+impl Default for PublicUrls {
+    /// The default listen addresses.
+    fn default() -> Self {
+        Self {
+            api: "http://127.0.0.1:8080".into(),
+            relay: "http://127.0.0.1:8081".into(),
+        }
+    }
+}
+
 /// The HTTP application of `surface` over the use cases.
 pub fn build(
     app: web::Data<app::App>,
     surface: Surface,
+    urls: PublicUrls,
 ) -> actix_web::App<
     impl ServiceFactory<
         ServiceRequest,
@@ -59,6 +79,6 @@ pub fn build(
         .wrap(middleware::from_fn(trace::trace_requests))
         // Answers are per caller and may carry card data: never cached.
         .wrap(middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
-        .configure(|cfg| routes::configure(cfg, surface))
+        .configure(|cfg| routes::configure(cfg, surface, &urls))
         .default_service(web::to(routes::not_found))
 }

@@ -2,7 +2,10 @@
 //! at `/v1/openapi.json` and rendered offline by the vendored Swagger UI
 //! at `/v1/docs/`.
 
-use crate::routes;
+mod links;
+mod request_rules;
+
+use crate::{PublicUrls, routes};
 use domain::events::payloads::{
     CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardMovement, CardTransferSettled, CardholderVerification,
     RewardAssigned, WebhookTest,
@@ -193,12 +196,14 @@ fn document_common_answers(doc: &mut Document) {
     }
 }
 
-/// Relay endpoints name the relay's address as their server.
-fn point_relay_paths_at_the_relay(doc: &mut Document) {
+/// The document names the API's public URL as its server, and relay
+/// endpoints the relay's.
+fn name_the_servers(doc: &mut Document, urls: &PublicUrls) {
+    doc.servers = Some(vec![Server::new(&urls.api)]);
     for item in doc.paths.paths.values_mut() {
         let on_relay = operations(item).any(|op| op.tags.as_ref().is_some_and(|t| t.iter().any(|t| t == "relay")));
         if on_relay {
-            let mut relay = Server::new("http://127.0.0.1:8081");
+            let mut relay = Server::new(&urls.relay);
             relay.description = Some("the card-details relay (`issuing serve --relay-listen`)".to_string());
             item.servers = Some(vec![relay]);
         }
@@ -340,27 +345,32 @@ fn webhooks(doc: &mut Document) {
     doc.webhooks = Some(paths);
 }
 
-/// The document of every implemented endpoint and every webhook.
-pub fn document() -> Document {
+/// The document of every implemented endpoint and every webhook, as JSON
+/// (the field rules are applied to it as JSON).
+pub fn document(urls: &PublicUrls) -> serde_json::Value {
     let mut doc = ApiDoc::openapi();
     document_common_answers(&mut doc);
     mirror_into_sandbox(&mut doc);
-    point_relay_paths_at_the_relay(&mut doc);
+    name_the_servers(&mut doc, urls);
     webhooks(&mut doc);
-    doc
+    let mut json = serde_json::to_value(&doc).expect("the document is JSON");
+    request_rules::apply(&mut json);
+    links::add(&mut json);
+    json
 }
 
-pub fn docs() -> SwaggerUi {
-    SwaggerUi::new("/v1/docs/{_:.*}").url("/v1/openapi.json", document())
+pub fn docs(urls: &PublicUrls) -> SwaggerUi {
+    SwaggerUi::new("/v1/docs/{_:.*}").external_url_unchecked("/v1/openapi.json", document(urls))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     #[test]
     fn every_event_the_service_sends_is_a_webhook_with_a_known_payload() {
-        let doc = serde_json::to_value(document()).unwrap();
+        let doc = document(&PublicUrls::default());
         assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
         for name in domain::events::ALL {
             let hook = &doc["webhooks"][name]["post"];
@@ -374,7 +384,7 @@ mod tests {
 
     #[test]
     fn every_keyed_operation_documents_401_and_503_and_every_body_413() {
-        let doc = serde_json::to_value(document()).unwrap();
+        let doc = document(&PublicUrls::default());
         let mut keyed = 0;
         for (path, item) in doc["paths"].as_object().unwrap() {
             for (method, op) in item.as_object().unwrap() {
@@ -394,21 +404,52 @@ mod tests {
 
     #[test]
     fn the_test_clocks_range_is_the_one_the_app_enforces() {
-        let doc = serde_json::to_value(document()).unwrap();
+        let doc = document(&PublicUrls::default());
         let seconds = &doc["components"]["schemas"]["AdvanceBody"]["properties"]["seconds"];
         assert_eq!(seconds["minimum"], 1);
         assert_eq!(seconds["maximum"], app::test_clock::MAX_ADVANCE_SECS);
     }
 
     #[test]
+    fn a_created_card_feeds_every_card_operation_of_its_mode() {
+        let doc = document(&PublicUrls::default());
+        let links = doc["paths"]["/v1/issuing/sandbox/cards/create_card"]["post"]["responses"]["200"]["links"]
+            .as_object()
+            .unwrap();
+        let fund = &links["fund_card_asynchronously_sandbox_with_card_id"];
+        assert_eq!(fund["requestBody"]["card_id"], "$response.body#/data/card_id");
+        let balance = &links["get_card_balance_sandbox_with_card_id"];
+        assert_eq!(balance["parameters"]["card_id"], "$response.body#/data/card_id");
+        let production: Vec<&Value> = doc["paths"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(path, _)| !path.starts_with(SANDBOX))
+            .flat_map(|(_, item)| item.as_object().unwrap().values())
+            .map(|op| &op["operationId"])
+            .collect();
+        assert!(
+            links.values().all(|l| !production.contains(&&l["operationId"])),
+            "sandbox only"
+        );
+        assert!(links.len() > 15, "{} links", links.len());
+    }
+
+    #[test]
+    fn every_request_field_has_a_rule() {
+        let doc = document(&PublicUrls::default());
+        assert_eq!(request_rules::unruled(&doc), Vec::<String>::new());
+    }
+
+    #[test]
     fn the_document_matches_its_snapshot() {
-        insta::assert_json_snapshot!(document());
+        insta::assert_json_snapshot!(document(&PublicUrls::default()));
     }
 
     #[test]
     fn both_mode_endpoints_appear_under_both_prefixes_with_unique_ids() {
-        let doc = document();
-        let paths: Vec<&String> = doc.paths.paths.keys().collect();
+        let doc = document(&PublicUrls::default());
+        let paths = doc["paths"].as_object().unwrap();
         for p in [
             "/v1/issuing/cards/get_issuing_wallet_balance",
             "/v1/issuing/sandbox/cards/get_issuing_wallet_balance",
@@ -416,23 +457,13 @@ mod tests {
             "/v1/issuing/sandbox/cards/fx-rate",
             "/v1/issuing/sandbox/cards/fund_issuing_wallet",
         ] {
-            assert!(paths.iter().any(|k| k.as_str() == p), "{p} missing");
+            assert!(paths.contains_key(p), "{p} missing");
         }
-        assert!(
-            !paths
-                .iter()
-                .any(|k| k.as_str() == "/v1/issuing/cards/fund_issuing_wallet")
-        );
-        let mut ids: Vec<String> = doc
-            .paths
-            .paths
+        assert!(!paths.contains_key("/v1/issuing/cards/fund_issuing_wallet"));
+        let mut ids: Vec<&str> = paths
             .values()
-            .cloned()
-            .flat_map(|mut item| {
-                operations(&mut item)
-                    .filter_map(|op| op.operation_id.clone())
-                    .collect::<Vec<_>>()
-            })
+            .flat_map(|item| item.as_object().unwrap().values())
+            .filter_map(|op| op["operationId"].as_str())
             .collect();
         let count = ids.len();
         ids.sort();

@@ -41,6 +41,7 @@ async fn call(mocks: Mocks, req: test::TestRequest) -> (StatusCode, actix_web::h
     let service = test::init_service(issuing_api::build(
         web::Data::new(mocks.app()),
         issuing_api::Surface::Base,
+        issuing_api::PublicUrls::default(),
     ))
     .await;
     let response = test::call_service(&service, req.to_request()).await;
@@ -224,7 +225,9 @@ async fn bad_bodies_are_400_naming_the_field() {
         ("{}", "amount: is required"),
         (r#"{"amount": -25}"#, "amount: must be a whole number"),
         (r#"{"amount": 2.5}"#, "amount: must be a whole number"),
-        (r#"{"amount": 1e3}"#, "amount: must be a whole number"),
+        (r#"{"amount": 1e300}"#, "amount: must be a whole number"),
+        (r#"[null]"#, "body: must be a JSON object"),
+        (r#"["25"]"#, "body: must be a JSON object"),
         (r#"{"amount": true}"#, "amount: invalid type"),
         (r#"{"amount": "25"} trailing garbage"#, "body: is not valid JSON"),
         (r#"{"amount": " 25 "}"#, "amount: must be a whole number"),
@@ -316,6 +319,7 @@ async fn the_openapi_document_and_the_docs_page_are_served() {
     let service = test::init_service(issuing_api::build(
         web::Data::new(Mocks::default().app()),
         issuing_api::Surface::Base,
+        issuing_api::PublicUrls::default(),
     ))
     .await;
     let response = test::call_service(&service, test::TestRequest::get().uri("/v1/docs/").to_request()).await;

@@ -10,6 +10,9 @@ pub enum RequestError {
     Invalid(#[from] InvalidInput),
     #[error("this is a sandbox helper: use a test key on /v1/issuing/sandbox/...")]
     SandboxOnly,
+    /// A funding would take the issuing wallet past the most it may hold.
+    #[error("amount: the wallet would hold more than {0}, the most an issuing wallet may hold")]
+    WalletFull(domain::Amount),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -19,6 +22,7 @@ impl DomainError for RequestError {
         match self {
             RequestError::Invalid(e) => e.kind(),
             RequestError::SandboxOnly => ErrorKind::Forbidden,
+            RequestError::WalletFull(_) => ErrorKind::InvalidRequest,
             RequestError::Store(e) => e.kind(),
         }
     }
@@ -26,6 +30,7 @@ impl DomainError for RequestError {
         match self {
             RequestError::Invalid(e) => e.code(),
             RequestError::SandboxOnly => "sandbox_only",
+            RequestError::WalletFull(_) => "wallet_balance_limit",
             RequestError::Store(e) => e.code(),
         }
     }

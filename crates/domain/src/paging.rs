@@ -26,9 +26,10 @@ impl Page {
     pub fn parse(value: Option<&str>, size: u32) -> Result<Page, InvalidInput> {
         let number = match value {
             None => 1,
-            Some(v) => v
-                .parse::<u32>()
-                .ok()
+            // Digits only: `u32`'s parse would also take a sign.
+            Some(v) => Some(v)
+                .filter(|v| v.bytes().all(|b| b.is_ascii_digit()))
+                .and_then(|v| v.parse::<u32>().ok())
                 .filter(|n| *n >= 1)
                 .ok_or_else(|| InvalidInput::new("page", "must be a whole number from 1"))?,
         };
@@ -106,7 +107,7 @@ mod tests {
     fn parses_page_numbers() {
         assert_eq!(Page::parse(None, 20).unwrap().number, 1);
         assert_eq!(Page::parse(Some("3"), 20).unwrap().offset(), 40);
-        for bad in ["0", "-1", "x", "1.5", ""] {
+        for bad in ["0", "-1", "+1", "x", "1.5", "", "4294967296"] {
             assert_eq!(Page::parse(Some(bad), 20).unwrap_err().field, "page");
         }
     }

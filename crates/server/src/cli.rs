@@ -141,6 +141,16 @@ pub struct ServeArgs {
     #[arg(long, env = "ISSUING_RELAY_LISTEN", default_value = "127.0.0.1:8081")]
     pub relay_listen: SocketAddr,
 
+    /// The URL clients reach the API at (a TLS proxy in front, say), named
+    /// as the server of the OpenAPI document. Default: the listen address.
+    #[arg(long, env = "ISSUING_PUBLIC_URL", value_parser = parse_public_url)]
+    pub public_url: Option<url::Url>,
+
+    /// The URL clients reach the relay at, likewise. Default: the relay's
+    /// listen address.
+    #[arg(long, env = "ISSUING_RELAY_PUBLIC_URL", value_parser = parse_public_url)]
+    pub relay_public_url: Option<url::Url>,
+
     /// The secret the card processor signs `POST /v1/processor/authorizations`
     /// with (HMAC-SHA256) for live cards; at least 32 characters.
     #[arg(long, env = "ISSUING_PROCESSOR_SECRET", hide_env_values = true)]
@@ -191,6 +201,14 @@ pub struct ServeArgs {
     /// (default `/web/graphs`).
     #[arg(long, env = "ISSUING_GRAPHS_WEB_URL", value_parser = parse_page_url)]
     pub graphs_web_url: Option<url::Url>,
+}
+
+fn parse_public_url(value: &str) -> Result<url::Url, String> {
+    let url = url::Url::parse(value).map_err(|e| format!("an absolute http(s) URL: {e}"))?;
+    match matches!(url.scheme(), "http" | "https") && url.host().is_some() && url.query().is_none() {
+        true => Ok(url),
+        false => Err("an absolute http(s) URL with a host and no query".into()),
+    }
 }
 
 fn parse_page_url(value: &str) -> Result<url::Url, String> {

@@ -43,22 +43,30 @@ pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     }
     let relay_data = data.clone();
     let pages = page_paths(args);
+    let listener = std::net::TcpListener::bind(args.listen).with_context(|| format!("listening on {}", args.listen))?;
+    let relay_listener = std::net::TcpListener::bind(args.relay_listen)
+        .with_context(|| format!("listening on {} (the card-details relay)", args.relay_listen))?;
+    let (api_addr, relay_addr) = (listener.local_addr()?, relay_listener.local_addr()?);
+    let public = |url: &Option<url::Url>, addr| {
+        url.as_ref().map_or(format!("http://{addr}"), |u| {
+            u.as_str().trim_end_matches('/').to_string()
+        })
+    };
+    let urls = api::PublicUrls {
+        api: public(&args.public_url, api_addr),
+        relay: public(&args.relay_public_url, relay_addr),
+    };
+    let relay_urls = urls.clone();
     let server = HttpServer::new(move || {
-        api::build(data.clone(), api::Surface::Base).configure(|cfg| web::configure(cfg, &pages))
+        api::build(data.clone(), api::Surface::Base, urls.clone()).configure(|cfg| web::configure(cfg, &pages))
     })
     .client_request_timeout(REQUEST_HEAD_TIMEOUT)
-    .bind(args.listen)
-    .with_context(|| format!("listening on {}", args.listen))?;
-    let relay = HttpServer::new(move || api::build(relay_data.clone(), api::Surface::Relay))
+    .listen(listener)?;
+    let relay = HttpServer::new(move || api::build(relay_data.clone(), api::Surface::Relay, relay_urls.clone()))
         .client_request_timeout(REQUEST_HEAD_TIMEOUT)
-        .bind(args.relay_listen)
-        .with_context(|| format!("listening on {} (the card-details relay)", args.relay_listen))?;
-    for addr in server.addrs() {
-        println!("issuing API listening on http://{addr}");
-    }
-    for addr in relay.addrs() {
-        println!("card-details relay listening on http://{addr}");
-    }
+        .listen(relay_listener)?;
+    println!("issuing API listening on http://{api_addr}");
+    println!("card-details relay listening on http://{relay_addr}");
     if let Some(key) = demo_key {
         // Printed, never logged: the sandbox key of the local demo account.
         println!("demo account test key: {}", key.expose());
@@ -396,7 +404,7 @@ pub async fn ledger_totals(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn openapi() -> anyhow::Result<ExitCode> {
-    let doc = api::openapi::document();
+    let doc = api::openapi::document(&api::PublicUrls::default());
     println!("{}", serde_json::to_string_pretty(&doc)?);
     Ok(ExitCode::SUCCESS)
 }

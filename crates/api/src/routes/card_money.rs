@@ -16,11 +16,14 @@ use utoipa::ToSchema;
 
 #[derive(Deserialize, ToSchema)]
 pub struct TransferBody {
+    #[schema(required = true, nullable = false)]
     card_id: Option<String>,
     /// Cents (kobo on a Naira card).
     #[schema(example = "1000")]
+    #[schema(required = true, nullable = false)]
     amount: Option<AmountText>,
     /// Yours; unique per account and mode across fundings, unloadings and debits.
+    #[schema(required = true, nullable = false)]
     transaction_reference: Option<String>,
     #[schema(example = "USD")]
     currency: Option<String>,

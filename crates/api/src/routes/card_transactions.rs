@@ -17,6 +17,7 @@ use utoipa::{IntoParams, ToSchema};
 
 #[derive(Deserialize, ToSchema)]
 pub struct MockDebitBody {
+    #[schema(required = true, nullable = false)]
     card_id: Option<String>,
     /// Cents; 100 when absent.
     #[schema(example = "1500")]
@@ -79,6 +80,7 @@ pub async fn mock_debit_transaction(
     request_body = MockDebitBody,
     responses(
         (status = 200, description = "Approved", body = Envelope<DebitPosted>),
+        (status = 202, description = "With `three_ds`: the debit awaits its OTP", body = Envelope<DebitPosted>),
         (status = 400, description = "A field breaks a rule, no such Naira card, the reference was used, or declined (frozen, monthly limit, negative balance)", body = ErrorBody),
         (status = 401, description = "Bad key, or declined for insufficient balance", body = ErrorBody),
     )
@@ -124,11 +126,14 @@ async fn mock_debit(
 
 #[derive(Deserialize, ToSchema)]
 pub struct CompleteThreeDsBody {
+    #[schema(required = true, nullable = false)]
     card_id: Option<String>,
     /// The challenged debit's reference.
+    #[schema(required = true, nullable = false)]
     transaction_reference: Option<String>,
     /// The 6 digits `get_otp_message` gave.
     #[schema(example = "123456")]
+    #[schema(required = true, nullable = false)]
     otp: Option<String>,
 }
 

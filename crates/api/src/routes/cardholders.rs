@@ -16,19 +16,24 @@ use utoipa::{IntoParams, ToSchema};
 #[derive(Deserialize, Serialize, ToSchema, Default)]
 pub struct AddressBody {
     #[schema(example = "Admiralty Way")]
+    #[schema(required = true, nullable = false)]
     address: Option<String>,
     #[schema(example = "Lekki")]
+    #[schema(required = true, nullable = false)]
     city: Option<String>,
     /// A state or region name or code (see get_all_states).
     #[schema(example = "Lagos")]
+    #[schema(required = true, nullable = false)]
     state: Option<String>,
     /// Nigeria, Ghana, Uganda or Kenya (name or ISO code).
     #[schema(example = "Nigeria")]
+    #[schema(required = true, nullable = false)]
     country: Option<String>,
     /// Nigeria: 6 digits; Kenya: 5 digits; Ghana: a GhanaPost GPS address; Uganda: none.
     #[schema(example = "106104")]
     postal_code: Option<String>,
     #[schema(example = "12B")]
+    #[schema(required = true, nullable = false)]
     house_no: Option<String>,
     /// Optional; checked against get_all_lga where the state's LGAs are known.
     #[schema(example = "Eti Osa")]
@@ -54,6 +59,7 @@ impl From<AddressBody> for AddressInput {
 #[derive(Deserialize, ToSchema, Default)]
 pub struct IdentityBody {
     #[schema(example = "NIGERIAN_BVN_VERIFICATION")]
+    #[schema(required = true, nullable = false)]
     id_type: Option<String>,
     /// 11 digits.
     #[schema(example = "22212345678")]
@@ -91,15 +97,20 @@ impl From<IdentityBody> for IdentityInput {
 #[derive(Deserialize, ToSchema)]
 pub struct RegisterBody {
     #[schema(example = "Adaeze")]
+    #[schema(required = true, nullable = false)]
     first_name: Option<String>,
     #[schema(example = "Okafor")]
+    #[schema(required = true, nullable = false)]
     last_name: Option<String>,
+    #[schema(required = true, nullable = false)]
     address: Option<AddressBody>,
     /// E.164, of the address's country.
     #[schema(example = "+2348031234567")]
+    #[schema(required = true, nullable = false)]
     phone: Option<String>,
     #[schema(example = "adaeze@example.com")]
     email_address: Option<String>,
+    #[schema(required = true, nullable = false)]
     identity: Option<IdentityBody>,
     #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     meta_data: Option<serde_json::Value>,

@@ -19,13 +19,17 @@ use utoipa::{IntoParams, ToSchema};
 
 #[derive(Deserialize, ToSchema)]
 pub struct CreateCardBody {
+    #[schema(required = true, nullable = false)]
     cardholder_id: Option<String>,
     /// virtual or physical
     #[schema(example = "virtual")]
+    #[schema(required = true, nullable = false)]
     card_type: Option<String>,
     #[schema(example = "Mastercard")]
+    #[schema(required = true, nullable = false)]
     card_brand: Option<String>,
     #[schema(example = "USD")]
+    #[schema(required = true, nullable = false)]
     card_currency: Option<String>,
     /// '500000' (5,000 USD a month) or '1000000' (10,000 USD a month).
     #[schema(example = "500000")]
@@ -102,15 +106,20 @@ pub async fn create_card(
 
 #[derive(Deserialize, ToSchema)]
 pub struct ActivateBody {
+    #[schema(required = true, nullable = false)]
     cardholder_id: Option<String>,
     #[schema(example = "physical")]
+    #[schema(required = true, nullable = false)]
     card_type: Option<String>,
     #[schema(example = "Mastercard")]
+    #[schema(required = true, nullable = false)]
     card_brand: Option<String>,
     #[schema(example = "USD")]
+    #[schema(required = true, nullable = false)]
     card_currency: Option<String>,
     /// The 13-digit number on the card envelope.
     #[schema(example = "1234567890123")]
+    #[schema(required = true, nullable = false)]
     card_token_number: Option<String>,
     #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     meta_data: Option<serde_json::Value>,
@@ -154,14 +163,20 @@ pub async fn activate_physical_card(
 
 #[derive(Deserialize, ToSchema)]
 pub struct MigrateBody {
+    #[schema(required = true, nullable = false)]
     cardholder_id: Option<String>,
+    #[schema(required = true, nullable = false)]
     card_id: Option<String>,
+    #[schema(required = true, nullable = false)]
     card_type: Option<String>,
     #[schema(example = "Mastercard")]
+    #[schema(required = true, nullable = false)]
     target_card_brand: Option<String>,
     #[schema(example = "USD")]
+    #[schema(required = true, nullable = false)]
     target_card_currency: Option<String>,
     #[schema(example = "500000")]
+    #[schema(required = true, nullable = false)]
     card_limit: Option<String>,
     pin: Option<String>,
 }
@@ -552,6 +567,7 @@ pub struct TokenData {
         (status = 200, description = "A card-details token", body = Envelope<TokenData>),
         (status = 400, description = "No such card", body = ErrorBody),
         (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        (status = 420, description = "A token was made for this card less than 3 seconds ago", body = ErrorBody),
     )
 )]
 pub async fn generate_token_for_card_details(

@@ -29,7 +29,7 @@ use actix_web::{
 };
 use domain::Mode;
 
-pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
+pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface, urls: &crate::PublicUrls) {
     let both_modes = |cfg: &mut web::ServiceConfig| {
         both_modes(cfg);
         if surface == Surface::Relay {
@@ -47,7 +47,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
     };
     cfg.service(endpoint("/health", Method::GET, health::health))
         .service(endpoint("/health/live", Method::GET, health::live))
-        .service(crate::openapi::docs())
+        .service(crate::openapi::docs(urls))
         .service(web::redirect("/v1/docs", "/v1/docs/"))
         .service(endpoint(
             "/v1/processor/authorizations",

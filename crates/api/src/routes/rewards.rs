@@ -216,12 +216,18 @@ impl From<RewardRules> for RulesView {
     }
 }
 
+/// The rules to change, each optional. `enabled` is the operator's
+/// (`issuing accounts update --rewards`): sent here, it is refused.
 #[derive(Deserialize, ToSchema)]
 pub struct RulesBody {
-    /// Refused: the operator switches rewards on and off.
+    /// Refused when sent (the operator switches rewards on and off), so not
+    /// in the document.
+    #[schema(ignore)]
     enabled: Option<bool>,
     spend_threshold: Option<AmountText>,
+    #[serde(default, deserialize_with = "crate::whole_number::optional")]
     monthly_debits: Option<u32>,
+    #[serde(default, deserialize_with = "crate::whole_number::optional")]
     inactivity_days: Option<u32>,
 }
 

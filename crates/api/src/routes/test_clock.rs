@@ -11,6 +11,7 @@ use utoipa::ToSchema;
 pub struct AdvanceBody {
     /// How far to move the sandbox forward, in seconds (1 to about ten years).
     #[schema(example = 301, minimum = 1, maximum = 316_224_000)]
+    #[serde(deserialize_with = "crate::whole_number::required")]
     seconds: i64,
 }
 

@@ -61,6 +61,8 @@ pub enum CardError {
     TokenInvalid,
     #[error("no pending OTP for this card and amount")]
     NoPendingOtp,
+    #[error("transaction_reference: no 3-D Secure challenge awaits an OTP under this reference")]
+    ChallengeNotFound,
     /// The debit was declined (and recorded).
     #[error("{}", .0.text())]
     Declined(DeclineReason),
@@ -131,6 +133,7 @@ impl DomainError for CardError {
             | CardError::TransactionNotFound
             | CardError::TokenInvalid
             | CardError::NoPendingOtp
+            | CardError::ChallengeNotFound
             | CardError::Declined(_)
             | CardError::Create(
                 CreateCardError::TokenNumberUsed
@@ -158,6 +161,7 @@ impl DomainError for CardError {
             CardError::RateLimited { .. } => "rate_limited",
             CardError::TokenInvalid => "invalid_token",
             CardError::NoPendingOtp => "no_pending_otp",
+            CardError::ChallengeNotFound => "challenge_not_found",
             CardError::TransactionNotFound => "transaction_not_found",
             CardError::Declined(reason) => reason.code(),
             CardError::Request(e) => e.code(),

@@ -157,12 +157,7 @@ impl App {
             .challenge(account, mode, card, reference)
             .await?
             .filter(|c| c.state == ChallengeState::Pending)
-            .ok_or_else(|| {
-                InvalidInput::new(
-                    "transaction_reference",
-                    "no 3-D Secure challenge awaits an OTP under this reference",
-                )
-            })?;
+            .ok_or(CardError::ChallengeNotFound)?;
         let now = self.now_for(account, mode).await?;
         let failed = challenge.failed_attempts;
         // A card deleted while its challenge waited takes no debit.

@@ -40,9 +40,7 @@ impl App {
         let card_id = CardId::new(required(&request.card_id, "card_id")?);
         let amount = Product::of(currency).parse_transfer_amount("amount", amount_text(&request.amount, "amount")?)?;
         let reference = required(&request.transaction_reference, "transaction_reference")?.to_string();
-        if reference.len() > MAX_REFERENCE_LEN {
-            return Err(InvalidInput::new("transaction_reference", "must be at most 100 characters").into());
-        }
+        domain::text::plain("transaction_reference", &reference, MAX_REFERENCE_LEN)?;
         if currency == Currency::Usd || request.currency.is_some() {
             let asked = Currency::parse("currency", required(&request.currency, "currency")?)?;
             if asked != currency {

@@ -2,7 +2,7 @@
 //! sandbox faucet. In production wallets are funded through the dashboard.
 
 use crate::{App, Caller, RequestError};
-use domain::{Amount, Currency, InvalidInput, Mode};
+use domain::{Amount, Currency, Mode};
 use ports::wallets::FundWalletError;
 
 impl App {
@@ -27,11 +27,7 @@ impl App {
             .await;
         match funded {
             Ok(balance) => Ok(balance),
-            Err(FundWalletError::BalanceLimit) => Err(InvalidInput::new(
-                "amount",
-                format!("the wallet would hold more than {max_wallet}, the most an issuing wallet may hold"),
-            )
-            .into()),
+            Err(FundWalletError::BalanceLimit) => Err(RequestError::WalletFull(max_wallet)),
             Err(FundWalletError::Store(e)) => Err(e.into()),
         }
     }
@@ -95,6 +91,11 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::InvalidRequest);
+        assert_eq!(
+            e.code(),
+            "wallet_balance_limit",
+            "the wallet's state, not the request's shape"
+        );
         assert!(e.to_string().starts_with("amount:"));
     }
 

@@ -59,6 +59,17 @@ impl IdType {
         (IdType::KenyanVotersId, "KENYAN_VOTERS_ID", Country::Kenya),
     ];
 
+    /// The wire name of every identity document, of every country.
+    pub const NAMES: [&'static str; 15] = {
+        let mut names = [""; 15];
+        let mut i = 0;
+        while i < names.len() {
+            names[i] = Self::ALL[i].1;
+            i += 1;
+        }
+        names
+    };
+
     pub fn as_str(self) -> &'static str {
         Self::ALL
             .iter()
