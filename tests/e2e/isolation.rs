@@ -24,7 +24,6 @@ struct Operation {
 }
 
 fn operations(doc: &Value) -> Vec<Operation> {
-    let schema = |reference: &str| doc["components"]["schemas"][reference.rsplit('/').next().unwrap()].clone();
     let mut all = vec![];
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
@@ -45,13 +44,11 @@ fn operations(doc: &Value) -> Vec<Operation> {
                     .map(|p| p["name"].as_str().unwrap().to_string())
                     .collect()
             };
-            let body = op["requestBody"]["content"]["application/json"]["schema"]["$ref"]
-                .as_str()
-                .map(|r| schema(r)["properties"].as_object().cloned().unwrap_or_default())
-                .unwrap_or_default()
-                .keys()
-                .cloned()
-                .collect();
+            // Bodies are inlined (each operation states its own bounds).
+            let body = op["requestBody"]["content"]["application/json"]["schema"]["properties"]
+                .as_object()
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default();
             all.push(Operation {
                 method,
                 path: path.clone(),

@@ -25,3 +25,28 @@ async fn health_docs_and_openapi_are_served_with_request_ids() {
         assert_eq!(body["code"], "not_found");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_document_names_the_public_urls_or_else_the_listen_addresses() {
+    for db in TestDb::all().await {
+        let server = Server::start(&db);
+        let doc = openapi(&server).await;
+        let api = server.url("");
+        assert_eq!(doc["servers"][0]["url"], api.trim_end_matches('/'), "{}", db.backend());
+        drop(server);
+
+        let server = Server::start_with(
+            &db,
+            &[
+                "--public-url",
+                "https://api.example.com/",
+                "--relay-public-url",
+                "https://relay.example.com",
+            ],
+        );
+        let doc = openapi(&server).await;
+        assert_eq!(doc["servers"][0]["url"], "https://api.example.com", "{}", db.backend());
+        let relay = &doc["paths"]["/v1/issuing/cards/get_card_details_from_token"]["servers"][0]["url"];
+        assert_eq!(relay, "https://relay.example.com");
+    }
+}
