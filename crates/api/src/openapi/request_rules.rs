@@ -166,8 +166,17 @@ fn rule(name: &str) -> Option<&'static Rule> {
 }
 
 /// Narrows `schema` (a property's or a parameter's, possibly
-/// `["string", "null"]`) by `rule`; null stays allowed where it was.
+/// `["string", "null"]`) by `rule`; null stays allowed where it was. A
+/// name's rule is for its scalar: the `address` object holding the
+/// `address` line is left as it is.
 fn narrow(schema: &mut Value, rule: &Rule) {
+    let types = match &schema["type"] {
+        Value::Array(types) => types.clone(),
+        one => vec![one.clone()],
+    };
+    if !types.iter().any(|t| t == "string" || t == "integer") {
+        return;
+    }
     let constraints = match rule {
         Rule::Id => {
             json!({ "minLength": 1, "pattern": format!("^[^{MISLEADING}]*[^\\s{MISLEADING}][^{MISLEADING}]*$") })
