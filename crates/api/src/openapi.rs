@@ -356,7 +356,38 @@ pub fn document(urls: &PublicUrls) -> serde_json::Value {
     let mut json = serde_json::to_value(&doc).expect("the document is JSON");
     request_rules::apply(&mut json);
     links::add(&mut json);
+    drop_unreferenced_schemas(&mut json);
     json
+}
+
+/// Drops the component schemas nothing refers to: the request bodies,
+/// which their operations now carry inline with their rules.
+fn drop_unreferenced_schemas(doc: &mut serde_json::Value) {
+    fn refs(value: &serde_json::Value, found: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if let Some(r) = map.get("$ref").and_then(|r| r.as_str()) {
+                    found.push(r.trim_start_matches("#/components/schemas/").to_string());
+                }
+                map.values().for_each(|v| refs(v, found));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| refs(v, found)),
+            _ => {}
+        }
+    }
+    let mut schemas = doc["components"]["schemas"].take();
+    let mut pending = Vec::new();
+    refs(doc, &mut pending);
+    let mut wanted = std::collections::BTreeSet::new();
+    while let Some(name) = pending.pop() {
+        if wanted.insert(name.clone()) {
+            refs(&schemas[&name], &mut pending);
+        }
+    }
+    if let Some(all) = schemas.as_object_mut() {
+        all.retain(|name, _| wanted.contains(name));
+    }
+    doc["components"]["schemas"] = schemas;
 }
 
 pub fn docs(urls: &PublicUrls) -> SwaggerUi {
@@ -405,7 +436,8 @@ mod tests {
     #[test]
     fn the_test_clocks_range_is_the_one_the_app_enforces() {
         let doc = document(&PublicUrls::default());
-        let seconds = &doc["components"]["schemas"]["AdvanceBody"]["properties"]["seconds"];
+        let body = &doc["paths"]["/v1/issuing/sandbox/test_clock/advance"]["post"]["requestBody"];
+        let seconds = &body["content"]["application/json"]["schema"]["properties"]["seconds"];
         assert_eq!(seconds["minimum"], 1);
         assert_eq!(seconds["maximum"], app::test_clock::MAX_ADVANCE_SECS);
     }

@@ -18,13 +18,14 @@ const CREATORS: [(&str, &str, &str, &str); 3] = [
     ("/cards/activate_physical_card", "200", "card_id", "/data/card_id"),
 ];
 
-/// The mode prefix of a path: its sandbox or production half.
-fn mode(path: &str) -> bool {
+fn is_sandbox(path: &str) -> bool {
     path.starts_with("/v1/issuing/sandbox/")
 }
 
-/// How `op` takes `field`: as a parameter (query or path) or a body property.
-fn takes(op: &Value, field: &str) -> Option<&'static str> {
+/// The link feeding `value` to `op` as its `field`, when `op` takes that
+/// field: as a parameter (query or path) or a body property.
+fn link(op: &Value, field: &str, value: &str) -> Option<Value> {
+    let id = op["operationId"].as_str()?;
     let parameter = op["parameters"]
         .as_array()
         .into_iter()
@@ -34,9 +35,9 @@ fn takes(op: &Value, field: &str) -> Option<&'static str> {
         .pointer("/requestBody/content/application~1json/schema/properties")
         .is_some_and(|p| p.get(field).is_some());
     match (parameter, body) {
-        (true, _) => Some("parameter"),
-        (false, true) => Some("body"),
-        _ => None,
+        (true, _) => Some(json!({ "operationId": id, "parameters": { field: value } })),
+        (false, true) => Some(json!({ "operationId": id, "requestBody": { field: value } })),
+        (false, false) => None,
     }
 }
 
@@ -44,23 +45,21 @@ pub(super) fn add(doc: &mut Value) {
     let Some(paths) = doc["paths"].as_object() else { return };
     let mut links = Vec::new();
     for (path, item) in paths {
+        let Some(&(_, status, field, pointer)) = CREATORS.iter().find(|(suffix, ..)| path.ends_with(suffix)) else {
+            continue;
+        };
+        let value = format!("$response.body#{pointer}");
+        let others = paths
+            .iter()
+            .filter(|(p, _)| is_sandbox(p) == is_sandbox(path) && *p != path);
+        let fed: Vec<Value> = others
+            .flat_map(|(_, other)| other.as_object().into_iter().flatten())
+            .filter_map(|(_, op)| link(op, field, &value))
+            .collect();
         for method in item.as_object().into_iter().flatten().map(|(method, _)| method) {
-            let Some(&(_, status, field, pointer)) = CREATORS.iter().find(|(suffix, ..)| path.ends_with(suffix)) else {
-                continue;
-            };
-            let expression = format!("$response.body#{pointer}");
-            for (_, other) in paths.iter().filter(|(p, _)| mode(p) == mode(path) && *p != path) {
-                for other_op in other.as_object().into_iter().flatten().map(|(_, op)| op) {
-                    let Some(id) = other_op["operationId"].as_str() else {
-                        continue;
-                    };
-                    let link = match takes(other_op, field) {
-                        Some("parameter") => json!({ "operationId": id, "parameters": { field: expression } }),
-                        Some(_) => json!({ "operationId": id, "requestBody": { field: expression } }),
-                        None => continue,
-                    };
-                    links.push((path.clone(), method.clone(), status, format!("{id}_with_{field}"), link));
-                }
+            for l in &fed {
+                let name = format!("{}_with_{field}", l["operationId"].as_str().unwrap_or_default());
+                links.push((path.clone(), method.clone(), status, name, l.clone()));
             }
         }
     }

@@ -178,18 +178,18 @@ fn narrow(schema: &mut Value, rule: &Rule) {
         return;
     }
     let constraints = match rule {
-        Rule::Id => {
-            json!({ "minLength": 1, "pattern": format!("^[^{MISLEADING}]*[^\\s{MISLEADING}][^{MISLEADING}]*$") })
+        Rule::Id | Rule::Text(_) => {
+            let pattern = format!("^[^{MISLEADING}]*[^\\s{MISLEADING}][^{MISLEADING}]*$");
+            let mut text = json!({ "minLength": 1, "pattern": pattern });
+            if let Rule::Text(max) = rule {
+                text["maxLength"] = json!(max);
+            }
+            text
         }
-        Rule::Text(max) => json!({
-            "minLength": 1,
-            "maxLength": max,
-            "pattern": format!("^[^{MISLEADING}]*[^\\s{MISLEADING}][^{MISLEADING}]*$"),
-        }),
         Rule::Digits(n) => json!({ "pattern": format!("^[0-9]{{{n}}}$") }),
         Rule::OneOf(values) => {
             let mut values: Vec<Value> = values.iter().map(|v| json!(v)).collect();
-            if schema["type"].as_array().is_some_and(|t| t.contains(&json!("null"))) {
+            if types.contains(&json!("null")) {
                 values.push(Value::Null);
             }
             json!({ "enum": values })
