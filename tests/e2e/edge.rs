@@ -70,3 +70,39 @@ async fn a_query_parameter_given_twice_is_named() {
     let missing = s.get("/cardholder/get_cardholder?other=1").await;
     assert_eq!(missing.body["message"], "cardholder_id: is required");
 }
+
+/// Through the real HTTP parser: a head over the service's limits answers
+/// JSON; one past actix-http's own (128 KiB) still gets its bare 431.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_heads_answer_json_up_to_the_parsers_own_limit() {
+    let db = TestDb::sqlite();
+    let s = Sandbox::start(&db, None);
+    let url = s.server.url("/v1/issuing/sandbox/cards/get_issuing_wallet_balance");
+    let send = |header: String| {
+        crate::harness::client()
+            .get(&url)
+            .header("token", format!("Bearer {}", s.key))
+            .header("x-padding", header)
+            .send()
+    };
+    let over = send("v".repeat(40 * 1024)).await.unwrap();
+    assert_eq!(over.status(), 431);
+    let body: serde_json::Value = over.json().await.unwrap();
+    assert_eq!(body["code"], "headers_too_large");
+    let long = crate::harness::client()
+        .get(format!("{url}?x={}", "a".repeat(9 * 1024)))
+        .header("token", format!("Bearer {}", s.key))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(long.status(), 414);
+    assert_eq!(long.json::<serde_json::Value>().await.unwrap()["code"], "uri_too_long");
+    let past_the_parser = send("v".repeat(200 * 1024)).await.unwrap();
+    assert_eq!(past_the_parser.status(), 431);
+    assert!(
+        past_the_parser.bytes().await.unwrap().is_empty(),
+        "actix-http's own answer"
+    );
+    let fine = send("v".repeat(1024)).await.unwrap();
+    assert_eq!(fine.status(), 200);
+}

@@ -6,6 +6,7 @@ mod amount_text;
 mod envelope;
 mod error;
 mod extract;
+mod head_limits;
 pub mod openapi;
 mod routes;
 mod trace;
@@ -76,6 +77,7 @@ pub fn build(
     actix_web::App::new()
         .app_data(app)
         .app_data(surface)
+        .wrap(middleware::from_fn(head_limits::refuse_oversized_heads))
         .wrap(middleware::from_fn(trace::trace_requests))
         // Answers are per caller and may carry card data: never cached.
         .wrap(middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))

@@ -166,15 +166,18 @@ fn mirror_into_sandbox(doc: &mut Document) {
     doc.paths.paths.extend(twins);
 }
 
-/// The answers any keyed operation can give, documented on every one that
-/// does not say them itself: 401 for a missing, unknown or wrong-mode key,
-/// 503 when the database cannot be reached (the check of the key reads
-/// it), and 413 for a body over 64 KiB where there is a body.
+/// The answers any operation can give, documented on every one that does
+/// not say them itself: 414 and 431 for an oversized head; on keyed ones
+/// 401 for a missing, unknown or wrong-mode key and 503 when the database
+/// cannot be reached (the check of the key reads it); and 413 for a body
+/// over 64 KiB where there is a body.
 fn document_common_answers(doc: &mut Document) {
     for item in doc.paths.paths.values_mut() {
         for op in operations(item) {
             let keyed = op.security.as_ref().is_some_and(|s| !s.is_empty());
             let answers = [
+                (true, "414", "Path and query over 8 KiB"),
+                (true, "431", "More than 64 headers, or over 32 KiB of them"),
                 (keyed, "401", "Missing, unknown or wrong-mode key"),
                 (keyed, "503", "The database cannot be reached: retry later"),
                 (op.request_body.is_some(), "413", "Body over 64 KiB"),
@@ -414,13 +417,19 @@ mod tests {
     }
 
     #[test]
-    fn every_keyed_operation_documents_401_and_503_and_every_body_413() {
+    fn every_operation_documents_414_and_431_every_keyed_one_401_and_503_and_every_body_413() {
         let doc = document(&PublicUrls::default());
         let mut keyed = 0;
         for (path, item) in doc["paths"].as_object().unwrap() {
-            for (method, op) in item.as_object().unwrap() {
+            for (method, op) in item
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(_, op)| op.get("responses").is_some())
+            {
                 let responses = &op["responses"];
                 let says = |status: &str| responses[status]["content"]["application/json"].is_object();
+                assert!(says("414") && says("431"), "{method} {path}");
                 if op["security"].as_array().is_some_and(|s| !s.is_empty()) {
                     keyed += 1;
                     assert!(says("401") && says("503"), "{method} {path}");

@@ -329,3 +329,39 @@ async fn the_openapi_document_and_the_docs_page_are_served() {
     let redirect = test::call_service(&service, test::TestRequest::get().uri("/v1/docs").to_request()).await;
     assert!(redirect.status().is_redirection());
 }
+
+#[actix_web::test]
+async fn oversized_heads_are_json_414_and_431_and_heads_at_the_limits_pass() {
+    let path = "/v1/issuing/sandbox/cards/get_issuing_wallet_balance?x=";
+    let at = |n: usize| format!("{path}{}", "a".repeat(n - path.len()));
+    let (status, headers, body) = call(Mocks::default(), test::TestRequest::get().uri(&at(8 * 1024 + 1))).await;
+    assert_eq!(
+        (status.as_u16(), body["code"].as_str()),
+        (414, Some("uri_too_long")),
+        "{body}"
+    );
+    assert!(headers.contains_key("x-request-id"));
+
+    let many = (0..65).fold(test::TestRequest::get().uri(path), |r, i| {
+        r.insert_header((format!("x-h{i}"), "v"))
+    });
+    let (status, _, body) = call(Mocks::default(), many).await;
+    assert_eq!(
+        (status.as_u16(), body["code"].as_str()),
+        (431, Some("headers_too_large")),
+        "{body}"
+    );
+
+    let big = test::TestRequest::get()
+        .uri(path)
+        .insert_header(("x-big", "v".repeat(32 * 1024)));
+    let (status, _, body) = call(Mocks::default(), big).await;
+    assert_eq!(status.as_u16(), 431, "{body}");
+
+    // At the limits, the request reaches the key check.
+    let long = test::TestRequest::get()
+        .uri(&at(8 * 1024))
+        .insert_header(("x-big", "v".repeat(16 * 1024)));
+    let (status, _, body) = call(authenticating(), long).await;
+    assert_eq!(status.as_u16(), 401, "{body}");
+}
