@@ -43,7 +43,8 @@ impl Surface {
 }
 
 /// Where clients reach the two listeners (behind a proxy, not where they
-/// listen): the OpenAPI document names them as its servers.
+/// listen): the OpenAPI document names them as its servers
+/// (`openapi::Served::new`).
 #[derive(Debug, Clone)]
 pub struct PublicUrls {
     pub api: String,
@@ -64,7 +65,7 @@ impl Default for PublicUrls {
 pub fn build(
     app: web::Data<app::App>,
     surface: Surface,
-    urls: PublicUrls,
+    document: openapi::Served,
 ) -> actix_web::App<
     impl ServiceFactory<
         ServiceRequest,
@@ -77,10 +78,11 @@ pub fn build(
     actix_web::App::new()
         .app_data(app)
         .app_data(surface)
+        .app_data(web::Data::new(document))
         .wrap(middleware::from_fn(head_limits::refuse_oversized_heads))
         .wrap(middleware::from_fn(trace::trace_requests))
         // Answers are per caller and may carry card data: never cached.
         .wrap(middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
-        .configure(|cfg| routes::configure(cfg, surface, &urls))
+        .configure(|cfg| routes::configure(cfg, surface))
         .default_service(web::to(routes::not_found))
 }

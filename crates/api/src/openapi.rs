@@ -6,6 +6,7 @@ mod links;
 mod request_rules;
 
 use crate::{PublicUrls, routes};
+use actix_web::{HttpResponse, web};
 use domain::events::payloads::{
     CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardMovement, CardTransferSettled, CardholderVerification,
     RewardAssigned, WebhookTest,
@@ -19,7 +20,7 @@ use utoipa::openapi::{
     ContentBuilder, ObjectBuilder, OpenApi as Document, PathItem, Paths, Ref, ResponseBuilder, Type,
 };
 use utoipa::{Modify, OpenApi};
-use utoipa_swagger_ui::SwaggerUi;
+use utoipa_swagger_ui::{Config, SwaggerUi};
 
 const PRODUCTION: &str = "/v1/issuing/";
 const SANDBOX: &str = "/v1/issuing/sandbox/";
@@ -393,8 +394,31 @@ fn drop_unreferenced_schemas(doc: &mut serde_json::Value) {
     doc["components"]["schemas"] = schemas;
 }
 
-pub fn docs(urls: &PublicUrls) -> SwaggerUi {
-    SwaggerUi::new("/v1/docs/{_:.*}").external_url_unchecked("/v1/openapi.json", document(urls))
+/// The document, serialized once per process and shared by every worker
+/// of both listeners (each held its own copy, parsed, before).
+#[derive(Clone)]
+pub struct Served(web::Bytes);
+
+impl Served {
+    pub fn new(urls: &PublicUrls) -> Self {
+        Self(
+            serde_json::to_vec(&document(urls))
+                .expect("the document is JSON")
+                .into(),
+        )
+    }
+}
+
+/// `GET /v1/openapi.json`.
+pub(crate) async fn serve(document: web::Data<Served>) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(document.0.clone())
+}
+
+/// The Swagger UI, reading the served document.
+pub fn docs() -> SwaggerUi {
+    SwaggerUi::new("/v1/docs/{_:.*}").config(Config::new(["/v1/openapi.json"]))
 }
 
 #[cfg(test)]

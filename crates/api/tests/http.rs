@@ -41,7 +41,7 @@ async fn call(mocks: Mocks, req: test::TestRequest) -> (StatusCode, actix_web::h
     let service = test::init_service(issuing_api::build(
         web::Data::new(mocks.app()),
         issuing_api::Surface::Base,
-        issuing_api::PublicUrls::default(),
+        issuing_api::openapi::Served::new(&issuing_api::PublicUrls::default()),
     ))
     .await;
     let response = test::call_service(&service, req.to_request()).await;
@@ -319,7 +319,7 @@ async fn the_openapi_document_and_the_docs_page_are_served() {
     let service = test::init_service(issuing_api::build(
         web::Data::new(Mocks::default().app()),
         issuing_api::Surface::Base,
-        issuing_api::PublicUrls::default(),
+        issuing_api::openapi::Served::new(&issuing_api::PublicUrls::default()),
     ))
     .await;
     let response = test::call_service(&service, test::TestRequest::get().uri("/v1/docs/").to_request()).await;

@@ -56,13 +56,14 @@ pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
         api: public(&args.public_url, api_addr),
         relay: public(&args.relay_public_url, relay_addr),
     };
-    let relay_urls = urls.clone();
+    let document = api::openapi::Served::new(&urls);
+    let relay_document = document.clone();
     let server = HttpServer::new(move || {
-        api::build(data.clone(), api::Surface::Base, urls.clone()).configure(|cfg| web::configure(cfg, &pages))
+        api::build(data.clone(), api::Surface::Base, document.clone()).configure(|cfg| web::configure(cfg, &pages))
     })
     .client_request_timeout(REQUEST_HEAD_TIMEOUT)
     .listen(listener)?;
-    let relay = HttpServer::new(move || api::build(relay_data.clone(), api::Surface::Relay, relay_urls.clone()))
+    let relay = HttpServer::new(move || api::build(relay_data.clone(), api::Surface::Relay, relay_document.clone()))
         .client_request_timeout(REQUEST_HEAD_TIMEOUT)
         .listen(relay_listener)?;
     println!("issuing API listening on http://{api_addr}");

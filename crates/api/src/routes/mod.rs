@@ -29,7 +29,7 @@ use actix_web::{
 };
 use domain::Mode;
 
-pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface, urls: &crate::PublicUrls) {
+pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
     let both_modes = |cfg: &mut web::ServiceConfig| {
         both_modes(cfg);
         if surface == Surface::Relay {
@@ -47,7 +47,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface, urls: &crate::P
     };
     cfg.service(endpoint("/health", Method::GET, health::health))
         .service(endpoint("/health/live", Method::GET, health::live))
-        .service(crate::openapi::docs(urls))
+        .service(endpoint("/v1/openapi.json", Method::GET, crate::openapi::serve))
+        .service(crate::openapi::docs())
         .service(web::redirect("/v1/docs", "/v1/docs/"))
         .service(endpoint(
             "/v1/processor/authorizations",
