@@ -15,13 +15,34 @@ async fn migrate_applies_the_schema_and_a_second_run_is_a_no_op() {
         for _ in 0..2 {
             let out = run(issuing(&db).arg("migrate"));
             assert!(out.status.success(), "{}: {}", db.backend(), stderr(&out));
-            assert!(stdout(&out).contains("migrations are up to date"));
+            assert!(stdout(&out).contains("the schema is up to date"));
         }
+        let again = run(issuing(&db).arg("migrate"));
+        assert!(
+            stdout(&again).starts_with("no migration to apply"),
+            "{}",
+            stdout(&again)
+        );
         let out = run(issuing(&db).args(["accounts", "create", "--name", "After migrate"]));
         assert!(out.status.success(), "{}", stderr(&out));
         let (passed, report) = crate::harness::ledger_check(&db);
         assert!(passed, "{report}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn migrate_on_an_empty_database_says_how_many_migrations_it_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}/fresh.db", dir.path().display());
+    let out = run(std::process::Command::new(crate::harness::binary()).args(["migrate", "--database-url", &url]));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let shipped = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations/sqlite"))
+        .unwrap()
+        .count();
+    assert_eq!(
+        stdout(&out).trim(),
+        format!("applied {shipped} migrations: the schema is up to date")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -157,4 +178,23 @@ async fn only_the_default_database_or_demo_gets_a_demo_account() {
             db.backend()
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_whose_reader_goes_away_ends_without_a_panic() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(crate::harness::binary())
+        .arg("openapi")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // `| head -c 10`: read a little, then close the pipe.
+    let mut first = [0u8; 10];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(first.starts_with(b"{"));
+    let stderr = stderr(&out);
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }

@@ -256,8 +256,11 @@ pub async fn review(
 }
 
 pub async fn migrate(db: &DbArgs) -> anyhow::Result<ExitCode> {
-    wiring::open_db(db, Open::Create { migrate_pg: true }).await?;
-    println!("migrations are up to date");
+    let (_, applied) = wiring::open_and_migrate(db, Open::Create { migrate_pg: true }).await?;
+    match applied {
+        0 => println!("no migration to apply: the schema is up to date"),
+        n => println!("applied {n} migrations: the schema is up to date"),
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -49,10 +49,26 @@ fn init_logs(format: LogFormat) {
     }
 }
 
+/// A command whose reader went away (`issuing openapi | head`) ends
+/// quietly, as Unix tools do, where Rust's default (SIGPIPE ignored) makes
+/// `println!` panic. Only the commands: the server keeps ignoring it (and
+/// Rust writes to sockets with `MSG_NOSIGNAL` anyway, so a database
+/// connection never raises it).
+fn end_quietly_when_stdout_closes() {
+    // SAFETY: sets the process's disposition of one signal to its default;
+    // no handler runs, and nothing else in the process changes it.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
 #[tokio::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
     init_logs(cli.log_format);
+    if !matches!(cli.command, None | Some(Command::Serve(_) | Command::Worker(_))) {
+        end_quietly_when_stdout_closes();
+    }
     let serve = cli.serve;
     let outcome = match cli.command {
         None => commands::serve(&serve).await,

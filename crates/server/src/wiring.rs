@@ -32,6 +32,11 @@ pub enum Open {
 /// Connects to the database, applying migrations on SQLite (which has no
 /// separate deploy step) and where `open` says.
 pub async fn open_db(args: &DbArgs, open: Open) -> anyhow::Result<Db> {
+    Ok(open_and_migrate(args, open).await?.0)
+}
+
+/// `open_db`, with how many migrations it applied.
+pub async fn open_and_migrate(args: &DbArgs, open: Open) -> anyhow::Result<(Db, usize)> {
     if let (Open::Existing, Some(path)) = (open, sqlite_path(&args.database_url))
         && !std::path::Path::new(path).exists()
     {
@@ -43,13 +48,14 @@ pub async fn open_db(args: &DbArgs, open: Open) -> anyhow::Result<Db> {
     let db = Db::connect(&args.database_url, args.db_pool_size)
         .await
         .context("connecting to the database")?;
+    let mut applied = 0;
     if db.is_sqlite() || migrate_pg {
-        let applied = migrate(&db).await.context("applying migrations")?;
+        applied = migrate(&db).await.context("applying migrations")?;
         if applied > 0 {
             tracing::info!(applied, "applied database migrations");
         }
     }
-    Ok(db)
+    Ok((db, applied))
 }
 
 /// The use cases over `db`; `serve` gives the settings (defaults for
