@@ -459,6 +459,25 @@ async fn asynchronous_outcomes_arrive_by_webhook_and_manual_review_decides() {
         )
         .await;
         assert_eq!(blacklisted["data"]["identity_details"]["blacklisted"], true);
+
+        // A card for the rejected one says why, and that waiting will not help.
+        let card = client()
+            .post(server.url(&format!("{BASE}/cards/create_card")))
+            .header("token", bearer(&key))
+            .json(
+                &json!({"cardholder_id": ids[2], "card_type": "virtual", "card_brand": "Mastercard",
+                "card_currency": "USD", "card_limit": "500000", "funding_amount": "300"}),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(card.status(), 401);
+        let refused: Value = card.json().await.unwrap();
+        assert_eq!(refused["code"], "cardholder_not_verified");
+        assert!(
+            refused["message"].as_str().unwrap().contains("failed or was rejected"),
+            "{refused}"
+        );
     }
 }
 
@@ -482,6 +501,26 @@ async fn update_and_delete() {
         assert_eq!(updated.status(), 200, "{}", db.backend());
         let updated: Value = updated.json().await.unwrap();
         assert_eq!(updated["data"]["last_name"], "Okonkwo");
+        let emailed = patch(json!({"cardholder_id": id(&a), "email_address": "ada.new@example.com"}))
+            .await
+            .unwrap();
+        assert_eq!(emailed.status(), 200, "{}", db.backend());
+        let (_, read) = get_json(
+            &server,
+            &key,
+            &format!("{BASE}/cardholder/get_cardholder?cardholder_id={}", id(&a)),
+        )
+        .await;
+        assert_eq!(read["data"]["email_address"], "ada.new@example.com", "{}", db.backend());
+        let bad_email = patch(json!({"cardholder_id": id(&a), "email_address": "not an email"}))
+            .await
+            .unwrap();
+        assert_eq!(bad_email.status(), 400);
+        let refused: Value = bad_email.json().await.unwrap();
+        assert!(
+            refused["message"].as_str().unwrap().starts_with("email_address:"),
+            "{refused}"
+        );
         let taken = patch(json!({"cardholder_id": id(&a), "phone": nigerian(2)["phone"]}))
             .await
             .unwrap();

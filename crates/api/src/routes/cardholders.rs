@@ -338,6 +338,8 @@ pub struct UpdateBody {
     last_name: Option<String>,
     address: Option<AddressBody>,
     phone: Option<String>,
+    #[schema(example = "adaeze@example.com")]
+    email_address: Option<String>,
     identity: Option<IdentityBody>,
     #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     meta_data: Option<serde_json::Value>,
@@ -367,6 +369,7 @@ pub async fn update_cardholder(
         last_name: body.last_name,
         address: body.address.map(AddressInput::from),
         phone: body.phone,
+        email_address: body.email_address,
         identity: body.identity.map(IdentityInput::from),
         meta_data: meta_text(body.meta_data),
     };

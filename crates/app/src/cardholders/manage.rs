@@ -52,6 +52,7 @@ pub struct CardholderUpdate {
     pub last_name: Option<String>,
     pub address: Option<AddressInput>,
     pub phone: Option<String>,
+    pub email_address: Option<String>,
     pub identity: Option<IdentityInput>,
     pub meta_data: Option<String>,
 }
@@ -83,6 +84,7 @@ impl App {
         input.last_name = update.last_name.or(input.last_name);
         input.address = update.address.or(input.address);
         input.phone = update.phone.or(input.phone);
+        input.email_address = update.email_address.or(input.email_address);
         input.identity = update.identity.or(input.identity);
         record.registration = input.check(&self.settings.regions)?;
         record.meta_data = update.meta_data.or(record.meta_data);

@@ -51,8 +51,10 @@ pub enum CardError {
     TypeUnavailable(InvalidInput),
     #[error("the cardholder is deactivated: no card can be issued to them")]
     CardholderDeactivated,
-    #[error("the cardholder's identity is not verified yet: no card can be issued to them")]
-    CardholderNotVerified,
+    /// The cardholder is pending, in manual review, or failed; the message
+    /// says which.
+    #[error("{}", not_verified(*.0))]
+    CardholderNotVerified(CardholderStatus),
     #[error("this call is limited to once every {window} seconds per card; retry in {retry_after_secs} seconds")]
     RateLimited { window: i64, retry_after_secs: u64 },
     #[error("transaction_reference: no transaction of this card with this reference")]
@@ -97,6 +99,22 @@ impl From<CreateCardError> for CardError {
     }
 }
 
+/// Why a cardholder who is not verified gets no card, in words that say
+/// whether waiting helps.
+fn not_verified(status: CardholderStatus) -> &'static str {
+    match status {
+        CardholderStatus::Failed => {
+            "the cardholder's verification failed or was rejected: no card can be issued to them"
+        }
+        CardholderStatus::ManualReview => {
+            "the cardholder's identity is in manual review: no card can be issued to them until it is approved"
+        }
+        CardholderStatus::Pending | CardholderStatus::Verified => {
+            "the cardholder's identity is not verified yet: no card can be issued to them"
+        }
+    }
+}
+
 impl From<ReserveError> for CardError {
     fn from(e: ReserveError) -> Self {
         match e {
@@ -117,7 +135,7 @@ impl DomainError for CardError {
             CardError::Create(CreateCardError::WalletTooLow)
             | CardError::Reserve(ReserveError::WalletTooLow | ReserveError::CardTooLow)
             | CardError::Declined(DeclineReason::InsufficientBalance) => ErrorKind::InsufficientFunds,
-            CardError::CardholderDeactivated | CardError::CardholderNotVerified => ErrorKind::Unauthorized,
+            CardError::CardholderDeactivated | CardError::CardholderNotVerified(_) => ErrorKind::Unauthorized,
             CardError::Request(e) => e.kind(),
             CardError::RateLimited { retry_after_secs, .. }
             | CardError::Reserve(ReserveError::TooSoon(_, retry_after_secs)) => ErrorKind::RateLimited {
@@ -157,7 +175,7 @@ impl DomainError for CardError {
             CardError::Invalid(e) => e.code(),
             CardError::TypeUnavailable(_) => "card_type_unavailable",
             CardError::CardholderDeactivated => "cardholder_deactivated",
-            CardError::CardholderNotVerified => "cardholder_not_verified",
+            CardError::CardholderNotVerified(_) => "cardholder_not_verified",
             CardError::RateLimited { .. } => "rate_limited",
             CardError::TokenInvalid => "invalid_token",
             CardError::NoPendingOtp => "no_pending_otp",
@@ -219,7 +237,7 @@ impl App {
             return Err(CardError::CardholderDeactivated);
         }
         if owner.status != CardholderStatus::Verified {
-            return Err(CardError::CardholderNotVerified);
+            return Err(CardError::CardholderNotVerified(owner.status));
         }
         Ok(owner)
     }

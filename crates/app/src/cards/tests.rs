@@ -108,10 +108,26 @@ async fn bad_fields_are_refused_before_any_lookup_naming_the_field() {
 
 #[tokio::test]
 async fn only_verified_cardholders_in_good_standing_get_cards() {
-    for (status, blacklisted, code) in [
-        (CardholderStatus::Failed, true, "cardholder_deactivated"),
-        (CardholderStatus::ManualReview, false, "cardholder_not_verified"),
-        (CardholderStatus::Pending, false, "cardholder_not_verified"),
+    for (status, blacklisted, code, says) in [
+        (CardholderStatus::Failed, true, "cardholder_deactivated", "deactivated"),
+        (
+            CardholderStatus::Failed,
+            false,
+            "cardholder_not_verified",
+            "failed or was rejected",
+        ),
+        (
+            CardholderStatus::ManualReview,
+            false,
+            "cardholder_not_verified",
+            "in manual review",
+        ),
+        (
+            CardholderStatus::Pending,
+            false,
+            "cardholder_not_verified",
+            "not verified yet",
+        ),
     ] {
         let mut m = Mocks::default();
         m.cardholders
@@ -119,6 +135,7 @@ async fn only_verified_cardholders_in_good_standing_get_cards() {
             .returning(move |_, _, _| Ok(Some(owner(status, blacklisted))));
         let e = m.app().create_card(&caller(Mode::Test), request()).await.unwrap_err();
         assert_eq!((e.kind(), e.code()), (ErrorKind::Unauthorized, code));
+        assert!(e.to_string().contains(says), "{status:?}: {e}");
     }
 }
 
