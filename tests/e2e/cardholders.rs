@@ -607,23 +607,44 @@ async fn pages_are_consistent_at_0_1_20_21_and_1000_cardholders() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn states_and_lgas_come_from_the_reference_data() {
-    let db = TestDb::sqlite();
-    let server = Server::start(&db);
-    let key = &server.demo_key;
-    let states = client()
-        .get(server.url(&format!("{BASE}/cardholder/get_all_states?country=Nigeria")))
-        .header("token", bearer(key))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(states.status(), 201);
-    let states: Value = states.json().await.unwrap();
-    assert_eq!(states["data"]["states"].as_array().unwrap().len(), 37);
-    let (status, lgas) = get_json(&server, key, &format!("{BASE}/cardholder/get_all_lga?state=Lagos")).await;
-    assert_eq!(status, 200);
-    assert_eq!(lgas["data"]["lgas"].as_array().unwrap().len(), 20);
-    let (status, _) = get_json(&server, key, &format!("{BASE}/cardholder/get_all_states?country=Togo")).await;
-    assert_eq!(status, 400);
-    let (status, _) = get_json(&server, key, &format!("{BASE}/cardholder/get_all_lga?state=Atlantis")).await;
-    assert_eq!(status, 400);
+    for db in TestDb::all().await {
+        let server = Server::start(&db);
+        let key = &server.demo_key;
+        let states = client()
+            .get(server.url(&format!("{BASE}/cardholder/get_all_states?country=Nigeria")))
+            .header("token", bearer(key))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(states.status(), 201);
+        let states: Value = states.json().await.unwrap();
+        assert_eq!(states["data"]["states"].as_array().unwrap().len(), 37);
+        let (status, lgas) = get_json(&server, key, &format!("{BASE}/cardholder/get_all_lga?state=Lagos")).await;
+        assert_eq!(status, 200);
+        assert_eq!(lgas["data"]["lgas"].as_array().unwrap().len(), 20);
+        let (status, _) = get_json(&server, key, &format!("{BASE}/cardholder/get_all_states?country=Togo")).await;
+        assert_eq!(status, 400);
+        let (status, _) = get_json(&server, key, &format!("{BASE}/cardholder/get_all_lga?state=Atlantis")).await;
+        assert_eq!(status, 400);
+
+        // Ghana and Uganda both have a Central region: the country decides.
+        let lgas_url = |query: &str| format!("{BASE}/cardholder/get_all_lga?{query}");
+        let (status, uganda) = get_json(&server, key, &lgas_url("state=Central&country=Uganda")).await;
+        assert_eq!(status, 200);
+        assert_eq!(uganda["data"]["lgas"].as_array().unwrap().len(), 26);
+        let (status, shared) = get_json(&server, key, &lgas_url("state=Central")).await;
+        assert_eq!(status, 400);
+        assert_eq!(
+            shared["message"],
+            "state: names a region of Ghana and Uganda: give country too"
+        );
+        // Common names and any case.
+        for abuja in ["Abuja", "FCT", "abuja"] {
+            let (status, fct) = get_json(&server, key, &lgas_url(&format!("state={abuja}"))).await;
+            assert_eq!(status, 200, "{abuja}");
+            assert_eq!(fct["data"]["lgas"].as_array().unwrap().len(), 6, "{abuja}");
+        }
+        let (status, _) = get_json(&server, key, &lgas_url("state=Nairobi&country=KE")).await;
+        assert_eq!(status, 200);
+    }
 }

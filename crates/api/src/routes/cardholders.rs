@@ -502,8 +502,12 @@ pub async fn get_all_states(
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct StateQuery {
-    /// A state or region name or code.
+    /// A state or region name or code (`Lagos`, `LA`; `Abuja`, `FCT`).
     state: String,
+    /// Nigeria, Ghana, Uganda or Kenya: needed where two countries share
+    /// a region's name (Ghana's and Uganda's `Central`); without it, a
+    /// name Nigeria has is Nigeria's.
+    country: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -527,7 +531,7 @@ pub struct LgaList {
     params(StateQuery),
     responses(
         (status = 200, description = "The LGAs", body = Envelope<LgaList>),
-        (status = 400, description = "Not a known state", body = ErrorBody),
+        (status = 400, description = "Not a known state, or one several countries have (give country)", body = ErrorBody),
     )
 )]
 pub async fn get_all_lga(
@@ -536,7 +540,7 @@ pub async fn get_all_lga(
     Query(query): Query<StateQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let lgas = app
-        .get_all_lga(&query.state)?
+        .get_all_lga(&query.state, query.country.as_deref())?
         .iter()
         .map(|l| LgaView {
             name: l.clone(),

@@ -13,16 +13,9 @@ impl App {
         Ok(self.settings.regions.states(country))
     }
 
-    pub fn get_all_lga(&self, state: &str) -> Result<&[String], InvalidInput> {
-        self.settings
-            .regions
-            .find_state(state)
-            .map(|s| s.lgas.as_slice())
-            .ok_or_else(|| {
-                InvalidInput::new(
-                    "state",
-                    "is not a state of Nigeria, Ghana, Uganda or Kenya (see get_all_states)",
-                )
-            })
+    /// The LGAs of `state`, looked up in `country` when given.
+    pub fn get_all_lga(&self, state: &str, country: Option<&str>) -> Result<&[String], InvalidInput> {
+        let country = country.map(|c| Country::parse("country", c)).transpose()?;
+        Ok(self.settings.regions.find_state(country, state)?.lgas.as_slice())
     }
 }

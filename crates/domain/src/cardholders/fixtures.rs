@@ -12,6 +12,7 @@ pub fn regions() -> Regions {
         name: name.into(),
         code: code.into(),
         lgas: lgas.iter().map(|l| l.to_string()).collect(),
+        aliases: vec![],
     };
     Regions {
         countries: vec![

@@ -13,6 +13,9 @@ pub struct State {
     pub name: String,
     pub code: String,
     pub lgas: Vec<String>,
+    /// The other names people write for it (`Abuja` and `FCT` for the
+    /// Federal Capital Territory).
+    pub aliases: Vec<String>,
 }
 
 /// Names match whatever their case, spacing or punctuation
@@ -29,7 +32,9 @@ fn same_name(a: &str, b: &str) -> bool {
 
 impl State {
     fn is(&self, name_or_code: &str) -> bool {
-        same_name(&self.name, name_or_code) || self.code.eq_ignore_ascii_case(name_or_code.trim())
+        same_name(&self.name, name_or_code)
+            || self.code.eq_ignore_ascii_case(name_or_code.trim())
+            || self.aliases.iter().any(|a| same_name(a, name_or_code))
     }
 }
 
@@ -47,12 +52,35 @@ impl Regions {
             .map_or(&[], |(_, s)| s.as_slice())
     }
 
-    /// The state named (or coded) `state` in any supported country.
-    pub fn find_state(&self, state: &str) -> Option<&State> {
-        self.countries
+    /// The state named (or coded) `state`: in `country` when given, else
+    /// in any supported country. Ghana and Uganda share region names
+    /// (`Central`) and codes repeat across countries (`BO`): a name found
+    /// in several countries is Nigeria's where Nigeria has it (the LGAs
+    /// are Nigeria's), else ambiguous, and the error names the countries.
+    pub fn find_state(&self, country: Option<Country>, state: &str) -> Result<&State, InvalidInput> {
+        let found: Vec<(Country, &State)> = self
+            .countries
             .iter()
-            .flat_map(|(_, states)| states)
-            .find(|s| s.is(state))
+            .filter(|(c, _)| country.is_none_or(|wanted| wanted == *c))
+            .flat_map(|(c, states)| states.iter().map(move |s| (*c, s)))
+            .filter(|(_, s)| s.is(state))
+            .collect();
+        let nigerian = found.iter().find(|(c, _)| *c == Country::Nigeria);
+        match (found.as_slice(), nigerian) {
+            ([], _) => Err(InvalidInput::new(
+                "state",
+                match country {
+                    Some(c) => format!("is not a state of {} (see get_all_states)", c.name()),
+                    None => "is not a state of Nigeria, Ghana, Uganda or Kenya (see get_all_states)".into(),
+                },
+            )),
+            ([(_, one)], _) | (_, Some((_, one))) => Ok(one),
+            (many, None) => {
+                let countries: Vec<&str> = many.iter().map(|(c, _)| c.name()).collect();
+                let rule = format!("names a region of {}: give country too", countries.join(" and "));
+                Err(InvalidInput::new("state", rule))
+            }
+        }
     }
 
     /// The state's canonical name, and the LGA's where one is given.
