@@ -46,10 +46,29 @@ async fn migrate_on_an_empty_database_says_how_many_migrations_it_applied() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unmigrated_postgres_database_says_to_run_migrate() {
+    let Some(db) = TestDb::postgres_from_env().await else {
+        return;
+    };
+    for command in [&["ledger", "check"][..], &["jobs", "list"], &["serve", "--no-migrate"]] {
+        let out = run(issuing(&db).args(command));
+        assert!(!out.status.success(), "{command:?}");
+        let said = stderr(&out);
+        assert!(
+            said.contains("lacks") && said.contains("run `issuing migrate`"),
+            "{command:?}: {said}"
+        );
+    }
+    assert!(run(issuing(&db).arg("migrate")).status.success());
+    assert!(run(issuing(&db).args(["ledger", "check"])).status.success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn postgres_without_a_master_key_is_a_clear_error() {
     let Some(db) = TestDb::postgres_from_env().await else {
         return;
     };
+    assert!(run(issuing(&db).arg("migrate")).status.success());
     let out = run(issuing(&db)
         .env_remove("ISSUING_MASTER_KEY")
         .args(["accounts", "create", "--name", "Keyless"]));

@@ -5,7 +5,7 @@ use crate::master_key;
 use adapters::card_network::NetworkSimulator;
 use adapters::crypto::aes_everywhere::AesEverywhere;
 use adapters::crypto::signature::ProcessorSecrets;
-use adapters::db::{Db, migrate, sqlite_path};
+use adapters::db::{Db, migrate, pending_migrations, sqlite_path};
 use adapters::kyc_sandbox::SandboxKyc;
 use adapters::merchant_catalogue::ShippedCatalogue;
 use adapters::reference;
@@ -53,6 +53,15 @@ pub async fn open_and_migrate(args: &DbArgs, open: Open) -> anyhow::Result<(Db, 
         applied = migrate(&db).await.context("applying migrations")?;
         if applied > 0 {
             tracing::info!(applied, "applied database migrations");
+        }
+    } else {
+        let pending = pending_migrations(&db)
+            .await
+            .context("reading the schema's migrations")?;
+        if pending > 0 {
+            anyhow::bail!(
+                "the database lacks {pending} of this binary's migrations: run `issuing migrate` (with this binary) first"
+            );
         }
     }
     Ok((db, applied))

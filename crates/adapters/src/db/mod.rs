@@ -21,7 +21,7 @@ mod test_clocks;
 mod wallets;
 
 pub use master_key_check::{CHECK_ROW, HASH_KEY_ROW};
-pub use migrate::migrate;
+pub use migrate::{migrate, pending_migrations};
 
 use diesel::ConnectionResult;
 use diesel::SqliteConnection;
