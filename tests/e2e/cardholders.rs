@@ -410,6 +410,22 @@ async fn asynchronous_outcomes_arrive_by_webhook_and_manual_review_decides() {
             in_review.contains(&ids[1]) && in_review.contains(&ids[2]),
             "{in_review}"
         );
+        // What a reviewer decides on, the identity number masked.
+        let case: Value = in_review
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|c| c["cardholder_id"] == ids[1].as_str())
+            .unwrap();
+        assert_eq!(case["selfie_image"], "https://img.test/selfie.jpg");
+        let number = case["id_number"].as_str().unwrap();
+        assert!(
+            number.len() == 11 && number.starts_with("*******") && !number[7..].contains('*'),
+            "{case}"
+        );
+        assert!(
+            case.get("reason").is_some() && case.get("date_of_birth").is_some(),
+            "{case}"
+        );
         assert!(run(issuing(&db).args(["review", "approve", &ids[1]])).status.success());
         assert!(
             run(issuing(&db).args(["review", "reject", &ids[2], "--reason", "document unreadable"]))

@@ -221,15 +221,22 @@ pub async fn review_list(db_args: &DbArgs, serve: &ServeArgs) -> anyhow::Result<
     let db = wiring::open_db(db_args, Open::Existing).await?;
     let app = wiring::app(db, db_args, serve, &serve.worker).await?;
     for case in app.cases_in_review().await? {
-        let r = &case.registration;
+        let (r, identity) = (&case.registration, &case.registration.identity);
+        // What a reviewer decides on; the identity number masked but for
+        // its last 4 characters.
         let line = json!({
             "cardholder_id": case.id.as_str(),
             "account_id": case.account_id.as_str(),
             "livemode": case.mode.is_live(),
             "first_name": r.first_name,
             "last_name": r.last_name,
+            "date_of_birth": identity.date_of_birth.map(|d| d.to_string()),
             "country": r.address.country.name(),
-            "id_type": r.identity.id_type.as_str(),
+            "id_type": identity.id_type.as_str(),
+            "id_number": identity.masked_number(),
+            "id_image": identity.id_image,
+            "selfie_image": identity.selfie_image,
+            "reason": case.error_description,
             "created_at": case.created_at.unix(),
         });
         println!("{line}");

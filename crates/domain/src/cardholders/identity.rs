@@ -138,6 +138,18 @@ impl Identity {
             _ => self.id_no.as_deref().unwrap_or_default(),
         }
     }
+
+    /// [`Identity::number`] as a reviewer sees it: its last 4 characters,
+    /// every other one a `*`.
+    pub fn masked_number(&self) -> String {
+        let number: Vec<char> = self.number().chars().collect();
+        let shown = number.len().saturating_sub(4);
+        number
+            .iter()
+            .enumerate()
+            .map(|(i, c)| if i < shown { '*' } else { *c })
+            .collect()
+    }
 }
 
 /// A BVN is 11 digits.
@@ -350,5 +362,19 @@ mod tests {
     fn a_bvn_is_eleven_digits_and_says_so() {
         let e = check_bvn("123456789012").unwrap_err();
         assert!(e.rule.contains("11 digits"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_masked_number_shows_its_last_4_characters_at_most(number in "\\PC{0,30}") {
+            let mut identity = input("NIGERIAN_NIN").check(Country::Nigeria).unwrap();
+            identity.id_no = Some(number.clone());
+            let masked = identity.masked_number();
+            let chars: Vec<char> = number.chars().collect();
+            let shown = chars.len().saturating_sub(4);
+            proptest::prop_assert_eq!(masked.chars().count(), chars.len());
+            proptest::prop_assert!(masked.chars().take(shown).all(|c| c == '*'));
+            proptest::prop_assert_eq!(masked.chars().skip(shown).collect::<String>(), chars[shown..].iter().collect::<String>());
+        }
     }
 }
