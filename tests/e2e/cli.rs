@@ -217,3 +217,18 @@ async fn a_command_whose_reader_goes_away_ends_without_a_panic() {
     let stderr = stderr(&out);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_database_flags_go_before_or_after_the_command() {
+    for db in TestDb::all().await {
+        assert!(run(issuing(&db).arg("migrate")).status.success());
+        let url = db.url();
+        let before = ["--database-url", url, "--log-format", "json", "ledger", "check"];
+        let after = ["ledger", "check", "--database-url", url, "--log-format", "json"];
+        for args in [&before[..], &after[..]] {
+            let out = run(issuing(&db).env_remove("DATABASE_URL").args(args));
+            assert!(out.status.success(), "{} {args:?}: {}", db.backend(), stderr(&out));
+            assert!(stdout(&out).starts_with("ledger check passed"), "{}", stdout(&out));
+        }
+    }
+}

@@ -7,15 +7,15 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 #[derive(Parser)]
-#[command(
-    name = "issuing",
-    version,
-    about = "Card issuing service",
-    args_conflicts_with_subcommands = true
-)]
+#[command(name = "issuing", version, about = "Card issuing service")]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+
+    /// The database and its keys, for every command: given before or after
+    /// the command's name.
+    #[command(flatten)]
+    pub db: DbArgs,
 
     /// With no command: `serve` with these arguments.
     #[command(flatten)]
@@ -55,7 +55,7 @@ pub enum Command {
     /// Run background jobs (webhook deliveries, ...) without the API.
     Worker(WorkerCommand),
     /// Apply pending database migrations and exit.
-    Migrate(DbArgs),
+    Migrate,
     /// Inspect and retry background jobs.
     #[command(subcommand)]
     Jobs(JobsCommand),
@@ -89,48 +89,46 @@ pub struct DbArgs {
         long,
         env = "DATABASE_URL",
         default_value = DEFAULT_DATABASE_URL,
-        hide_env_values = true
+        hide_env_values = true,
+        global = true
     )]
     pub database_url: String,
 
     /// 32 bytes as 64 hex characters, sealing keys and card data at rest.
     /// Unset with SQLite: generated once into a 0600 file beside the database.
     /// Required with PostgreSQL.
-    #[arg(long, env = "ISSUING_MASTER_KEY", hide_env_values = true)]
+    #[arg(long, env = "ISSUING_MASTER_KEY", hide_env_values = true, global = true)]
     pub master_key: Option<String>,
 
     /// A file holding the master key (64 hex characters), readable by its
     /// owner only: unlike ISSUING_MASTER_KEY, never in the process list or
     /// environment.
-    #[arg(long, env = "ISSUING_MASTER_KEY_FILE")]
+    #[arg(long, env = "ISSUING_MASTER_KEY_FILE", global = true)]
     pub master_key_file: Option<PathBuf>,
 
     /// While rotating the master key: the key being rotated away from (64
     /// hex characters). What it sealed still opens; `issuing master-key
     /// rotate` seals it all again under the master key.
-    #[arg(long, env = "ISSUING_PREVIOUS_MASTER_KEY", hide_env_values = true)]
+    #[arg(long, env = "ISSUING_PREVIOUS_MASTER_KEY", hide_env_values = true, global = true)]
     pub previous_master_key: Option<String>,
 
     /// The same, from a file readable by its owner only.
-    #[arg(long, env = "ISSUING_PREVIOUS_MASTER_KEY_FILE")]
+    #[arg(long, env = "ISSUING_PREVIOUS_MASTER_KEY_FILE", global = true)]
     pub previous_master_key_file: Option<PathBuf>,
 
     /// Connections in the PostgreSQL pool (SQLite always uses one).
-    #[arg(long, env = "ISSUING_DB_POOL_SIZE", default_value_t = 16)]
+    #[arg(long, env = "ISSUING_DB_POOL_SIZE", default_value_t = 16, global = true)]
     pub db_pool_size: usize,
 
     /// The most an account may hold in an issuing wallet, in minor units
     /// of its currency (at most 1000000000000000). Wallet fundings past it
     /// are refused; `ledger check` reports any wallet above it.
-    #[arg(long, env = "ISSUING_MAX_WALLET_BALANCE", default_value = "10000000000000", value_parser = parse_max_wallet)]
+    #[arg(long, env = "ISSUING_MAX_WALLET_BALANCE", default_value = "10000000000000", value_parser = parse_max_wallet, global = true)]
     pub max_wallet_balance: Amount,
 }
 
 #[derive(Args, Clone)]
 pub struct ServeArgs {
-    #[command(flatten)]
-    pub db: DbArgs,
-
     /// Address of the API. Port 0 picks a free port (printed at start).
     #[arg(long, env = "ISSUING_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
@@ -252,8 +250,6 @@ pub struct WorkerArgs {
 #[derive(Args, Clone)]
 pub struct WorkerCommand {
     #[command(flatten)]
-    pub db: DbArgs,
-    #[command(flatten)]
     pub worker: WorkerArgs,
 }
 
@@ -262,10 +258,7 @@ pub enum MasterKeyCommand {
     /// Seal every stored secret again under the master key, opening it
     /// with the previous one (--previous-master-key); prints how many. Safe
     /// to run while the service runs with both keys, and to run again.
-    Rotate {
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    Rotate,
     /// Print a new random master key (64 hex characters).
     Generate,
 }
@@ -277,15 +270,9 @@ pub enum JobsCommand {
         /// Only the parked (failed) ones.
         #[arg(long)]
         failed: bool,
-        #[command(flatten)]
-        db: DbArgs,
     },
     /// Put a parked job back in the queue, with a fresh set of attempts.
-    Retry {
-        id: String,
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    Retry { id: String },
 }
 
 fn parse_amount(value: &str) -> Result<Amount, String> {
@@ -311,8 +298,6 @@ pub enum AccountsCommand {
         /// A URL of the company's utility bill (registering cardholders needs it).
         #[arg(long)]
         utility_bill_url: Option<String>,
-        #[command(flatten)]
-        db: DbArgs,
     },
     /// Change an account's company profile, webhook URL or reward switch.
     Update {
@@ -329,8 +314,6 @@ pub enum AccountsCommand {
         /// A URL of the company's utility bill (registering cardholders needs it).
         #[arg(long)]
         utility_bill_url: Option<String>,
-        #[command(flatten)]
-        db: DbArgs,
     },
     /// Issue a new secret key for a mode; prints it once, as JSON. The
     /// mode's previous keys keep working until they expire.
@@ -341,18 +324,9 @@ pub enum AccountsCommand {
     RollWebhookSecret(RollArgs),
     /// An account's keys, newest first, one JSON object a line: id, mode,
     /// created_at, expires_at (null: the mode's current key). Never the key.
-    Keys {
-        account_id: String,
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    Keys { account_id: String },
     /// Make a key (its id from `accounts keys`) stop working now.
-    RevokeKey {
-        account_id: String,
-        key_id: String,
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    RevokeKey { account_id: String, key_id: String },
 }
 
 /// What a roll of a key or a webhook secret is told.
@@ -365,8 +339,6 @@ pub struct RollArgs {
     /// default: they stop now), `90m`, `24h`, `7d` at most.
     #[arg(long, default_value = "0s", value_parser = parse_overlap)]
     pub expire_old_in: i64,
-    #[command(flatten)]
-    pub db: DbArgs,
 }
 
 /// `<n>s`, `<n>m`, `<n>h` or `<n>d`, as seconds.
@@ -393,11 +365,7 @@ fn parse_overlap(value: &str) -> Result<i64, String> {
 pub enum RewardsCommand {
     /// Replace the rewards catalogue with FILE (.json, or .csv; see
     /// docs/rewards.md); nothing changes if any line breaks a rule.
-    Import {
-        file: PathBuf,
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    Import { file: PathBuf },
     /// Print an account's reward rules of a mode as JSON, after changing
     /// the ones given.
     Rules {
@@ -413,46 +381,29 @@ pub enum RewardsCommand {
         /// Days without an approved debit that earn a reward.
         #[arg(long)]
         inactivity_days: Option<u32>,
-        #[command(flatten)]
-        db: DbArgs,
     },
 }
 
 #[derive(Subcommand)]
 pub enum ReviewCommand {
     /// Cases waiting for review, oldest first, one JSON object a line.
-    List {
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    List,
     /// Verify the cardholder (active, `cardholder_verification.successful`).
-    Approve {
-        cardholder_id: String,
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    Approve { cardholder_id: String },
     /// Refuse the cardholder (`cardholder_verification.failed`).
     Reject {
         cardholder_id: String,
         /// Sent as the event's `error_description`.
         #[arg(long)]
         reason: Option<String>,
-        #[command(flatten)]
-        db: DbArgs,
     },
 }
 
 #[derive(Subcommand)]
 pub enum LedgerCommand {
     /// Verify every ledger invariant; exits 1 and names each breach.
-    Check {
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    Check,
     /// The balance of each kind of ledger account, summed per currency over
     /// all accounts and modes, as one JSON object: `{"USD": {"card": ...}}`.
-    Totals {
-        #[command(flatten)]
-        db: DbArgs,
-    },
+    Totals,
 }

@@ -21,17 +21,17 @@ use std::sync::Arc;
 /// every worker was busy (100 concurrent fundings on 2 loaded cores did).
 const REQUEST_HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
+pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(
-        &args.db,
+        db_args,
         Open::Create {
             migrate_pg: !args.no_migrate,
         },
     )
     .await?;
     let sqlite = db.is_sqlite();
-    let app = wiring::app(db, &args.db, args, &args.worker).await?;
-    let demo = args.demo || args.db.database_url == DEFAULT_DATABASE_URL;
+    let app = wiring::app(db, db_args, args, &args.worker).await?;
+    let demo = args.demo || db_args.database_url == DEFAULT_DATABASE_URL;
     let demo_key = match demo {
         true => app.demo_test_key().await.context("preparing the demo account")?,
         false => None,
@@ -76,10 +76,10 @@ pub async fn serve(args: &ServeArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-pub async fn worker(args: &WorkerCommand, serve: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(&args.db, Open::Existing).await?;
+pub async fn worker(db_args: &DbArgs, args: &WorkerCommand, serve: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, Open::Existing).await?;
     let sqlite = db.is_sqlite();
-    let app = Arc::new(wiring::app(db, &args.db, serve, &args.worker).await?);
+    let app = Arc::new(wiring::app(db, db_args, serve, &args.worker).await?);
     give_sandbox_webhook_secrets(&app).await?;
     workers::spawn(app, &args.worker, sqlite);
     tokio::signal::ctrl_c().await.context("waiting for a stop signal")?;
@@ -294,10 +294,10 @@ pub enum Roll {
 
 /// Prints the new key or secret once; logs the roll (never the value) as
 /// an operator's act.
-pub async fn roll(args: &RollArgs, serve: &ServeArgs, what: Roll) -> anyhow::Result<ExitCode> {
+pub async fn roll(db_args: &DbArgs, args: &RollArgs, serve: &ServeArgs, what: Roll) -> anyhow::Result<ExitCode> {
     let (account_id, mode, overlap_secs) = (args.account_id.as_str(), Mode::from(args.mode), args.expire_old_in);
-    let db = wiring::open_db(&args.db, Open::Existing).await?;
-    let app = wiring::app(db, &args.db, serve, &serve.worker).await?;
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
     let account = AccountId::new(account_id);
     let live = mode.is_live();
     let (rolled, out) = match what {

@@ -69,20 +69,19 @@ async fn main() -> ExitCode {
     if !matches!(cli.command, None | Some(Command::Serve(_) | Command::Worker(_))) {
         end_quietly_when_stdout_closes();
     }
-    let serve = cli.serve;
+    let (db, serve) = (cli.db, cli.serve);
     let outcome = match cli.command {
-        None => commands::serve(&serve).await,
-        Some(Command::Serve(args)) => commands::serve(&args).await,
-        Some(Command::Worker(args)) => commands::worker(&args, &serve).await,
-        Some(Command::Migrate(db)) => commands::migrate(&db).await,
-        Some(Command::Jobs(JobsCommand::List { failed, db })) => commands::list_jobs(&db, &serve, failed).await,
-        Some(Command::Jobs(JobsCommand::Retry { id, db })) => commands::retry_job(&db, &serve, &id).await,
+        None => commands::serve(&db, &serve).await,
+        Some(Command::Serve(args)) => commands::serve(&db, &args).await,
+        Some(Command::Worker(args)) => commands::worker(&db, &args, &serve).await,
+        Some(Command::Migrate) => commands::migrate(&db).await,
+        Some(Command::Jobs(JobsCommand::List { failed })) => commands::list_jobs(&db, &serve, failed).await,
+        Some(Command::Jobs(JobsCommand::Retry { id })) => commands::retry_job(&db, &serve, &id).await,
         Some(Command::Accounts(AccountsCommand::Create {
             name,
             webhook_url,
             company_address,
             utility_bill_url,
-            db,
         })) => {
             let details = app::accounts::AccountDetails {
                 name,
@@ -98,7 +97,6 @@ async fn main() -> ExitCode {
             webhook_url,
             company_address,
             utility_bill_url,
-            db,
         })) => {
             let update = app::accounts::AccountUpdate {
                 webhook_url,
@@ -109,32 +107,27 @@ async fn main() -> ExitCode {
             commands::update_account(&db, &serve, &account_id, &update, rewards).await
         }
         Some(Command::Accounts(AccountsCommand::RollKey(args))) => {
-            commands::roll(&args, &serve, commands::Roll::Key).await
+            commands::roll(&db, &args, &serve, commands::Roll::Key).await
         }
         Some(Command::Accounts(AccountsCommand::RollWebhookSecret(args))) => {
-            commands::roll(&args, &serve, commands::Roll::WebhookSecret).await
+            commands::roll(&db, &args, &serve, commands::Roll::WebhookSecret).await
         }
-        Some(Command::MasterKey(MasterKeyCommand::Rotate { db })) => commands::rotate_master_key(&db).await,
+        Some(Command::MasterKey(MasterKeyCommand::Rotate)) => commands::rotate_master_key(&db).await,
         Some(Command::MasterKey(MasterKeyCommand::Generate)) => {
             println!("{}", adapters::crypto::vault::MasterKeyVault::generate_hex().expose());
             Ok(std::process::ExitCode::SUCCESS)
         }
-        Some(Command::Accounts(AccountsCommand::Keys { account_id, db })) => {
-            commands::list_keys(&db, &account_id).await
-        }
-        Some(Command::Accounts(AccountsCommand::RevokeKey { account_id, key_id, db })) => {
+        Some(Command::Accounts(AccountsCommand::Keys { account_id })) => commands::list_keys(&db, &account_id).await,
+        Some(Command::Accounts(AccountsCommand::RevokeKey { account_id, key_id })) => {
             commands::revoke_key(&db, &account_id, &key_id).await
         }
-        Some(Command::Rewards(RewardsCommand::Import { file, db })) => {
-            commands::import_rewards(&db, &serve, &file).await
-        }
+        Some(Command::Rewards(RewardsCommand::Import { file })) => commands::import_rewards(&db, &serve, &file).await,
         Some(Command::Rewards(RewardsCommand::Rules {
             account_id,
             mode,
             spend_threshold,
             monthly_debits,
             inactivity_days,
-            db,
         })) => {
             let change = app::rewards::RulesChange {
                 enabled: None,
@@ -144,17 +137,15 @@ async fn main() -> ExitCode {
             };
             commands::reward_rules(&db, &serve, &account_id, mode.into(), change).await
         }
-        Some(Command::Review(ReviewCommand::List { db })) => commands::review_list(&db, &serve).await,
-        Some(Command::Review(ReviewCommand::Approve { cardholder_id, db })) => {
+        Some(Command::Review(ReviewCommand::List)) => commands::review_list(&db, &serve).await,
+        Some(Command::Review(ReviewCommand::Approve { cardholder_id })) => {
             commands::review(&db, &serve, &cardholder_id, true, None).await
         }
-        Some(Command::Review(ReviewCommand::Reject {
-            cardholder_id,
-            reason,
-            db,
-        })) => commands::review(&db, &serve, &cardholder_id, false, reason.as_deref()).await,
-        Some(Command::Ledger(LedgerCommand::Check { db })) => commands::ledger_check(&db).await,
-        Some(Command::Ledger(LedgerCommand::Totals { db })) => commands::ledger_totals(&db).await,
+        Some(Command::Review(ReviewCommand::Reject { cardholder_id, reason })) => {
+            commands::review(&db, &serve, &cardholder_id, false, reason.as_deref()).await
+        }
+        Some(Command::Ledger(LedgerCommand::Check)) => commands::ledger_check(&db).await,
+        Some(Command::Ledger(LedgerCommand::Totals)) => commands::ledger_totals(&db).await,
         Some(Command::Openapi) => commands::openapi(),
     };
     match outcome {
