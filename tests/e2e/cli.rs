@@ -232,3 +232,29 @@ async fn the_database_flags_go_before_or_after_the_command() {
         }
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_public_url_with_credentials_a_query_or_a_fragment_is_refused_at_start() {
+    let db = TestDb::sqlite();
+    for url in [
+        "https://user:pw@api.example.com",
+        "https://api.example.com/#top",
+        "https://api.example.com/?a=1",
+        "ftp://x",
+    ] {
+        for flag in ["--public-url", "--relay-public-url"] {
+            let out = run(issuing(&db).args(["serve", flag, url]));
+            assert!(!out.status.success(), "{flag} {url}");
+            assert!(
+                stderr(&out).contains("no credentials, query or fragment"),
+                "{flag} {url}: {}",
+                stderr(&out)
+            );
+            assert!(
+                !stderr(&out).contains("pw@"),
+                "the credentials are not echoed: {}",
+                stderr(&out)
+            );
+        }
+    }
+}

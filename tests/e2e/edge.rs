@@ -97,12 +97,19 @@ async fn oversized_heads_answer_json_up_to_the_parsers_own_limit() {
         .unwrap();
     assert_eq!(long.status(), 414);
     assert_eq!(long.json::<serde_json::Value>().await.unwrap()["code"], "uri_too_long");
-    let past_the_parser = send("v".repeat(200 * 1024)).await.unwrap();
-    assert_eq!(past_the_parser.status(), 431);
-    assert!(
-        past_the_parser.bytes().await.unwrap().is_empty(),
-        "actix-http's own answer"
-    );
+    // Past actix-http's own limit its dispatcher answers a bare 431 and
+    // closes the connection, often while the client is still sending the
+    // head, which then sees the reset instead.
+    match send("v".repeat(200 * 1024)).await {
+        Ok(bare) => {
+            assert_eq!(bare.status(), 431);
+            assert!(
+                bare.bytes().await.unwrap_or_default().is_empty(),
+                "actix-http's own answer"
+            );
+        }
+        Err(reset) => assert!(reset.is_request(), "{reset}"),
+    }
     let fine = send("v".repeat(1024)).await.unwrap();
     assert_eq!(fine.status(), 200);
 }

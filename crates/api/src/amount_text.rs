@@ -4,8 +4,8 @@
 //! which names the field in every refusal: a negative number or a
 //! fraction never reads as digits only.
 
+use serde::de::Error;
 use serde::{Deserialize, Deserializer};
-use std::fmt;
 use utoipa::openapi::RefOr;
 use utoipa::openapi::schema::{ObjectBuilder, OneOfBuilder, Schema, Type};
 
@@ -21,31 +21,23 @@ impl AmountText {
 
 impl<'de> Deserialize<'de> for AmountText {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Text;
-        impl serde::de::Visitor<'_> for Text {
-            type Value = AmountText;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("minor units, as a digit string or a whole number")
-            }
-            fn visit_str<E>(self, v: &str) -> Result<AmountText, E> {
-                Ok(AmountText(v.to_owned()))
-            }
-            fn visit_u64<E>(self, v: u64) -> Result<AmountText, E> {
-                Ok(AmountText(v.to_string()))
-            }
-            fn visit_i64<E>(self, v: i64) -> Result<AmountText, E> {
-                Ok(AmountText(v.to_string()))
-            }
-            // A whole float is its integer; `{:?}` keeps any other's point
-            // or exponent (`2.5`, `1e300`), which the domain refuses.
-            fn visit_f64<E>(self, v: f64) -> Result<AmountText, E> {
-                Ok(AmountText(match crate::whole_number::exact(v) {
-                    Some(n) => n.to_string(),
-                    None => format!("{v:?}"),
-                }))
-            }
+        // The value as written: a float made of `4.99999999999999999`
+        // would be 5.
+        let raw = crate::whole_number::raw(deserializer)?;
+        let text = raw.get();
+        if text.starts_with('"') {
+            return serde_json::from_str(text).map(AmountText).map_err(D::Error::custom);
         }
-        deserializer.deserialize_any(Text)
+        if !text.starts_with(|c: char| c == '-' || c.is_ascii_digit()) {
+            let rule = format!("invalid type: {text}, expected minor units, as a digit string or a whole number");
+            return Err(D::Error::custom(rule));
+        }
+        // A whole number is its digits; any other number keeps its point,
+        // sign or exponent, which the domain's parse refuses naming the field.
+        Ok(AmountText(match crate::whole_number::exact(text) {
+            Some(n) => n.to_string(),
+            None => text.to_string(),
+        }))
     }
 }
 
@@ -77,7 +69,7 @@ mod tests {
     fn a_digit_string_and_an_integer_are_the_same_amount() {
         assert_eq!(parsed("\"2500\""), parsed("2500"));
         assert_eq!(parsed("2500.0"), parsed("2500"));
-        assert_eq!(parsed("2.5e3"), parsed("2500"));
+        assert_eq!(parsed("2500.000"), parsed("2500"));
         assert_eq!(parsed("2500").unwrap().minor(), 2500);
     }
 
@@ -87,6 +79,8 @@ mod tests {
             "-5",
             "-5.0",
             "2.5",
+            "4.99999999999999999",
+            "2.5e3",
             "1e300",
             "1000000000000001.0",
             "100000000000000000000000000000",

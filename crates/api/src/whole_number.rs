@@ -1,73 +1,61 @@
-//! Integer fields as JSON Schema counts them: `5.0` and `5e0` are the
-//! integer 5 there, and integrations that build bodies from floating-point
-//! numbers send them so, while serde's integer types refuse them.
+//! Integer fields as JSON Schema counts them: `5.0` is the integer 5
+//! there, and integrations that build bodies from floating-point numbers
+//! send it so (Python writes `5.0`), while serde's integer types refuse
+//! it. The number's text is read, not a float made of it: a float would
+//! round `4.99999999999999999` to 5.
 
-use serde::Deserializer;
-use serde::de::{Error, Unexpected, Visitor};
-use std::fmt;
-use std::marker::PhantomData;
+use serde::de::Error;
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
 
-/// The largest whole number a JSON float carries exactly (2^53); past it a
-/// float may stand for a neighbouring integer, so it is refused.
-const EXACT: f64 = 9_007_199_254_740_992.0;
+/// `text`, a JSON value as written, as the integer it writes: digits,
+/// optionally a point and zeros only (`5`, `-5`, `5.000`). Any other
+/// fraction, and exponents, are not integers here.
+pub fn exact(text: &str) -> Option<i64> {
+    let whole = match text.split_once('.') {
+        None => text,
+        Some((whole, zeros)) if !zeros.is_empty() && zeros.bytes().all(|b| b == b'0') => whole,
+        Some(_) => return None,
+    };
+    let digits = whole.strip_prefix('-').unwrap_or(whole);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    whole.parse().ok()
+}
 
-/// `v` as an integer, when it is one and is carried exactly.
-pub fn exact(v: f64) -> Option<i64> {
-    (v.fract() == 0.0 && v.abs() <= EXACT).then_some(v as i64)
+/// The field's value as written, for [`exact`].
+pub fn raw<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Box<RawValue>, D::Error> {
+    Box::<RawValue>::deserialize(deserializer)
 }
 
 /// An optional integer field (`null` and absent are `None`) that also
-/// takes a whole float; `#[serde(default, deserialize_with = ...)]`.
+/// takes a whole number written with a point; `#[serde(default,
+/// deserialize_with = ...)]`.
 pub fn optional<'de, D, T>(deserializer: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: TryFrom<i64>,
 {
-    deserializer.deserialize_any(Whole::<T>(PhantomData))
+    let text = raw(deserializer)?;
+    if text.get() == "null" {
+        return Ok(None);
+    }
+    let n = exact(text.get())
+        .ok_or_else(|| D::Error::custom(format!("invalid type: {}, expected a whole number", text.get())))?;
+    T::try_from(n)
+        .map(Some)
+        .map_err(|_| D::Error::custom(format!("invalid value: {n}, expected a whole number in range")))
 }
 
-/// A required integer field that also takes a whole float.
+/// A required integer field that also takes a whole number written with a
+/// point.
 pub fn required<'de, D, T>(deserializer: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: TryFrom<i64>,
 {
-    optional(deserializer)?.ok_or_else(|| D::Error::invalid_type(Unexpected::Unit, &"a whole number"))
-}
-
-struct Whole<T>(PhantomData<T>);
-
-impl<T: TryFrom<i64>> Whole<T> {
-    fn fit<E: Error>(n: i64) -> Result<Option<T>, E> {
-        T::try_from(n)
-            .map(Some)
-            .map_err(|_| E::invalid_value(Unexpected::Signed(n), &"a whole number in range"))
-    }
-}
-
-impl<T: TryFrom<i64>> Visitor<'_> for Whole<T> {
-    type Value = Option<T>;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a whole number")
-    }
-    fn visit_unit<E: Error>(self) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_none<E: Error>(self) -> Result<Option<T>, E> {
-        Ok(None)
-    }
-    fn visit_i64<E: Error>(self, v: i64) -> Result<Option<T>, E> {
-        Self::fit(v)
-    }
-    fn visit_u64<E: Error>(self, v: u64) -> Result<Option<T>, E> {
-        let n = i64::try_from(v).map_err(|_| E::invalid_value(Unexpected::Unsigned(v), &"a whole number in range"))?;
-        Self::fit(n)
-    }
-    fn visit_f64<E: Error>(self, v: f64) -> Result<Option<T>, E> {
-        let n = exact(v).ok_or_else(|| E::invalid_type(Unexpected::Float(v), &self))?;
-        Self::fit(n)
-    }
+    optional(deserializer)?.ok_or_else(|| D::Error::custom("invalid type: null, expected a whole number"))
 }
 
 #[cfg(test)]
@@ -88,26 +76,44 @@ mod tests {
     }
 
     #[test]
-    fn whole_floats_are_the_integers_they_write() {
+    fn whole_numbers_written_with_a_point_are_the_integers_they_write() {
         assert_eq!(parsed(r#"{"days": 5, "seconds": 60}"#), Ok((Some(5), 60)));
-        assert_eq!(parsed(r#"{"days": 5.0, "seconds": 6e1}"#), Ok((Some(5), 60)));
+        assert_eq!(parsed(r#"{"days": 5.0, "seconds": 60.000}"#), Ok((Some(5), 60)));
         assert_eq!(parsed(r#"{"days": null, "seconds": -1.0}"#), Ok((None, -1)));
-        assert_eq!(parsed(r#"{"seconds": 9007199254740992.0}"#), Ok((None, 1 << 53)));
+        assert_eq!(parsed(r#"{"seconds": 9223372036854775807.0}"#), Ok((None, i64::MAX)));
     }
 
     #[test]
-    fn fractions_inexact_floats_and_out_of_range_values_are_refused() {
+    fn fractions_exponents_and_out_of_range_values_are_refused_never_rounded() {
         for bad in [
             r#"{"seconds": 1.5}"#,
-            r#"{"seconds": 9007199254740994.0}"#,
+            r#"{"seconds": 59.999999999999999}"#,
+            r#"{"seconds": 6e1}"#,
             r#"{"seconds": 1e300}"#,
             r#"{"seconds": 9223372036854775808}"#,
             r#"{"seconds": "60"}"#,
             r#"{"seconds": null}"#,
+            r#"{"seconds": true}"#,
             r#"{"days": -1, "seconds": 1}"#,
             r#"{"days": 4294967296, "seconds": 1}"#,
         ] {
             assert!(parsed(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn exact_reads_only_integers() {
+        for (text, n) in [
+            ("5", Some(5)),
+            ("5.0", Some(5)),
+            ("-0.00", Some(0)),
+            ("5.", None),
+            (".0", None),
+        ] {
+            assert_eq!(super::exact(text), n, "{text}");
+        }
+        for text in ["4.99999999999999999", "1e3", "\"5\"", "true", "--5", "5.0.0", ""] {
+            assert_eq!(super::exact(text), None, "{text}");
         }
     }
 }

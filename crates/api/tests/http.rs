@@ -226,6 +226,8 @@ async fn bad_bodies_are_400_naming_the_field() {
         (r#"{"amount": -25}"#, "amount: must be a whole number"),
         (r#"{"amount": 2.5}"#, "amount: must be a whole number"),
         (r#"{"amount": 1e300}"#, "amount: must be a whole number"),
+        (r#"{"amount": 4.99999999999999999}"#, "amount: must be a whole number"),
+        (r#"{"amount": 2.5e3}"#, "amount: must be a whole number"),
         (r#"[null]"#, "body: must be a JSON object"),
         (r#"["25"]"#, "body: must be a JSON object"),
         (r#"{"amount": true}"#, "amount: invalid type"),

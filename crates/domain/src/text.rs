@@ -6,8 +6,10 @@ use crate::InvalidInput;
 
 /// Checks that `value` has 1 to `max` characters, not all of them
 /// spaces, and none of them a control character (NUL, escape, line
-/// breaks...) or a bidirectional override (which would show the text
-/// reversed in a dashboard or a statement).
+/// breaks...), a bidirectional control (which would show the text reversed
+/// in a dashboard or a statement) or an invisible one (zero-width space,
+/// byte-order mark, line and paragraph separators), with which two
+/// references that look alike differ, or one looks empty.
 pub fn plain(field: &str, value: &str, max: usize) -> Result<(), InvalidInput> {
     let length = value.chars().count();
     if value.trim().is_empty() || length > max || value.chars().any(misleading) {
@@ -18,7 +20,19 @@ pub fn plain(field: &str, value: &str, max: usize) -> Result<(), InvalidInput> {
 }
 
 fn misleading(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+    c.is_control()
+        || matches!(
+            c,
+            '\u{202A}'..='\u{202E}'
+                | '\u{2066}'..='\u{2069}'
+                | '\u{200E}'
+                | '\u{200F}'
+                | '\u{061C}'
+                | '\u{200B}'
+                | '\u{FEFF}'
+                | '\u{2028}'
+                | '\u{2029}'
+        )
 }
 
 #[cfg(test)]
@@ -38,6 +52,11 @@ mod tests {
             "line\nbreak",
             "evil\u{202E}txt",
             "x\u{2066}",
+            "a\u{200F}b",
+            "a\u{061C}b",
+            "\u{200B}",
+            "\u{FEFF}",
+            "a\u{2028}b",
         ] {
             assert_eq!(plain("f", bad, 200).unwrap_err().field, "f", "{bad:?}");
         }

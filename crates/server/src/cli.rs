@@ -141,13 +141,13 @@ pub struct ServeArgs {
 
     /// The URL clients reach the API at (a TLS proxy in front, say), named
     /// as the server of the OpenAPI document. Default: the listen address.
-    #[arg(long, env = "ISSUING_PUBLIC_URL", value_parser = parse_public_url)]
-    pub public_url: Option<url::Url>,
+    #[arg(long, env = "ISSUING_PUBLIC_URL")]
+    pub public_url: Option<String>,
 
     /// The URL clients reach the relay at, likewise. Default: the relay's
     /// listen address.
-    #[arg(long, env = "ISSUING_RELAY_PUBLIC_URL", value_parser = parse_public_url)]
-    pub relay_public_url: Option<url::Url>,
+    #[arg(long, env = "ISSUING_RELAY_PUBLIC_URL")]
+    pub relay_public_url: Option<String>,
 
     /// The secret the card processor signs `POST /v1/processor/authorizations`
     /// with (HMAC-SHA256) for live cards; at least 32 characters.
@@ -201,12 +201,18 @@ pub struct ServeArgs {
     pub graphs_web_url: Option<url::Url>,
 }
 
-fn parse_public_url(value: &str) -> Result<url::Url, String> {
-    let url = url::Url::parse(value).map_err(|e| format!("an absolute http(s) URL: {e}"))?;
-    match matches!(url.scheme(), "http" | "https") && url.host().is_some() && url.query().is_none() {
-        true => Ok(url),
-        false => Err("an absolute http(s) URL with a host and no query".into()),
+/// A base URL clients prepend to paths, published in the OpenAPI document:
+/// nothing a path cannot follow (a query, a fragment) and no credentials.
+/// Checked after parsing, so that a refusal names the flag without echoing
+/// the value (which may hold a password), as clap's own refusal would.
+pub fn public_url(flag: &str, value: &str) -> anyhow::Result<String> {
+    let url = url::Url::parse(value).map_err(|e| anyhow::anyhow!("{flag}: an absolute http(s) URL: {e}"))?;
+    let bare =
+        url.query().is_none() && url.fragment().is_none() && url.username().is_empty() && url.password().is_none();
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() || !bare {
+        anyhow::bail!("{flag}: an absolute http(s) URL with a host, and no credentials, query or fragment");
     }
+    Ok(url.as_str().trim_end_matches('/').to_string())
 }
 
 fn parse_page_url(value: &str) -> Result<url::Url, String> {

@@ -1,6 +1,6 @@
 //! What each subcommand does. Results go to stdout; logs to stderr.
 
-use crate::cli::{DEFAULT_DATABASE_URL, DbArgs, RollArgs, ServeArgs, WorkerCommand};
+use crate::cli::{DEFAULT_DATABASE_URL, DbArgs, RollArgs, ServeArgs, WorkerCommand, public_url};
 use crate::wiring::Open;
 use crate::{wiring, workers};
 use actix_web::HttpServer;
@@ -22,6 +22,14 @@ use std::sync::Arc;
 const REQUEST_HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
+    let public_api = args
+        .public_url
+        .as_deref()
+        .map(|v| public_url("--public-url", v))
+        .transpose()?;
+    let public_relay = (args.relay_public_url.as_deref())
+        .map(|v| public_url("--relay-public-url", v))
+        .transpose()?;
     let db = wiring::open_db(
         db_args,
         Open::Create {
@@ -47,14 +55,9 @@ pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCod
     let relay_listener = std::net::TcpListener::bind(args.relay_listen)
         .with_context(|| format!("listening on {} (the card-details relay)", args.relay_listen))?;
     let (api_addr, relay_addr) = (listener.local_addr()?, relay_listener.local_addr()?);
-    let public = |url: &Option<url::Url>, addr| {
-        url.as_ref().map_or(format!("http://{addr}"), |u| {
-            u.as_str().trim_end_matches('/').to_string()
-        })
-    };
     let urls = api::PublicUrls {
-        api: public(&args.public_url, api_addr),
-        relay: public(&args.relay_public_url, relay_addr),
+        api: public_api.unwrap_or(format!("http://{api_addr}")),
+        relay: public_relay.unwrap_or(format!("http://{relay_addr}")),
     };
     let document = api::openapi::Served::new(&urls);
     let relay_document = document.clone();
