@@ -78,8 +78,12 @@ async fn oversized_heads_answer_json_up_to_the_parsers_own_limit() {
     let db = TestDb::sqlite();
     let s = Sandbox::start(&db, None);
     let url = s.server.url("/v1/issuing/sandbox/cards/get_issuing_wallet_balance");
+    // A connection of its own per request: the shared client's pool could
+    // hand the last request a connection the server closed after its bare
+    // 431, and the test would see that reset instead of the answer.
+    let client = crate::harness::unpooled_client();
     let send = |header: String| {
-        crate::harness::client()
+        client
             .get(&url)
             .header("token", format!("Bearer {}", s.key))
             .header("x-padding", header)
@@ -89,7 +93,7 @@ async fn oversized_heads_answer_json_up_to_the_parsers_own_limit() {
     assert_eq!(over.status(), 431);
     let body: serde_json::Value = over.json().await.unwrap();
     assert_eq!(body["code"], "headers_too_large");
-    let long = crate::harness::client()
+    let long = client
         .get(format!("{url}?x={}", "a".repeat(9 * 1024)))
         .header("token", format!("Bearer {}", s.key))
         .send()

@@ -151,17 +151,20 @@ impl Drop for Server {
 /// certificates, too slow to do per request in the concurrency tests.
 pub fn client() -> reqwest::Client {
     static CLIENT: std::sync::OnceLock<reqwest::Client> = std::sync::OnceLock::new();
-    CLIENT
-        .get_or_init(|| {
-            // reqwest is built without a TLS provider of its own (see
-            // adapters' webhook sender); the test client gets the same one.
-            let _ = rustls::crypto::ring::default_provider().install_default();
-            reqwest::Client::builder()
-                .timeout(Duration::from_secs(30))
-                .build()
-                .unwrap()
-        })
-        .clone()
+    CLIENT.get_or_init(|| client_builder().build().unwrap()).clone()
+}
+
+/// A client that opens a connection of its own for every request, for
+/// tests after which the server may close the connection it answered on.
+pub fn unpooled_client() -> reqwest::Client {
+    client_builder().pool_max_idle_per_host(0).build().unwrap()
+}
+
+fn client_builder() -> reqwest::ClientBuilder {
+    // reqwest is built without a TLS provider of its own (see adapters'
+    // webhook sender); the test client gets the same one.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::builder().timeout(Duration::from_secs(30))
 }
 
 pub fn bearer(key: &str) -> String {
