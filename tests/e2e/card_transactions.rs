@@ -2,7 +2,7 @@
 //! and the automatic card rules with their webhooks.
 
 use crate::cards::{Answer, Sandbox, unix_now};
-use crate::harness::ledger_check;
+use crate::harness::{ledger_check, sandbox_totals};
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
 use serde_json::{Value, json};
@@ -256,6 +256,28 @@ async fn a_forced_post_may_overdraw_and_the_next_debit_deletes_the_card_and_othe
         assert_eq!((a.status, a.body["code"].as_str()), (400, Some("negative_balance")));
         let deleted = events_for(&receiver, "card_delete_event.successful", &card, 1).await;
         assert_eq!(deleted[0]["reason"], "negative_balance");
+        assert_ledger(&db);
+        // The deleted card owes nothing: its 4,000 are the account's loss.
+        let usd = &sandbox_totals(&db)["USD"];
+        assert_eq!(
+            (&usd["losses"], &usd["card"]),
+            (&json!(-4_000), &json!(0)),
+            "{}",
+            db.backend()
+        );
+        // Deleted by the client, an overdrawn card is written off the same way.
+        let overdrawn = s.card(&holder, "1000").await;
+        let mut forced = debit(&overdrawn, "1500", "EMIRATES 176 DXB", "f3");
+        forced["force"] = json!(true);
+        assert_eq!(s.patch("/cards/mock_debit_transaction", forced).await.status, 200);
+        assert_eq!(s.delete(&format!("/cards/delete_card/{overdrawn}")).await.status, 200);
+        let usd = &sandbox_totals(&db)["USD"];
+        assert_eq!(
+            (&usd["losses"], &usd["card"]),
+            (&json!(-4_500), &json!(0)),
+            "{}",
+            db.backend()
+        );
         assert_ledger(&db);
 
         // Frozen: declined with its reason; the monthly limit counts approved spend.

@@ -3,7 +3,7 @@
 //! error of the contract that does not need card transactions.
 
 use crate::cardholders::{account, nigerian};
-use crate::harness::{Server, bearer, client, ledger_check, ledger_totals};
+use crate::harness::{Server, bearer, client, ledger_check, sandbox_totals};
 use crate::receiver::Receiver;
 use adapters::crypto::aes_everywhere;
 use adapters::test_db::TestDb;
@@ -1020,7 +1020,7 @@ async fn a_hundred_concurrent_fundings_from_a_wallet_covering_sixty_give_sixty_a
         }
         assert_eq!(on_cards, 100 * 300 + 60 * 1_000);
         assert_ledger(&db);
-        let totals = &ledger_totals(&db)["USD"];
+        let totals = &sandbox_totals(&db)["USD"];
         assert_eq!(totals["card"], on_cards);
         assert_eq!(totals["card_transit"], 0);
         assert_eq!(totals["issuing_wallet"], 0);

@@ -206,7 +206,6 @@ pub fn ledger_check(db: &TestDb) -> (bool, String) {
     (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
-/// `issuing ledger totals` on `db`: `{"USD": {"card": ..., ...}}`.
 /// Moves the sandbox clock of `key`'s account forward.
 pub async fn advance_clock(server: &Server, key: &str, seconds: i64) {
     let response = client()
@@ -224,7 +223,7 @@ pub async fn advance_clock(server: &Server, key: &str, seconds: i64) {
 pub async fn settlements_finished(db: &TestDb) -> i64 {
     let mut in_transit = i64::MAX;
     for _ in 0..300 {
-        in_transit = ledger_totals(db)["USD"]["card_transit"].as_i64().unwrap_or(0);
+        in_transit = sandbox_totals(db)["USD"]["card_transit"].as_i64().unwrap_or(0);
         if in_transit == 0 {
             break;
         }
@@ -233,8 +232,14 @@ pub async fn settlements_finished(db: &TestDb) -> i64 {
     in_transit
 }
 
+/// `issuing ledger totals` on `db`: `{"live": {"USD": {"card": ..., ...}, ...}, "test": ...}`.
 pub fn ledger_totals(db: &TestDb) -> serde_json::Value {
     let out = run(issuing(db).args(["ledger", "totals"]));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+/// The sandbox's part of [`ledger_totals`]: `{"USD": {"card": ..., ...}, ...}`.
+pub fn sandbox_totals(db: &TestDb) -> serde_json::Value {
+    ledger_totals(db)["test"].take()
 }

@@ -26,5 +26,6 @@ mod relay;
 mod rewards;
 mod test_clock;
 mod utility;
+mod wallet_credits;
 mod wallets;
 mod webhooks;

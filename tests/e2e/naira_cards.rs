@@ -347,7 +347,7 @@ async fn concurrent_fundings_of_many_naira_cards_take_exactly_what_the_wallet_ho
         // Every accepted funding settles onto its card.
         let mut on_cards = 0;
         for _ in 0..100 {
-            let totals = crate::harness::ledger_totals(&db);
+            let totals = crate::harness::sandbox_totals(&db);
             on_cards = totals["NGN"]["card"].as_i64().unwrap_or(0);
             if on_cards == 120 * 100_000 {
                 break;
@@ -355,7 +355,7 @@ async fn concurrent_fundings_of_many_naira_cards_take_exactly_what_the_wallet_ho
             tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         }
         assert_eq!(on_cards, 120 * 100_000, "{}", db.backend());
-        let totals = crate::harness::ledger_totals(&db);
+        let totals = crate::harness::sandbox_totals(&db);
         assert_eq!(totals["NGN"]["issuing_wallet"].as_i64().unwrap_or(0), 0);
         assert_eq!(totals["NGN"]["card_transit"].as_i64().unwrap_or(0), 0);
         let (ok, out) = ledger_check(&db);

@@ -192,11 +192,12 @@ impl Issuing {
         self.cli(&["ledger", "check"]).map(drop)
     }
 
-    /// `issuing ledger totals` in USD: `{"card": ..., "issuing_wallet": ...}`.
+    /// `issuing ledger totals` of the sandbox (where the benchmarks run) in
+    /// USD: `{"card": ..., "issuing_wallet": ...}`.
     pub fn usd_totals(&self) -> anyhow::Result<Value> {
         let out = self.cli(&["ledger", "totals"])?;
         let totals: Value = serde_json::from_str(&out).context("ledger totals prints JSON")?;
-        Ok(totals["USD"].clone())
+        Ok(totals["test"]["USD"].clone())
     }
 
     /// Starts `issuing serve` on free ports.

@@ -32,16 +32,25 @@ pub enum AccountKind {
     CardTransit,
     /// What a card spent, settled to the network.
     CardSpend,
+    /// Money the account holder paid in, credited to its issuing wallet by
+    /// the operator (`issuing wallets credit`): negative by design, as the
+    /// faucet is, since every unit credited came from it.
+    Deposits,
+    /// The negative balances of deleted cards, written off to the account
+    /// holder: what forced posts took beyond what the cards held.
+    Losses,
 }
 
 impl AccountKind {
-    pub const ALL: [AccountKind; 6] = [
+    pub const ALL: [AccountKind; 8] = [
         AccountKind::IssuingWallet,
         AccountKind::Faucet,
         AccountKind::FeeIncome,
         AccountKind::Card,
         AccountKind::CardTransit,
         AccountKind::CardSpend,
+        AccountKind::Deposits,
+        AccountKind::Losses,
     ];
 
     /// The kind as stored and reported by `ledger totals`.
@@ -53,6 +62,8 @@ impl AccountKind {
             AccountKind::Card => "card",
             AccountKind::CardTransit => "card_transit",
             AccountKind::CardSpend => "card_spend",
+            AccountKind::Deposits => "deposits",
+            AccountKind::Losses => "losses",
         }
     }
 
@@ -72,7 +83,33 @@ impl AccountKind {
             AccountKind::FeeIncome | AccountKind::CardSpend => 0..=Amount::MAX.minor(),
             AccountKind::Card => -max_debit..=max_balance,
             AccountKind::CardTransit => 0..=max_balance + max_debit,
+            AccountKind::Deposits | AccountKind::Losses => -Amount::MAX.minor()..=0,
         }
+    }
+}
+
+/// What becomes of a card's balance when the card is deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeletedBalance {
+    /// Nothing is on the card.
+    Empty,
+    /// The card holds money (its held fee included): it goes back to the
+    /// issuing wallet of the card's currency.
+    Refund(Amount),
+    /// The card is below zero (a forced post): the account holder's losses
+    /// account covers it, so no deleted card is left owing.
+    WriteOff(Amount),
+}
+
+impl DeletedBalance {
+    /// `None` for a balance beyond [`Amount::MAX`] either way, which no
+    /// card can hold unless the ledger is breached: nothing is moved then.
+    pub fn of(balance: i64) -> Option<Self> {
+        Some(match balance.cmp(&0) {
+            std::cmp::Ordering::Equal => DeletedBalance::Empty,
+            std::cmp::Ordering::Greater => DeletedBalance::Refund(Amount::from_minor(balance)?),
+            std::cmp::Ordering::Less => DeletedBalance::WriteOff(Amount::from_minor(balance.checked_neg()?)?),
+        })
     }
 }
 
@@ -313,7 +350,37 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_deleted_cards_balance_goes_to_the_wallet_or_is_written_off() {
+        assert_eq!(DeletedBalance::of(0), Some(DeletedBalance::Empty));
+        assert_eq!(
+            DeletedBalance::of(300),
+            Some(DeletedBalance::Refund(Amount::from_const(300)))
+        );
+        assert_eq!(
+            DeletedBalance::of(-25),
+            Some(DeletedBalance::WriteOff(Amount::from_const(25)))
+        );
+        assert_eq!(DeletedBalance::of(i64::MIN), None);
+        assert_eq!(DeletedBalance::of(i64::MAX), None);
+        assert_eq!(DeletedBalance::of(-Amount::MAX.minor() - 1), None);
+    }
+
     proptest! {
+        #[test]
+        fn a_deleted_card_is_left_at_zero(balance in any::<i64>()) {
+            let left = match DeletedBalance::of(balance) {
+                None => {
+                    prop_assert!(balance.unsigned_abs() > Amount::MAX.minor().unsigned_abs());
+                    return Ok(());
+                }
+                Some(DeletedBalance::Empty) => balance,
+                Some(DeletedBalance::Refund(a)) => balance - a.minor(),
+                Some(DeletedBalance::WriteOff(a)) => balance + a.minor(),
+            };
+            prop_assert_eq!(left, 0);
+        }
+
         #[test]
         fn any_accepted_entry_sums_to_zero_per_currency(
             amounts in proptest::collection::vec((any::<bool>(), -1_000_000i64..1_000_000), 2..8)

@@ -1,6 +1,6 @@
 use crate::StoreError;
-use domain::Amount;
 use domain::ledger::Breach;
+use domain::{Amount, Mode};
 
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait::async_trait]
@@ -11,14 +11,15 @@ pub trait LedgerAudit: Send + Sync {
     async fn breaches(&self, max_wallet: Amount) -> Result<Vec<Breach>, StoreError>;
 
     /// The sum of the balances of each kind of ledger account (the issuing
-    /// wallets, the faucet, all cards, all cards' transit, ...) per
-    /// currency, across all accounts and modes, ordered by kind.
+    /// wallets, the faucet, all cards, all cards' transit, ...) per mode
+    /// and currency, across all accounts, ordered by mode, kind, currency.
     async fn totals(&self) -> Result<Vec<LedgerTotal>, StoreError>;
 }
 
 /// What [`LedgerAudit::totals`] reports for one kind and currency.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LedgerTotal {
+    pub mode: Mode,
     /// `issuing_wallet`, `faucet`, `fee_income`, `card`, `card_transit`, `card_spend`.
     pub kind: String,
     pub currency: String,

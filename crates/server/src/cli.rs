@@ -65,6 +65,9 @@ pub enum Command {
     /// Manual KYC review of cardholders the automated check could not decide.
     #[command(subcommand)]
     Review(ReviewCommand),
+    /// Credit the issuing wallets of accounts.
+    #[command(subcommand)]
+    Wallets(WalletsCommand),
     /// Inspect the ledger.
     #[command(subcommand)]
     Ledger(LedgerCommand),
@@ -365,6 +368,34 @@ fn parse_overlap(value: &str) -> Result<i64, String> {
         return Err(format!("{value:?}: must be from 0s to 7d"));
     }
     Ok(secs)
+}
+
+#[derive(Subcommand)]
+pub enum WalletsCommand {
+    /// Credit an issuing wallet with money the account holder paid in: one
+    /// ledger entry from the account's deposits, once per reference (the
+    /// same reference again moves nothing). Prints the credit as JSON.
+    Credit(CreditArgs),
+}
+
+#[derive(Args)]
+pub struct CreditArgs {
+    pub account_id: String,
+    #[arg(long, value_enum)]
+    pub mode: ModeArg,
+    /// USD or NGN.
+    #[arg(long)]
+    pub currency: String,
+    /// In minor units (cents, kobo), digits only.
+    #[arg(long, allow_hyphen_values = true)]
+    pub amount: String,
+    /// Your reference for the money received (a bank transfer's), 1 to 100
+    /// characters: a credit is made once per reference.
+    #[arg(long)]
+    pub reference: String,
+    /// Why, for the record, 1 to 500 characters.
+    #[arg(long)]
+    pub note: String,
 }
 
 #[derive(Subcommand)]

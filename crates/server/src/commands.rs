@@ -1,6 +1,6 @@
 //! What each subcommand does. Results go to stdout; logs to stderr.
 
-use crate::cli::{DEFAULT_DATABASE_URL, DbArgs, RollArgs, ServeArgs, WorkerCommand, public_url};
+use crate::cli::{CreditArgs, DEFAULT_DATABASE_URL, DbArgs, RollArgs, ServeArgs, WorkerCommand, public_url};
 use crate::wiring::Open;
 use crate::{wiring, workers};
 use actix_web::HttpServer;
@@ -386,6 +386,44 @@ pub async fn revoke_key(db_args: &DbArgs, account_id: &str, key_id: &str) -> any
     Ok(ExitCode::SUCCESS)
 }
 
+/// Logs the credit (an operator's act, never a balance edit) and prints it.
+pub async fn credit_wallet(db_args: &DbArgs, serve: &ServeArgs, args: &CreditArgs) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
+    let request = app::wallets::CreditRequest {
+        account: AccountId::new(&args.account_id),
+        mode: args.mode.into(),
+        currency: &args.currency,
+        amount: &args.amount,
+        reference: &args.reference,
+        note: &args.note,
+    };
+    let mode = request.mode;
+    let credited = app.credit_wallet(request).await?;
+    tracing::info!(
+        account = %args.account_id,
+        mode = mode.as_str(),
+        currency = credited.currency.code(),
+        amount = credited.amount.minor(),
+        reference = %args.reference,
+        note = %args.note,
+        moved_now = credited.moved_now,
+        "issuing wallet credited from deposits"
+    );
+    let out = json!({
+        "account_id": args.account_id,
+        "livemode": mode.is_live(),
+        "currency": credited.currency.code(),
+        "amount": credited.amount.to_string(),
+        "reference": args.reference,
+        "credited_now": credited.moved_now,
+        "created_at": credited.created_at.unix(),
+        "issuing_balance": credited.issuing_balance.to_string(),
+    });
+    println!("{out}");
+    Ok(ExitCode::SUCCESS)
+}
+
 /// Reads the ledger only: needs no master key.
 pub async fn ledger_check(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, Open::Existing).await?;
@@ -406,14 +444,14 @@ pub async fn ledger_check(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
 /// Reads the ledger only: needs no master key.
 pub async fn ledger_totals(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, Open::Existing).await?;
-    let mut out = serde_json::Map::new();
+    let mut out = json!({"live": {}, "test": {}});
     for total in db.totals().await? {
-        let currency = out.entry(total.currency).or_insert_with(|| json!({}));
+        let currency = &mut out[total.mode.as_str()][total.currency.as_str()];
         // A total past i64 (only a breached ledger has one) prints as a string.
         currency[total.kind] =
             i64::try_from(total.balance).map_or_else(|_| json!(total.balance.to_string()), |b| json!(b));
     }
-    println!("{}", serde_json::Value::Object(out));
+    println!("{out}");
     Ok(ExitCode::SUCCESS)
 }
 

@@ -9,7 +9,7 @@ mod workers;
 use clap::Parser;
 use cli::{
     AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, MasterKeyCommand, ReviewCommand,
-    RewardsCommand,
+    RewardsCommand, WalletsCommand,
 };
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -144,6 +144,7 @@ async fn main() -> ExitCode {
         Some(Command::Review(ReviewCommand::Reject { cardholder_id, reason })) => {
             commands::review(&db, &serve, &cardholder_id, false, reason.as_deref()).await
         }
+        Some(Command::Wallets(WalletsCommand::Credit(args))) => commands::credit_wallet(&db, &serve, &args).await,
         Some(Command::Ledger(LedgerCommand::Check)) => commands::ledger_check(&db).await,
         Some(Command::Ledger(LedgerCommand::Totals)) => commands::ledger_totals(&db).await,
         Some(Command::Openapi) => commands::openapi(),

@@ -55,14 +55,19 @@ macro_rules! unexpired {
     };
 }
 
-/// The ledger accounts every account starts with: an issuing wallet and a
-/// fee income account per currency and mode, and the sandbox faucet per
-/// currency.
+/// The ledger accounts every account starts with: an issuing wallet, fee
+/// income, deposits and losses per currency and mode, and the sandbox
+/// faucet per currency.
 fn opening_ledger_accounts(account: &AccountId, now: i64) -> Vec<LedgerAccountRow> {
     let wallets = Mode::BOTH.into_iter().flat_map(|mode| {
         Currency::ALL.into_iter().flat_map(move |c| {
-            [LedgerCode::IssuingWallet, LedgerCode::FeeIncome]
-                .map(|code| LedgerAccountRow::new(account, mode, code, c, now))
+            [
+                LedgerCode::IssuingWallet,
+                LedgerCode::FeeIncome,
+                LedgerCode::Deposits,
+                LedgerCode::Losses,
+            ]
+            .map(|code| LedgerAccountRow::new(account, mode, code, c, now))
         })
     });
     let faucets = Currency::ALL

@@ -5,7 +5,7 @@
 use super::events::EventRow;
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
-use super::money_steps::{TxError, mine, refund_to_wallet, refused_or_failed, take_reference, violates, wallet};
+use super::money_steps::{TxError, clear_deleted_balance, mine, refused_or_failed, take_reference, violates, wallet};
 use super::schema::{
     card_transactions, cards, events, jobs, ledger_accounts, three_ds_challenges, transaction_references,
 };
@@ -250,7 +250,7 @@ impl CardTransactionStore for Db {
                             ))
                             .execute(conn)
                             .await?;
-                        refund_to_wallet!(conn, account, mode, card, now)?;
+                        clear_deleted_balance!(conn, account, mode, card, now)?;
                     } else {
                         diesel::update(card_row)
                             .set(cards::consecutive_declines.eq(consecutive))

@@ -9,7 +9,8 @@ use super::ledger::{
     CardLedger, LedgerAccountRow, LedgerCode, card_ledger_account_id, ledger_account_id, post_transfer, transfer_rows,
 };
 use super::money_steps::{
-    Places, TxError, lock_card, mine, post_plan, refund_to_wallet, refused_or_failed, take_reference, violates, wallet,
+    Places, TxError, clear_deleted_balance, lock_card, mine, post_plan, refused_or_failed, take_reference, violates,
+    wallet,
 };
 use super::schema::{
     card_details_tokens, card_transactions, card_transfers, cardholders, cards, events, jobs, ledger_accounts,
@@ -447,7 +448,7 @@ impl CardStore for Db {
                         diesel::insert_into(events::table).values(event).execute(conn).await?;
                         diesel::insert_into(jobs::table).values(job).execute(conn).await?;
                     }
-                    let refund = refund_to_wallet!(conn, account, mode, id.as_str(), now)?;
+                    let refund = clear_deleted_balance!(conn, account, mode, id.as_str(), now)?;
                     Ok(refund)
                 })
                 .await;

@@ -3,7 +3,7 @@
 
 use super::schema::{jobs, ledger_accounts, ledger_entries, ledger_postings};
 use super::{Db, with_conn};
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::{BigInt, Bool, Text};
 use diesel::{ExpressionMethods, Insertable, QueryDsl, QueryableByName};
 use diesel_async::RunQueryDsl;
 use domain::ids::{AccountId, EntryId};
@@ -22,6 +22,10 @@ pub enum LedgerCode {
     Faucet,
     /// Monthly maintenance fees charged from the account's cards.
     FeeIncome,
+    /// What the operator credited to the issuing wallet; negative by design.
+    Deposits,
+    /// Deleted cards' negative balances, written off.
+    Losses,
 }
 
 impl LedgerCode {
@@ -30,6 +34,8 @@ impl LedgerCode {
             LedgerCode::IssuingWallet => AccountKind::IssuingWallet,
             LedgerCode::Faucet => AccountKind::Faucet,
             LedgerCode::FeeIncome => AccountKind::FeeIncome,
+            LedgerCode::Deposits => AccountKind::Deposits,
+            LedgerCode::Losses => AccountKind::Losses,
         }
         .as_str()
     }
@@ -119,6 +125,12 @@ pub struct EntryRow {
     livemode: bool,
     kind: &'static str,
     created_at: i64,
+}
+
+impl EntryRow {
+    pub fn id(&self) -> &str {
+        &self.id
+    }
 }
 
 #[derive(Insertable)]
@@ -280,6 +292,8 @@ const CURRENCY_MISMATCH: &str = "SELECT p.entry_id, p.ledger_account_id AS ledge
 struct BalanceRow {
     #[diesel(sql_type = Text)]
     id: String,
+    #[diesel(sql_type = Bool)]
+    livemode: bool,
     #[diesel(sql_type = Text)]
     code: String,
     #[diesel(sql_type = Text)]
@@ -288,7 +302,7 @@ struct BalanceRow {
     balance: i64,
 }
 
-const BALANCES: &str = "SELECT id, code, currency, balance FROM ledger_accounts ORDER BY id";
+const BALANCES: &str = "SELECT id, livemode, code, currency, balance FROM ledger_accounts ORDER BY id";
 
 impl BalanceRow {
     /// A card's account codes carry its id (`card:<id>`); the kind is
@@ -304,15 +318,16 @@ impl ports::ledger::LedgerAudit for Db {
         let rows = with_conn!(self.pool(), |conn| {
             diesel::sql_query(BALANCES).load::<BalanceRow>(conn).await
         })?;
-        let mut totals = BTreeMap::<(String, String), i128>::new();
+        let mut totals = BTreeMap::<(bool, String, String), i128>::new();
         for row in rows {
             *totals
-                .entry((row.kind().to_string(), row.currency.clone()))
+                .entry((row.livemode, row.kind().to_string(), row.currency.clone()))
                 .or_default() += i128::from(row.balance);
         }
         Ok(totals
             .into_iter()
-            .map(|((kind, currency), balance)| LedgerTotal {
+            .map(|((live, kind, currency), balance)| LedgerTotal {
+                mode: if live { Mode::Live } else { Mode::Test },
                 kind,
                 currency,
                 balance,

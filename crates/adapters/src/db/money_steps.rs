@@ -131,47 +131,57 @@ macro_rules! take_reference {
 }
 pub(super) use take_reference;
 
-/// Inside a deletion's transaction, after the card row is marked
-/// deleted: moves the card's positive balance (its held fee included) to
-/// the issuing wallet of its currency; returns what moved. A negative
-/// balance (a forced post) stays on the deleted card, visible to the ledger.
-macro_rules! refund_to_wallet {
+/// Inside a deletion's transaction, after the card row is marked deleted:
+/// clears the card's balance as [`domain::ledger::DeletedBalance`] decides. Money on it
+/// (its held fee included) goes to the issuing wallet of its currency; a
+/// negative balance (a forced post) is written off to the account's
+/// losses, never past zero. Returns what went to the wallet.
+macro_rules! clear_deleted_balance {
     ($conn:expr, $account:expr, $mode:expr, $card:expr, $now:expr) => {{
-        let balance_account = &card_ledger_account_id($card, CardLedger::Balance);
+        let card_account = &card_ledger_account_id($card, CardLedger::Balance);
         let (balance, currency) = ledger_accounts::table
-            .filter(ledger_accounts::id.eq(balance_account))
+            .filter(ledger_accounts::id.eq(card_account))
             .select((ledger_accounts::balance, ledger_accounts::currency))
             .first::<(i64, String)>($conn)
             .await?;
         let currency = Currency::parse("currency", &currency).map_err(|_| TxError::Db(DbError::Refused))?;
-        let wallet = &wallet($account, $mode, currency);
-        let refund = Amount::from_minor(balance).unwrap_or(Amount::ZERO);
-        if refund > Amount::ZERO {
-            let rows = transfer_rows(
-                $account,
-                $mode,
+        let movement = match domain::ledger::DeletedBalance::of(balance).ok_or(TxError::Db(DbError::Refused))? {
+            domain::ledger::DeletedBalance::Empty => None,
+            domain::ledger::DeletedBalance::Refund(amount) => Some((
                 "card_deletion",
-                (balance_account, wallet),
-                currency,
-                refund,
-                $now,
-            )?;
-            if !post_transfer!(
-                $conn,
-                &rows,
-                balance_account,
-                wallet,
-                refund,
-                keep = 0,
-                cap = Amount::MAX.minor()
-            )? {
+                (card_account.clone(), 0),
+                (wallet($account, $mode, currency), Amount::MAX.minor()),
+                amount,
+            )),
+            domain::ledger::DeletedBalance::WriteOff(amount) => Some((
+                "card_write_off",
+                (
+                    $crate::db::ledger::ledger_account_id(
+                        $account,
+                        $mode,
+                        $crate::db::ledger::LedgerCode::Losses,
+                        currency,
+                    ),
+                    -Amount::MAX.minor(),
+                ),
+                (card_account.clone(), 0),
+                amount,
+            )),
+        };
+        let mut refund = Amount::ZERO;
+        if let Some((kind, (from, keep), (to, cap), amount)) = movement {
+            let rows = transfer_rows($account, $mode, kind, (&from, &to), currency, amount, $now)?;
+            if !post_transfer!($conn, &rows, &from, &to, amount, keep = keep, cap = cap)? {
                 return Err(TxError::Db(DbError::Refused));
+            }
+            if kind == "card_deletion" {
+                refund = amount;
             }
         }
         Ok::<Amount, TxError<_>>(refund)
     }};
 }
-pub(super) use refund_to_wallet;
+pub(super) use clear_deleted_balance;
 
 /// Takes the card's lock (a no-op update of its row): every change to a
 /// card's ledger accounts holds it first, so on PostgreSQL the money steps

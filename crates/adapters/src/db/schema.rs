@@ -307,6 +307,19 @@ diesel::table! {
 }
 
 diesel::joinable!(api_keys -> accounts (account_id));
+diesel::table! {
+    wallet_credits (account_id, livemode, reference) {
+        account_id -> Text,
+        livemode -> Bool,
+        reference -> Text,
+        currency -> Text,
+        amount -> BigInt,
+        note -> Text,
+        entry_id -> Text,
+        created_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,
     api_keys,
@@ -324,7 +337,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     rate_limits,
     rewards,
     test_clocks,
-    transaction_references
+    transaction_references,
+    wallet_credits
 );
 
 diesel::table! {

@@ -28,6 +28,9 @@ impl App {
         match funded {
             Ok(balance) => Ok(balance),
             Err(FundWalletError::BalanceLimit) => Err(RequestError::WalletFull(max_wallet)),
+            Err(FundWalletError::UnknownAccount) => {
+                Err(ports::StoreError::new(format!("the caller's account {} is unknown", caller.account_id)).into())
+            }
             Err(FundWalletError::Store(e)) => Err(e.into()),
         }
     }
