@@ -1,6 +1,6 @@
 use super::ledger::{LedgerCode, ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, violates};
-use super::schema::{accounts, ledger_accounts, wallet_credits};
+use super::schema::{ledger_accounts, wallet_credits};
 use super::{Db, DbError, with_conn};
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
 use diesel::{ExpressionMethods, QueryDsl};
