@@ -5,6 +5,7 @@
 mod amount_text;
 mod envelope;
 mod error;
+pub mod error_codes;
 mod extract;
 mod head_limits;
 pub mod openapi;

@@ -5,6 +5,7 @@
 mod links;
 mod request_rules;
 
+use crate::error_codes::CATALOGUE;
 use crate::{PublicUrls, routes};
 use actix_web::{HttpResponse, web};
 use domain::events::payloads::{
@@ -360,8 +361,21 @@ pub fn document(urls: &PublicUrls) -> serde_json::Value {
     let mut json = serde_json::to_value(&doc).expect("the document is JSON");
     request_rules::apply(&mut json);
     links::add(&mut json);
+    catalogue_error_codes(&mut json);
     drop_unreferenced_schemas(&mut json);
     json
+}
+
+/// An error's `code` is one of the catalogue's, each explained.
+fn catalogue_error_codes(doc: &mut serde_json::Value) {
+    let code = &mut doc["components"]["schemas"]["ErrorBody"]["properties"]["code"];
+    let rows: String = CATALOGUE
+        .iter()
+        .map(|c| format!("\n| `{}` | {} | {} |", c.code, c.status, c.meaning))
+        .collect();
+    code["description"] =
+        format!("A stable machine-readable code:\n\n| Code | Status | Meaning |\n|---|---|---|{rows}").into();
+    code["enum"] = CATALOGUE.iter().map(|c| c.code).collect();
 }
 
 /// Drops the component schemas nothing refers to: the request bodies,

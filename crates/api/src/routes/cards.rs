@@ -404,6 +404,7 @@ pub struct CardholderCards {
         (status = 200, description = "The cardholder's cards, newest first", body = Envelope<CardholderCards>),
         (status = 400, description = "No such cardholder", body = ErrorBody),
         (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        (status = 420, description = "On the relay (card data in clear): a list was read less than 3 seconds ago", body = ErrorBody),
     )
 )]
 pub async fn get_all_cardholder_cards(
@@ -446,6 +447,7 @@ pub struct CardList {
         (status = 200, description = "A page of cards", body = Envelope<CardList>),
         (status = 400, description = "A bad page number", body = ErrorBody),
         (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        (status = 420, description = "On the relay (card data in clear): a list was read less than 3 seconds ago", body = ErrorBody),
     )
 )]
 pub async fn get_all_cards(

@@ -32,6 +32,7 @@ pub struct TokenQuery {
     responses(
         (status = 200, description = "The card, in clear", body = Envelope<CardView>),
         (status = 400, description = "Unknown, expired or used token", body = ErrorBody),
+        (status = 420, description = "The card's details were read less than 3 seconds ago; the token stays redeemable", body = ErrorBody),
     )
 )]
 pub async fn get_card_details_from_token(

@@ -1,0 +1,159 @@
+//! docs/api.md and docs/webhooks.md are the reference an integrator reads
+//! instead of the source: these tests hold them to it. The error catalogue
+//! is every code the source returns and the docs' table of codes; every
+//! operation of the OpenAPI document is in the docs, and every one that
+//! answers 420 is in their table of rate limits; every event is in the
+//! webhooks table.
+
+use issuing_api::error_codes::CATALOGUE;
+use regex::Regex;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(repo().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn rust_sources(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_sources(&path, found);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            found.push(path);
+        }
+    }
+}
+
+/// The codes the source can answer with: the literals of every `fn
+/// code(...) -> &'static str` body (errors and decline reasons), and the
+/// code of every `ApiError::new` the api crate builds itself.
+fn codes_in_the_source() -> BTreeSet<String> {
+    let code_fn = Regex::new(r"(?m)^( *)(?:pub )?fn code\(&?self\) -> &'static str \{").unwrap();
+    let literal = Regex::new(r#""([a-z][a-z0-9_]*)""#).unwrap();
+    let built = Regex::new(r#"ApiError::new\(\s*[^,]+,\s*"([a-z_]+)""#).unwrap();
+    let mut files = Vec::new();
+    for layer in ["domain", "ports", "app", "api"] {
+        rust_sources(&repo().join("crates").join(layer).join("src"), &mut files);
+    }
+    let mut codes = BTreeSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        for found in code_fn.captures_iter(&text) {
+            let body_start = found.get(0).unwrap().end();
+            let close = format!("\n{}}}", &found[1]);
+            let body_end = body_start + text[body_start..].find(&close).expect("the function ends");
+            codes.extend(
+                literal
+                    .captures_iter(&text[body_start..body_end])
+                    .map(|c| c[1].to_string()),
+            );
+        }
+        codes.extend(built.captures_iter(&text).map(|c| c[1].to_string()));
+    }
+    codes
+}
+
+/// The rows of the markdown table that follows `heading` in `doc`.
+fn table_after(doc: &str, heading: &str) -> Vec<Vec<String>> {
+    let start = doc.find(heading).unwrap_or_else(|| panic!("no {heading:?}"));
+    doc[start..]
+        .lines()
+        .skip_while(|line| !line.starts_with('|'))
+        .take_while(|line| line.starts_with('|'))
+        .skip(2)
+        .map(|line| {
+            line.trim_matches('|')
+                .split(" | ")
+                .map(|cell| cell.trim().to_string())
+                .collect()
+        })
+        .collect()
+}
+
+fn unticked(cell: &str) -> &str {
+    cell.trim_matches('`')
+}
+
+#[test]
+fn every_code_the_source_returns_is_catalogued_and_nothing_else() {
+    let catalogued: BTreeSet<String> = CATALOGUE.iter().map(|c| c.code.to_string()).collect();
+    assert_eq!(catalogued.len(), CATALOGUE.len(), "a code is catalogued twice");
+    let source = codes_in_the_source();
+    let missing: Vec<_> = source.difference(&catalogued).collect();
+    let stale: Vec<_> = catalogued.difference(&source).collect();
+    assert!(
+        missing.is_empty(),
+        "codes the source returns but the catalogue lacks: {missing:?}"
+    );
+    assert!(stale.is_empty(), "catalogued codes nothing returns: {stale:?}");
+}
+
+#[test]
+fn the_docs_table_of_error_codes_is_the_catalogue() {
+    let rows = table_after(&read("docs/api.md"), "## Error codes");
+    let documented: Vec<(String, String, String)> = rows
+        .iter()
+        .map(|r| (unticked(&r[0]).to_string(), r[1].clone(), r[2].clone()))
+        .collect();
+    let catalogue: Vec<(String, String, String)> = CATALOGUE
+        .iter()
+        .map(|c| (c.code.to_string(), c.status.to_string(), c.meaning.to_string()))
+        .collect();
+    assert_eq!(documented, catalogue);
+}
+
+/// The document, and each operation's name: the last segment of its path
+/// that is not a parameter (`get_card_balance`, `delete_card`).
+fn operations() -> (serde_json::Value, Vec<(String, serde_json::Value)>) {
+    let doc = issuing_api::openapi::document(&issuing_api::PublicUrls::default());
+    let mut named = Vec::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        let name = path.rsplit('/').find(|s| !s.starts_with('{')).unwrap().to_string();
+        for (_, op) in item.as_object().unwrap().iter().filter(|(k, _)| *k != "servers") {
+            named.push((name.clone(), op.clone()));
+        }
+    }
+    (doc, named)
+}
+
+#[test]
+fn every_operation_of_the_document_is_in_the_docs() {
+    let docs = read("docs/api.md") + &read("docs/webhooks.md") + &read("docs/rewards.md");
+    let (_, named) = operations();
+    let missing: BTreeSet<_> = named
+        .iter()
+        .map(|(n, _)| n)
+        .filter(|n| !docs.contains(n.as_str()))
+        .collect();
+    assert!(missing.is_empty(), "operations the docs never name: {missing:?}");
+}
+
+#[test]
+fn the_docs_table_of_rate_limits_names_every_operation_that_answers_420() {
+    let (_, named) = operations();
+    let limited: BTreeSet<String> = named
+        .iter()
+        .filter(|(_, op)| op["responses"].get("420").is_some())
+        .map(|(n, _)| n.clone())
+        .collect();
+    let rows = table_after(&read("docs/api.md"), "## Rate limits");
+    let tick = Regex::new(r"`([a-z_\-]+)`").unwrap();
+    let documented: BTreeSet<String> = rows
+        .iter()
+        .flat_map(|r| tick.captures_iter(&r[0]).map(|c| c[1].to_string()).collect::<Vec<_>>())
+        .collect();
+    assert_eq!(documented, limited);
+}
+
+#[test]
+fn every_event_is_in_the_webhooks_table() {
+    let rows = table_after(&read("docs/webhooks.md"), "## Events");
+    let documented: BTreeSet<&str> = rows.iter().map(|r| unticked(&r[0])).collect();
+    let sent: BTreeSet<&str> = domain::events::ALL.into_iter().collect();
+    assert_eq!(documented, sent);
+}
