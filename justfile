@@ -20,6 +20,10 @@ ci:
 snapshot:
     INSTA_UPDATE=always cargo test -p issuing-api openapi
 
+# Dependency licences and sources (deny.toml), offline
+deny:
+    cargo deny --offline check licenses bans sources
+
 lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets -- -D warnings
