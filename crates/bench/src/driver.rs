@@ -4,6 +4,7 @@
 //! send time, so a server that falls behind shows its queueing in the
 //! latencies instead of slowing the driver down.
 
+use crate::cpu::CpuTimes;
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -42,6 +43,9 @@ pub struct Outcome {
     /// How many answers of each status; transport failures under 0.
     pub statuses: BTreeMap<u16, u64>,
     pub elapsed: Duration,
+    /// The CPU the server and the database used over the run, when
+    /// measured (not for other tools' baselines).
+    pub cpu: Option<CpuTimes>,
 }
 
 impl Outcome {
@@ -52,6 +56,7 @@ impl Outcome {
             latency: Histogram::new_with_bounds(1, 600_000_000, 3).expect("valid bounds"),
             statuses: BTreeMap::new(),
             elapsed: Duration::ZERO,
+            cpu: None,
         }
     }
 
@@ -99,6 +104,13 @@ impl Outcome {
     }
 
     /// The latency at `quantile` (0.99 for p99), in milliseconds.
+    /// Server (when it ran) and database CPU microseconds per request.
+    pub fn cpu_per_request(&self) -> Option<(Option<f64>, f64)> {
+        let (cpu, requests) = (self.cpu?, self.requests().max(1) as f64);
+        let per = |d: Duration| d.as_micros() as f64 / requests;
+        Some((cpu.server.map(per), per(cpu.database)))
+    }
+
     pub fn ms(&self, quantile: f64) -> f64 {
         self.latency.value_at_quantile(quantile) as f64 / 1000.0
     }

@@ -4,6 +4,7 @@
 //! books after every scenario, and writes the table. `scripts/bench`
 //! builds and runs it.
 
+mod cpu;
 mod driver;
 mod pgbench;
 mod report;

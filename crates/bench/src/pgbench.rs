@@ -3,6 +3,7 @@
 //! hot-row limit of funding cards from one wallet row. Latencies come from
 //! pgbench's per-transaction log, so they read like the driver's.
 
+use crate::cpu::CpuTimes;
 use crate::driver::Outcome;
 use crate::server::{Database, psql};
 use anyhow::{Context, ensure};
@@ -37,7 +38,9 @@ fn pgbench(
     for (name, value) in defines {
         cmd.arg(format!("--define={name}={value}"));
     }
+    let before = CpuTimes::database_now();
     let out = cmd.arg(&db.url).output().context("running pgbench")?;
+    let cpu = CpuTimes::database_now().since(before);
     let stdout = String::from_utf8_lossy(&out.stdout);
     ensure!(
         out.status.success(),
@@ -67,11 +70,9 @@ fn pgbench(
     }
     ensure!(!latencies.is_empty(), "pgbench logged no transactions");
     let seconds = latencies.len() as f64 / tps;
-    Ok(Outcome::from_latencies(
-        &latencies,
-        failed,
-        Duration::from_secs_f64(seconds),
-    ))
+    let mut outcome = Outcome::from_latencies(&latencies, failed, Duration::from_secs_f64(seconds));
+    outcome.cpu = Some(cpu);
+    Ok(outcome)
 }
 
 /// The debit path's SQL at `clients`, on `db` (a copy holding the seeded

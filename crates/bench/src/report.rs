@@ -3,6 +3,7 @@
 //! the prose around them is kept.
 
 use crate::driver::Outcome;
+use crate::server::Backend;
 use std::fmt::Write;
 use std::path::Path;
 
@@ -23,6 +24,9 @@ pub struct Row {
     /// `0.91 of pgbench-equivalent`.
     pub ratio: Option<String>,
     pub peak_rss_mib: Option<f64>,
+    /// Server CPU µs per request, and the database's (PostgreSQL only:
+    /// SQLite runs inside the server).
+    pub cpu_us: (Option<f64>, Option<f64>),
 }
 
 impl Row {
@@ -36,6 +40,9 @@ impl Row {
             errors: outcome.error_summary(),
             ratio: None,
             peak_rss_mib: None,
+            cpu_us: outcome.cpu_per_request().map_or((None, None), |(server, database)| {
+                (server, (backend == Backend::Postgres.name()).then_some(database))
+            }),
         }
     }
 }
@@ -49,17 +56,19 @@ pub struct Target {
 
 pub fn table(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| scenario | backend | concurrency | req/s | p50 ms | p99 ms | p99.9 ms | errors | ratio to baseline | server peak RSS MiB |\n\
-         |---|---|---|---:|---:|---:|---:|---|---|---:|\n",
+        "| scenario | backend | concurrency | req/s | p50 ms | p99 ms | p99.9 ms | errors | ratio to baseline | server CPU µs/req | db CPU µs/req | server peak RSS MiB |\n\
+         |---|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|\n",
     );
     for r in rows {
         let rss = r.peak_rss_mib.map_or("-".to_string(), |m| format!("{m:.0}"));
         let latency = r.latency.map_or("- | - | -".to_string(), |[p50, p99, p999]| {
             format!("{p50:.2} | {p99:.2} | {p999:.2}")
         });
+        let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0}"));
+        let (server_cpu, db_cpu) = (us(r.cpu_us.0), us(r.cpu_us.1));
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {:.0} | {latency} | {} | {} | {} |",
+            "| {} | {} | {} | {:.0} | {latency} | {} | {} | {server_cpu} | {db_cpu} | {} |",
             r.scenario,
             r.backend,
             r.load,

@@ -1,6 +1,7 @@
 //! One account's sandbox on a running server: the requests the scenarios
 //! send, and the seeding they need, sent through the driver like any load.
 
+use crate::cpu::CpuTimes;
 use crate::driver::{self, Load, MakeRequest, Outcome, Until};
 use crate::server::Server;
 use anyhow::{Context, ensure};
@@ -25,6 +26,8 @@ pub struct Sandbox {
     pub base: String,
     /// Numbers requests across the whole run, so references never repeat.
     sequence: Arc<AtomicU64>,
+    /// The server's process, whose CPU each run measures.
+    server_pid: u32,
 }
 
 impl Sandbox {
@@ -42,6 +45,7 @@ impl Sandbox {
             key,
             base: server.base.clone(),
             sequence,
+            server_pid: server.pid(),
         })
     }
 
@@ -60,7 +64,10 @@ impl Sandbox {
     /// Runs `load`; request numbers continue from the last run's.
     pub async fn drive(&self, load: Load, make: MakeRequest) -> Outcome {
         let first = self.sequence.fetch_add(1 << 32, Ordering::Relaxed);
-        driver::run(load, first, make).await
+        let before = CpuTimes::now(self.server_pid);
+        let mut outcome = driver::run(load, first, make).await;
+        outcome.cpu = Some(CpuTimes::now(self.server_pid).since(before));
+        outcome
     }
 
     async fn call(&self, request: reqwest::RequestBuilder) -> anyhow::Result<Value> {

@@ -250,6 +250,10 @@ pub struct Server {
 }
 
 impl Server {
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The most memory the server has held resident since it started
     /// (`VmHWM`), in MiB.
     pub fn peak_rss_mib(&self) -> anyhow::Result<f64> {
