@@ -278,6 +278,21 @@ async fn a_forced_post_may_overdraw_and_the_next_debit_deletes_the_card_and_othe
             "{}",
             db.backend()
         );
+        // Migrated, an overdrawn card is written off too: the new card starts at 0.
+        let owing = s.card(&holder, "1000").await;
+        let mut forced = debit(&owing, "1200", "EMIRATES 176 DXB", "f4");
+        forced["force"] = json!(true);
+        assert_eq!(s.patch("/cards/mock_debit_transaction", forced).await.status, 200);
+        let migration = json!({"cardholder_id": holder, "card_id": owing, "card_type": "virtual",
+            "target_card_brand": "Mastercard", "target_card_currency": "USD", "card_limit": "500000"});
+        assert_eq!(s.post("/cards/migrate_card", migration).await.status, 201);
+        let usd = &sandbox_totals(&db)["USD"];
+        assert_eq!(
+            (&usd["losses"], &usd["card"]),
+            (&json!(-4_700), &json!(0)),
+            "{}",
+            db.backend()
+        );
         assert_ledger(&db);
 
         // Frozen: declined with its reason; the monthly limit counts approved spend.

@@ -69,6 +69,12 @@ async fn the_operator_credits_a_live_wallet_once_per_reference_and_totals_show_i
             (&json!(false), &json!("250000"))
         );
         assert_eq!(again["created_at"], first["created_at"]);
+        // Spaces around it, or another case, name the same transfer.
+        let alike = credited(&usd(&db, account, " WIRE-2026-001 ", "250000"));
+        assert_eq!(
+            (&alike["credited_now"], &alike["reference"]),
+            (&json!(false), &json!("wire-2026-001"))
+        );
         // The same reference for another amount is refused, naming the first.
         let other = usd(&db, account, "wire-2026-001", "999");
         assert!(!other.status.success());

@@ -12,6 +12,11 @@ use std::ops::RangeInclusive;
 /// minor units (100 billion USD or NGN), a hundredth of [`Amount::MAX`].
 pub const DEFAULT_MAX_WALLET: Amount = Amount::from_const(10_000_000_000_000);
 
+/// How low the accounts that only ever go down (deposits, losses) may
+/// go: a thousand times [`Amount::MAX`], 10^16 USD or NGN over an
+/// account's life, while two balances and an amount still fit in i64.
+const LIFETIME_FLOOR: i64 = -1_000 * Amount::MAX.minor();
+
 /// What a ledger account holds money for, and so which balances it may
 /// hold. Every money step keeps each balance in its range; the ledger
 /// check reports any balance found outside it.
@@ -83,7 +88,7 @@ impl AccountKind {
             AccountKind::FeeIncome | AccountKind::CardSpend => 0..=Amount::MAX.minor(),
             AccountKind::Card => -max_debit..=max_balance,
             AccountKind::CardTransit => 0..=max_balance + max_debit,
-            AccountKind::Deposits | AccountKind::Losses => -Amount::MAX.minor()..=0,
+            AccountKind::Deposits | AccountKind::Losses => LIFETIME_FLOOR..=0,
         }
     }
 }

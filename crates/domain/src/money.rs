@@ -92,7 +92,7 @@ impl Amount {
         self.0.checked_sub(other.0).and_then(Amount::from_minor)
     }
 
-    pub fn minor(self) -> i64 {
+    pub const fn minor(self) -> i64 {
         self.0
     }
 }

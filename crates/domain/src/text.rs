@@ -6,33 +6,57 @@ use crate::InvalidInput;
 
 /// Checks that `value` has 1 to `max` characters, not all of them
 /// spaces, and none of them a control character (NUL, escape, line
-/// breaks...), a bidirectional control (which would show the text reversed
-/// in a dashboard or a statement) or an invisible one (zero-width space,
-/// byte-order mark, line and paragraph separators), with which two
-/// references that look alike differ, or one looks empty.
+/// breaks...) or one of [`INVISIBLE`]: bidirectional controls (which would
+/// show the text reversed in a dashboard or a statement) and characters
+/// that show nothing, with which two references that look alike differ,
+/// or one looks empty.
 pub fn plain(field: &str, value: &str, max: usize) -> Result<(), InvalidInput> {
     let length = value.chars().count();
     if value.trim().is_empty() || length > max || value.chars().any(misleading) {
-        let rule = format!("must be 1 to {max} characters, none of them control characters");
+        let rule =
+            format!("must be 1 to {max} characters, none of them control, invisible or bidirectional characters");
         return Err(InvalidInput::new(field, rule));
     }
     Ok(())
 }
 
+/// The characters free text may not hold besides control characters, as
+/// inclusive ranges: Unicode's default-ignorable code points of the Basic
+/// Multilingual Plane (soft hyphen, zero-width characters and joiners,
+/// bidirectional controls, line and paragraph separators, word joiner and
+/// invisible operators, fillers, variation selectors, the byte-order
+/// mark), and the Braille pattern blank, which shows as a space but is
+/// none. (The OpenAPI document states the same set as a pattern, which
+/// ECMA-262 can only write for this plane.)
+pub const INVISIBLE: &[(char, char)] = &[
+    ('\u{00AD}', '\u{00AD}'),
+    ('\u{034F}', '\u{034F}'),
+    ('\u{061C}', '\u{061C}'),
+    ('\u{115F}', '\u{1160}'),
+    ('\u{17B4}', '\u{17B5}'),
+    ('\u{180B}', '\u{180F}'),
+    ('\u{200B}', '\u{200F}'),
+    ('\u{2028}', '\u{202E}'),
+    ('\u{2060}', '\u{206F}'),
+    ('\u{2800}', '\u{2800}'),
+    ('\u{3164}', '\u{3164}'),
+    ('\u{FE00}', '\u{FE0F}'),
+    ('\u{FEFF}', '\u{FEFF}'),
+    ('\u{FFA0}', '\u{FFA0}'),
+    ('\u{FFF0}', '\u{FFF8}'),
+];
+
 fn misleading(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{202A}'..='\u{202E}'
-                | '\u{2066}'..='\u{2069}'
-                | '\u{200E}'
-                | '\u{200F}'
-                | '\u{061C}'
-                | '\u{200B}'
-                | '\u{FEFF}'
-                | '\u{2028}'
-                | '\u{2029}'
-        )
+    c.is_control() || INVISIBLE.iter().any(|(low, high)| (*low..=*high).contains(&c))
+}
+
+/// The form of an operator's reference that decides whether two are the
+/// same: without outer spaces, composed (NFC: `é` typed as one character
+/// or as `e` and an accent), and in lower case, so that `WIRE-9 ` and
+/// `wire-9` name one bank transfer.
+pub fn reference_key(value: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    value.trim().nfc().collect::<String>().to_lowercase()
 }
 
 #[cfg(test)]
@@ -57,6 +81,13 @@ mod tests {
             "\u{200B}",
             "\u{FEFF}",
             "a\u{2028}b",
+            "a\u{200C}b",
+            "a\u{200D}b",
+            "a\u{2060}b",
+            "a\u{00AD}b",
+            "\u{2800}",
+            "\u{115F}",
+            "a\u{FE0F}",
         ] {
             assert_eq!(plain("f", bad, 200).unwrap_err().field, "f", "{bad:?}");
         }
@@ -64,7 +95,23 @@ mod tests {
         assert!(plain("f", &"a".repeat(201), 200).is_err());
     }
 
+    #[test]
+    fn references_that_look_alike_have_one_key() {
+        let key = reference_key("wire-9");
+        for alike in ["wire-9 ", " WIRE-9", "Wire-9\t"] {
+            assert_eq!(reference_key(alike), key, "{alike:?}");
+        }
+        assert_eq!(reference_key("caf\u{e9}"), reference_key("cafe\u{301}"));
+        assert_ne!(reference_key("wire-9"), reference_key("wire-90"));
+    }
+
     proptest! {
+        #[test]
+        fn a_key_is_its_own_key(value in "\\PC{0,40}") {
+            let key = reference_key(&value);
+            prop_assert_eq!(reference_key(&key), key);
+        }
+
         #[test]
         fn what_passes_is_bounded_and_has_no_control_character(value in ".{0,300}", max in 1usize..250) {
             if plain("f", &value, max).is_ok() {

@@ -20,7 +20,9 @@ pub trait LedgerAudit: Send + Sync {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LedgerTotal {
     pub mode: Mode,
-    /// `issuing_wallet`, `faucet`, `fee_income`, `card`, `card_transit`, `card_spend`.
+    /// An [`domain::ledger::AccountKind`] as stored: `issuing_wallet`,
+    /// `faucet`, `deposits`, `fee_income`, `card`, `card_transit`,
+    /// `card_spend`, `losses`.
     pub kind: String,
     pub currency: String,
     /// Summed in `i128`: no number of accounts can make it wrap.

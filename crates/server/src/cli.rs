@@ -440,7 +440,8 @@ pub enum ReviewCommand {
 pub enum LedgerCommand {
     /// Verify every ledger invariant; exits 1 and names each breach.
     Check,
-    /// The balance of each kind of ledger account, summed per currency over
-    /// all accounts and modes, as one JSON object: `{"USD": {"card": ...}}`.
+    /// The balance of each kind of ledger account, summed per mode and
+    /// currency over all accounts, as one JSON object:
+    /// `{"live": {"USD": {"card": ...}}, "test": {...}}`.
     Totals,
 }

@@ -400,22 +400,26 @@ pub async fn credit_wallet(db_args: &DbArgs, serve: &ServeArgs, args: &CreditArg
     };
     let mode = request.mode;
     let credited = app.credit_wallet(request).await?;
+    // Debug-formatted text: quoted, so a note cannot pose as more fields.
+    let what = match credited.moved_now {
+        true => "issuing wallet credited from deposits",
+        false => "issuing wallet credit already made under this reference: nothing moved",
+    };
     tracing::info!(
-        account = %args.account_id,
+        account = ?args.account_id,
         mode = mode.as_str(),
         currency = credited.currency.code(),
         amount = credited.amount.minor(),
-        reference = %args.reference,
-        note = %args.note,
-        moved_now = credited.moved_now,
-        "issuing wallet credited from deposits"
+        reference = ?credited.reference,
+        note = ?args.note,
+        "{what}"
     );
     let out = json!({
         "account_id": args.account_id,
         "livemode": mode.is_live(),
         "currency": credited.currency.code(),
         "amount": credited.amount.to_string(),
-        "reference": args.reference,
+        "reference": credited.reference,
         "credited_now": credited.moved_now,
         "created_at": credited.created_at.unix(),
         "issuing_balance": credited.issuing_balance.to_string(),

@@ -284,6 +284,12 @@ impl CardStore for Db {
                                 .select(ledger_accounts::balance)
                                 .first::<i64>(conn)
                                 .await?;
+                            // Money on it moves to the new card; a card below
+                            // zero (a forced post) is written off as any
+                            // deleted card is, and the new one starts at 0.
+                            if balance < 0 {
+                                clear_deleted_balance!(conn, &account, mode, old.as_str(), now)?;
+                            }
                             (
                                 source,
                                 Amount::from_minor(balance).unwrap_or(Amount::ZERO),

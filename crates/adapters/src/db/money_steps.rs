@@ -162,7 +162,9 @@ macro_rules! clear_deleted_balance {
                         $crate::db::ledger::LedgerCode::Losses,
                         currency,
                     ),
-                    -Amount::MAX.minor(),
+                    *domain::ledger::AccountKind::Losses
+                        .allowed(currency, Amount::MAX)
+                        .start(),
                 ),
                 (card_account.clone(), 0),
                 amount,

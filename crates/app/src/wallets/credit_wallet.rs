@@ -29,6 +29,9 @@ const MAX_NOTE: usize = 500;
 pub struct Credited {
     pub currency: Currency,
     pub amount: Amount,
+    /// The reference as kept: trimmed, composed and in lower case
+    /// ([`domain::text::reference_key`]).
+    pub reference: String,
     /// False when the reference had been credited: nothing moved now.
     pub moved_now: bool,
     pub created_at: Timestamp,
@@ -46,15 +49,16 @@ impl App {
             max_wallet,
             "the most an issuing wallet may hold",
         )?;
+        let note = request.note.trim();
         domain::text::plain("reference", request.reference, MAX_REFERENCE)?;
-        domain::text::plain("note", request.note, MAX_NOTE)?;
+        domain::text::plain("note", note, MAX_NOTE)?;
         let credit = WalletCredit {
             account: request.account,
             mode: request.mode,
             currency,
             amount,
-            reference: request.reference.to_string(),
-            note: request.note.to_string(),
+            reference: domain::text::reference_key(request.reference),
+            note: note.to_string(),
         };
         let now = self.now_for(&credit.account, credit.mode).await?;
         let wallets = &self.ports.wallets;
@@ -62,6 +66,7 @@ impl App {
             Ok(CreditOutcome::Credited { balance }) => Ok(Credited {
                 currency,
                 amount,
+                reference: credit.reference,
                 moved_now: true,
                 created_at: now,
                 issuing_balance: balance,
@@ -84,6 +89,7 @@ impl App {
                 Ok(Credited {
                     currency,
                     amount,
+                    reference: credit.reference,
                     moved_now: false,
                     created_at,
                     issuing_balance: balances.of(currency),
