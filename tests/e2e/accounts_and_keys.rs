@@ -149,7 +149,8 @@ async fn a_key_file_that_is_missing_or_readable_by_others_is_refused_and_never_r
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rolled_key_overlaps_its_successor_until_it_expires_and_a_revoked_one_stops_at_once() {
     for db in TestDb::all().await {
-        let server = Server::start(&db);
+        // Every request looks its key up: "at once" means the next request.
+        let server = Server::start_with(&db, &["--key-cache-secs", "0"]);
         let created: Value = serde_json::from_slice(&create_account(&db, &[]).stdout).unwrap();
         let account = created["account_id"].as_str().unwrap();
         let (old_test, old_live) = (
@@ -336,5 +337,54 @@ async fn the_master_key_rotates_while_the_service_runs_and_the_old_key_then_open
         assert!(String::from_utf8_lossy(&without_previous.stderr).contains("ISSUING_PREVIOUS_MASTER_KEY"));
         let (ok, out) = ledger_check(&db);
         assert!(ok, "{}: {out}", db.backend());
+    }
+}
+
+/// A process trusts a key it looked up for `--key-cache-secs`: a revoked
+/// key keeps working there that long, and no longer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_revoked_key_stops_within_the_key_cache_window() {
+    for db in TestDb::all().await {
+        let server = Server::start_with(&db, &["--key-cache-secs", "3"]);
+        let created: Value = serde_json::from_slice(&create_account(&db, &[]).stdout).unwrap();
+        let (account, key) = (
+            created["account_id"].as_str().unwrap(),
+            created["test_secret_key"].as_str().unwrap(),
+        );
+        let status = || async {
+            client()
+                .get(server.url("/v1/issuing/sandbox/events"))
+                .header("token", bearer(key))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        };
+        let looked_up = std::time::Instant::now();
+        assert_eq!(status().await, 200, "{}", db.backend());
+        let listed = run(issuing(&db).args(["accounts", "keys", account]));
+        let keys: Vec<Value> = String::from_utf8_lossy(&listed.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let test_key = keys.iter().find(|k| k["livemode"] == false).unwrap()["id"]
+            .as_str()
+            .unwrap();
+        let revoked = run(issuing(&db).args(["accounts", "revoke-key", account, test_key]));
+        assert!(revoked.status.success(), "{}", String::from_utf8_lossy(&revoked.stderr));
+        if looked_up.elapsed() < std::time::Duration::from_secs(2) {
+            assert_eq!(
+                status().await,
+                200,
+                "{}: trusted while its lookup is fresh",
+                db.backend()
+            );
+        }
+        // Three seconds after the lookup at most (counted in whole
+        // seconds: within 4), every request refuses it.
+        tokio::time::sleep(std::time::Duration::from_millis(4_100).saturating_sub(looked_up.elapsed())).await;
+        assert_eq!(status().await, 401, "{}: still trusted past the window", db.backend());
+        server.stop();
     }
 }

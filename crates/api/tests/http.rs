@@ -28,6 +28,7 @@ fn authenticating() -> Mocks {
             (hash != "h:sk_test_unknownunknownunknownunknownunknown").then(|| KeyOwner {
                 account_id: AccountId::new("acct_1"),
                 mode,
+                expires_at: None,
             }),
         )
     });

@@ -12,6 +12,7 @@ pub mod health;
 pub mod jobs;
 pub mod rewards;
 pub mod test_clock;
+mod ttl_cache;
 pub mod wallets;
 mod webhook;
 
@@ -80,6 +81,10 @@ pub struct Settings {
     /// Whether webhook URLs may point at non-public addresses, and use
     /// http:// in live mode (local development and tests).
     pub webhook_allow_private: bool,
+    /// How long a process trusts an API key it looked up: a revoked key
+    /// keeps working in a running process for at most this long (0: every
+    /// request looks its key up).
+    pub key_cache_secs: i64,
 }
 
 #[derive(Clone)]
@@ -89,6 +94,9 @@ pub struct App {
     /// Each account's reward switch per mode, read at most once every
     /// few seconds per process: approved debits consult it.
     reward_switches: rewards::Switches,
+    /// The owner of each API key this process looked up lately, by the
+    /// key's lookup hash: most requests need no key lookup.
+    key_owners: ttl_cache::TtlCache<String, ports::accounts::KeyOwner>,
     /// Each account's webhook deliveries in flight and endpoint breakers,
     /// in this process.
     delivery_gate: Arc<events::DeliveryGate>,
@@ -98,8 +106,9 @@ impl App {
     pub fn new(ports: Ports, settings: Settings) -> Self {
         Self {
             ports,
+            key_owners: ttl_cache::TtlCache::new(settings.key_cache_secs),
             settings,
-            reward_switches: rewards::Switches::default(),
+            reward_switches: rewards::Switches::new(rewards::SWITCH_CACHE_SECS),
             delivery_gate: Arc::default(),
         }
     }
@@ -201,6 +210,8 @@ pub mod testing {
         pub ids: MockIds,
         pub vault: MockVault,
         pub rewards: MockRewardStore,
+        /// `Settings::key_cache_secs`: 0, every request looks its key up.
+        pub key_cache_secs: i64,
     }
 
     impl Mocks {
@@ -238,6 +249,7 @@ pub mod testing {
                     regions: Arc::new(regions()),
                     max_wallet: domain::ledger::DEFAULT_MAX_WALLET,
                     webhook_allow_private: false,
+                    key_cache_secs: self.key_cache_secs,
                 },
             )
         }

@@ -50,14 +50,20 @@ fn ticks_per_second() -> u64 {
     u64::try_from(ticks).ok().filter(|t| *t > 0).unwrap_or(100)
 }
 
-/// utime + stime of `/proc/<pid>/stat`: fields 14 and 15, counted after
-/// the command name, which may hold spaces and parentheses.
+/// utime + stime + cutime + cstime of `/proc/<pid>/stat` (fields 14 to
+/// 17, counted after the command name, which may hold spaces and
+/// parentheses): the process's own CPU and its exited children's. The
+/// children's count for PostgreSQL's postmaster, whose backends come and
+/// go within a run (pgbench's connections); the server has none.
 fn process_cpu(proc_dir: &str) -> Option<Duration> {
     let stat = std::fs::read_to_string(format!("{proc_dir}/stat")).ok()?;
     let after_name = &stat[stat.rfind(')')? + 2..];
     let fields: Vec<&str> = after_name.split(' ').collect();
     // after_name starts at field 3 (state): utime is field 14.
-    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    let mut ticks = 0;
+    for field in fields.get(11..15)? {
+        ticks += field.parse::<u64>().ok()?;
+    }
     Some(Duration::from_micros(ticks * 1_000_000 / ticks_per_second()))
 }
 

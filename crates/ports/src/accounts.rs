@@ -59,6 +59,9 @@ pub struct KeySummary {
 pub struct KeyOwner {
     pub account_id: AccountId,
     pub mode: Mode,
+    /// When the key stops working (a rolled key); `None`: the mode's
+    /// current key, until it is rolled or revoked.
+    pub expires_at: Option<Timestamp>,
 }
 
 #[cfg_attr(feature = "mocks", mockall::automock)]

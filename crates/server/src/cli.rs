@@ -193,6 +193,13 @@ pub struct ServeArgs {
     #[arg(long, env = "ISSUING_FX_USD_NGN", default_value = "155000", value_parser = parse_amount)]
     pub fx_usd_ngn: Amount,
 
+    /// How many seconds a process trusts an API key it looked up, 0 to 300:
+    /// a revoked key keeps working this long in each running process (0:
+    /// every request looks its key up in the database).
+    #[arg(long, env = "ISSUING_KEY_CACHE_SECS", default_value = "5",
+          value_parser = clap::value_parser!(i64).range(0..=300))]
+    pub key_cache_secs: i64,
+
     /// The public URL of the deal claim page; it is served on the API
     /// listener at this URL's path (default `/web/rewards`).
     #[arg(long, env = "ISSUING_REWARDS_WEB_URL", value_parser = parse_page_url)]

@@ -121,6 +121,7 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
             regions: Arc::new(reference::regions()),
             max_wallet: args.max_wallet_balance,
             webhook_allow_private: worker.webhook_allow_private,
+            key_cache_secs: serve.key_cache_secs,
         },
     ))
 }

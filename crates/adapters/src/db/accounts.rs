@@ -163,14 +163,15 @@ impl AccountStore for Db {
             api_keys::table
                 .filter(api_keys::lookup_hash.eq(lookup_hash))
                 .filter(unexpired!(now.unix()))
-                .select((api_keys::account_id, api_keys::livemode))
-                .first::<(String, bool)>(conn)
+                .select((api_keys::account_id, api_keys::livemode, api_keys::expires_at))
+                .first::<(String, bool, Option<i64>)>(conn)
                 .await
                 .optional()
         })?;
-        Ok(row.map(|(account_id, live)| KeyOwner {
+        Ok(row.map(|(account_id, live, expires_at)| KeyOwner {
             account_id: AccountId::new(account_id),
             mode: Mode::from_live(live),
+            expires_at: expires_at.map(Timestamp::from_unix),
         }))
     }
 

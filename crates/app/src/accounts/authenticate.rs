@@ -34,12 +34,23 @@ impl App {
     pub async fn authenticate(&self, header: Option<&str>, required: Mode) -> Result<Caller, AuthenticateError> {
         let key = api_key::parse_header(header, required)?;
         let hash = self.ports.vault.lookup_hash(key.expose());
-        let owner = self
-            .ports
-            .accounts
-            .find_key(&hash, self.ports.clock.now())
-            .await?
-            .ok_or(AuthError::Unknown)?;
+        let now = self.ports.clock.now();
+        // A key looked up lately is trusted until its own expiry, for at
+        // most `key_cache_secs`; an unknown key is looked up every time,
+        // so a new key works at once.
+        let owner = match self.key_owners.get(&hash, now) {
+            Some(owner) if owner.expires_at.is_none_or(|at| at > now) => owner,
+            _ => {
+                let owner = self
+                    .ports
+                    .accounts
+                    .find_key(&hash, now)
+                    .await?
+                    .ok_or(AuthError::Unknown)?;
+                self.key_owners.put(hash, owner.clone(), now);
+                owner
+            }
+        };
         Ok(Caller {
             account_id: owner.account_id,
             mode: owner.mode,
@@ -67,6 +78,7 @@ mod tests {
             Ok(found.then(|| KeyOwner {
                 account_id: AccountId::new("acct_9"),
                 mode: Mode::Test,
+                expires_at: None,
             }))
         });
         m
@@ -104,5 +116,53 @@ mod tests {
             .await
             .unwrap_err();
         assert!(matches!(e, AuthenticateError::Auth(AuthError::TestKeyOnLive)));
+    }
+
+    #[tokio::test]
+    async fn a_key_is_looked_up_once_per_window_and_never_past_its_expiry() {
+        let now = std::sync::Arc::new(std::sync::atomic::AtomicI64::new(1_000));
+        let clock = now.clone();
+        let mut m = Mocks {
+            key_cache_secs: 5,
+            ..Mocks::default()
+        };
+        m.vault.expect_lookup_hash().returning(|s| format!("h:{s}"));
+        m.clock
+            .expect_now()
+            .returning(move || domain::Timestamp::from_unix(clock.load(std::sync::atomic::Ordering::SeqCst)));
+        // Read at 1000 and at 1005 (the window ended); the second read
+        // finds the key rolled, expiring at 1007, and it is read again at
+        // 1007 (no longer found).
+        let mut seq = mockall::Sequence::new();
+        for expires_at in [None, Some(1_007)] {
+            m.accounts
+                .expect_find_key()
+                .times(1)
+                .in_sequence(&mut seq)
+                .returning(move |_, _| {
+                    Ok(Some(KeyOwner {
+                        account_id: AccountId::new("acct_9"),
+                        mode: Mode::Test,
+                        expires_at: expires_at.map(domain::Timestamp::from_unix),
+                    }))
+                });
+        }
+        m.accounts
+            .expect_find_key()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_, _| Ok(None));
+        let app = m.app();
+        let header = format!("Bearer {KEY}");
+        let at = |t: i64| now.store(t, std::sync::atomic::Ordering::SeqCst);
+        for t in [1_000, 1_002, 1_004, 1_005, 1_006] {
+            at(t);
+            assert!(app.authenticate(Some(&header), Mode::Test).await.is_ok(), "at {t}");
+        }
+        at(1_007);
+        assert!(
+            app.authenticate(Some(&header), Mode::Test).await.is_err(),
+            "expired at 1007"
+        );
     }
 }

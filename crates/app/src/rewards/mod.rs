@@ -8,7 +8,8 @@ mod rules;
 pub use pages::{
     CHART_MONTHS, ChartKind, DealPage, DealQuery, PAGE_SESSION_SECS, PageError, PageSession, SpendingChart,
 };
-pub use rules::{RulesChange, Switches};
+pub use rules::RulesChange;
+pub(crate) use rules::{SWITCH_CACHE_SECS, Switches};
 
 use crate::{App, Caller, RequestError};
 use domain::events::payloads::{Event, RewardAssigned};

@@ -13,19 +13,13 @@ use domain::rewards::rules::{MonthActivity, RewardRules, Rule};
 use domain::{Amount, Mode, Timestamp};
 use ports::StoreError;
 use ports::jobs::JobKind;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 
 /// How long a process trusts the reward switch it read: a switch turned
 /// on or off applies to debits within this many seconds everywhere.
 pub const SWITCH_CACHE_SECS: i64 = 10;
 
 /// The reward switch of each account and mode this process read lately.
-#[derive(Clone, Default)]
-pub struct Switches(Arc<Mutex<HashMap<(AccountId, Mode), Switch>>>);
-
-/// A switch as read: on or off, and when.
-type Switch = (bool, Timestamp);
+pub(crate) type Switches = crate::ttl_cache::TtlCache<(AccountId, Mode), bool>;
 
 /// A change of rules: each field given replaces the current one.
 #[derive(Debug, Clone, Default)]
@@ -76,7 +70,7 @@ impl App {
         if !self.ports.rewards.set_rules(account, mode, rules).await? {
             return Err(domain::InvalidInput::new("account_id", "no account with this id").into());
         }
-        self.reward_switches.forget(account, mode);
+        self.reward_switches.forget(&(account.clone(), mode));
         Ok(rules)
     }
 
@@ -97,11 +91,11 @@ impl App {
 
     async fn rewards_on(&self, account: &AccountId, mode: Mode) -> Result<bool, StoreError> {
         let now = self.ports.clock.now();
-        if let Some(on) = self.reward_switches.get(account, mode, now) {
+        if let Some(on) = self.reward_switches.get(&(account.clone(), mode), now) {
             return Ok(on);
         }
         let on = self.ports.rewards.rules(account, mode).await?.enabled;
-        self.reward_switches.put(account, mode, on, now);
+        self.reward_switches.put((account.clone(), mode), on, now);
         Ok(on)
     }
 
@@ -177,24 +171,6 @@ impl App {
                 Ok(())
             }
         }
-    }
-}
-
-impl Switches {
-    fn get(&self, account: &AccountId, mode: Mode, now: Timestamp) -> Option<bool> {
-        let switches = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        let (on, read_at) = switches.get(&(account.clone(), mode))?;
-        (now.secs_since(*read_at) < SWITCH_CACHE_SECS).then_some(*on)
-    }
-
-    fn put(&self, account: &AccountId, mode: Mode, on: bool, now: Timestamp) {
-        let mut switches = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        switches.insert((account.clone(), mode), (on, now));
-    }
-
-    fn forget(&self, account: &AccountId, mode: Mode) {
-        let mut switches = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        switches.remove(&(account.clone(), mode));
     }
 }
 
