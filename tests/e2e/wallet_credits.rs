@@ -155,7 +155,7 @@ async fn a_credit_that_breaks_a_rule_names_it_and_moves_nothing() {
             ),
         ];
         for (case, change, expected) in cases {
-            let mut args = vec![
+            let mut args = [
                 ("--currency", "USD"),
                 ("--amount", "5"),
                 ("--reference", "r-1"),
