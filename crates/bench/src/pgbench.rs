@@ -40,6 +40,9 @@ fn pgbench(
     }
     let before = CpuTimes::database_now();
     let out = cmd.arg(&db.url).output().context("running pgbench")?;
+    // pgbench's backends have exited; their CPU counts once the
+    // postmaster has reaped them, which it does at once, give or take.
+    std::thread::sleep(Duration::from_millis(300));
     let cpu = CpuTimes::database_now().since(before);
     let stdout = String::from_utf8_lossy(&out.stdout);
     ensure!(
