@@ -97,6 +97,22 @@ pub struct Transfer {
     pub created_at: Timestamp,
 }
 
+/// A funding or unloading as requested: the card's cardholder is read
+/// under the card's lock, with no read before.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewTransfer {
+    pub id: TransferId,
+    pub account_id: AccountId,
+    pub mode: Mode,
+    pub card_id: CardId,
+    pub kind: TransferKind,
+    /// The path's currency: the card must be in it.
+    pub currency: Currency,
+    pub amount: Amount,
+    pub transaction_reference: String,
+    pub created_at: Timestamp,
+}
+
 /// Why a fund or unload request was refused; nothing was reserved.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ReserveError {
@@ -277,11 +293,12 @@ pub trait CardStore: Send + Sync {
     ) -> Result<Option<Amount>, StoreError>;
 
     /// Validates and reserves a fund or unload: the reference is taken, the
-    /// card's 5-minute window is taken, and the money moves into transit
+    /// card's 5-minute window is taken (no card of the account, mode and
+    /// currency: `CardNotFound`), and the money moves into transit
     /// (funding: the wallet must cover it and the card stay within 5,000
     /// USD; unloading: the card's available balance must cover it), with
     /// the job that settles it, in one transaction.
-    async fn reserve(&self, transfer: Transfer, settle: NewJob) -> Result<(), ReserveError>;
+    async fn reserve(&self, transfer: NewTransfer, settle: NewJob) -> Result<(), ReserveError>;
 
     async fn transfer(&self, id: &TransferId) -> Result<Option<Transfer>, StoreError>;
 

@@ -30,8 +30,8 @@ use domain::paging::Page;
 use domain::{Amount, Currency, Mode, Timestamp};
 use ports::StoreError;
 use ports::cards::{
-    CardRecord, CardStore, CreateCardError, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, PinKind,
-    ReserveError, RuleState, SealedDetails, Settled, SettlementItem, Transfer,
+    CardRecord, CardStore, CreateCardError, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, NewTransfer,
+    PinKind, ReserveError, RuleState, SealedDetails, Settled, SettlementItem, Transfer,
 };
 use ports::events::NewEvent;
 use ports::jobs::NewJob;
@@ -129,7 +129,7 @@ impl CardRow {
     }
 }
 
-#[derive(Insertable, Queryable, Selectable)]
+#[derive(Clone, Insertable, Queryable, Selectable)]
 #[diesel(table_name = card_transfers)]
 struct TransferRow {
     id: String,
@@ -467,7 +467,7 @@ impl CardStore for Db {
         }
     }
 
-    async fn reserve(&self, transfer: Transfer, settle: NewJob) -> Result<(), ReserveError> {
+    async fn reserve(&self, transfer: NewTransfer, settle: NewJob) -> Result<(), ReserveError> {
         let (account, mode, now) = (&transfer.account_id, transfer.mode, transfer.created_at);
         let card = transfer.card_id.as_str();
         let (kind, amount) = (transfer.kind, transfer.amount);
@@ -475,12 +475,13 @@ impl CardStore for Db {
         let places = &Places::of(account, mode, card, product.currency);
         let (balance_account, transit) = (&places.card, &places.transit);
         let job = &JobRow::new(settle, account, mode);
-        let row = &TransferRow {
+        let row = TransferRow {
             id: transfer.id.to_string(),
             account_id: account.to_string(),
             livemode: mode.is_live(),
             card_id: card.to_string(),
-            cardholder_id: transfer.cardholder_id.to_string(),
+            // Read under the card's lock below.
+            cardholder_id: String::new(),
             kind: kind.as_str().to_string(),
             amount: amount.minor(),
             transaction_reference: transfer.transaction_reference.clone(),
@@ -499,28 +500,31 @@ impl CardStore for Db {
                         now.unix(),
                         ReserveError::ReferenceUsed
                     );
-                    // The card's window for this kind, taken first: it locks the card.
-                    let card_row = mine!(account, mode).filter(cards::id.eq(card));
+                    // The card's window for this kind, taken first: it locks
+                    // the card (of the path's currency: another is unknown here).
+                    let card_row = mine!(account, mode)
+                        .filter(cards::id.eq(card))
+                        .filter(cards::currency.eq(product.currency.code()));
                     let since = transfer::window_start(now).unix();
-                    let fee_hold = match kind {
+                    let locked = match kind {
                         TransferKind::Fund => diesel::update(
                             card_row.filter(cards::last_funded_at.is_null().or(cards::last_funded_at.le(since))),
                         )
                         .set(cards::last_funded_at.eq(now.unix()))
-                        .returning(cards::fee_hold)
-                        .get_result::<i64>(conn)
+                        .returning((cards::fee_hold, cards::cardholder_id))
+                        .get_result::<(i64, String)>(conn)
                         .await
                         .optional()?,
                         TransferKind::Unload => diesel::update(
                             card_row.filter(cards::last_unloaded_at.is_null().or(cards::last_unloaded_at.le(since))),
                         )
                         .set(cards::last_unloaded_at.eq(now.unix()))
-                        .returning(cards::fee_hold)
-                        .get_result::<i64>(conn)
+                        .returning((cards::fee_hold, cards::cardholder_id))
+                        .get_result::<(i64, String)>(conn)
                         .await
                         .optional()?,
                     };
-                    let Some(fee_hold) = fee_hold else {
+                    let Some((fee_hold, cardholder_id)) = locked else {
                         let last = card_row
                             .select((cards::last_funded_at, cards::last_unloaded_at))
                             .first::<(Option<i64>, Option<i64>)>(conn)
@@ -546,8 +550,12 @@ impl CardStore for Db {
                             return Err(TxError::Refused(ReserveError::OverMaxBalance));
                         }
                     }
+                    let row = TransferRow {
+                        cardholder_id,
+                        ..row.clone()
+                    };
                     diesel::insert_into(card_transfers::table)
-                        .values(row)
+                        .values(&row)
                         .execute(conn)
                         .await?;
                     diesel::insert_into(jobs::table).values(job).execute(conn).await?;

@@ -14,8 +14,8 @@ use domain::ledger::DEFAULT_MAX_WALLET;
 use domain::{Amount, Currency, Mode};
 use ports::cardholders::CardholderStore;
 use ports::cards::{
-    CardRecord, CardStore, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, ReserveError, SealedDetails, Settled,
-    SettlementItem, Transfer,
+    CardRecord, CardStore, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, NewTransfer, ReserveError,
+    SealedDetails, Settled, SettlementItem,
 };
 use ports::events::{EventStore, NewEvent};
 use ports::jobs::JobStore;
@@ -108,18 +108,16 @@ pub(super) async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
     (db, card)
 }
 
-fn transfer(id: &str, card: &CardId, kind: TransferKind, cents: i64, now: i64) -> Transfer {
-    Transfer {
+fn transfer(id: &str, card: &CardId, kind: TransferKind, cents: i64, now: i64) -> NewTransfer {
+    NewTransfer {
         id: TransferId::new(id),
         account_id: AccountId::new(ACCOUNT),
         mode: Mode::Test,
         card_id: card.clone(),
-        cardholder_id: CardholderId::new("ch_c"),
         kind,
         currency: domain::Currency::Usd,
         amount: amount(cents),
         transaction_reference: format!("ref-{id}"),
-        state: TransferState::Pending,
         created_at: Timestamp::from_unix(now),
     }
 }

@@ -4,7 +4,6 @@
 use super::{CardError, CardRequest, TransferRequest};
 use crate::testing::{Mocks, caller, nigerian, regions};
 use domain::cardholders::CardholderStatus;
-use domain::cards::CardType;
 use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
 use domain::{Amount, DomainError, ErrorKind, Mode, Secret};
@@ -181,33 +180,6 @@ async fn a_pin_that_does_not_decrypt_to_four_digits_is_a_400_that_does_not_echo_
     }
 }
 
-/// The card the mocks hold: a USD card of `acct_1`.
-fn usd_card() -> ports::cards::CardRecord {
-    ports::cards::CardRecord {
-        id: CardId::new("card_1"),
-        account_id: AccountId::new("acct_1"),
-        mode: Mode::Test,
-        cardholder_id: CardholderId::new("ch_1"),
-        card_type: CardType::Virtual,
-        currency: domain::Currency::Usd,
-        name: "A B".into(),
-        details: ports::cards::SealedDetails {
-            pan: vec![],
-            cvv: vec![],
-            expiry_month: vec![],
-            expiry_year: vec![],
-        },
-        last_4: "6789".into(),
-        limit: domain::cards::CardLimit::Usd5k,
-        fee_hold: Amount::from_const(300),
-        state: domain::cards::state::CardState::Active,
-        pin_3ds_activated: false,
-        meta_data: None,
-        created_at: domain::Timestamp::from_unix(1),
-        balance: 300,
-    }
-}
-
 fn pending(kind: TransferKind) -> Transfer {
     Transfer {
         id: TransferId::new("ctr_1"),
@@ -295,7 +267,7 @@ async fn a_transfer_too_soon_is_a_420_with_the_wait() {
     m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
     m.test_clocks.expect_offset().returning(|_| Ok(0));
     m.ids.expect_unique().returning(|| "u".into());
-    m.cards.expect_get().returning(|_, _, _| Ok(Some(usd_card())));
+    // No read before the reservation: the card is read under its lock.
     m.cards
         .expect_reserve()
         .returning(|_, _| Err(ReserveError::TooSoon(TransferKind::Fund, 42)));

@@ -7,10 +7,10 @@
 use super::CardError;
 use crate::{App, Caller};
 use domain::cards::product::Product;
-use domain::cards::transfer::{TransferKind, TransferState};
+use domain::cards::transfer::TransferKind;
 use domain::ids::{CardId, TransferId};
 use domain::{Currency, InvalidInput, amount_text, required};
-use ports::cards::Transfer;
+use ports::cards::NewTransfer;
 use ports::jobs::JobKind;
 
 /// The body of a fund or unload request, as sent.
@@ -48,21 +48,18 @@ impl App {
                 return Err(InvalidInput::new("currency", rule).into());
             }
         }
-        let card = self.card_in(caller, &card_id, currency).await?;
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         let id = TransferId::with_suffix(&self.ports.ids.unique());
         let settle = self.job_now(JobKind::SettleCardTransfer, id.to_string());
-        let transfer = Transfer {
+        let transfer = NewTransfer {
             id,
             account_id: caller.account_id.clone(),
             mode: caller.mode,
-            card_id: card.id,
-            cardholder_id: card.cardholder_id,
+            card_id: card_id.clone(),
             kind,
             currency,
             amount,
             transaction_reference: reference.clone(),
-            state: TransferState::Pending,
             created_at: now,
         };
         self.ports.cards.reserve(transfer, settle).await?;
