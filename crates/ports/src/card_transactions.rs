@@ -99,14 +99,14 @@ pub trait CardTransactionStore: Send + Sync {
     /// outcome are stored in the same transaction.
     async fn debit(&self, attempt: DebitAttempt, notices: Notices) -> Result<DebitOutcome, DebitError>;
 
-    /// Whether the card was charged by `merchant_name` between `from`
-    /// (inclusive) and `to` (exclusive).
-    async fn charged_between(
+    /// Whether `merchant_name` charged the card in each of two periods
+    /// (each from its start, inclusive, to its end, exclusive), asked at
+    /// once.
+    async fn charged_in_each(
         &self,
         card: &CardId,
         merchant_name: &str,
-        from: Timestamp,
-        to: Timestamp,
+        periods: [(Timestamp, Timestamp); 2],
     ) -> Result<bool, StoreError>;
 
     /// A page of the card's approved debits, newest first, optionally

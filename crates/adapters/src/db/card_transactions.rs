@@ -266,28 +266,24 @@ impl CardTransactionStore for Db {
         refused_or_failed(result)
     }
 
-    async fn charged_between(
+    async fn charged_in_each(
         &self,
         card: &CardId,
         merchant_name: &str,
-        from: Timestamp,
-        to: Timestamp,
+        [first, second]: [(Timestamp, Timestamp); 2],
     ) -> Result<bool, StoreError> {
-        let from = from.unix();
-        let to = to.unix();
-        let found = with_conn!(self.pool(), |conn| {
-            card_transactions::table
-                .filter(card_transactions::card_id.eq(card.as_str()))
-                .filter(card_transactions::status.eq(APPROVED))
-                .filter(card_transactions::created_at.ge(from))
-                .filter(card_transactions::created_at.lt(to))
-                .filter(card_transactions::merchant_name.eq(merchant_name))
-                .select(card_transactions::id)
-                .first::<String>(conn)
-                .await
-                .optional()
-        })?;
-        Ok(found.is_some())
+        let charged = |(from, to): (Timestamp, Timestamp)| {
+            diesel::dsl::exists(
+                card_transactions::table
+                    .filter(card_transactions::card_id.eq(card.as_str()))
+                    .filter(card_transactions::status.eq(APPROVED))
+                    .filter(card_transactions::created_at.ge(from.unix()))
+                    .filter(card_transactions::created_at.lt(to.unix()))
+                    .filter(card_transactions::merchant_name.eq(merchant_name)),
+            )
+        };
+        let both = diesel::select(charged(first).and(charged(second)));
+        Ok(with_conn!(self.pool(), |conn| both.get_result::<bool>(conn).await)?)
     }
 
     async fn history(

@@ -272,18 +272,11 @@ impl App {
         merchant: &str,
         now: Timestamp,
     ) -> Result<bool, StoreError> {
-        for back in [1, 2] {
-            let (from, to) = now.month_bounds(back);
-            if !self
-                .ports
-                .card_transactions
-                .charged_between(card, merchant, from, to)
-                .await?
-            {
-                return Ok(false);
-            }
-        }
-        Ok(true)
+        let months = [now.month_bounds(1), now.month_bounds(2)];
+        self.ports
+            .card_transactions
+            .charged_in_each(card, merchant, months)
+            .await
     }
 }
 

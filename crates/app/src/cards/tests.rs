@@ -309,8 +309,8 @@ mod debits {
             group: "Utilities".into(),
         });
         m.card_transactions
-            .expect_charged_between()
-            .returning(|_, _, _, _| Ok(true));
+            .expect_charged_in_each()
+            .returning(|_, _, _| Ok(true));
         m.card_transactions.expect_debit().return_once(move |attempt, notices| {
             assert!(
                 attempt.enriched_data.contains(r#""is_recurring":true"#),
