@@ -242,10 +242,23 @@ async fn a_forced_post_may_overdraw_and_the_next_debit_deletes_the_card_and_othe
         let s = Sandbox::start(&db, Some(&receiver.url));
         s.fund_wallet(600_000).await;
         let holder = s.cardholder(13).await;
-        let card = s.card(&holder, "1000").await;
-        let mut forced = debit(&card, "5000", "EMIRATES 176 DXB", "f1");
-        forced["force"] = json!(true);
-        assert_eq!(s.patch("/cards/mock_debit_transaction", forced).await.status, 200);
+        // A card funded with 1,000 that a forced post of `cents` overdraws.
+        let overdrawn = |cents: &'static str, reference: &'static str| {
+            let (s, holder) = (&s, &holder);
+            async move {
+                let card = s.card(holder, "1000").await;
+                let mut forced = debit(&card, cents, "EMIRATES 176 DXB", reference);
+                forced["force"] = json!(true);
+                assert_eq!(s.patch("/cards/mock_debit_transaction", forced).await.status, 200);
+                card
+            }
+        };
+        // What deleted cards left to the account's losses, and what cards hold.
+        let losses_and_cards = || {
+            let usd = &sandbox_totals(&db)["USD"];
+            (usd["losses"].clone(), usd["card"].clone())
+        };
+        let card = overdrawn("5000", "f1").await;
         assert_eq!(s.balance(&card).await.0, -4_000, "{}", db.backend());
         let a = s
             .patch(
@@ -258,41 +271,17 @@ async fn a_forced_post_may_overdraw_and_the_next_debit_deletes_the_card_and_othe
         assert_eq!(deleted[0]["reason"], "negative_balance");
         assert_ledger(&db);
         // The deleted card owes nothing: its 4,000 are the account's loss.
-        let usd = &sandbox_totals(&db)["USD"];
-        assert_eq!(
-            (&usd["losses"], &usd["card"]),
-            (&json!(-4_000), &json!(0)),
-            "{}",
-            db.backend()
-        );
+        assert_eq!(losses_and_cards(), (json!(-4_000), json!(0)), "{}", db.backend());
         // Deleted by the client, an overdrawn card is written off the same way.
-        let overdrawn = s.card(&holder, "1000").await;
-        let mut forced = debit(&overdrawn, "1500", "EMIRATES 176 DXB", "f3");
-        forced["force"] = json!(true);
-        assert_eq!(s.patch("/cards/mock_debit_transaction", forced).await.status, 200);
-        assert_eq!(s.delete(&format!("/cards/delete_card/{overdrawn}")).await.status, 200);
-        let usd = &sandbox_totals(&db)["USD"];
-        assert_eq!(
-            (&usd["losses"], &usd["card"]),
-            (&json!(-4_500), &json!(0)),
-            "{}",
-            db.backend()
-        );
+        let card = overdrawn("1500", "f3").await;
+        assert_eq!(s.delete(&format!("/cards/delete_card/{card}")).await.status, 200);
+        assert_eq!(losses_and_cards(), (json!(-4_500), json!(0)), "{}", db.backend());
         // Migrated, an overdrawn card is written off too: the new card starts at 0.
-        let owing = s.card(&holder, "1000").await;
-        let mut forced = debit(&owing, "1200", "EMIRATES 176 DXB", "f4");
-        forced["force"] = json!(true);
-        assert_eq!(s.patch("/cards/mock_debit_transaction", forced).await.status, 200);
-        let migration = json!({"cardholder_id": holder, "card_id": owing, "card_type": "virtual",
+        let card = overdrawn("1200", "f4").await;
+        let migration = json!({"cardholder_id": holder, "card_id": card, "card_type": "virtual",
             "target_card_brand": "Mastercard", "target_card_currency": "USD", "card_limit": "500000"});
         assert_eq!(s.post("/cards/migrate_card", migration).await.status, 201);
-        let usd = &sandbox_totals(&db)["USD"];
-        assert_eq!(
-            (&usd["losses"], &usd["card"]),
-            (&json!(-4_700), &json!(0)),
-            "{}",
-            db.backend()
-        );
+        assert_eq!(losses_and_cards(), (json!(-4_700), json!(0)), "{}", db.backend());
         assert_ledger(&db);
 
         // Frozen: declined with its reason; the monthly limit counts approved spend.
