@@ -164,8 +164,10 @@ impl WalletStore for Db {
                 })
             }
             (Err(TxError::Refused(Refusal::UnknownAccount)), _) => Err(FundWalletError::UnknownAccount),
-            (Err(TxError::Refused(Refusal::BalanceLimit | Refusal::ReferenceUsed)), _) => {
-                Err(FundWalletError::BalanceLimit)
+            (Err(TxError::Refused(Refusal::BalanceLimit)), _) => Err(FundWalletError::BalanceLimit),
+            // The read after the rollback finds the credit or fails above.
+            (Err(TxError::Refused(Refusal::ReferenceUsed)), None) => {
+                Err(StoreError::new(format!("the credit {} was not found again", credit.reference)).into())
             }
             (Err(TxError::Db(e)), _) => Err(StoreError::from(e).into()),
         }
