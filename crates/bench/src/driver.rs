@@ -46,6 +46,8 @@ pub struct Outcome {
     /// The CPU the server and the database used over the run, when
     /// measured (not for other tools' baselines).
     pub cpu: Option<CpuTimes>,
+    /// The statements the database ran over the run, where counted.
+    pub statements: Option<u64>,
 }
 
 impl Outcome {
@@ -57,6 +59,7 @@ impl Outcome {
             statuses: BTreeMap::new(),
             elapsed: Duration::ZERO,
             cpu: None,
+            statements: None,
         }
     }
 
@@ -104,6 +107,11 @@ impl Outcome {
     }
 
     /// The latency at `quantile` (0.99 for p99), in milliseconds.
+    /// Database statements (round trips) per request, where counted.
+    pub fn statements_per_request(&self) -> Option<f64> {
+        Some(self.statements? as f64 / self.requests().max(1) as f64)
+    }
+
     /// Server (when it ran) and database CPU microseconds per request.
     pub fn cpu_per_request(&self) -> Option<(Option<f64>, f64)> {
         let (cpu, requests) = (self.cpu?, self.requests().max(1) as f64);

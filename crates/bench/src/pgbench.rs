@@ -38,7 +38,8 @@ fn pgbench(
     for (name, value) in defines {
         cmd.arg(format!("--define={name}={value}"));
     }
-    let before = CpuTimes::database_now();
+    let (server, name) = db.server_and_name()?;
+    let (statements, before) = (crate::server::statements(server, name), CpuTimes::database_now());
     let out = cmd.arg(&db.url).output().context("running pgbench")?;
     // pgbench's backends have exited; their CPU counts once the
     // postmaster has reaped them, which it does at once, give or take.
@@ -75,6 +76,9 @@ fn pgbench(
     let seconds = latencies.len() as f64 / tps;
     let mut outcome = Outcome::from_latencies(&latencies, failed, Duration::from_secs_f64(seconds));
     outcome.cpu = Some(cpu);
+    outcome.statements = crate::server::statements(server, name)
+        .zip(statements)
+        .map(|(after, before)| after.saturating_sub(before));
     Ok(outcome)
 }
 

@@ -27,6 +27,8 @@ pub struct Row {
     /// Server CPU µs per request, and the database's (PostgreSQL only:
     /// SQLite runs inside the server).
     pub cpu_us: (Option<f64>, Option<f64>),
+    /// Database statements per request (PostgreSQL, where counted).
+    pub statements: Option<f64>,
 }
 
 impl Row {
@@ -43,6 +45,7 @@ impl Row {
             cpu_us: outcome.cpu_per_request().map_or((None, None), |(server, database)| {
                 (server, (backend == Backend::Postgres.name()).then_some(database))
             }),
+            statements: outcome.statements_per_request(),
         }
     }
 }
@@ -56,8 +59,8 @@ pub struct Target {
 
 pub fn table(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| scenario | backend | concurrency | req/s | p50 ms | p99 ms | p99.9 ms | errors | ratio to baseline | server CPU µs/req | db CPU µs/req | server peak RSS MiB |\n\
-         |---|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|\n",
+        "| scenario | backend | concurrency | req/s | p50 ms | p99 ms | p99.9 ms | errors | ratio to baseline | server CPU µs/req | db CPU µs/req | statements/req | server peak RSS MiB |\n\
+         |---|---|---|---:|---:|---:|---:|---|---|---:|---:|---:|---:|\n",
     );
     for r in rows {
         let rss = r.peak_rss_mib.map_or("-".to_string(), |m| format!("{m:.0}"));
@@ -66,9 +69,10 @@ pub fn table(rows: &[Row]) -> String {
         });
         let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.0}"));
         let (server_cpu, db_cpu) = (us(r.cpu_us.0), us(r.cpu_us.1));
+        let statements = r.statements.map_or("-".to_string(), |s| format!("{s:.1}"));
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {:.0} | {latency} | {} | {} | {server_cpu} | {db_cpu} | {} |",
+            "| {} | {} | {} | {:.0} | {latency} | {} | {} | {server_cpu} | {db_cpu} | {statements} | {} |",
             r.scenario,
             r.backend,
             r.load,

@@ -28,10 +28,18 @@ pub struct Sandbox {
     sequence: Arc<AtomicU64>,
     /// The server's process, whose CPU each run measures.
     server_pid: u32,
+    /// PostgreSQL: the server and the database whose statements each run
+    /// counts.
+    database: Option<(String, String)>,
 }
 
 impl Sandbox {
-    pub fn new(key: String, server: &Server, sequence: Arc<AtomicU64>) -> anyhow::Result<Sandbox> {
+    pub fn new(
+        key: String,
+        server: &Server,
+        sequence: Arc<AtomicU64>,
+        database: Option<(String, String)>,
+    ) -> anyhow::Result<Sandbox> {
         // reqwest is built with rustls but no provider (see the adapters'
         // webhook sender); plain HTTP needs none, but the builder asks.
         let _ = rustls::crypto::ring::default_provider().install_default();
@@ -46,6 +54,7 @@ impl Sandbox {
             base: server.base.clone(),
             sequence,
             server_pid: server.pid(),
+            database,
         })
     }
 
@@ -64,9 +73,16 @@ impl Sandbox {
     /// Runs `load`; request numbers continue from the last run's.
     pub async fn drive(&self, load: Load, make: MakeRequest) -> Outcome {
         let first = self.sequence.fetch_add(1 << 32, Ordering::Relaxed);
-        let before = CpuTimes::now(self.server_pid);
+        let count = || {
+            let (server, db) = self.database.as_ref()?;
+            crate::server::statements(server, db)
+        };
+        let (statements, cpu) = (count(), CpuTimes::now(self.server_pid));
         let mut outcome = driver::run(load, first, make).await;
-        outcome.cpu = Some(CpuTimes::now(self.server_pid).since(before));
+        outcome.cpu = Some(CpuTimes::now(self.server_pid).since(cpu));
+        outcome.statements = count()
+            .zip(statements)
+            .map(|(after, before)| after.saturating_sub(before));
         outcome
     }
 

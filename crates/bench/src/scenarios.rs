@@ -92,7 +92,17 @@ impl Run {
 
     fn start(&self) -> anyhow::Result<(Server, Arc<Sandbox>)> {
         let server = self.issuing.serve(&[])?;
-        let sandbox = Arc::new(Sandbox::new(self.key.clone(), &server, self.sequence.clone())?);
+        let database = self
+            .db
+            .server_and_name()
+            .ok()
+            .map(|(server, name)| (server.to_string(), name.to_string()));
+        let sandbox = Arc::new(Sandbox::new(
+            self.key.clone(),
+            &server,
+            self.sequence.clone(),
+            database,
+        )?);
         Ok((server, sandbox))
     }
 

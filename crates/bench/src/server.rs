@@ -60,6 +60,8 @@ impl Database {
         let drop = format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)");
         psql(server, "postgres", &drop)?;
         psql(server, "postgres", &format!("CREATE DATABASE {name}{options}"))?;
+        // Counts statements where the server loads it (see statements()).
+        let _ = psql(server, name, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
         Ok(Database {
             backend: Backend::Postgres,
             url: format!("{server}/{name}"),
@@ -102,6 +104,15 @@ impl Drop for Database {
             );
         }
     }
+}
+
+/// How many statements database `db` has run, from `pg_stat_statements`
+/// (transaction control included: each is a round trip); `None` unless
+/// the server loads the extension (`shared_preload_libraries`).
+pub fn statements(server: &str, db: &str) -> Option<u64> {
+    let sql = "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements \
+               WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())";
+    psql(server, db, sql).ok()?.parse().ok()
 }
 
 /// Runs SQL through `psql` on database `db`; what it printed, unaligned.
