@@ -2,13 +2,11 @@
 //! it is under its row lock, recorded approved or declined, with the
 //! automatic deletions of the card rules.
 
-use super::events::EventRow;
+use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, clear_deleted_balance, mine, refused_or_failed, take_reference, violates, wallet};
-use super::schema::{
-    card_transactions, cards, events, jobs, ledger_accounts, three_ds_challenges, transaction_references,
-};
+use super::schema::{card_transactions, cards, jobs, ledger_accounts, three_ds_challenges, transaction_references};
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
@@ -199,11 +197,7 @@ impl CardTransactionStore for Db {
                     };
                     for (event, job) in notices(&outcome) {
                         let job = JobRow::new(job, account, mode);
-                        diesel::insert_into(events::table)
-                            .values(EventRow::new(event))
-                            .execute(conn)
-                            .await?;
-                        diesel::insert_into(jobs::table).values(&job).execute(conn).await?;
+                        store_event!(conn, &EventRow::new(event), [&job]);
                     }
                     if let Some(seq) = approved_seq {
                         diesel::update(card_row)

@@ -1,9 +1,9 @@
 //! Cardholders. A BVN and a phone belong to one cardholder per account and
 //! mode (checked in the transaction, with unique indexes behind).
 
-use super::events::EventRow;
+use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
-use super::schema::{accounts, cardholders, events, jobs};
+use super::schema::{accounts, cardholders, jobs};
 use super::{Db, DbError, with_conn};
 use chrono::NaiveDate;
 use diesel::prelude::*;
@@ -323,8 +323,7 @@ impl CardholderStore for Db {
                 if changed == 0 {
                     return Ok(false);
                 }
-                diesel::insert_into(events::table).values(event).execute(conn).await?;
-                diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                store_event!(conn, event, [job]);
                 Ok(true)
             })
             .await

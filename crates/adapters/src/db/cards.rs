@@ -3,7 +3,7 @@
 //! row, so on PostgreSQL changes to one card are serialised, and a
 //! deletion reads a balance nobody else is changing.
 
-use super::events::EventRow;
+use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::ledger::{
     CardLedger, LedgerAccountRow, LedgerCode, card_ledger_account_id, ledger_account_id, post_transfer, transfer_rows,
@@ -13,7 +13,7 @@ use super::money_steps::{
     wallet,
 };
 use super::schema::{
-    card_details_tokens, card_transactions, card_transfers, cardholders, cards, events, jobs, ledger_accounts,
+    card_details_tokens, card_transactions, card_transfers, cardholders, cards, jobs, ledger_accounts,
     transaction_references,
 };
 use super::{Db, DbError, with_conn};
@@ -251,10 +251,7 @@ impl CardStore for Db {
                             .execute(conn)
                             .await?;
                     }
-                    diesel::insert_into(events::table).values(event).execute(conn).await?;
-                    for job in job_rows {
-                        diesel::insert_into(jobs::table).values(job).execute(conn).await?;
-                    }
+                    store_event!(conn, event, job_rows);
                     // Last: the source, when it is the wallet, is the hot row.
                     let (source, amount, refusal) = match &funding {
                         Funding::Wallet(amount) => (wallet.clone(), *amount, CreateCardError::WalletTooLow),
@@ -451,8 +448,7 @@ impl CardStore for Db {
                         return Err(TxError::Refused(()));
                     }
                     if let Some((event, job)) = notice {
-                        diesel::insert_into(events::table).values(event).execute(conn).await?;
-                        diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                        store_event!(conn, event, [job]);
                     }
                     let refund = clear_deleted_balance!(conn, account, mode, id.as_str(), now)?;
                     Ok(refund)
@@ -668,8 +664,7 @@ impl CardStore for Db {
                                     .await?;
                             }
                             let job = JobRow::new(delivery.clone(), account, mode);
-                            diesel::insert_into(events::table).values(event).execute(conn).await?;
-                            diesel::insert_into(jobs::table).values(&job).execute(conn).await?;
+                            store_event!(conn, event, [&job]);
                             let places = Places::of(account, mode, card, product.currency);
                             if !post_plan!(conn, places, "card_transfer_settle", &plan, account, mode, now.unix())? {
                                 // Only a capped plan (a completed funding) may
@@ -860,10 +855,7 @@ impl CardStore for Db {
                         ))
                         .execute(conn)
                         .await?;
-                    diesel::insert_into(events::table).values(event).execute(conn).await?;
-                    for job in delivery {
-                        diesel::insert_into(jobs::table).values(job).execute(conn).await?;
-                    }
+                    store_event!(conn, event, delivery);
                     if !post_transfer!(
                         conn,
                         rows,

@@ -16,14 +16,14 @@ use ports::jobs::NewJob;
 #[derive(Insertable)]
 #[diesel(table_name = events)]
 pub struct EventRow {
-    id: String,
-    account_id: String,
-    livemode: bool,
-    event: &'static str,
-    data: String,
-    created_at: i64,
-    delivery_state: &'static str,
-    attempts: i32,
+    pub(super) id: String,
+    pub(super) account_id: String,
+    pub(super) livemode: bool,
+    pub(super) event: &'static str,
+    pub(super) data: String,
+    pub(super) created_at: i64,
+    pub(super) delivery_state: &'static str,
+    pub(super) attempts: i32,
 }
 
 impl EventRow {
@@ -40,6 +40,95 @@ impl EventRow {
         }
     }
 }
+
+/// Inside the caller's transaction: stores an event and the jobs its
+/// change queued. The event's delivery job is queued only when its account
+/// has a webhook URL for its mode; without one the event is stored
+/// `no_endpoint` at once (a redelivery, once a URL is set, sends it). The
+/// inserts read the URL themselves (`INSERT ... SELECT` from the account),
+/// so this costs no statement more than plain inserts, and no runner
+/// claims, updates and deletes a job that has nowhere to deliver.
+macro_rules! store_event {
+    ($conn:expr, $event:expr, $jobs:expr) => {{
+        let event: &$crate::db::events::EventRow = $event;
+        match event.livemode {
+            true => $crate::db::events::store_event!(@url $conn, event, $jobs, webhook_url_live),
+            false => $crate::db::events::store_event!(@url $conn, event, $jobs, webhook_url_test),
+        }
+    }};
+    (@url $conn:expr, $event:expr, $jobs:expr, $url:ident) => {{
+        use diesel::IntoSql;
+        use diesel::sql_types::{BigInt, Bool, Integer, Text};
+        use $crate::db::schema::{accounts, events, jobs};
+        let e = $event;
+        let account = accounts::table.filter(accounts::id.eq(e.account_id.as_str()));
+        let state = diesel::dsl::case_when(
+            accounts::$url.is_null(),
+            domain::events::DeliveryState::NoEndpoint.as_str().into_sql::<Text>(),
+        )
+        .otherwise(e.delivery_state.into_sql::<Text>());
+        diesel::insert_into(events::table)
+            .values(account.select((
+                e.id.as_str().into_sql::<Text>(),
+                e.account_id.as_str().into_sql::<Text>(),
+                e.livemode.into_sql::<Bool>(),
+                e.event.into_sql::<Text>(),
+                e.data.as_str().into_sql::<Text>(),
+                e.created_at.into_sql::<BigInt>(),
+                state,
+                e.attempts.into_sql::<Integer>(),
+            )))
+            .into_columns((
+                events::id,
+                events::account_id,
+                events::livemode,
+                events::event,
+                events::data,
+                events::created_at,
+                events::delivery_state,
+                events::attempts,
+            ))
+            .execute($conn)
+            .await?;
+        for job in $jobs {
+            let job: &$crate::db::jobs::JobRow = job;
+            if job.kind != ports::jobs::JobKind::DeliverWebhook.as_str() {
+                diesel::insert_into(jobs::table).values(job).execute($conn).await?;
+                continue;
+            }
+            diesel::insert_into(jobs::table)
+                .values(account.filter(accounts::$url.is_not_null()).select((
+                    job.id.as_str().into_sql::<Text>(),
+                    job.account_id.as_str().into_sql::<Text>(),
+                    job.livemode.into_sql::<Bool>(),
+                    job.kind.into_sql::<Text>(),
+                    job.subject.as_str().into_sql::<Text>(),
+                    job.state.into_sql::<Text>(),
+                    job.attempts.into_sql::<Integer>(),
+                    job.max_attempts.into_sql::<Integer>(),
+                    job.run_at.into_sql::<BigInt>(),
+                    job.created_at.into_sql::<BigInt>(),
+                    job.updated_at.into_sql::<BigInt>(),
+                )))
+                .into_columns((
+                    jobs::id,
+                    jobs::account_id,
+                    jobs::livemode,
+                    jobs::kind,
+                    jobs::subject,
+                    jobs::state,
+                    jobs::attempts,
+                    jobs::max_attempts,
+                    jobs::run_at,
+                    jobs::created_at,
+                    jobs::updated_at,
+                ))
+                .execute($conn)
+                .await?;
+        }
+    }};
+}
+pub(crate) use store_event;
 
 #[derive(Queryable, Selectable)]
 #[diesel(table_name = events)]
@@ -101,10 +190,7 @@ impl EventStore for Db {
         let row = &EventRow::new(event);
         with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                diesel::insert_into(events::table).values(row).execute(conn).await?;
-                for job in job_rows {
-                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
-                }
+                store_event!(conn, row, job_rows);
                 Ok(())
             })
             .await

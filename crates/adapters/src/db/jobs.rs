@@ -31,17 +31,17 @@ pub(super) fn money_kinds() -> Vec<&'static str> {
 #[derive(Insertable)]
 #[diesel(table_name = jobs)]
 pub struct JobRow {
-    id: String,
-    account_id: String,
-    livemode: bool,
-    kind: &'static str,
-    subject: String,
-    state: &'static str,
-    attempts: i32,
-    max_attempts: i32,
-    run_at: i64,
-    created_at: i64,
-    updated_at: i64,
+    pub(super) id: String,
+    pub(super) account_id: String,
+    pub(super) livemode: bool,
+    pub(super) kind: &'static str,
+    pub(super) subject: String,
+    pub(super) state: &'static str,
+    pub(super) attempts: i32,
+    pub(super) max_attempts: i32,
+    pub(super) run_at: i64,
+    pub(super) created_at: i64,
+    pub(super) updated_at: i64,
 }
 
 impl JobRow {

@@ -2,9 +2,9 @@ use super::card_transactions::APPROVED;
 // Fee charges are recorded as approved transactions of this merchant
 // name: not spending.
 use super::cards::MAINTENANCE_FEE;
-use super::events::EventRow;
+use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
-use super::schema::{accounts, card_transactions, events, jobs, reward_catalogues, reward_rules, rewards};
+use super::schema::{accounts, card_transactions, reward_catalogues, reward_rules, rewards};
 use super::{Db, with_conn};
 use diesel::dsl::max;
 use diesel::prelude::*;
@@ -173,8 +173,7 @@ impl RewardStore for Db {
                     .execute(conn)
                     .await?;
                 if inserted == 1 {
-                    diesel::insert_into(events::table).values(event).execute(conn).await?;
-                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                    store_event!(conn, event, [job]);
                 }
                 Ok(inserted == 1)
             })

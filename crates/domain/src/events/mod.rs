@@ -58,7 +58,8 @@ pub enum DeliveryState {
     Delivered,
     /// Every attempt of the retry schedule failed.
     Failed,
-    /// The account had no webhook URL for the mode when delivery was due.
+    /// The account had no webhook URL for the mode when the event happened
+    /// (no delivery was queued) or when its delivery was due.
     NoEndpoint,
 }
 
