@@ -69,7 +69,7 @@ async fn postgres_without_a_master_key_is_a_clear_error() {
         return;
     };
     assert!(run(issuing(&db).arg("migrate")).status.success());
-    // The operator's listings open sealed data too: they say what they need.
+    // Commands that run the service's use cases need its master key, and say so.
     for command in [
         &["accounts", "create", "--name", "Keyless"][..],
         &["jobs", "list"],
