@@ -2,7 +2,7 @@
 //! issuing wallet, live or sandbox, and `ledger totals` per mode.
 
 use crate::extreme_amounts::assert_books_whole;
-use crate::harness::{Server, bearer, client, create_account, issuing, ledger_totals, run};
+use crate::harness::{Server, create_account, get_json, issuing, ledger_totals, run};
 use adapters::test_db::TestDb;
 use serde_json::{Value, json};
 use std::process::Output;
@@ -33,14 +33,9 @@ fn usd(db: &TestDb, account: &str, reference: &str, amount: &str) -> Output {
 }
 
 async fn live_balance(server: &Server, key: &str) -> Value {
-    let response = client()
-        .get(server.url("/v1/issuing/cards/get_issuing_wallet_balance"))
-        .header("token", bearer(key))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(response.status(), 200);
-    response.json::<Value>().await.unwrap()["data"].take()
+    let (status, mut body) = get_json(server, key, "/v1/issuing/cards/get_issuing_wallet_balance").await;
+    assert_eq!(status, 200, "{body}");
+    body["data"].take()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -47,7 +47,9 @@ impl EventRow {
 /// `no_endpoint` at once (a redelivery, once a URL is set, sends it). The
 /// inserts read the URL themselves (`INSERT ... SELECT` from the account),
 /// so this costs no statement more than plain inserts, and no runner
-/// claims, updates and deletes a job that has nowhere to deliver.
+/// claims, updates and deletes a job that has nowhere to deliver. Each
+/// insert reads the URL anew: one set between them gives a `no_endpoint`
+/// event a job, which then delivers it (URLs are set, never removed).
 macro_rules! store_event {
     ($conn:expr, $event:expr, $jobs:expr) => {{
         let event: &$crate::db::events::EventRow = $event;

@@ -145,39 +145,43 @@ macro_rules! clear_deleted_balance {
             .first::<(i64, String)>($conn)
             .await?;
         let currency = Currency::parse("currency", &currency).map_err(|_| TxError::Db(DbError::Refused))?;
-        let movement = match domain::ledger::DeletedBalance::of(balance).ok_or(TxError::Db(DbError::Refused))? {
-            domain::ledger::DeletedBalance::Empty => None,
-            domain::ledger::DeletedBalance::Refund(amount) => Some((
-                "card_deletion",
-                (card_account.clone(), 0),
-                (wallet($account, $mode, currency), Amount::MAX.minor()),
-                amount,
-            )),
-            domain::ledger::DeletedBalance::WriteOff(amount) => Some((
-                "card_write_off",
-                (
-                    $crate::db::ledger::ledger_account_id(
-                        $account,
-                        $mode,
-                        $crate::db::ledger::LedgerCode::Losses,
-                        currency,
-                    ),
-                    *domain::ledger::AccountKind::Losses
-                        .allowed(currency, Amount::MAX)
-                        .start(),
+        // The movement, and what of it reaches the wallet.
+        let (movement, refund) =
+            match domain::ledger::DeletedBalance::of(balance).ok_or(TxError::Db(DbError::Refused))? {
+                domain::ledger::DeletedBalance::Empty => (None, Amount::ZERO),
+                domain::ledger::DeletedBalance::Refund(amount) => (
+                    Some((
+                        "card_deletion",
+                        (card_account.clone(), 0),
+                        (wallet($account, $mode, currency), Amount::MAX.minor()),
+                        amount,
+                    )),
+                    amount,
                 ),
-                (card_account.clone(), 0),
-                amount,
-            )),
-        };
-        let mut refund = Amount::ZERO;
+                domain::ledger::DeletedBalance::WriteOff(amount) => (
+                    Some((
+                        "card_write_off",
+                        (
+                            $crate::db::ledger::ledger_account_id(
+                                $account,
+                                $mode,
+                                $crate::db::ledger::LedgerCode::Losses,
+                                currency,
+                            ),
+                            *domain::ledger::AccountKind::Losses
+                                .allowed(currency, Amount::MAX)
+                                .start(),
+                        ),
+                        (card_account.clone(), 0),
+                        amount,
+                    )),
+                    Amount::ZERO,
+                ),
+            };
         if let Some((kind, (from, keep), (to, cap), amount)) = movement {
             let rows = transfer_rows($account, $mode, kind, (&from, &to), currency, amount, $now)?;
             if !post_transfer!($conn, &rows, &from, &to, amount, keep = keep, cap = cap)? {
                 return Err(TxError::Db(DbError::Refused));
-            }
-            if kind == "card_deletion" {
-                refund = amount;
             }
         }
         Ok::<Amount, TxError<_>>(refund)
