@@ -1,18 +1,13 @@
-//! Card debits: decided by the authorization engine against the card as
-//! it is under its row lock, recorded approved or declined, with the
-//! automatic deletions of the card rules.
+//! Card debits (recorded by group commit: [`super::debits`]), their
+//! history, and 3-D Secure challenges.
 
-use super::events::{EventRow, store_event};
+use super::debits::Waiting;
 use super::jobs::JobRow;
-use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
-use super::money_steps::{TxError, clear_deleted_balance, mine, refused_or_failed, take_reference, violates, wallet};
-use super::schema::{card_transactions, cards, jobs, ledger_accounts, three_ds_challenges, transaction_references};
+use super::money_steps::{TxError, refused_or_failed, take_reference, violates};
+use super::schema::{card_transactions, cards, jobs, three_ds_challenges, transaction_references};
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::cards::authorization::{CardSnapshot, DebitRequest, Decision, authorize};
-use domain::cards::product::Product;
-use domain::cards::state::after_debit;
 use domain::cards::three_ds::ChallengeState;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::paging::Page;
@@ -24,29 +19,29 @@ use ports::card_transactions::{
 use ports::jobs::NewJob;
 
 pub(super) const APPROVED: &str = "approved";
-const DECLINED: &str = "declined";
+pub(super) const DECLINED: &str = "declined";
 
 #[derive(Insertable, Queryable, Selectable)]
 #[diesel(table_name = card_transactions)]
-struct TransactionRow {
-    id: String,
-    account_id: String,
-    livemode: bool,
-    card_id: String,
-    cardholder_id: String,
-    client_reference: String,
-    status: String,
-    decline_reason: Option<String>,
-    amount: i64,
-    currency: String,
-    description: String,
-    merchant_category_code: Option<String>,
-    enriched_data: String,
-    merchant_name: String,
-    created_at: i64,
+pub(super) struct TransactionRow {
+    pub(super) id: String,
+    pub(super) account_id: String,
+    pub(super) livemode: bool,
+    pub(super) card_id: String,
+    pub(super) cardholder_id: String,
+    pub(super) client_reference: String,
+    pub(super) status: String,
+    pub(super) decline_reason: Option<String>,
+    pub(super) amount: i64,
+    pub(super) currency: String,
+    pub(super) description: String,
+    pub(super) merchant_category_code: Option<String>,
+    pub(super) enriched_data: String,
+    pub(super) merchant_name: String,
+    pub(super) created_at: i64,
     /// The card's count of approved transactions with this one; none for
     /// a decline.
-    approved_seq: Option<i64>,
+    pub(super) approved_seq: Option<i64>,
 }
 
 impl TransactionRow {
@@ -69,195 +64,11 @@ impl TransactionRow {
     }
 }
 
-/// The locked card's state a decision reads.
-#[derive(Queryable)]
-struct LockedCard {
-    cardholder_id: String,
-    is_active: bool,
-    fee_hold: i64,
-    card_limit: i64,
-    spend_month: i32,
-    month_spend: i64,
-    consecutive_declines: i32,
-    approved_count: i64,
-    currency: String,
-}
-
 #[async_trait::async_trait]
 impl CardTransactionStore for Db {
     async fn debit(&self, attempt: DebitAttempt, notices: Notices) -> Result<DebitOutcome, DebitError> {
-        let (account, mode, now) = (&attempt.account_id, attempt.mode, attempt.now.unix());
-        let card = attempt.card_id.as_str();
-        let a = attempt.amount.minor();
-        let month = attempt.now.month_key();
-        let balance_account = &card_ledger_account_id(card, CardLedger::Balance);
-        let spend_account = &card_ledger_account_id(card, CardLedger::Spend);
-        let notices = &notices;
-        let attempt = &attempt;
-        let result = with_conn!(self.pool(), |conn| {
-            let result = conn
-                .transaction::<_, TxError<DebitError>, _>(async |conn| {
-                    if !attempt.reference_held {
-                        take_reference!(
-                            conn,
-                            account,
-                            mode,
-                            &attempt.client_reference,
-                            now,
-                            DebitError::ReferenceUsed
-                        );
-                    }
-                    // The card row first: it locks the card for the decision.
-                    let Some(locked) = diesel::update(mine!(account, mode).filter(cards::id.eq(card)))
-                        .set(cards::consecutive_declines.eq(cards::consecutive_declines))
-                        .returning((
-                            cards::cardholder_id,
-                            cards::is_active,
-                            cards::fee_hold,
-                            cards::card_limit,
-                            cards::spend_month,
-                            cards::month_spend,
-                            cards::consecutive_declines,
-                            cards::approved_count,
-                            cards::currency,
-                        ))
-                        .get_result::<LockedCard>(conn)
-                        .await
-                        .optional()?
-                    else {
-                        return Err(TxError::Refused(DebitError::CardNotFound));
-                    };
-                    let product = Product::of(
-                        Currency::parse("currency", &locked.currency).map_err(|_| TxError::Db(DbError::Refused))?,
-                    );
-                    if attempt.currency.is_some_and(|c| c != product.currency) {
-                        return Err(TxError::Refused(DebitError::CardNotFound));
-                    }
-                    // What the debit counts against the monthly limit (USD cents).
-                    let counts = product.counts_against_limit(attempt.amount, attempt.rates).minor();
-                    let balance = ledger_accounts::table
-                        .filter(ledger_accounts::id.eq(balance_account))
-                        .select(ledger_accounts::balance)
-                        .first::<i64>(conn)
-                        .await?;
-                    let month_to_date = if locked.spend_month == month {
-                        locked.month_spend
-                    } else {
-                        0
-                    };
-                    let snapshot = CardSnapshot {
-                        frozen: !locked.is_active,
-                        deleted: false,
-                        balance,
-                        fee_hold: Amount::from_minor(locked.fee_hold).unwrap_or(Amount::ZERO),
-                        month_to_date,
-                        monthly_limit: Amount::from_minor(locked.card_limit).unwrap_or(Amount::ZERO),
-                    };
-                    let decision = authorize(
-                        &snapshot,
-                        &DebitRequest {
-                            amount: attempt.amount,
-                            counts: Amount::from_minor(counts).unwrap_or(Amount::MAX),
-                            forced: attempt.forced,
-                        },
-                    );
-                    let declined = match decision {
-                        Decision::Approve => None,
-                        Decision::Decline(reason) => Some(reason),
-                    };
-                    let approved_seq = declined.is_none().then_some(locked.approved_count + 1);
-                    diesel::insert_into(card_transactions::table)
-                        .values(TransactionRow {
-                            id: attempt.id.clone(),
-                            account_id: account.to_string(),
-                            livemode: mode.is_live(),
-                            card_id: card.to_string(),
-                            cardholder_id: locked.cardholder_id.clone(),
-                            client_reference: attempt.client_reference.clone(),
-                            status: if declined.is_some() { DECLINED } else { APPROVED }.to_string(),
-                            decline_reason: declined.map(|r| r.code().to_string()),
-                            amount: a,
-                            currency: product.currency.code().to_string(),
-                            description: attempt.description.clone(),
-                            merchant_category_code: attempt.merchant_category_code.clone(),
-                            enriched_data: attempt.enriched_data.clone(),
-                            merchant_name: attempt.merchant_name.clone(),
-                            created_at: now,
-                            approved_seq,
-                        })
-                        .execute(conn)
-                        .await?;
-                    let card_row = cards::table.filter(cards::id.eq(card));
-                    let (consecutive, deletion) = after_debit(declined, locked.consecutive_declines);
-                    let outcome = DebitOutcome {
-                        decision,
-                        card_deleted: deletion.is_some(),
-                        cardholder_id: CardholderId::new(locked.cardholder_id),
-                        currency: product.currency,
-                    };
-                    for (event, job) in notices(&outcome) {
-                        let job = JobRow::new(job, account, mode);
-                        store_event!(conn, &EventRow::new(event), [&job]);
-                    }
-                    if let Some(seq) = approved_seq {
-                        diesel::update(card_row)
-                            .set((
-                                cards::approved_count.eq(seq),
-                                cards::consecutive_declines.eq(0),
-                                cards::spend_month.eq(month),
-                                cards::month_spend.eq(month_to_date.saturating_add(counts)),
-                                cards::last_activity_at.eq(now),
-                            ))
-                            .execute(conn)
-                            .await?;
-                        let keep = if attempt.forced {
-                            -product.max_debit.minor()
-                        } else {
-                            snapshot.fee_hold.minor()
-                        };
-                        let rows = &transfer_rows(
-                            account,
-                            mode,
-                            "card_debit",
-                            (balance_account, spend_account),
-                            product.currency,
-                            attempt.amount,
-                            now,
-                        )?;
-                        if !post_transfer!(
-                            conn,
-                            rows,
-                            balance_account,
-                            spend_account,
-                            attempt.amount,
-                            keep = keep,
-                            cap = Amount::MAX.minor()
-                        )? {
-                            return Err(TxError::Db(DbError::Refused));
-                        }
-                    } else if let Some(reason) = deletion {
-                        diesel::update(card_row)
-                            .set((
-                                cards::consecutive_declines.eq(consecutive),
-                                cards::deleted_at.eq(now),
-                                cards::deleted_reason.eq(reason.as_str()),
-                            ))
-                            .execute(conn)
-                            .await?;
-                        clear_deleted_balance!(conn, account, mode, card, now)?;
-                    } else {
-                        diesel::update(card_row)
-                            .set(cards::consecutive_declines.eq(consecutive))
-                            .execute(conn)
-                            .await?;
-                    }
-                    Ok(outcome)
-                })
-                .await;
-            Ok::<_, DbError>(result)
-        })
-        .map_err(StoreError::from)?;
-        refused_or_failed(result)
+        let recorded = self.debits().submit(Waiting { attempt, notices }).await;
+        recorded.unwrap_or_else(|| Err(StoreError::new("the debit committer stopped".to_string()).into()))
     }
 
     async fn charged_in_each(

@@ -6,6 +6,8 @@ mod accounts;
 mod card_transactions;
 mod cardholders;
 mod cards;
+mod committer;
+mod debits;
 mod events;
 mod jobs;
 mod ledger;
@@ -103,6 +105,9 @@ impl From<DbError> for StoreError {
 #[derive(Clone)]
 pub struct Db {
     pool: DbPool,
+    /// The group committer of debits, started on the first one (on the
+    /// runtime that makes it), and again if that runtime went away.
+    debits: Arc<std::sync::Mutex<Option<Arc<debits::DebitCommitter>>>>,
 }
 
 /// How many connections SQLite gets. One: SQLite serialises writers
@@ -142,7 +147,10 @@ impl Db {
                 "database URL must start with sqlite:// or postgres://".to_string(),
             ));
         };
-        let db = Db { pool };
+        let db = Db {
+            pool,
+            debits: Arc::default(),
+        };
         db.ping().await?;
         Ok(db)
     }
@@ -153,6 +161,14 @@ impl Db {
 
     pub(crate) fn pool(&self) -> &DbPool {
         &self.pool
+    }
+
+    fn debits(&self) -> Arc<debits::DebitCommitter> {
+        let mut slot = self.debits.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match &*slot {
+            Some(committer) if !committer.is_closed() => committer.clone(),
+            _ => slot.insert(Arc::new(debits::committer(self.pool.clone()))).clone(),
+        }
     }
 
     #[cfg(any(test, feature = "test-support"))]

@@ -3,6 +3,7 @@
 //! between USD and Naira cards in [`product`].
 
 pub mod authorization;
+pub mod debit_run;
 pub mod pan;
 pub mod pin;
 pub mod product;

@@ -1,0 +1,612 @@
+//! Card debits, recorded by group commit ([`super::committer`]): a batch
+//! of debits is one transaction whose statements do not grow with its
+//! size. It takes every client reference of the batch at once (a used one
+//! is that debit's refusal), locks every card it touches in id order (the
+//! global lock order, so concurrent batches and other money steps never
+//! deadlock), decides each debit in order with the domain's
+//! [`DebitCard::apply`] against that locked state (so debits of one card
+//! see each other), and writes the outcome with one statement per table.
+//! A refused debit is a decision, not a rollback. If the database fails a
+//! batch, its debits are recorded again one by one, so one bad debit
+//! cannot fail the others.
+//!
+//! PostgreSQL gets multi-row inserts and `UPDATE ... FROM unnest(...)`;
+//! SQLite, where one writer runs at a time and statements are calls into
+//! the process, runs the same plan row by row inside the one transaction
+//! (diesel-async does not batch-insert there).
+
+use super::card_transactions::{APPROVED, DECLINED, TransactionRow};
+use super::committer::{BATCH, Committer, Record};
+use super::events::{EventRow, store_event};
+use super::jobs::JobRow;
+use super::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, post_transfer, transfer_rows};
+use super::money_steps::{TxError, clear_deleted_balance, wallet};
+use super::schema::{
+    card_transactions, cards, ledger_accounts, ledger_entries, ledger_postings, transaction_references,
+};
+use super::{DbError, DbPool};
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::cards::authorization::{DebitRequest, Decision};
+use domain::cards::debit_run::DebitCard;
+use domain::cards::product::Product;
+use domain::cards::state::DeletionReason;
+use domain::ids::{AccountId, CardholderId};
+use domain::{Amount, Currency, Mode};
+use ports::StoreError;
+use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome, Notices};
+use std::collections::{BTreeMap, HashSet};
+
+/// A debit waiting for its batch.
+pub(super) struct Waiting {
+    pub(super) attempt: DebitAttempt,
+    pub(super) notices: Notices,
+}
+
+pub(super) type Answer = Result<DebitOutcome, DebitError>;
+
+pub(super) type DebitCommitter = Committer<Waiting, Answer>;
+
+/// The committer of a pool's debits. Debits of one client reference never
+/// share a batch.
+pub(super) fn committer(pool: DbPool) -> DebitCommitter {
+    let record: Record<Waiting, Answer> = Box::new(move |batch| {
+        let pool = pool.clone();
+        Box::pin(async move { record(&pool, &batch).await })
+    });
+    Committer::start(
+        |w| {
+            let a = &w.attempt;
+            format!("{}:{}:{}", a.account_id, a.mode.as_str(), a.client_reference)
+        },
+        record,
+    )
+}
+
+/// Records `batch` in one transaction; if the database fails it, each
+/// debit alone.
+async fn record(pool: &DbPool, batch: &[Waiting]) -> Vec<Answer> {
+    debug_assert!(batch.len() <= BATCH);
+    let all: Vec<&Waiting> = batch.iter().collect();
+    match record_batch(pool, &all).await {
+        Ok(answers) => answers,
+        Err(e) if batch.len() == 1 => vec![Err(DebitError::Store(StoreError::from(e)))],
+        Err(e) => {
+            tracing::warn!(error = %e, debits = batch.len(), "a batch of debits failed; recording each alone");
+            let mut answers = Vec::with_capacity(batch.len());
+            for one in batch {
+                answers.push(match record_batch(pool, &[one]).await {
+                    Ok(mut answer) => answer.remove(0),
+                    Err(e) => Err(DebitError::Store(StoreError::from(e))),
+                });
+            }
+            answers
+        }
+    }
+}
+
+/// The locked card's state the decisions read.
+#[derive(Queryable)]
+struct LockedCard {
+    id: String,
+    account_id: String,
+    livemode: bool,
+    cardholder_id: String,
+    is_active: bool,
+    fee_hold: i64,
+    card_limit: i64,
+    spend_month: i32,
+    month_spend: i64,
+    consecutive_declines: i32,
+    approved_count: i64,
+    currency: String,
+}
+
+/// A card the batch decides on: as it was locked, as the batch leaves it,
+/// and when its last approval and its deletion were.
+struct Run {
+    locked: LockedCard,
+    currency: Currency,
+    card: DebitCard,
+    approved_at: Option<i64>,
+    deleted_at: Option<i64>,
+}
+
+#[derive(Insertable)]
+#[diesel(table_name = transaction_references)]
+struct ReferenceRow<'a> {
+    account_id: &'a str,
+    livemode: bool,
+    reference: &'a str,
+    created_at: i64,
+}
+
+/// The changes of a batch, one list per table.
+#[derive(Default)]
+struct Writes {
+    transactions: Vec<TransactionRow>,
+    entries: Vec<EntryRow>,
+    postings: Vec<PostingRow>,
+    events: Vec<(EventRow, JobRow)>,
+    /// References taken for debits then refused (no card): given back.
+    released: Vec<(String, bool, String)>,
+    /// Ledger accounts moved: id, change, and the range the new balance
+    /// must land in (the guard that makes the write race-free).
+    balances: Vec<(String, i64, i64, i64)>,
+    /// Cards changed: id, approvals, consecutive declines, spend month,
+    /// month spend, last activity, deletion.
+    cards: Vec<CardWrite>,
+    /// Cards deleted by a debit: account, mode, card, time.
+    deleted: Vec<(AccountId, Mode, String, i64)>,
+}
+
+struct CardWrite {
+    id: String,
+    approved_count: i64,
+    consecutive_declines: i32,
+    spend_month: i32,
+    month_spend: i64,
+    last_activity_at: Option<i64>,
+    deleted_at: Option<i64>,
+    deleted_reason: Option<&'static str>,
+}
+
+/// The decisions of a batch against its locked cards: each debit's
+/// answer, and the writes that record them.
+fn decide(
+    batch: &[&Waiting],
+    taken: &[bool],
+    locked: Vec<LockedCard>,
+    balances: &BTreeMap<String, i64>,
+) -> Result<(Vec<Answer>, Writes), StoreError> {
+    let mut runs: BTreeMap<String, Run> = BTreeMap::new();
+    for l in locked {
+        let balance = balances
+            .get(&card_ledger_account_id(&l.id, CardLedger::Balance))
+            .copied();
+        let (Some(balance), Ok(currency)) = (balance, Currency::parse("currency", &l.currency)) else {
+            return Err(StoreError::new(format!(
+                "card {} has an unreadable balance or currency",
+                l.id
+            )));
+        };
+        let card = DebitCard {
+            frozen: !l.is_active,
+            balance,
+            fee_hold: Amount::from_minor(l.fee_hold).unwrap_or(Amount::ZERO),
+            monthly_limit: Amount::from_minor(l.card_limit).unwrap_or(Amount::ZERO),
+            spend_month: l.spend_month,
+            month_spend: l.month_spend,
+            consecutive_declines: l.consecutive_declines,
+            approved_count: l.approved_count,
+            deleted: None,
+        };
+        let run = Run {
+            locked: l,
+            currency,
+            card,
+            approved_at: None,
+            deleted_at: None,
+        };
+        runs.insert(run.locked.id.clone(), run);
+    }
+    let start: BTreeMap<String, DebitCard> = runs.iter().map(|(id, r)| (id.clone(), r.card)).collect();
+    let mut writes = Writes::default();
+    let mut answers = Vec::with_capacity(batch.len());
+    for (w, &taken) in batch.iter().zip(taken) {
+        let a = &w.attempt;
+        if !taken {
+            answers.push(Err(DebitError::ReferenceUsed));
+            continue;
+        }
+        let run = runs.get_mut(a.card_id.as_str()).filter(|r| {
+            r.locked.account_id == a.account_id.as_str()
+                && r.locked.livemode == a.mode.is_live()
+                && a.currency.is_none_or(|c| c == r.currency)
+        });
+        let product = run.as_ref().map(|r| Product::of(r.currency));
+        let step = run.zip(product).and_then(|(run, product)| {
+            let counts = product.counts_against_limit(a.amount, a.rates);
+            let request = DebitRequest {
+                amount: a.amount,
+                counts,
+                forced: a.forced,
+            };
+            let step = run.card.apply(&request, a.now.month_key())?;
+            if step.approved_seq.is_some() {
+                run.approved_at = Some(a.now.unix());
+            }
+            if step.deletion.is_some() {
+                run.deleted_at = Some(a.now.unix());
+            }
+            Some((step, run.currency, run.locked.cardholder_id.clone()))
+        });
+        let Some((step, currency, cardholder)) = step else {
+            if !a.reference_held {
+                writes
+                    .released
+                    .push((a.account_id.to_string(), a.mode.is_live(), a.client_reference.clone()));
+            }
+            answers.push(Err(DebitError::CardNotFound));
+            continue;
+        };
+        let card = a.card_id.as_str();
+        let declined = match step.decision {
+            Decision::Approve => None,
+            Decision::Decline(reason) => Some(reason),
+        };
+        writes.transactions.push(TransactionRow {
+            id: a.id.clone(),
+            account_id: a.account_id.to_string(),
+            livemode: a.mode.is_live(),
+            card_id: card.to_string(),
+            cardholder_id: cardholder.clone(),
+            client_reference: a.client_reference.clone(),
+            status: if declined.is_some() { DECLINED } else { APPROVED }.to_string(),
+            decline_reason: declined.map(|r| r.code().to_string()),
+            amount: a.amount.minor(),
+            currency: currency.code().to_string(),
+            description: a.description.clone(),
+            merchant_category_code: a.merchant_category_code.clone(),
+            enriched_data: a.enriched_data.clone(),
+            merchant_name: a.merchant_name.clone(),
+            created_at: a.now.unix(),
+            approved_seq: step.approved_seq,
+        });
+        if step.approved_seq.is_some() {
+            let (entry, postings) = transfer_rows(
+                &a.account_id,
+                a.mode,
+                "card_debit",
+                (
+                    &card_ledger_account_id(card, CardLedger::Balance),
+                    &card_ledger_account_id(card, CardLedger::Spend),
+                ),
+                currency,
+                a.amount,
+                a.now.unix(),
+            )?;
+            writes.entries.push(entry);
+            writes.postings.extend(postings);
+        }
+        let outcome = DebitOutcome {
+            decision: step.decision,
+            card_deleted: step.deletion.is_some(),
+            cardholder_id: CardholderId::new(cardholder),
+            currency,
+        };
+        for (event, job) in (w.notices)(&outcome) {
+            writes
+                .events
+                .push((EventRow::new(event), JobRow::new(job, &a.account_id, a.mode)));
+        }
+        answers.push(Ok(outcome));
+    }
+    for (id, run) in runs {
+        let (before, now) = (start[&id], run.card);
+        if now == before {
+            continue;
+        }
+        if let Some(at) = run.deleted_at {
+            let owner = AccountId::new(run.locked.account_id);
+            writes
+                .deleted
+                .push((owner, Mode::from_live(run.locked.livemode), id.clone(), at));
+        }
+        let spent = before.balance - now.balance;
+        if spent != 0 {
+            // The card's balance lands exactly where the decisions put it:
+            // it held still under the lock, or the batch fails.
+            writes.balances.push((
+                card_ledger_account_id(&id, CardLedger::Balance),
+                -spent,
+                now.balance,
+                now.balance,
+            ));
+            writes.balances.push((
+                card_ledger_account_id(&id, CardLedger::Spend),
+                spent,
+                -Amount::MAX.minor(),
+                Amount::MAX.minor(),
+            ));
+        }
+        writes.cards.push(CardWrite {
+            approved_count: now.approved_count,
+            consecutive_declines: now.consecutive_declines,
+            spend_month: now.spend_month,
+            month_spend: now.month_spend,
+            last_activity_at: run.approved_at,
+            deleted_at: run.deleted_at,
+            deleted_reason: now.deleted.map(DeletionReason::as_str),
+            id,
+        });
+    }
+    Ok((answers, writes))
+}
+
+/// The column list of [`LockedCard`].
+macro_rules! locked_columns {
+    () => {
+        (
+            cards::id,
+            cards::account_id,
+            cards::livemode,
+            cards::cardholder_id,
+            cards::is_active,
+            cards::fee_hold,
+            cards::card_limit,
+            cards::spend_month,
+            cards::month_spend,
+            cards::consecutive_declines,
+            cards::approved_count,
+            cards::currency,
+        )
+    };
+}
+
+/// Takes the batch's references; yields, per debit, whether it holds its
+/// reference (taken now, or by the 3-D Secure challenge it completes).
+macro_rules! take_references {
+    (pg, $conn:expr, $batch:expr) => {{
+        use transaction_references as tr;
+        let rows: Vec<ReferenceRow> = $batch
+            .iter()
+            .filter(|w| !w.attempt.reference_held)
+            .map(|w| reference_row(w))
+            .collect();
+        let got: HashSet<(String, bool, String)> = match rows.is_empty() {
+            true => HashSet::new(),
+            false => diesel::insert_into(tr::table)
+                .values(&rows)
+                .on_conflict_do_nothing()
+                .returning((tr::account_id, tr::livemode, tr::reference))
+                .get_results::<(String, bool, String)>($conn)
+                .await?
+                .into_iter()
+                .collect(),
+        };
+        $batch
+            .iter()
+            .map(|w| {
+                let a = &w.attempt;
+                a.reference_held
+                    || got.contains(&(a.account_id.to_string(), a.mode.is_live(), a.client_reference.clone()))
+            })
+            .collect::<Vec<bool>>()
+    }};
+    (sqlite, $conn:expr, $batch:expr) => {{
+        let mut taken = Vec::with_capacity($batch.len());
+        for w in $batch {
+            taken.push(
+                w.attempt.reference_held
+                    || diesel::insert_into(transaction_references::table)
+                        .values(&reference_row(w))
+                        .on_conflict_do_nothing()
+                        .execute($conn)
+                        .await?
+                        == 1,
+            );
+        }
+        taken
+    }};
+}
+
+/// Locks the live cards among `$ids`, in id order, and reads them.
+macro_rules! lock_cards {
+    (pg, $conn:expr, $ids:expr) => {
+        cards::table
+            .filter(cards::id.eq_any($ids))
+            .filter(cards::deleted_at.is_null())
+            .order(cards::id)
+            .for_update()
+            .select(locked_columns!())
+            .load::<LockedCard>($conn)
+            .await?
+    };
+    // One writer at a time: a no-op update takes the write lock.
+    (sqlite, $conn:expr, $ids:expr) => {
+        diesel::update(
+            cards::table
+                .filter(cards::id.eq_any($ids))
+                .filter(cards::deleted_at.is_null()),
+        )
+        .set(cards::consecutive_declines.eq(cards::consecutive_declines))
+        .returning(locked_columns!())
+        .get_results::<LockedCard>($conn)
+        .await?
+    };
+}
+
+/// Inserts `$rows` into `$table`: one statement on PostgreSQL.
+macro_rules! insert_all {
+    (pg, $conn:expr, $table:expr, $rows:expr) => {
+        if !$rows.is_empty() {
+            diesel::insert_into($table).values($rows).execute($conn).await?;
+        }
+    };
+    (sqlite, $conn:expr, $table:expr, $rows:expr) => {
+        for row in $rows {
+            diesel::insert_into($table).values(row).execute($conn).await?;
+        }
+    };
+}
+
+/// Moves the ledger balances of [`Writes::balances`], each guarded by its
+/// range; any guard that holds back fails the batch.
+macro_rules! move_balances {
+    (pg, $conn:expr, $balances:expr) => {{
+        use diesel::sql_types::{Array, BigInt, Text};
+        let balances: &Vec<(String, i64, i64, i64)> = $balances;
+        if !balances.is_empty() {
+            let ids: Vec<&str> = balances.iter().map(|b| b.0.as_str()).collect();
+            let column = |i: usize| balances.iter().map(|b| [b.1, b.2, b.3][i]).collect::<Vec<i64>>();
+            let moved = diesel::sql_query(
+                "UPDATE ledger_accounts SET balance = ledger_accounts.balance + d.delta \
+                 FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS d(id, delta, lo, hi) \
+                 WHERE ledger_accounts.id = d.id AND ledger_accounts.balance + d.delta BETWEEN d.lo AND d.hi",
+            )
+            .bind::<Array<Text>, _>(ids)
+            .bind::<Array<BigInt>, _>(column(0))
+            .bind::<Array<BigInt>, _>(column(1))
+            .bind::<Array<BigInt>, _>(column(2))
+            .execute($conn)
+            .await?;
+            if moved != balances.len() {
+                return Err(TxError::Db(DbError::Refused));
+            }
+        }
+    }};
+    (sqlite, $conn:expr, $balances:expr) => {
+        for (id, delta, lo, hi) in $balances {
+            let la = ledger_accounts::table
+                .filter(ledger_accounts::id.eq(id))
+                .filter((ledger_accounts::balance + *delta).between(*lo, *hi));
+            let moved = diesel::update(la)
+                .set(ledger_accounts::balance.eq(ledger_accounts::balance + *delta))
+                .execute($conn)
+                .await?;
+            if moved != 1 {
+                return Err(TxError::Db(DbError::Refused));
+            }
+        }
+    };
+}
+
+/// Writes each changed card's counters and deletion.
+macro_rules! update_cards {
+    (pg, $conn:expr, $cards:expr) => {{
+        use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text};
+        let cards: &Vec<CardWrite> = $cards;
+        if !cards.is_empty() {
+            let updated = diesel::sql_query(
+                "UPDATE cards SET approved_count = d.approved_count, consecutive_declines = d.consecutive_declines, \
+                 spend_month = d.spend_month, month_spend = d.month_spend, \
+                 last_activity_at = COALESCE(d.last_activity_at, cards.last_activity_at), \
+                 deleted_at = d.deleted_at, deleted_reason = d.deleted_reason \
+                 FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::integer[], $5::bigint[], $6::bigint[], \
+                 $7::bigint[], $8::text[]) AS d(id, approved_count, consecutive_declines, spend_month, month_spend, \
+                 last_activity_at, deleted_at, deleted_reason) \
+                 WHERE cards.id = d.id AND cards.deleted_at IS NULL",
+            )
+            .bind::<Array<Text>, _>(cards.iter().map(|c| c.id.as_str()).collect::<Vec<_>>())
+            .bind::<Array<BigInt>, _>(cards.iter().map(|c| c.approved_count).collect::<Vec<_>>())
+            .bind::<Array<Integer>, _>(cards.iter().map(|c| c.consecutive_declines).collect::<Vec<_>>())
+            .bind::<Array<Integer>, _>(cards.iter().map(|c| c.spend_month).collect::<Vec<_>>())
+            .bind::<Array<BigInt>, _>(cards.iter().map(|c| c.month_spend).collect::<Vec<_>>())
+            .bind::<Array<Nullable<BigInt>>, _>(cards.iter().map(|c| c.last_activity_at).collect::<Vec<_>>())
+            .bind::<Array<Nullable<BigInt>>, _>(cards.iter().map(|c| c.deleted_at).collect::<Vec<_>>())
+            .bind::<Array<Nullable<Text>>, _>(cards.iter().map(|c| c.deleted_reason).collect::<Vec<_>>())
+            .execute($conn)
+            .await?;
+            if updated != cards.len() {
+                return Err(TxError::Db(DbError::Refused));
+            }
+        }
+    }};
+    (sqlite, $conn:expr, $cards:expr) => {
+        for c in $cards {
+            diesel::update(cards::table.filter(cards::id.eq(&c.id)))
+                .set((
+                    cards::approved_count.eq(c.approved_count),
+                    cards::consecutive_declines.eq(c.consecutive_declines),
+                    cards::spend_month.eq(c.spend_month),
+                    cards::month_spend.eq(c.month_spend),
+                    c.last_activity_at.map(|at| cards::last_activity_at.eq(at)),
+                    cards::deleted_at.eq(c.deleted_at),
+                    cards::deleted_reason.eq(c.deleted_reason),
+                ))
+                .execute($conn)
+                .await?;
+        }
+    };
+}
+
+/// The whole transaction of a batch, for one backend.
+macro_rules! record_in {
+    ($backend:tt, $conn:expr, $batch:expr) => {{
+        let batch: &[&Waiting] = $batch;
+        $conn
+            .transaction::<_, TxError<()>, _>(async |conn| {
+                let taken = take_references!($backend, conn, batch);
+                let mut ids: Vec<&str> = batch
+                    .iter()
+                    .zip(&taken)
+                    .filter(|(_, taken)| **taken)
+                    .map(|(w, _)| w.attempt.card_id.as_str())
+                    .collect();
+                ids.sort_unstable();
+                ids.dedup();
+                let locked = match ids.is_empty() {
+                    true => vec![],
+                    false => lock_cards!($backend, conn, &ids),
+                };
+                let balance_ids: Vec<String> = locked
+                    .iter()
+                    .map(|l| card_ledger_account_id(&l.id, CardLedger::Balance))
+                    .collect();
+                let balances: BTreeMap<String, i64> = match balance_ids.is_empty() {
+                    true => BTreeMap::new(),
+                    false => ledger_accounts::table
+                        .filter(ledger_accounts::id.eq_any(&balance_ids))
+                        .select((ledger_accounts::id, ledger_accounts::balance))
+                        .load::<(String, i64)>(conn)
+                        .await?
+                        .into_iter()
+                        .collect(),
+                };
+                let (answers, w) = decide(batch, &taken, locked, &balances)?;
+                use transaction_references as tr;
+                for (account, live, reference) in &w.released {
+                    diesel::delete(
+                        tr::table
+                            .filter(tr::account_id.eq(account))
+                            .filter(tr::livemode.eq(live))
+                            .filter(tr::reference.eq(reference)),
+                    )
+                    .execute(conn)
+                    .await?;
+                }
+                insert_all!($backend, conn, card_transactions::table, &w.transactions);
+                insert_all!($backend, conn, ledger_entries::table, &w.entries);
+                insert_all!($backend, conn, ledger_postings::table, &w.postings);
+                move_balances!($backend, conn, &w.balances);
+                update_cards!($backend, conn, &w.cards);
+                for (account, mode, card, at) in &w.deleted {
+                    clear_deleted_balance!(conn, account, *mode, card.as_str(), *at)?;
+                }
+                for (event, job) in &w.events {
+                    store_event!(conn, event, [job]);
+                }
+                Ok(answers)
+            })
+            .await
+            .map_err(|e| match e {
+                TxError::Db(e) => e,
+                TxError::Refused(()) => DbError::Refused,
+            })
+    }};
+}
+
+fn reference_row(w: &Waiting) -> ReferenceRow<'_> {
+    let a = &w.attempt;
+    ReferenceRow {
+        account_id: a.account_id.as_str(),
+        livemode: a.mode.is_live(),
+        reference: &a.client_reference,
+        created_at: a.now.unix(),
+    }
+}
+
+/// Records `batch` in one transaction of its own.
+async fn record_batch(pool: &DbPool, batch: &[&Waiting]) -> Result<Vec<Answer>, DbError> {
+    match pool {
+        DbPool::Pg(pool) => {
+            let mut conn = pool.get().await.map_err(DbError::pool)?;
+            record_in!(pg, &mut *conn, batch)
+        }
+        DbPool::Sqlite(pool) => {
+            let mut conn = pool.get().await.map_err(DbError::pool)?;
+            record_in!(sqlite, &mut *conn, batch)
+        }
+    }
+}
