@@ -17,6 +17,7 @@ mod cli;
 mod docs;
 mod edge;
 mod extreme_amounts;
+mod group_commit;
 mod isolation;
 mod lock_order;
 mod logs;

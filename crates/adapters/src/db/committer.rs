@@ -1,5 +1,5 @@
-//! Group commit: requests of one kind queue here, and one task records
-//! what is waiting (up to [`BATCH`]) as one transaction, answering each
+//! Group commit: requests of one kind queue here, and a committer task
+//! records what is waiting (up to [`BATCH`]) as one transaction, answering each
 //! request only once that transaction committed (nothing is acknowledged
 //! before it is durable). A lone request goes at once, so a quiet service
 //! waits for nothing; under load a batch forms from what arrived while the
@@ -12,7 +12,8 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use tokio::sync::{mpsc, oneshot};
+use std::sync::Arc;
+use tokio::sync::{Mutex, mpsc, oneshot};
 
 /// The most requests one transaction records.
 pub(super) const BATCH: usize = 64;
@@ -23,54 +24,78 @@ type Waiting<I, A> = (I, oneshot::Sender<A>);
 /// Records a batch in order, answering each item in the same order.
 pub(super) type Record<I, A> = Box<dyn Fn(Vec<I>) -> Pin<Box<dyn Future<Output = Vec<A>> + Send>> + Send + Sync>;
 
-/// The queue to one committer task.
+/// The queue to the committer tasks.
 pub(super) struct Committer<I, A> {
     queue: mpsc::UnboundedSender<Waiting<I, A>>,
 }
 
+/// What the tasks take batches from.
+struct Queue<I, A> {
+    waiting: mpsc::UnboundedReceiver<Waiting<I, A>>,
+    /// Items held back from a batch by a key already in it, in order.
+    held: VecDeque<Waiting<I, A>>,
+}
+
+impl<I, A> Queue<I, A> {
+    /// The next batch: the oldest item (waiting for one if there is
+    /// none), then whatever else waits, up to [`BATCH`], but never two of
+    /// one key. `None`: the committer was dropped.
+    async fn next_batch(&mut self, key: fn(&I) -> String) -> Option<Vec<Waiting<I, A>>> {
+        let first = match self.held.pop_front() {
+            Some(item) => item,
+            None => self.waiting.recv().await?,
+        };
+        let mut keys = vec![key(&first.0)];
+        let mut batch = vec![first];
+        let mut later = VecDeque::new();
+        while batch.len() < BATCH {
+            let Some(item) = self.held.pop_front().or_else(|| self.waiting.try_recv().ok()) else {
+                break;
+            };
+            let k = key(&item.0);
+            if keys.contains(&k) {
+                later.push_back(item);
+            } else {
+                keys.push(k);
+                batch.push(item);
+            }
+        }
+        later.append(&mut self.held);
+        self.held = later;
+        Some(batch)
+    }
+}
+
 impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
-    /// Starts the task on the current runtime. Two items with the same
-    /// `key` never share a batch: the later one waits for the next, so it
-    /// sees what the first did (a client reference is taken by the first
-    /// and refused to the second, or free again if the first was refused).
-    /// The task ends when the committer is dropped.
-    pub(super) fn start(key: fn(&I) -> String, record: Record<I, A>) -> Self {
-        let (queue, mut waiting) = mpsc::unbounded_channel::<Waiting<I, A>>();
-        tokio::spawn(async move {
-            // Items held back from a batch by a key already in it.
-            let mut held: VecDeque<Waiting<I, A>> = VecDeque::new();
-            loop {
-                let first = match held.pop_front() {
-                    Some(item) => item,
-                    None => match waiting.recv().await {
-                        Some(item) => item,
-                        None => return,
-                    },
-                };
-                let mut keys = vec![key(&first.0)];
-                let mut batch = vec![first];
-                let mut later = VecDeque::new();
-                while batch.len() < BATCH {
-                    let Some(item) = held.pop_front().or_else(|| waiting.try_recv().ok()) else {
-                        break;
+    /// Starts `tasks` committer tasks on the current runtime, sharing one
+    /// queue: while one records its batch, the next forms from what
+    /// arrives. Two items with the same `key` never share a batch: the
+    /// later one waits for the next, so it sees what the first did (a
+    /// client reference is taken by the first and refused to the second,
+    /// or free again if the first was refused). The tasks end when the
+    /// committer is dropped.
+    pub(super) fn start(tasks: usize, key: fn(&I) -> String, record: Record<I, A>) -> Self {
+        let (queue, waiting) = mpsc::unbounded_channel::<Waiting<I, A>>();
+        let shared = Arc::new(Mutex::new(Queue {
+            waiting,
+            held: VecDeque::new(),
+        }));
+        let record = Arc::new(record);
+        for _ in 0..tasks {
+            let (shared, record) = (shared.clone(), record.clone());
+            tokio::spawn(async move {
+                loop {
+                    let Some(batch) = shared.lock().await.next_batch(key).await else {
+                        return;
                     };
-                    let k = key(&item.0);
-                    if keys.contains(&k) {
-                        later.push_back(item);
-                    } else {
-                        keys.push(k);
-                        batch.push(item);
+                    let (items, replies): (Vec<I>, Vec<oneshot::Sender<A>>) = batch.into_iter().unzip();
+                    for (answer, reply) in record(items).await.into_iter().zip(replies) {
+                        // A caller that went away still had its request recorded.
+                        let _ = reply.send(answer);
                     }
                 }
-                later.extend(held.drain(..));
-                held = later;
-                let (items, replies): (Vec<I>, Vec<oneshot::Sender<A>>) = batch.into_iter().unzip();
-                for (answer, reply) in record(items).await.into_iter().zip(replies) {
-                    // A caller that went away still had its request recorded.
-                    let _ = reply.send(answer);
-                }
-            }
-        });
+            });
+        }
         Committer { queue }
     }
 
@@ -96,7 +121,7 @@ impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Arc, Mutex};
+    use std::sync::Mutex;
 
     #[tokio::test]
     async fn waiting_requests_share_a_batch_but_never_with_their_own_key() {
@@ -109,7 +134,7 @@ mod tests {
                 items.into_iter().map(|(n, _)| n * 10).collect()
             })
         });
-        let committer = Committer::start(|item| item.1.to_string(), record);
+        let committer = Committer::start(1, |item| item.1.to_string(), record);
         let first = committer.submit((0, "a"));
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         // These arrive while the first batch commits.

@@ -24,9 +24,10 @@ use super::money_steps::{TxError, clear_deleted_balance, wallet};
 use super::schema::{
     card_transactions, cards, ledger_accounts, ledger_entries, ledger_postings, transaction_references,
 };
-use super::{DbError, DbPool};
+use super::{DbError, DbPool, SqliteAsync};
+use diesel::QueryResult;
 use diesel::prelude::*;
-use diesel_async::{AsyncConnection, RunQueryDsl};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::cards::authorization::{DebitRequest, Decision};
 use domain::cards::debit_run::DebitCard;
 use domain::cards::product::Product;
@@ -36,6 +37,7 @@ use domain::{Amount, Currency, Mode};
 use ports::StoreError;
 use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome, Notices};
 use std::collections::{BTreeMap, HashSet};
+use std::future::Future;
 
 /// A debit waiting for its batch.
 pub(super) struct Waiting {
@@ -47,6 +49,10 @@ pub(super) type Answer = Result<DebitOutcome, DebitError>;
 
 pub(super) type DebitCommitter = Committer<Waiting, Answer>;
 
+/// How many batches of debits a process records at once: while one
+/// commits, the next forms and starts.
+const COMMITTERS: usize = 2;
+
 /// The committer of a pool's debits. Debits of one client reference never
 /// share a batch.
 pub(super) fn committer(pool: DbPool) -> DebitCommitter {
@@ -55,6 +61,7 @@ pub(super) fn committer(pool: DbPool) -> DebitCommitter {
         Box::pin(async move { record(&pool, &batch).await })
     });
     Committer::start(
+        COMMITTERS,
         |w| {
             let a = &w.attempt;
             format!("{}:{}:{}", a.account_id, a.mode.as_str(), a.client_reference)
@@ -344,269 +351,298 @@ macro_rules! locked_columns {
     };
 }
 
-/// Takes the batch's references; yields, per debit, whether it holds its
-/// reference (taken now, or by the 3-D Secure challenge it completes).
-macro_rules! take_references {
-    (pg, $conn:expr, $batch:expr) => {{
-        use transaction_references as tr;
-        let rows: Vec<ReferenceRow> = $batch
-            .iter()
-            .filter(|w| !w.attempt.reference_held)
-            .map(|w| reference_row(w))
-            .collect();
-        let got: HashSet<(String, bool, String)> = match rows.is_empty() {
-            true => HashSet::new(),
-            false => diesel::insert_into(tr::table)
-                .values(&rows)
-                .on_conflict_do_nothing()
-                .returning((tr::account_id, tr::livemode, tr::reference))
-                .get_results::<(String, bool, String)>($conn)
-                .await?
-                .into_iter()
-                .collect(),
-        };
-        $batch
-            .iter()
-            .map(|w| {
-                let a = &w.attempt;
-                a.reference_held
-                    || got.contains(&(a.account_id.to_string(), a.mode.is_live(), a.client_reference.clone()))
-            })
-            .collect::<Vec<bool>>()
-    }};
-    (sqlite, $conn:expr, $batch:expr) => {{
-        let mut taken = Vec::with_capacity($batch.len());
-        for w in $batch {
-            taken.push(
-                w.attempt.reference_held
-                    || diesel::insert_into(transaction_references::table)
-                        .values(&reference_row(w))
-                        .on_conflict_do_nothing()
-                        .execute($conn)
-                        .await?
-                        == 1,
-            );
+/// What follows the decisions on both backends, in the batch's
+/// transaction: the card deletions' balance clearing, then each event.
+/// Both are rare (a decline, a deletion), so they keep statements of
+/// their own.
+macro_rules! deletions_and_events {
+    ($conn:expr, $writes:expr) => {{
+        let w: &Writes = $writes;
+        for (account, mode, card, at) in &w.deleted {
+            clear_deleted_balance!($conn, account, *mode, card.as_str(), *at)?;
         }
-        taken
+        for (event, job) in &w.events {
+            store_event!($conn, event, [job]);
+        }
     }};
 }
 
-/// Locks the live cards among `$ids`, in id order, and reads them.
-macro_rules! lock_cards {
-    (pg, $conn:expr, $ids:expr) => {
-        cards::table
-            .filter(cards::id.eq_any($ids))
-            .filter(cards::deleted_at.is_null())
-            .order(cards::id)
-            .for_update()
-            .select(locked_columns!())
-            .load::<LockedCard>($conn)
-            .await?
-    };
-    // One writer at a time: a no-op update takes the write lock.
-    (sqlite, $conn:expr, $ids:expr) => {
-        diesel::update(
-            cards::table
-                .filter(cards::id.eq_any($ids))
-                .filter(cards::deleted_at.is_null()),
-        )
-        .set(cards::consecutive_declines.eq(cards::consecutive_declines))
-        .returning(locked_columns!())
-        .get_results::<LockedCard>($conn)
-        .await?
-    };
-}
-
-/// Inserts `$rows` into `$table`: one statement on PostgreSQL.
-macro_rules! insert_all {
-    (pg, $conn:expr, $table:expr, $rows:expr) => {
-        if !$rows.is_empty() {
-            diesel::insert_into($table).values($rows).execute($conn).await?;
-        }
-    };
-    (sqlite, $conn:expr, $table:expr, $rows:expr) => {
-        for row in $rows {
-            diesel::insert_into($table).values(row).execute($conn).await?;
-        }
-    };
-}
-
-/// Moves the ledger balances of [`Writes::balances`], each guarded by its
-/// range; any guard that holds back fails the batch.
-macro_rules! move_balances {
-    (pg, $conn:expr, $balances:expr) => {{
-        use diesel::sql_types::{Array, BigInt, Text};
-        let balances: &Vec<(String, i64, i64, i64)> = $balances;
-        if !balances.is_empty() {
-            let ids: Vec<&str> = balances.iter().map(|b| b.0.as_str()).collect();
-            let column = |i: usize| balances.iter().map(|b| [b.1, b.2, b.3][i]).collect::<Vec<i64>>();
-            let moved = diesel::sql_query(
-                "UPDATE ledger_accounts SET balance = ledger_accounts.balance + d.delta \
-                 FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS d(id, delta, lo, hi) \
-                 WHERE ledger_accounts.id = d.id AND ledger_accounts.balance + d.delta BETWEEN d.lo AND d.hi",
-            )
-            .bind::<Array<Text>, _>(ids)
-            .bind::<Array<BigInt>, _>(column(0))
-            .bind::<Array<BigInt>, _>(column(1))
-            .bind::<Array<BigInt>, _>(column(2))
-            .execute($conn)
-            .await?;
-            if moved != balances.len() {
-                return Err(TxError::Db(DbError::Refused));
+fn reference_rows<'a>(batch: &[&'a Waiting]) -> Vec<ReferenceRow<'a>> {
+    let mut rows: Vec<ReferenceRow> = batch
+        .iter()
+        .filter(|w| !w.attempt.reference_held)
+        .map(|w| {
+            let a = &w.attempt;
+            ReferenceRow {
+                account_id: a.account_id.as_str(),
+                livemode: a.mode.is_live(),
+                reference: &a.client_reference,
+                created_at: a.now.unix(),
             }
-        }
-    }};
-    (sqlite, $conn:expr, $balances:expr) => {
-        for (id, delta, lo, hi) in $balances {
-            let la = ledger_accounts::table
-                .filter(ledger_accounts::id.eq(id))
-                .filter((ledger_accounts::balance + *delta).between(*lo, *hi));
-            let moved = diesel::update(la)
-                .set(ledger_accounts::balance.eq(ledger_accounts::balance + *delta))
-                .execute($conn)
-                .await?;
-            if moved != 1 {
-                return Err(TxError::Db(DbError::Refused));
-            }
-        }
-    };
+        })
+        .collect();
+    // In one order, so two batches waiting on each other's references (a
+    // client sending two of them twice at once) cannot deadlock.
+    rows.sort_unstable_by_key(|r| (r.account_id, r.livemode, r.reference));
+    rows
 }
 
-/// Writes each changed card's counters and deletion.
-macro_rules! update_cards {
-    (pg, $conn:expr, $cards:expr) => {{
-        use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text};
-        let cards: &Vec<CardWrite> = $cards;
-        if !cards.is_empty() {
-            let updated = diesel::sql_query(
-                "UPDATE cards SET approved_count = d.approved_count, consecutive_declines = d.consecutive_declines, \
-                 spend_month = d.spend_month, month_spend = d.month_spend, \
-                 last_activity_at = COALESCE(d.last_activity_at, cards.last_activity_at), \
-                 deleted_at = d.deleted_at, deleted_reason = d.deleted_reason \
-                 FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::integer[], $5::bigint[], $6::bigint[], \
-                 $7::bigint[], $8::text[]) AS d(id, approved_count, consecutive_declines, spend_month, month_spend, \
-                 last_activity_at, deleted_at, deleted_reason) \
-                 WHERE cards.id = d.id AND cards.deleted_at IS NULL",
-            )
-            .bind::<Array<Text>, _>(cards.iter().map(|c| c.id.as_str()).collect::<Vec<_>>())
-            .bind::<Array<BigInt>, _>(cards.iter().map(|c| c.approved_count).collect::<Vec<_>>())
-            .bind::<Array<Integer>, _>(cards.iter().map(|c| c.consecutive_declines).collect::<Vec<_>>())
-            .bind::<Array<Integer>, _>(cards.iter().map(|c| c.spend_month).collect::<Vec<_>>())
-            .bind::<Array<BigInt>, _>(cards.iter().map(|c| c.month_spend).collect::<Vec<_>>())
-            .bind::<Array<Nullable<BigInt>>, _>(cards.iter().map(|c| c.last_activity_at).collect::<Vec<_>>())
-            .bind::<Array<Nullable<BigInt>>, _>(cards.iter().map(|c| c.deleted_at).collect::<Vec<_>>())
-            .bind::<Array<Nullable<Text>>, _>(cards.iter().map(|c| c.deleted_reason).collect::<Vec<_>>())
-            .execute($conn)
-            .await?;
-            if updated != cards.len() {
-                return Err(TxError::Db(DbError::Refused));
-            }
-        }
-    }};
-    (sqlite, $conn:expr, $cards:expr) => {
-        for c in $cards {
-            diesel::update(cards::table.filter(cards::id.eq(&c.id)))
-                .set((
-                    cards::approved_count.eq(c.approved_count),
-                    cards::consecutive_declines.eq(c.consecutive_declines),
-                    cards::spend_month.eq(c.spend_month),
-                    cards::month_spend.eq(c.month_spend),
-                    c.last_activity_at.map(|at| cards::last_activity_at.eq(at)),
-                    cards::deleted_at.eq(c.deleted_at),
-                    cards::deleted_reason.eq(c.deleted_reason),
-                ))
-                .execute($conn)
-                .await?;
-        }
-    };
+/// The batch's cards, in id order.
+fn card_ids<'a>(batch: &[&'a Waiting]) -> Vec<&'a str> {
+    let mut ids: Vec<&str> = batch.iter().map(|w| w.attempt.card_id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
 }
 
-/// The whole transaction of a batch, for one backend.
-macro_rules! record_in {
-    ($backend:tt, $conn:expr, $batch:expr) => {{
-        let batch: &[&Waiting] = $batch;
-        $conn
-            .transaction::<_, TxError<()>, _>(async |conn| {
-                let taken = take_references!($backend, conn, batch);
-                let mut ids: Vec<&str> = batch
-                    .iter()
-                    .zip(&taken)
-                    .filter(|(_, taken)| **taken)
-                    .map(|(w, _)| w.attempt.card_id.as_str())
-                    .collect();
-                ids.sort_unstable();
-                ids.dedup();
-                let locked = match ids.is_empty() {
-                    true => vec![],
-                    false => lock_cards!($backend, conn, &ids),
-                };
-                let balance_ids: Vec<String> = locked
-                    .iter()
-                    .map(|l| card_ledger_account_id(&l.id, CardLedger::Balance))
-                    .collect();
-                let balances: BTreeMap<String, i64> = match balance_ids.is_empty() {
-                    true => BTreeMap::new(),
-                    false => ledger_accounts::table
-                        .filter(ledger_accounts::id.eq_any(&balance_ids))
-                        .select((ledger_accounts::id, ledger_accounts::balance))
-                        .load::<(String, i64)>(conn)
-                        .await?
-                        .into_iter()
-                        .collect(),
-                };
-                let (answers, w) = decide(batch, &taken, locked, &balances)?;
-                use transaction_references as tr;
-                for (account, live, reference) in &w.released {
-                    diesel::delete(
-                        tr::table
-                            .filter(tr::account_id.eq(account))
-                            .filter(tr::livemode.eq(live))
-                            .filter(tr::reference.eq(reference)),
-                    )
-                    .execute(conn)
-                    .await?;
-                }
-                insert_all!($backend, conn, card_transactions::table, &w.transactions);
-                insert_all!($backend, conn, ledger_entries::table, &w.entries);
-                insert_all!($backend, conn, ledger_postings::table, &w.postings);
-                move_balances!($backend, conn, &w.balances);
-                update_cards!($backend, conn, &w.cards);
-                for (account, mode, card, at) in &w.deleted {
-                    clear_deleted_balance!(conn, account, *mode, card.as_str(), *at)?;
-                }
-                for (event, job) in &w.events {
-                    store_event!(conn, event, [job]);
-                }
-                Ok(answers)
-            })
+fn balance_ids(ids: &[&str]) -> Vec<String> {
+    ids.iter()
+        .map(|id| card_ledger_account_id(id, CardLedger::Balance))
+        .collect()
+}
+
+/// Per debit, whether it holds its reference: taken now (among `got`),
+/// or by the 3-D Secure challenge it completes.
+fn holds_reference(batch: &[&Waiting], got: &HashSet<(String, bool, String)>) -> Vec<bool> {
+    batch
+        .iter()
+        .map(|w| {
+            let a = &w.attempt;
+            a.reference_held || got.contains(&(a.account_id.to_string(), a.mode.is_live(), a.client_reference.clone()))
+        })
+        .collect()
+}
+
+/// PostgreSQL: a batch in four round trips whatever its size. After
+/// `BEGIN`, one pipelined round trip takes the references, locks the cards
+/// in id order and reads their balances (the server runs them in that
+/// order); one more writes every table; then `COMMIT`.
+async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<Vec<Answer>, TxError<()>> {
+    use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text};
+    use transaction_references as tr;
+    let (refs, ids) = (reference_rows(batch), card_ids(batch));
+    let balance_ids = balance_ids(&ids);
+    let c: &AsyncPgConnection = conn;
+    let take = async {
+        if refs.is_empty() {
+            return Ok(vec![]);
+        }
+        diesel::insert_into(tr::table)
+            .values(&refs)
+            .on_conflict_do_nothing()
+            .returning((tr::account_id, tr::livemode, tr::reference))
+            .get_results::<(String, bool, String)>(&mut &*c)
             .await
-            .map_err(|e| match e {
-                TxError::Db(e) => e,
-                TxError::Refused(()) => DbError::Refused,
-            })
-    }};
+    };
+    let lock = cards::table
+        .filter(cards::id.eq_any(&ids))
+        .filter(cards::deleted_at.is_null())
+        .order(cards::id)
+        .for_update()
+        .select(locked_columns!())
+        .load::<LockedCard>(&mut &*c);
+    let read = ledger_accounts::table
+        .filter(ledger_accounts::id.eq_any(&balance_ids))
+        .select((ledger_accounts::id, ledger_accounts::balance))
+        .load::<(String, i64)>(&mut &*c);
+    let (got, locked, balances) = tokio::try_join!(take, lock, read)?;
+    let taken = holds_reference(batch, &got.into_iter().collect());
+    let (answers, w) = decide(batch, &taken, locked, &balances.into_iter().collect())?;
+
+    let release = async {
+        for (account, live, reference) in &w.released {
+            diesel::delete(
+                tr::table
+                    .filter(tr::account_id.eq(account))
+                    .filter(tr::livemode.eq(live))
+                    .filter(tr::reference.eq(reference)),
+            )
+            .execute(&mut &*c)
+            .await?;
+        }
+        Ok(0)
+    };
+    let transactions = unless_empty(
+        w.transactions.is_empty(),
+        diesel::insert_into(card_transactions::table)
+            .values(&w.transactions)
+            .execute(&mut &*c),
+    );
+    let entries = unless_empty(
+        w.entries.is_empty(),
+        diesel::insert_into(ledger_entries::table)
+            .values(&w.entries)
+            .execute(&mut &*c),
+    );
+    let postings = unless_empty(
+        w.postings.is_empty(),
+        diesel::insert_into(ledger_postings::table)
+            .values(&w.postings)
+            .execute(&mut &*c),
+    );
+    let b = &w.balances;
+    let column = |i: usize| b.iter().map(|b| [b.1, b.2, b.3][i]).collect::<Vec<i64>>();
+    let balances = unless_empty(
+        b.is_empty(),
+        diesel::sql_query(
+            "UPDATE ledger_accounts SET balance = ledger_accounts.balance + d.delta \
+             FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS d(id, delta, lo, hi) \
+             WHERE ledger_accounts.id = d.id AND ledger_accounts.balance + d.delta BETWEEN d.lo AND d.hi",
+        )
+        .bind::<Array<Text>, _>(b.iter().map(|b| b.0.as_str()).collect::<Vec<_>>())
+        .bind::<Array<BigInt>, _>(column(0))
+        .bind::<Array<BigInt>, _>(column(1))
+        .bind::<Array<BigInt>, _>(column(2))
+        .execute(&mut &*c),
+    );
+    let k = &w.cards;
+    let cards = unless_empty(
+        k.is_empty(),
+        diesel::sql_query(
+            "UPDATE cards SET approved_count = d.approved_count, consecutive_declines = d.consecutive_declines, \
+             spend_month = d.spend_month, month_spend = d.month_spend, \
+             last_activity_at = COALESCE(d.last_activity_at, cards.last_activity_at), \
+             deleted_at = d.deleted_at, deleted_reason = d.deleted_reason \
+             FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::integer[], $5::bigint[], $6::bigint[], \
+             $7::bigint[], $8::text[]) AS d(id, approved_count, consecutive_declines, spend_month, month_spend, \
+             last_activity_at, deleted_at, deleted_reason) \
+             WHERE cards.id = d.id AND cards.deleted_at IS NULL",
+        )
+        .bind::<Array<Text>, _>(k.iter().map(|c| c.id.as_str()).collect::<Vec<_>>())
+        .bind::<Array<BigInt>, _>(k.iter().map(|c| c.approved_count).collect::<Vec<_>>())
+        .bind::<Array<Integer>, _>(k.iter().map(|c| c.consecutive_declines).collect::<Vec<_>>())
+        .bind::<Array<Integer>, _>(k.iter().map(|c| c.spend_month).collect::<Vec<_>>())
+        .bind::<Array<BigInt>, _>(k.iter().map(|c| c.month_spend).collect::<Vec<_>>())
+        .bind::<Array<Nullable<BigInt>>, _>(k.iter().map(|c| c.last_activity_at).collect::<Vec<_>>())
+        .bind::<Array<Nullable<BigInt>>, _>(k.iter().map(|c| c.deleted_at).collect::<Vec<_>>())
+        .bind::<Array<Nullable<Text>>, _>(k.iter().map(|c| c.deleted_reason).collect::<Vec<_>>())
+        .execute(&mut &*c),
+    );
+    let (_, _, _, _, moved, updated) = tokio::try_join!(release, transactions, entries, postings, balances, cards)?;
+    // Each balance landed where the decisions put it, and each card
+    // changed: or the batch fails.
+    if moved != b.len() || updated != k.len() {
+        return Err(TxError::Db(DbError::Refused));
+    }
+    deletions_and_events!(conn, &w);
+    Ok(answers)
 }
 
-fn reference_row(w: &Waiting) -> ReferenceRow<'_> {
-    let a = &w.attempt;
-    ReferenceRow {
-        account_id: a.account_id.as_str(),
-        livemode: a.mode.is_live(),
-        reference: &a.client_reference,
-        created_at: a.now.unix(),
+/// Runs `statement` unless it has no rows to write (a future of diesel-async
+/// sends nothing until it is polled).
+async fn unless_empty(empty: bool, statement: impl Future<Output = QueryResult<usize>>) -> QueryResult<usize> {
+    match empty {
+        true => Ok(0),
+        false => statement.await,
     }
+}
+
+/// SQLite: the same plan row by row, inside the one transaction (one
+/// writer at a time; statements are calls into the process, and
+/// diesel-async does not batch-insert there).
+async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec<Answer>, TxError<()>> {
+    use transaction_references as tr;
+    let mut got = HashSet::new();
+    for r in reference_rows(batch) {
+        if diesel::insert_into(tr::table)
+            .values(&r)
+            .on_conflict_do_nothing()
+            .execute(conn)
+            .await?
+            == 1
+        {
+            got.insert((r.account_id.to_string(), r.livemode, r.reference.to_string()));
+        }
+    }
+    let taken = holds_reference(batch, &got);
+    let ids = card_ids(batch);
+    // One writer at a time: the no-op update takes the write lock.
+    let locked = diesel::update(
+        cards::table
+            .filter(cards::id.eq_any(&ids))
+            .filter(cards::deleted_at.is_null()),
+    )
+    .set(cards::consecutive_declines.eq(cards::consecutive_declines))
+    .returning(locked_columns!())
+    .get_results::<LockedCard>(conn)
+    .await?;
+    let balances: BTreeMap<String, i64> = ledger_accounts::table
+        .filter(ledger_accounts::id.eq_any(balance_ids(&ids)))
+        .select((ledger_accounts::id, ledger_accounts::balance))
+        .load::<(String, i64)>(conn)
+        .await?
+        .into_iter()
+        .collect();
+    let (answers, w) = decide(batch, &taken, locked, &balances)?;
+    for (account, live, reference) in &w.released {
+        let taken = tr::table
+            .filter(tr::account_id.eq(account))
+            .filter(tr::livemode.eq(live))
+            .filter(tr::reference.eq(reference));
+        diesel::delete(taken).execute(conn).await?;
+    }
+    for row in &w.transactions {
+        diesel::insert_into(card_transactions::table)
+            .values(row)
+            .execute(conn)
+            .await?;
+    }
+    for row in &w.entries {
+        diesel::insert_into(ledger_entries::table)
+            .values(row)
+            .execute(conn)
+            .await?;
+    }
+    for row in &w.postings {
+        diesel::insert_into(ledger_postings::table)
+            .values(row)
+            .execute(conn)
+            .await?;
+    }
+    for (id, delta, lo, hi) in &w.balances {
+        let la = ledger_accounts::table
+            .filter(ledger_accounts::id.eq(id))
+            .filter((ledger_accounts::balance + *delta).between(*lo, *hi));
+        let moved = diesel::update(la)
+            .set(ledger_accounts::balance.eq(ledger_accounts::balance + *delta))
+            .execute(conn)
+            .await?;
+        if moved != 1 {
+            return Err(TxError::Db(DbError::Refused));
+        }
+    }
+    for c in &w.cards {
+        diesel::update(cards::table.filter(cards::id.eq(&c.id)))
+            .set((
+                cards::approved_count.eq(c.approved_count),
+                cards::consecutive_declines.eq(c.consecutive_declines),
+                cards::spend_month.eq(c.spend_month),
+                cards::month_spend.eq(c.month_spend),
+                c.last_activity_at.map(|at| cards::last_activity_at.eq(at)),
+                cards::deleted_at.eq(c.deleted_at),
+                cards::deleted_reason.eq(c.deleted_reason),
+            ))
+            .execute(conn)
+            .await?;
+    }
+    deletions_and_events!(conn, &w);
+    Ok(answers)
 }
 
 /// Records `batch` in one transaction of its own.
 async fn record_batch(pool: &DbPool, batch: &[&Waiting]) -> Result<Vec<Answer>, DbError> {
-    match pool {
+    let recorded = match pool {
         DbPool::Pg(pool) => {
             let mut conn = pool.get().await.map_err(DbError::pool)?;
-            record_in!(pg, &mut *conn, batch)
+            conn.transaction(async |conn| record_pg(conn, batch).await).await
         }
         DbPool::Sqlite(pool) => {
             let mut conn = pool.get().await.map_err(DbError::pool)?;
-            record_in!(sqlite, &mut *conn, batch)
+            conn.transaction(async |conn| record_sqlite(conn, batch).await).await
         }
-    }
+    };
+    recorded.map_err(|e| match e {
+        TxError::Db(e) => e,
+        TxError::Refused(()) => DbError::Refused,
+    })
 }

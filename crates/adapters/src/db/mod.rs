@@ -308,6 +308,8 @@ mod tests_cardholders;
 #[cfg(test)]
 mod tests_cards;
 #[cfg(test)]
+mod tests_debits;
+#[cfg(test)]
 mod tests_jobs;
 #[cfg(test)]
 mod tests_pg_tls;

@@ -23,7 +23,7 @@ use ports::jobs::{JobKind, NewJob};
 use ports::ledger::LedgerAudit;
 use ports::wallets::WalletStore;
 
-const ACCOUNT: &str = "acct_c";
+pub(super) const ACCOUNT: &str = "acct_c";
 
 fn event(n: &str) -> (NewEvent, NewJob) {
     let event = NewEvent {
@@ -47,7 +47,7 @@ fn job(n: &str, kind: JobKind) -> NewJob {
     }
 }
 
-fn amount(n: i64) -> Amount {
+pub(super) fn amount(n: i64) -> Amount {
     Amount::from_minor(n).unwrap()
 }
 
@@ -72,11 +72,17 @@ pub(super) async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
     )
     .await
     .unwrap();
-    let card = CardId::new("card_c");
+    let card = card_of(&db, "card_c").await;
+    (db, card)
+}
+
+/// Adds a card `id` funded with 300 from the wallet.
+pub(super) async fn card_of(db: &super::Db, id: &str) -> CardId {
+    let card = CardId::new(id);
     let new = NewCard {
         card: CardRecord {
             id: card.clone(),
-            account_id: account,
+            account_id: AccountId::new(ACCOUNT),
             mode: Mode::Test,
             cardholder_id: CardholderId::new("ch_c"),
             card_type: CardType::Virtual,
@@ -103,9 +109,21 @@ pub(super) async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
         funding: Funding::Wallet(amount(300)),
         fee_anchor_at: Timestamp::from_unix(1),
     };
-    let (e, d) = event("created");
+    let (e, d) = event(&format!("created_{id}"));
     db.create(new, e, vec![d], Timestamp::from_unix(1)).await.unwrap();
-    (db, card)
+    card
+}
+
+/// Funds `card` with `cents` from the wallet, settled.
+pub(super) async fn fund(db: &super::Db, card: &CardId, cents: i64) {
+    let id = format!("ctr_fund_{card}_{cents}");
+    db.reserve(
+        transfer(&id, card, TransferKind::Fund, cents, 5),
+        job(&format!("s_{id}"), JobKind::SettleCardTransfer),
+    )
+    .await
+    .unwrap();
+    assert_eq!(settle(db, &id, Settlement::Complete).await, Settled::Done);
 }
 
 fn transfer(id: &str, card: &CardId, kind: TransferKind, cents: i64, now: i64) -> NewTransfer {

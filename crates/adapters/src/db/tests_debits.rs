@@ -1,0 +1,205 @@
+//! Debits recorded by group commit, on SQLite and (with
+//! `TEST_DATABASE_URL`) PostgreSQL: many at once on one card decide as if
+//! one after another, refusals inside a batch leave no trace, and a batch
+//! the database fails is recorded again debit by debit.
+
+use super::tests_cards::{ACCOUNT, amount, card_of, fund, setup};
+use crate::test_db::TestDb;
+use domain::cards::authorization::{Decision, DeclineReason};
+use domain::fx::FxRates;
+use domain::ids::{AccountId, CardId, EventId, JobId};
+use domain::ledger::DEFAULT_MAX_WALLET;
+use domain::{Mode, Timestamp};
+use ports::card_transactions::{CardTransactionStore, DebitAttempt, DebitError, DebitOutcome, Notices};
+use ports::cards::CardStore;
+use ports::events::{EventStore, NewEvent};
+use ports::jobs::{JobKind, NewJob};
+use ports::ledger::LedgerAudit;
+use ports::wallets::WalletStore;
+
+fn attempt(card: &CardId, id: &str, reference: &str, cents: i64) -> DebitAttempt {
+    DebitAttempt {
+        id: id.to_string(),
+        account_id: AccountId::new(ACCOUNT),
+        mode: Mode::Test,
+        card_id: card.clone(),
+        client_reference: reference.to_string(),
+        currency: None,
+        amount: amount(cents),
+        rates: FxRates {
+            ngn_usd: amount(1),
+            usd_ngn: amount(1_500),
+        },
+        description: "UBER *TRIP".into(),
+        merchant_category_code: None,
+        merchant_name: "Uber".into(),
+        enriched_data: "{}".into(),
+        forced: false,
+        reference_held: false,
+        now: Timestamp::from_unix(100),
+    }
+}
+
+/// An event for each decline, as the use case tells them.
+fn notices(n: usize) -> Notices {
+    Box::new(move |outcome: &DebitOutcome| match outcome.decision {
+        Decision::Approve => vec![],
+        Decision::Decline(_) => {
+            let event = NewEvent {
+                id: EventId::new(format!("evt_decline_{n}")),
+                account_id: AccountId::new(ACCOUNT),
+                mode: Mode::Test,
+                event: "card_debit_event.declined",
+                data: "{}".into(),
+                created_at: Timestamp::from_unix(100),
+            };
+            let job = NewJob {
+                id: JobId::new(format!("job_decline_{n}")),
+                kind: JobKind::DeliverWebhook,
+                subject: format!("evt_decline_{n}"),
+                max_attempts: 3,
+                run_at: Timestamp::from_unix(100),
+            };
+            vec![(event, job)]
+        }
+    })
+}
+
+/// How many transactions the debits were recorded in: PostgreSQL stamps
+/// each row with its transaction's id. `None` on SQLite.
+async fn transactions_of(db: &super::Db) -> Option<i64> {
+    use diesel_async::RunQueryDsl;
+    #[derive(diesel::QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let super::DbPool::Pg(pool) = db.pool() else {
+        return None;
+    };
+    let mut conn = pool.get().await.unwrap();
+    let count = diesel::sql_query("SELECT count(DISTINCT xmin::text) AS n FROM card_transactions")
+        .get_result::<Count>(&mut *conn)
+        .await
+        .unwrap();
+    Some(count.n)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sixty_four_debits_at_once_on_one_card_decide_as_one_after_another() {
+    for t in TestDb::all().await {
+        let (db, card) = setup(&t, 100_000).await;
+        fund(&db, &card, 10_000).await;
+        // 10,300 on the card, 300 of it held for the fee: room for twenty
+        // debits of 500. Then fifteen insufficient-balance declines in a
+        // row delete the card, and for the rest there is no card.
+        let debits = (0..64).map(|n| {
+            let db = db.clone();
+            let card = card.clone();
+            async move {
+                db.debit(attempt(&card, &format!("ctx_{n}"), &format!("r{n}"), 500), notices(n))
+                    .await
+            }
+        });
+        let answers = futures::future::join_all(debits).await;
+        let count = |f: &dyn Fn(&Result<DebitOutcome, DebitError>) -> bool| answers.iter().filter(|a| f(a)).count();
+        let approved = count(&|a| matches!(a, Ok(o) if o.decision == Decision::Approve));
+        let declined =
+            count(&|a| matches!(a, Ok(o) if o.decision == Decision::Decline(DeclineReason::InsufficientBalance)));
+        let deleting = count(&|a| matches!(a, Ok(o) if o.card_deleted));
+        let no_card = count(&|a| matches!(a, Err(DebitError::CardNotFound)));
+        assert_eq!(
+            (approved, declined, deleting, no_card),
+            (20, 15, 1, 29),
+            "{}: {answers:?}",
+            t.backend()
+        );
+        let account = AccountId::new(ACCOUNT);
+        assert!(
+            CardStore::get(&db, &account, Mode::Test, &card)
+                .await
+                .unwrap()
+                .is_none()
+        );
+        // Twenty approvals numbered 1 to 20; the card's 300 back in the wallet.
+        let page = domain::paging::Page { number: 1, size: 100 };
+        let (history, total) = db.history(&account, Mode::Test, &card, page, None).await.unwrap();
+        assert_eq!((history.len(), total), (20, 20), "{}", t.backend());
+        let wallet = db.balances(&account, Mode::Test).await.unwrap().usd.minor();
+        assert_eq!(wallet, 100_000 - 300 - 10_000 + 300, "{}", t.backend());
+        let (_, events) = db.list_events(&account, Mode::Test, page).await.unwrap();
+        assert_eq!(events, 2 + 15, "the card's creation, its funding and each decline: {}", t.backend());
+        assert!(
+            db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty(),
+            "{}",
+            t.backend()
+        );
+        // A reference refused for want of a card was never taken.
+        let no_card_reference = answers
+            .iter()
+            .position(|a| matches!(a, Err(DebitError::CardNotFound)))
+            .map(|n| format!("r{n}"))
+            .unwrap();
+        let other = card_of(&db, "card_d").await;
+        let again = db
+            .debit(attempt(&other, "ctx_again", &no_card_reference, 1), notices(99))
+            .await;
+        assert!(again.is_ok(), "{}: {again:?}", t.backend());
+        let used = db.debit(attempt(&other, "ctx_used", "r0", 1), notices(98)).await;
+        assert!(
+            matches!(used, Err(DebitError::ReferenceUsed)),
+            "{}: {used:?}",
+            t.backend()
+        );
+        if let Some(transactions) = transactions_of(&db).await {
+            assert!(
+                transactions < 35,
+                "35 debits recorded in {transactions} transactions: batches formed"
+            );
+            eprintln!("postgres: 35 recorded debits in {transactions} transactions");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_the_database_fails_is_recorded_again_debit_by_debit() {
+    for t in TestDb::all().await {
+        let (db, card) = setup(&t, 100_000).await;
+        fund(&db, &card, 10_000).await;
+        db.debit(attempt(&card, "ctx_taken", "first", 100), notices(0))
+            .await
+            .unwrap();
+        // The seventh reuses a transaction id: the database refuses its row,
+        // and with it the batch it is in.
+        let debits = (1..=12).map(|n| {
+            let (db, card) = (db.clone(), card.clone());
+            let id = if n == 7 {
+                "ctx_taken".to_string()
+            } else {
+                format!("ctx_{n}")
+            };
+            async move { db.debit(attempt(&card, &id, &format!("r{n}"), 100), notices(n)).await }
+        });
+        let answers = futures::future::join_all(debits).await;
+        for (n, answer) in (1..=12).zip(&answers) {
+            match n {
+                7 => assert!(matches!(answer, Err(DebitError::Store(_))), "{answer:?}"),
+                _ => assert!(
+                    matches!(answer, Ok(o) if o.decision == Decision::Approve),
+                    "{}: debit {n}: {answer:?}",
+                    t.backend()
+                ),
+            }
+        }
+        let on_card = CardStore::get(&db, &AccountId::new(ACCOUNT), Mode::Test, &card)
+            .await
+            .unwrap()
+            .unwrap()
+            .balance;
+        assert_eq!(on_card, 10_300 - 100 - 11 * 100, "{}", t.backend());
+        // Its reference was not kept either.
+        let again = db.debit(attempt(&card, "ctx_7", "r7", 100), notices(7)).await;
+        assert!(again.is_ok(), "{}: {again:?}", t.backend());
+        assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
+    }
+}
