@@ -432,7 +432,7 @@ async fn a_settlement_the_database_fails_fails_alone_and_the_rest_of_its_batch_s
                 }
             }
         };
-        let batch = vec![item("ctr_2", "created").await, item("ctr_3", "ctr_3").await];
+        let batch = vec![item("ctr_2", "created_card_c").await, item("ctr_3", "ctr_3").await];
         let settled = db.settle(batch).await.unwrap();
         assert!(matches!(settled[0], Settled::Failed(_)), "{}: {settled:?}", t.backend());
         assert_eq!(settled[1], Settled::Done, "{}", t.backend());

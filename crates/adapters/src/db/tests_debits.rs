@@ -128,7 +128,12 @@ async fn sixty_four_debits_at_once_on_one_card_decide_as_one_after_another() {
         let wallet = db.balances(&account, Mode::Test).await.unwrap().usd.minor();
         assert_eq!(wallet, 100_000 - 300 - 10_000 + 300, "{}", t.backend());
         let (_, events) = db.list_events(&account, Mode::Test, page).await.unwrap();
-        assert_eq!(events, 2 + 15, "the card's creation, its funding and each decline: {}", t.backend());
+        assert_eq!(
+            events,
+            2 + 15,
+            "the card's creation, its funding and each decline: {}",
+            t.backend()
+        );
         assert!(
             db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty(),
             "{}",
