@@ -300,7 +300,9 @@ fn decide(
                 .deleted
                 .push((owner, Mode::from_live(run.locked.livemode), id.clone(), at));
         }
-        let spent = before.balance - now.balance;
+        let spent = (before.balance)
+            .checked_sub(now.balance)
+            .ok_or_else(|| StoreError::new(format!("card {id}: the batch's spend overflows")))?;
         if spent != 0 {
             // The card's balance lands exactly where the decisions put it:
             // it held still under the lock, or the batch fails.
