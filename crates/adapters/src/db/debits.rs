@@ -24,9 +24,11 @@ use super::money_steps::{TxError, clear_deleted_balance, wallet};
 use super::schema::{
     card_transactions, cards, ledger_accounts, ledger_entries, ledger_postings, transaction_references,
 };
+use super::unnest::unnest_statement;
 use super::{DbError, DbPool, SqliteAsync};
 use diesel::QueryResult;
 use diesel::prelude::*;
+use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::cards::authorization::{DebitRequest, Decision};
 use domain::cards::debit_run::DebitCard;
@@ -38,6 +40,7 @@ use ports::StoreError;
 use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome, Notices};
 use std::collections::{BTreeMap, HashSet};
 use std::future::Future;
+use std::marker::PhantomData;
 
 /// A debit waiting for its batch.
 pub(super) struct Waiting {
@@ -415,26 +418,132 @@ fn holds_reference(batch: &[&Waiting], got: &HashSet<(String, bool, String)>) ->
         .collect()
 }
 
-/// PostgreSQL: a batch in four round trips whatever its size. After
+unnest_statement!(
+    /// Takes references; returns those it took.
+    TakeReferences,
+    "INSERT INTO transaction_references (account_id, livemode, reference, created_at) SELECT * FROM",
+    [
+        account_id: &'a str => Text as "text",
+        livemode: bool => Bool as "boolean",
+        reference: &'a str => Text as "text",
+        created_at: i64 => BigInt as "bigint",
+    ],
+    "ON CONFLICT DO NOTHING RETURNING account_id, livemode, reference",
+    returns (Text, Bool, Text)
+);
+
+unnest_statement!(
+    InsertTransactions,
+    "INSERT INTO card_transactions (id, account_id, livemode, card_id, cardholder_id, client_reference, status, \
+     decline_reason, amount, currency, description, merchant_category_code, enriched_data, merchant_name, \
+     created_at, approved_seq) SELECT * FROM",
+    [
+        id: &'a str => Text as "text",
+        account_id: &'a str => Text as "text",
+        livemode: bool => Bool as "boolean",
+        card_id: &'a str => Text as "text",
+        cardholder_id: &'a str => Text as "text",
+        client_reference: &'a str => Text as "text",
+        status: &'a str => Text as "text",
+        decline_reason: Option<&'a str> => Nullable<Text> as "text",
+        amount: i64 => BigInt as "bigint",
+        currency: &'a str => Text as "text",
+        description: &'a str => Text as "text",
+        merchant_category_code: Option<&'a str> => Nullable<Text> as "text",
+        enriched_data: &'a str => Text as "text",
+        merchant_name: &'a str => Text as "text",
+        created_at: i64 => BigInt as "bigint",
+        approved_seq: Option<i64> => Nullable<BigInt> as "bigint",
+    ],
+    ""
+);
+
+unnest_statement!(
+    InsertEntries,
+    "INSERT INTO ledger_entries (id, account_id, livemode, kind, created_at) SELECT * FROM",
+    [
+        id: &'a str => Text as "text",
+        account_id: &'a str => Text as "text",
+        livemode: bool => Bool as "boolean",
+        kind: &'a str => Text as "text",
+        created_at: i64 => BigInt as "bigint",
+    ],
+    ""
+);
+
+unnest_statement!(
+    InsertPostings,
+    "INSERT INTO ledger_postings (entry_id, seq, ledger_account_id, currency, amount) SELECT * FROM",
+    [
+        entry_id: &'a str => Text as "text",
+        seq: i32 => Integer as "integer",
+        ledger_account_id: &'a str => Text as "text",
+        currency: &'a str => Text as "text",
+        amount: i64 => BigInt as "bigint",
+    ],
+    ""
+);
+
+unnest_statement!(
+    /// Moves each balance, only where it lands within its range.
+    MoveBalances,
+    "UPDATE ledger_accounts SET balance = ledger_accounts.balance + d.delta FROM",
+    [
+        id: &'a str => Text as "text",
+        delta: i64 => BigInt as "bigint",
+        lo: i64 => BigInt as "bigint",
+        hi: i64 => BigInt as "bigint",
+    ],
+    "AS d(id, delta, lo, hi) WHERE ledger_accounts.id = d.id AND ledger_accounts.balance + d.delta BETWEEN d.lo AND d.hi"
+);
+
+unnest_statement!(
+    UpdateCards,
+    "UPDATE cards SET approved_count = d.approved_count, consecutive_declines = d.consecutive_declines, \
+     spend_month = d.spend_month, month_spend = d.month_spend, \
+     last_activity_at = COALESCE(d.last_activity_at, cards.last_activity_at), \
+     deleted_at = d.deleted_at, deleted_reason = d.deleted_reason FROM",
+    [
+        id: &'a str => Text as "text",
+        approved_count: i64 => BigInt as "bigint",
+        consecutive_declines: i32 => Integer as "integer",
+        spend_month: i32 => Integer as "integer",
+        month_spend: i64 => BigInt as "bigint",
+        last_activity_at: Option<i64> => Nullable<BigInt> as "bigint",
+        deleted_at: Option<i64> => Nullable<BigInt> as "bigint",
+        deleted_reason: Option<&'a str> => Nullable<Text> as "text",
+    ],
+    "AS d(id, approved_count, consecutive_declines, spend_month, month_spend, last_activity_at, deleted_at, \
+     deleted_reason) WHERE cards.id = d.id AND cards.deleted_at IS NULL"
+);
+
+/// A column of `rows`.
+fn column<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> {
+    rows.iter().map(f).collect()
+}
+
+/// PostgreSQL: a batch in four round trips whatever its size, each
+/// statement prepared once per connection ([`super::unnest`]). After
 /// `BEGIN`, one pipelined round trip takes the references, locks the cards
 /// in id order and reads their balances (the server runs them in that
 /// order); one more writes every table; then `COMMIT`.
 async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<Vec<Answer>, TxError<()>> {
-    use diesel::sql_types::{Array, BigInt, Integer, Nullable, Text};
     use transaction_references as tr;
     let (refs, ids) = (reference_rows(batch), card_ids(batch));
     let balance_ids = balance_ids(&ids);
     let c: &AsyncPgConnection = conn;
+    let take = TakeReferences {
+        account_id: column(&refs, |r| r.account_id),
+        livemode: column(&refs, |r| r.livemode),
+        reference: column(&refs, |r| r.reference),
+        created_at: column(&refs, |r| r.created_at),
+        _rows: PhantomData,
+    };
     let take = async {
-        if refs.is_empty() {
-            return Ok(vec![]);
+        match refs.is_empty() {
+            true => Ok(vec![]),
+            false => take.get_results::<(String, bool, String)>(&mut &*c).await,
         }
-        diesel::insert_into(tr::table)
-            .values(&refs)
-            .on_conflict_do_nothing()
-            .returning((tr::account_id, tr::livemode, tr::reference))
-            .get_results::<(String, bool, String)>(&mut &*c)
-            .await
     };
     let lock = cards::table
         .filter(cards::id.eq_any(&ids))
@@ -464,62 +573,69 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
         }
         Ok(0)
     };
-    let transactions = unless_empty(
-        w.transactions.is_empty(),
-        diesel::insert_into(card_transactions::table)
-            .values(&w.transactions)
-            .execute(&mut &*c),
-    );
-    let entries = unless_empty(
-        w.entries.is_empty(),
-        diesel::insert_into(ledger_entries::table)
-            .values(&w.entries)
-            .execute(&mut &*c),
-    );
-    let postings = unless_empty(
-        w.postings.is_empty(),
-        diesel::insert_into(ledger_postings::table)
-            .values(&w.postings)
-            .execute(&mut &*c),
-    );
+    let t = &w.transactions;
+    let transactions = InsertTransactions {
+        id: column(t, |r| r.id.as_str()),
+        account_id: column(t, |r| r.account_id.as_str()),
+        livemode: column(t, |r| r.livemode),
+        card_id: column(t, |r| r.card_id.as_str()),
+        cardholder_id: column(t, |r| r.cardholder_id.as_str()),
+        client_reference: column(t, |r| r.client_reference.as_str()),
+        status: column(t, |r| r.status.as_str()),
+        decline_reason: column(t, |r| r.decline_reason.as_deref()),
+        amount: column(t, |r| r.amount),
+        currency: column(t, |r| r.currency.as_str()),
+        description: column(t, |r| r.description.as_str()),
+        merchant_category_code: column(t, |r| r.merchant_category_code.as_deref()),
+        enriched_data: column(t, |r| r.enriched_data.as_str()),
+        merchant_name: column(t, |r| r.merchant_name.as_str()),
+        created_at: column(t, |r| r.created_at),
+        approved_seq: column(t, |r| r.approved_seq),
+        _rows: PhantomData,
+    };
+    let transactions = unless_empty(t.is_empty(), transactions.execute(&mut &*c));
+    let e = &w.entries;
+    let entries = InsertEntries {
+        id: column(e, |r| r.id.as_str()),
+        account_id: column(e, |r| r.account_id.as_str()),
+        livemode: column(e, |r| r.livemode),
+        kind: column(e, |r| r.kind),
+        created_at: column(e, |r| r.created_at),
+        _rows: PhantomData,
+    };
+    let entries = unless_empty(e.is_empty(), entries.execute(&mut &*c));
+    let p = &w.postings;
+    let postings = InsertPostings {
+        entry_id: column(p, |r| r.entry_id.as_str()),
+        seq: column(p, |r| r.seq),
+        ledger_account_id: column(p, |r| r.ledger_account_id.as_str()),
+        currency: column(p, |r| r.currency),
+        amount: column(p, |r| r.amount),
+        _rows: PhantomData,
+    };
+    let postings = unless_empty(p.is_empty(), postings.execute(&mut &*c));
     let b = &w.balances;
-    let column = |i: usize| b.iter().map(|b| [b.1, b.2, b.3][i]).collect::<Vec<i64>>();
-    let balances = unless_empty(
-        b.is_empty(),
-        diesel::sql_query(
-            "UPDATE ledger_accounts SET balance = ledger_accounts.balance + d.delta \
-             FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[]) AS d(id, delta, lo, hi) \
-             WHERE ledger_accounts.id = d.id AND ledger_accounts.balance + d.delta BETWEEN d.lo AND d.hi",
-        )
-        .bind::<Array<Text>, _>(b.iter().map(|b| b.0.as_str()).collect::<Vec<_>>())
-        .bind::<Array<BigInt>, _>(column(0))
-        .bind::<Array<BigInt>, _>(column(1))
-        .bind::<Array<BigInt>, _>(column(2))
-        .execute(&mut &*c),
-    );
+    let balances = MoveBalances {
+        id: column(b, |r| r.0.as_str()),
+        delta: column(b, |r| r.1),
+        lo: column(b, |r| r.2),
+        hi: column(b, |r| r.3),
+        _rows: PhantomData,
+    };
+    let balances = unless_empty(b.is_empty(), balances.execute(&mut &*c));
     let k = &w.cards;
-    let cards = unless_empty(
-        k.is_empty(),
-        diesel::sql_query(
-            "UPDATE cards SET approved_count = d.approved_count, consecutive_declines = d.consecutive_declines, \
-             spend_month = d.spend_month, month_spend = d.month_spend, \
-             last_activity_at = COALESCE(d.last_activity_at, cards.last_activity_at), \
-             deleted_at = d.deleted_at, deleted_reason = d.deleted_reason \
-             FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::integer[], $5::bigint[], $6::bigint[], \
-             $7::bigint[], $8::text[]) AS d(id, approved_count, consecutive_declines, spend_month, month_spend, \
-             last_activity_at, deleted_at, deleted_reason) \
-             WHERE cards.id = d.id AND cards.deleted_at IS NULL",
-        )
-        .bind::<Array<Text>, _>(k.iter().map(|c| c.id.as_str()).collect::<Vec<_>>())
-        .bind::<Array<BigInt>, _>(k.iter().map(|c| c.approved_count).collect::<Vec<_>>())
-        .bind::<Array<Integer>, _>(k.iter().map(|c| c.consecutive_declines).collect::<Vec<_>>())
-        .bind::<Array<Integer>, _>(k.iter().map(|c| c.spend_month).collect::<Vec<_>>())
-        .bind::<Array<BigInt>, _>(k.iter().map(|c| c.month_spend).collect::<Vec<_>>())
-        .bind::<Array<Nullable<BigInt>>, _>(k.iter().map(|c| c.last_activity_at).collect::<Vec<_>>())
-        .bind::<Array<Nullable<BigInt>>, _>(k.iter().map(|c| c.deleted_at).collect::<Vec<_>>())
-        .bind::<Array<Nullable<Text>>, _>(k.iter().map(|c| c.deleted_reason).collect::<Vec<_>>())
-        .execute(&mut &*c),
-    );
+    let cards = UpdateCards {
+        id: column(k, |r| r.id.as_str()),
+        approved_count: column(k, |r| r.approved_count),
+        consecutive_declines: column(k, |r| r.consecutive_declines),
+        spend_month: column(k, |r| r.spend_month),
+        month_spend: column(k, |r| r.month_spend),
+        last_activity_at: column(k, |r| r.last_activity_at),
+        deleted_at: column(k, |r| r.deleted_at),
+        deleted_reason: column(k, |r| r.deleted_reason),
+        _rows: PhantomData,
+    };
+    let cards = unless_empty(k.is_empty(), cards.execute(&mut &*c));
     let (_, _, _, _, moved, updated) = tokio::try_join!(release, transactions, entries, postings, balances, cards)?;
     // Each balance landed where the decisions put it, and each card
     // changed: or the batch fails.

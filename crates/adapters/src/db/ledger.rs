@@ -120,11 +120,11 @@ impl LedgerAccountRow {
 #[derive(Insertable)]
 #[diesel(table_name = ledger_entries)]
 pub struct EntryRow {
-    id: String,
-    account_id: String,
-    livemode: bool,
-    kind: &'static str,
-    created_at: i64,
+    pub(super) id: String,
+    pub(super) account_id: String,
+    pub(super) livemode: bool,
+    pub(super) kind: &'static str,
+    pub(super) created_at: i64,
 }
 
 impl EntryRow {
@@ -136,11 +136,11 @@ impl EntryRow {
 #[derive(Insertable)]
 #[diesel(table_name = ledger_postings)]
 pub struct PostingRow {
-    entry_id: String,
-    seq: i32,
-    ledger_account_id: String,
-    currency: &'static str,
-    amount: i64,
+    pub(super) entry_id: String,
+    pub(super) seq: i32,
+    pub(super) ledger_account_id: String,
+    pub(super) currency: &'static str,
+    pub(super) amount: i64,
 }
 
 /// The rows that record `entry`: one entry row and one row per posting.

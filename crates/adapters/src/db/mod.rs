@@ -20,6 +20,7 @@ mod reseal;
 mod rewards;
 mod schema;
 mod test_clocks;
+mod unnest;
 mod wallets;
 
 pub use master_key_check::{CHECK_ROW, HASH_KEY_ROW};
