@@ -15,21 +15,20 @@
 //! the process, runs the same plan row by row inside the one transaction
 //! (diesel-async does not batch-insert there).
 
+use super::batches::{self, Batched, release_references, take_references_pg, take_references_sqlite};
 use super::card_transactions::{APPROVED, DECLINED, TransactionRow};
-use super::committer::{BATCH, Committer, Record};
+use super::committer::Committer;
 use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, clear_deleted_balance, wallet};
-use super::schema::{
-    card_transactions, cards, ledger_accounts, ledger_entries, ledger_postings, transaction_references,
-};
-use super::unnest::unnest_statement;
+use super::schema::{card_transactions, cards, ledger_accounts, ledger_entries, ledger_postings};
+use super::unnest::{InsertEntries, InsertPostings, MoveBalances, unnest_statement};
 use super::{DbError, DbPool, SqliteAsync};
 use diesel::QueryResult;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text};
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::cards::authorization::{DebitRequest, Decision};
 use domain::cards::debit_run::DebitCard;
 use domain::cards::product::Product;
@@ -38,7 +37,7 @@ use domain::ids::{AccountId, CardholderId};
 use domain::{Amount, Currency, Mode};
 use ports::StoreError;
 use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome, Notices};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::marker::PhantomData;
 
@@ -52,48 +51,45 @@ pub(super) type Answer = Result<DebitOutcome, DebitError>;
 
 pub(super) type DebitCommitter = Committer<Waiting, Answer>;
 
-/// How many batches of debits a process records at once: while one
-/// commits, the next forms and starts.
-const COMMITTERS: usize = 2;
-
 /// The committer of a pool's debits. Debits of one client reference never
 /// share a batch.
 pub(super) fn committer(pool: DbPool) -> DebitCommitter {
-    let record: Record<Waiting, Answer> = Box::new(move |batch| {
-        let pool = pool.clone();
-        Box::pin(async move { record(&pool, &batch).await })
-    });
-    Committer::start(
-        COMMITTERS,
-        |w| {
-            let a = &w.attempt;
-            format!("{}:{}:{}", a.account_id, a.mode.as_str(), a.client_reference)
-        },
-        record,
-    )
+    batches::committer(pool, COMMITTERS, |w| {
+        let a = &w.attempt;
+        format!("{}:{}:{}", a.account_id, a.mode.as_str(), a.client_reference)
+    })
 }
 
-/// Records `batch` in one transaction; if the database fails it, each
-/// debit alone.
-async fn record(pool: &DbPool, batch: &[Waiting]) -> Vec<Answer> {
-    debug_assert!(batch.len() <= BATCH);
-    let all: Vec<&Waiting> = batch.iter().collect();
-    match record_batch(pool, &all).await {
-        Ok(answers) => answers,
-        Err(e) if batch.len() == 1 => vec![Err(DebitError::Store(StoreError::from(e)))],
-        Err(e) => {
-            tracing::warn!(error = %e, debits = batch.len(), "a batch of debits failed; recording each alone");
-            let mut answers = Vec::with_capacity(batch.len());
-            for one in batch {
-                answers.push(match record_batch(pool, &[one]).await {
-                    Ok(mut answer) => answer.remove(0),
-                    Err(e) => Err(DebitError::Store(StoreError::from(e))),
-                });
-            }
-            answers
-        }
+impl Batched for Waiting {
+    type Answer = Answer;
+
+    fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)> {
+        let a = &self.attempt;
+        (!a.reference_held).then_some((&a.account_id, a.mode, a.client_reference.as_str(), a.now.unix()))
+    }
+
+    fn failed(e: StoreError) -> Answer {
+        Err(DebitError::Store(e))
+    }
+
+    fn record_pg<'a>(
+        conn: &'a mut AsyncPgConnection,
+        batch: &'a [&'a Self],
+    ) -> impl Future<Output = Result<Vec<Answer>, TxError<()>>> + Send + 'a {
+        record_pg(conn, batch)
+    }
+
+    fn record_sqlite<'a>(
+        conn: &'a mut SqliteAsync,
+        batch: &'a [&'a Self],
+    ) -> impl Future<Output = Result<Vec<Answer>, TxError<()>>> + Send + 'a {
+        record_sqlite(conn, batch)
     }
 }
+
+/// How many batches of debits a process records at once: while one
+/// commits, the next forms and starts.
+const COMMITTERS: usize = 2;
 
 /// The locked card's state the decisions read.
 #[derive(Queryable)]
@@ -120,15 +116,6 @@ struct Run {
     card: DebitCard,
     approved_at: Option<i64>,
     deleted_at: Option<i64>,
-}
-
-#[derive(Insertable)]
-#[diesel(table_name = transaction_references)]
-struct ReferenceRow<'a> {
-    account_id: &'a str,
-    livemode: bool,
-    reference: &'a str,
-    created_at: i64,
 }
 
 /// The changes of a batch, one list per table.
@@ -372,26 +359,6 @@ macro_rules! deletions_and_events {
     }};
 }
 
-fn reference_rows<'a>(batch: &[&'a Waiting]) -> Vec<ReferenceRow<'a>> {
-    let mut rows: Vec<ReferenceRow> = batch
-        .iter()
-        .filter(|w| !w.attempt.reference_held)
-        .map(|w| {
-            let a = &w.attempt;
-            ReferenceRow {
-                account_id: a.account_id.as_str(),
-                livemode: a.mode.is_live(),
-                reference: &a.client_reference,
-                created_at: a.now.unix(),
-            }
-        })
-        .collect();
-    // In one order, so two batches waiting on each other's references (a
-    // client sending two of them twice at once) cannot deadlock.
-    rows.sort_unstable_by_key(|r| (r.account_id, r.livemode, r.reference));
-    rows
-}
-
 /// The batch's cards, in id order.
 fn card_ids<'a>(batch: &[&'a Waiting]) -> Vec<&'a str> {
     let mut ids: Vec<&str> = batch.iter().map(|w| w.attempt.card_id.as_str()).collect();
@@ -405,32 +372,6 @@ fn balance_ids(ids: &[&str]) -> Vec<String> {
         .map(|id| card_ledger_account_id(id, CardLedger::Balance))
         .collect()
 }
-
-/// Per debit, whether it holds its reference: taken now (among `got`),
-/// or by the 3-D Secure challenge it completes.
-fn holds_reference(batch: &[&Waiting], got: &HashSet<(String, bool, String)>) -> Vec<bool> {
-    batch
-        .iter()
-        .map(|w| {
-            let a = &w.attempt;
-            a.reference_held || got.contains(&(a.account_id.to_string(), a.mode.is_live(), a.client_reference.clone()))
-        })
-        .collect()
-}
-
-unnest_statement!(
-    /// Takes references; returns those it took.
-    TakeReferences,
-    "INSERT INTO transaction_references (account_id, livemode, reference, created_at) SELECT * FROM",
-    [
-        account_id: &'a str => Text as "text",
-        livemode: bool => Bool as "boolean",
-        reference: &'a str => Text as "text",
-        created_at: i64 => BigInt as "bigint",
-    ],
-    "ON CONFLICT DO NOTHING RETURNING account_id, livemode, reference",
-    returns (Text, Bool, Text)
-);
 
 unnest_statement!(
     InsertTransactions,
@@ -456,45 +397,6 @@ unnest_statement!(
         approved_seq: Option<i64> => Nullable<BigInt> as "bigint",
     ],
     ""
-);
-
-unnest_statement!(
-    InsertEntries,
-    "INSERT INTO ledger_entries (id, account_id, livemode, kind, created_at) SELECT * FROM",
-    [
-        id: &'a str => Text as "text",
-        account_id: &'a str => Text as "text",
-        livemode: bool => Bool as "boolean",
-        kind: &'a str => Text as "text",
-        created_at: i64 => BigInt as "bigint",
-    ],
-    ""
-);
-
-unnest_statement!(
-    InsertPostings,
-    "INSERT INTO ledger_postings (entry_id, seq, ledger_account_id, currency, amount) SELECT * FROM",
-    [
-        entry_id: &'a str => Text as "text",
-        seq: i32 => Integer as "integer",
-        ledger_account_id: &'a str => Text as "text",
-        currency: &'a str => Text as "text",
-        amount: i64 => BigInt as "bigint",
-    ],
-    ""
-);
-
-unnest_statement!(
-    /// Moves each balance, only where it lands within its range.
-    MoveBalances,
-    "UPDATE ledger_accounts SET balance = ledger_accounts.balance + d.delta FROM",
-    [
-        id: &'a str => Text as "text",
-        delta: i64 => BigInt as "bigint",
-        lo: i64 => BigInt as "bigint",
-        hi: i64 => BigInt as "bigint",
-    ],
-    "AS d(id, delta, lo, hi) WHERE ledger_accounts.id = d.id AND ledger_accounts.balance + d.delta BETWEEN d.lo AND d.hi"
 );
 
 unnest_statement!(
@@ -528,23 +430,10 @@ fn column<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> {
 /// in id order and reads their balances (the server runs them in that
 /// order); one more writes every table; then `COMMIT`.
 async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<Vec<Answer>, TxError<()>> {
-    use transaction_references as tr;
-    let (refs, ids) = (reference_rows(batch), card_ids(batch));
+    let ids = card_ids(batch);
     let balance_ids = balance_ids(&ids);
     let c: &AsyncPgConnection = conn;
-    let take = TakeReferences {
-        account_id: column(&refs, |r| r.account_id),
-        livemode: column(&refs, |r| r.livemode),
-        reference: column(&refs, |r| r.reference),
-        created_at: column(&refs, |r| r.created_at),
-        _rows: PhantomData,
-    };
-    let take = async {
-        match refs.is_empty() {
-            true => Ok(vec![]),
-            false => take.get_results::<(String, bool, String)>(&mut &*c).await,
-        }
-    };
+    let take = take_references_pg(c, batch);
     let lock = cards::table
         .filter(cards::id.eq_any(&ids))
         .filter(cards::deleted_at.is_null())
@@ -556,23 +445,10 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
         .filter(ledger_accounts::id.eq_any(&balance_ids))
         .select((ledger_accounts::id, ledger_accounts::balance))
         .load::<(String, i64)>(&mut &*c);
-    let (got, locked, balances) = tokio::try_join!(take, lock, read)?;
-    let taken = holds_reference(batch, &got.into_iter().collect());
+    let (taken, locked, balances) = tokio::try_join!(take, lock, read)?;
     let (answers, w) = decide(batch, &taken, locked, &balances.into_iter().collect())?;
 
-    let release = async {
-        for (account, live, reference) in &w.released {
-            diesel::delete(
-                tr::table
-                    .filter(tr::account_id.eq(account))
-                    .filter(tr::livemode.eq(live))
-                    .filter(tr::reference.eq(reference)),
-            )
-            .execute(&mut &*c)
-            .await?;
-        }
-        Ok(0)
-    };
+    let release = async { release_references!(&mut &*c, &w.released) };
     let t = &w.transactions;
     let transactions = InsertTransactions {
         id: column(t, |r| r.id.as_str()),
@@ -659,20 +535,7 @@ async fn unless_empty(empty: bool, statement: impl Future<Output = QueryResult<u
 /// writer at a time; statements are calls into the process, and
 /// diesel-async does not batch-insert there).
 async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec<Answer>, TxError<()>> {
-    use transaction_references as tr;
-    let mut got = HashSet::new();
-    for r in reference_rows(batch) {
-        if diesel::insert_into(tr::table)
-            .values(&r)
-            .on_conflict_do_nothing()
-            .execute(conn)
-            .await?
-            == 1
-        {
-            got.insert((r.account_id.to_string(), r.livemode, r.reference.to_string()));
-        }
-    }
-    let taken = holds_reference(batch, &got);
+    let taken = take_references_sqlite(conn, batch).await?;
     let ids = card_ids(batch);
     // One writer at a time: the no-op update takes the write lock.
     let locked = diesel::update(
@@ -692,13 +555,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
         .into_iter()
         .collect();
     let (answers, w) = decide(batch, &taken, locked, &balances)?;
-    for (account, live, reference) in &w.released {
-        let taken = tr::table
-            .filter(tr::account_id.eq(account))
-            .filter(tr::livemode.eq(live))
-            .filter(tr::reference.eq(reference));
-        diesel::delete(taken).execute(conn).await?;
-    }
+    release_references!(conn, &w.released)?;
     for row in &w.transactions {
         diesel::insert_into(card_transactions::table)
             .values(row)
@@ -745,22 +602,4 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     }
     deletions_and_events!(conn, &w);
     Ok(answers)
-}
-
-/// Records `batch` in one transaction of its own.
-async fn record_batch(pool: &DbPool, batch: &[&Waiting]) -> Result<Vec<Answer>, DbError> {
-    let recorded = match pool {
-        DbPool::Pg(pool) => {
-            let mut conn = pool.get().await.map_err(DbError::pool)?;
-            conn.transaction(async |conn| record_pg(conn, batch).await).await
-        }
-        DbPool::Sqlite(pool) => {
-            let mut conn = pool.get().await.map_err(DbError::pool)?;
-            conn.transaction(async |conn| record_sqlite(conn, batch).await).await
-        }
-    };
-    recorded.map_err(|e| match e {
-        TxError::Db(e) => e,
-        TxError::Refused(()) => DbError::Refused,
-    })
 }

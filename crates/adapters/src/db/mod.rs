@@ -3,6 +3,7 @@
 //! compiled for its own backend.
 
 mod accounts;
+mod batches;
 mod card_transactions;
 mod cardholders;
 mod cards;

@@ -54,3 +54,58 @@ macro_rules! unnest_statement {
     };
 }
 pub(super) use unnest_statement;
+
+use diesel::sql_types::{BigInt, Bool, Integer, Text};
+
+unnest_statement!(
+    /// Takes client references; returns those it took.
+    TakeReferences,
+    "INSERT INTO transaction_references (account_id, livemode, reference, created_at) SELECT * FROM",
+    [
+        account_id: &'a str => Text as "text",
+        livemode: bool => Bool as "boolean",
+        reference: &'a str => Text as "text",
+        created_at: i64 => BigInt as "bigint",
+    ],
+    "ON CONFLICT DO NOTHING RETURNING account_id, livemode, reference",
+    returns (Text, Bool, Text)
+);
+
+unnest_statement!(
+    InsertEntries,
+    "INSERT INTO ledger_entries (id, account_id, livemode, kind, created_at) SELECT * FROM",
+    [
+        id: &'a str => Text as "text",
+        account_id: &'a str => Text as "text",
+        livemode: bool => Bool as "boolean",
+        kind: &'a str => Text as "text",
+        created_at: i64 => BigInt as "bigint",
+    ],
+    ""
+);
+
+unnest_statement!(
+    InsertPostings,
+    "INSERT INTO ledger_postings (entry_id, seq, ledger_account_id, currency, amount) SELECT * FROM",
+    [
+        entry_id: &'a str => Text as "text",
+        seq: i32 => Integer as "integer",
+        ledger_account_id: &'a str => Text as "text",
+        currency: &'a str => Text as "text",
+        amount: i64 => BigInt as "bigint",
+    ],
+    ""
+);
+
+unnest_statement!(
+    /// Moves each balance, only where it lands within its range.
+    MoveBalances,
+    "UPDATE ledger_accounts SET balance = ledger_accounts.balance + d.delta FROM",
+    [
+        id: &'a str => Text as "text",
+        delta: i64 => BigInt as "bigint",
+        lo: i64 => BigInt as "bigint",
+        hi: i64 => BigInt as "bigint",
+    ],
+    "AS d(id, delta, lo, hi) WHERE ledger_accounts.id = d.id AND ledger_accounts.balance + d.delta BETWEEN d.lo AND d.hi"
+);

@@ -7,6 +7,7 @@ pub mod debit_run;
 pub mod pan;
 pub mod pin;
 pub mod product;
+pub mod reserve_run;
 pub mod state;
 pub mod three_ds;
 pub mod transfer;

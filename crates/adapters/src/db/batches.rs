@@ -1,0 +1,181 @@
+//! What every kind of group-committed request shares ([`super::committer`]
+//! queues them): a batch is one transaction, recorded by its kind's
+//! PostgreSQL or SQLite plan; if the database fails it, each request is
+//! recorded again alone, so one bad request cannot fail the others. And
+//! the client references a batch takes, all at once.
+
+use super::committer::{Committer, Record};
+use super::money_steps::TxError;
+use super::schema::transaction_references;
+use super::unnest::TakeReferences;
+use super::{DbError, DbPool, SqliteAsync};
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
+use domain::Mode;
+use domain::ids::AccountId;
+use ports::StoreError;
+use std::collections::HashSet;
+use std::future::Future;
+use std::marker::PhantomData;
+
+/// A kind of request recorded in batches.
+pub(super) trait Batched: Sized + Send + Sync + 'static {
+    type Answer: Send + 'static;
+
+    /// The client reference the request takes: account, mode, reference,
+    /// time. `None`: it takes none (it holds one already).
+    fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)>;
+
+    /// The answer of a request the database failed.
+    fn failed(e: StoreError) -> Self::Answer;
+
+    fn record_pg<'a>(
+        conn: &'a mut AsyncPgConnection,
+        batch: &'a [&'a Self],
+    ) -> impl Future<Output = Result<Vec<Self::Answer>, TxError<()>>> + Send + 'a;
+
+    fn record_sqlite<'a>(
+        conn: &'a mut SqliteAsync,
+        batch: &'a [&'a Self],
+    ) -> impl Future<Output = Result<Vec<Self::Answer>, TxError<()>>> + Send + 'a;
+}
+
+/// The committer of a pool's requests of one kind, `tasks` batches at a
+/// time. Two requests with one client reference (or, without one, with
+/// one `key`) never share a batch.
+pub(super) fn committer<B: Batched>(pool: DbPool, tasks: usize, key: fn(&B) -> String) -> Committer<B, B::Answer> {
+    let record: Record<B, B::Answer> = Box::new(move |batch| {
+        let pool = pool.clone();
+        Box::pin(async move { record(&pool, &batch).await })
+    });
+    Committer::start(tasks, key, record)
+}
+
+/// Records `batch` in one transaction; if the database fails it, each
+/// request alone.
+async fn record<B: Batched>(pool: &DbPool, batch: &[B]) -> Vec<B::Answer> {
+    let all: Vec<&B> = batch.iter().collect();
+    match record_batch(pool, &all).await {
+        Ok(answers) => answers,
+        Err(e) if batch.len() == 1 => vec![B::failed(e.into())],
+        Err(e) => {
+            tracing::warn!(error = %e, requests = batch.len(), "a batch failed; recording each request alone");
+            let mut answers = Vec::with_capacity(batch.len());
+            for one in batch {
+                answers.push(match record_batch(pool, &[one]).await {
+                    Ok(mut answer) => answer.remove(0),
+                    Err(e) => B::failed(e.into()),
+                });
+            }
+            answers
+        }
+    }
+}
+
+/// Records `batch` in one transaction of its own.
+async fn record_batch<B: Batched>(pool: &DbPool, batch: &[&B]) -> Result<Vec<B::Answer>, DbError> {
+    let recorded = match pool {
+        DbPool::Pg(pool) => {
+            let mut conn = pool.get().await.map_err(DbError::pool)?;
+            conn.transaction(async |conn| B::record_pg(conn, batch).await).await
+        }
+        DbPool::Sqlite(pool) => {
+            let mut conn = pool.get().await.map_err(DbError::pool)?;
+            conn.transaction(async |conn| B::record_sqlite(conn, batch).await).await
+        }
+    };
+    recorded.map_err(|e| match e {
+        TxError::Db(e) => e,
+        TxError::Refused(()) => DbError::Refused,
+    })
+}
+
+/// A client reference: account, live, reference.
+pub(super) type Reference = (String, bool, String);
+
+/// The references `batch` takes, in one order, so two batches waiting on
+/// each other's references (a client sending two of them twice at once)
+/// cannot deadlock.
+fn references<'a, B: Batched>(batch: &[&'a B]) -> Vec<(&'a str, bool, &'a str, i64)> {
+    let mut rows: Vec<_> = batch
+        .iter()
+        .filter_map(|b| b.reference())
+        .map(|(account, mode, reference, at)| (account.as_str(), mode.is_live(), reference, at))
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+/// Per request, whether it holds its reference: taken now (among `got`),
+/// or before.
+fn holding<B: Batched>(batch: &[&B], got: &HashSet<Reference>) -> Vec<bool> {
+    batch
+        .iter()
+        .map(|b| match b.reference() {
+            None => true,
+            Some((account, mode, reference, _)) => {
+                got.contains(&(account.to_string(), mode.is_live(), reference.to_string()))
+            }
+        })
+        .collect()
+}
+
+/// PostgreSQL: takes the batch's references in one statement; yields,
+/// per request, whether it holds its reference.
+pub(super) async fn take_references_pg<B: Batched>(conn: &AsyncPgConnection, batch: &[&B]) -> QueryResult<Vec<bool>> {
+    let rows = references(batch);
+    if rows.is_empty() {
+        return Ok(vec![true; batch.len()]);
+    }
+    let take = TakeReferences {
+        account_id: rows.iter().map(|r| r.0).collect(),
+        livemode: rows.iter().map(|r| r.1).collect(),
+        reference: rows.iter().map(|r| r.2).collect(),
+        created_at: rows.iter().map(|r| r.3).collect(),
+        _rows: PhantomData,
+    };
+    let got = take.get_results::<Reference>(&mut &*conn).await?;
+    Ok(holding(batch, &got.into_iter().collect()))
+}
+
+/// SQLite: the same, reference by reference.
+pub(super) async fn take_references_sqlite<B: Batched>(conn: &mut SqliteAsync, batch: &[&B]) -> QueryResult<Vec<bool>> {
+    use transaction_references as tr;
+    let mut got = HashSet::new();
+    for (account, live, reference, at) in references(batch) {
+        let taken = diesel::insert_into(tr::table)
+            .values((
+                tr::account_id.eq(account),
+                tr::livemode.eq(live),
+                tr::reference.eq(reference),
+                tr::created_at.eq(at),
+            ))
+            .on_conflict_do_nothing()
+            .execute(conn)
+            .await?;
+        if taken == 1 {
+            got.insert((account.to_string(), live, reference.to_string()));
+        }
+    }
+    Ok(holding(batch, &got))
+}
+
+/// Gives back the references of requests refused after taking them (a
+/// refusal is a decision, and leaves no trace). Rare: one statement each.
+macro_rules! release_references {
+    ($conn:expr, $released:expr) => {{
+        use $crate::db::schema::transaction_references as tr;
+        for (account, live, reference) in $released {
+            diesel::delete(
+                tr::table
+                    .filter(tr::account_id.eq(account))
+                    .filter(tr::livemode.eq(live))
+                    .filter(tr::reference.eq(reference)),
+            )
+            .execute($conn)
+            .await?;
+        }
+        Ok::<usize, diesel::result::Error>(0)
+    }};
+}
+pub(super) use release_references;
