@@ -179,3 +179,37 @@ macro_rules! release_references {
     }};
 }
 pub(super) use release_references;
+
+/// Runs `statement` unless it has no rows to write (a future of
+/// diesel-async sends nothing until it is polled).
+pub(super) async fn unless_empty(
+    empty: bool,
+    statement: impl Future<Output = QueryResult<usize>>,
+) -> QueryResult<usize> {
+    match empty {
+        true => Ok(0),
+        false => statement.await,
+    }
+}
+
+/// SQLite: moves each ledger balance, only where it lands within its
+/// range; any that does not fails the batch.
+pub(super) async fn move_balances_sqlite(
+    conn: &mut SqliteAsync,
+    moves: &[(String, i64, i64, i64)],
+) -> Result<(), TxError<()>> {
+    use super::schema::ledger_accounts as la;
+    for (id, delta, lo, hi) in moves {
+        let guarded = la::table
+            .filter(la::id.eq(id))
+            .filter((la::balance + *delta).between(*lo, *hi));
+        let moved = diesel::update(guarded)
+            .set(la::balance.eq(la::balance + *delta))
+            .execute(conn)
+            .await?;
+        if moved != 1 {
+            return Err(TxError::Db(DbError::Refused));
+        }
+    }
+    Ok(())
+}

@@ -9,12 +9,11 @@ use super::ledger::{
     CardLedger, LedgerAccountRow, LedgerCode, card_ledger_account_id, ledger_account_id, post_transfer, transfer_rows,
 };
 use super::money_steps::{
-    Places, TxError, clear_deleted_balance, lock_card, mine, post_plan, refused_or_failed, take_reference, violates,
-    wallet,
+    Places, TxError, clear_deleted_balance, lock_card, mine, post_plan, refused_or_failed, violates, wallet,
 };
+use super::reservations::Waiting;
 use super::schema::{
     card_details_tokens, card_transactions, card_transfers, cardholders, cards, jobs, ledger_accounts,
-    transaction_references,
 };
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
@@ -131,18 +130,18 @@ impl CardRow {
 
 #[derive(Clone, Insertable, Queryable, Selectable)]
 #[diesel(table_name = card_transfers)]
-struct TransferRow {
-    id: String,
-    account_id: String,
-    livemode: bool,
-    card_id: String,
-    cardholder_id: String,
-    kind: String,
-    amount: i64,
-    transaction_reference: String,
-    state: String,
-    created_at: i64,
-    currency: String,
+pub(super) struct TransferRow {
+    pub(super) id: String,
+    pub(super) account_id: String,
+    pub(super) livemode: bool,
+    pub(super) card_id: String,
+    pub(super) cardholder_id: String,
+    pub(super) kind: String,
+    pub(super) amount: i64,
+    pub(super) transaction_reference: String,
+    pub(super) state: String,
+    pub(super) created_at: i64,
+    pub(super) currency: String,
 }
 
 impl TransferRow {
@@ -464,113 +463,8 @@ impl CardStore for Db {
     }
 
     async fn reserve(&self, transfer: NewTransfer, settle: NewJob) -> Result<(), ReserveError> {
-        let (account, mode, now) = (&transfer.account_id, transfer.mode, transfer.created_at);
-        let card = transfer.card_id.as_str();
-        let (kind, amount) = (transfer.kind, transfer.amount);
-        let product = Product::of(transfer.currency);
-        let places = &Places::of(account, mode, card, product.currency);
-        let (balance_account, transit) = (&places.card, &places.transit);
-        let job = &JobRow::new(settle, account, mode);
-        let row = TransferRow {
-            id: transfer.id.to_string(),
-            account_id: account.to_string(),
-            livemode: mode.is_live(),
-            card_id: card.to_string(),
-            // Read under the card's lock below.
-            cardholder_id: String::new(),
-            kind: kind.as_str().to_string(),
-            amount: amount.minor(),
-            transaction_reference: transfer.transaction_reference.clone(),
-            state: TransferState::Pending.as_str().to_string(),
-            created_at: now.unix(),
-            currency: product.currency.code().to_string(),
-        };
-        let result = with_conn!(self.pool(), |conn| {
-            let result = conn
-                .transaction::<_, TxError<ReserveError>, _>(async |conn| {
-                    take_reference!(
-                        conn,
-                        account,
-                        mode,
-                        &row.transaction_reference,
-                        now.unix(),
-                        ReserveError::ReferenceUsed
-                    );
-                    // The card's window for this kind, taken first: it locks
-                    // the card (of the path's currency: another is unknown here).
-                    let card_row = mine!(account, mode)
-                        .filter(cards::id.eq(card))
-                        .filter(cards::currency.eq(product.currency.code()));
-                    let since = transfer::window_start(now).unix();
-                    let locked = match kind {
-                        TransferKind::Fund => diesel::update(
-                            card_row.filter(cards::last_funded_at.is_null().or(cards::last_funded_at.le(since))),
-                        )
-                        .set(cards::last_funded_at.eq(now.unix()))
-                        .returning((cards::fee_hold, cards::cardholder_id))
-                        .get_result::<(i64, String)>(conn)
-                        .await
-                        .optional()?,
-                        TransferKind::Unload => diesel::update(
-                            card_row.filter(cards::last_unloaded_at.is_null().or(cards::last_unloaded_at.le(since))),
-                        )
-                        .set(cards::last_unloaded_at.eq(now.unix()))
-                        .returning((cards::fee_hold, cards::cardholder_id))
-                        .get_result::<(i64, String)>(conn)
-                        .await
-                        .optional()?,
-                    };
-                    let Some((fee_hold, cardholder_id)) = locked else {
-                        let last = card_row
-                            .select((cards::last_funded_at, cards::last_unloaded_at))
-                            .first::<(Option<i64>, Option<i64>)>(conn)
-                            .await
-                            .optional()?;
-                        return Err(TxError::Refused(match last {
-                            None => ReserveError::CardNotFound,
-                            Some((funded, unloaded)) => {
-                                let last = if kind == TransferKind::Fund { funded } else { unloaded };
-                                ReserveError::TooSoon(kind, transfer::window_wait(last.map(Timestamp::from_unix), now))
-                            }
-                        }));
-                    };
-                    if kind == TransferKind::Fund {
-                        // Under the card's lock: what is on it and in transit to or from it.
-                        let held = ledger_accounts::table
-                            .filter(ledger_accounts::id.eq_any([balance_account, transit]))
-                            .select((ledger_accounts::id, ledger_accounts::balance))
-                            .load::<(String, i64)>(conn)
-                            .await?;
-                        let of = |id: &str| held.iter().find(|(a, _)| a == id).map_or(0, |(_, b)| *b);
-                        if !product.funding_fits(of(balance_account), of(transit), amount) {
-                            return Err(TxError::Refused(ReserveError::OverMaxBalance));
-                        }
-                    }
-                    let row = TransferRow {
-                        cardholder_id,
-                        ..row.clone()
-                    };
-                    diesel::insert_into(card_transfers::table)
-                        .values(&row)
-                        .execute(conn)
-                        .await?;
-                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
-                    // Last: the wallet is the hot row, locked for the shortest time.
-                    let fee_hold = Amount::from_minor(fee_hold).unwrap_or(Amount::ZERO);
-                    let plan = transfer::reserve(kind, amount, fee_hold);
-                    if !post_plan!(conn, places, "card_transfer_reserve", &plan, account, mode, now.unix())? {
-                        return Err(TxError::Refused(match kind {
-                            TransferKind::Fund => ReserveError::WalletTooLow,
-                            TransferKind::Unload => ReserveError::CardTooLow,
-                        }));
-                    }
-                    Ok(())
-                })
-                .await;
-            Ok::<_, DbError>(result)
-        })
-        .map_err(StoreError::from)?;
-        refused_or_failed(result)
+        let recorded = self.reservations().submit(Waiting { transfer, settle }).await;
+        recorded.unwrap_or_else(|| Err(StoreError::new("the reservation committer stopped".to_string()).into()))
     }
 
     async fn transfer(&self, id: &TransferId) -> Result<Option<Transfer>, StoreError> {

@@ -15,7 +15,9 @@
 //! the process, runs the same plan row by row inside the one transaction
 //! (diesel-async does not batch-insert there).
 
-use super::batches::{self, Batched, release_references, take_references_pg, take_references_sqlite};
+use super::batches::{
+    self, Batched, move_balances_sqlite, release_references, take_references_pg, take_references_sqlite, unless_empty,
+};
 use super::card_transactions::{APPROVED, DECLINED, TransactionRow};
 use super::committer::Committer;
 use super::events::{EventRow, store_event};
@@ -23,9 +25,8 @@ use super::jobs::JobRow;
 use super::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, clear_deleted_balance, wallet};
 use super::schema::{card_transactions, cards, ledger_accounts, ledger_entries, ledger_postings};
-use super::unnest::{InsertEntries, InsertPostings, MoveBalances, unnest_statement};
+use super::unnest::{InsertEntries, InsertPostings, MoveBalances, column, unnest_statement};
 use super::{DbError, DbPool, SqliteAsync};
-use diesel::QueryResult;
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
@@ -419,11 +420,6 @@ unnest_statement!(
      deleted_reason) WHERE cards.id = d.id AND cards.deleted_at IS NULL"
 );
 
-/// A column of `rows`.
-fn column<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> {
-    rows.iter().map(f).collect()
-}
-
 /// PostgreSQL: a batch in four round trips whatever its size, each
 /// statement prepared once per connection ([`super::unnest`]). After
 /// `BEGIN`, one pipelined round trip takes the references, locks the cards
@@ -470,35 +466,10 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
         _rows: PhantomData,
     };
     let transactions = unless_empty(t.is_empty(), transactions.execute(&mut &*c));
-    let e = &w.entries;
-    let entries = InsertEntries {
-        id: column(e, |r| r.id.as_str()),
-        account_id: column(e, |r| r.account_id.as_str()),
-        livemode: column(e, |r| r.livemode),
-        kind: column(e, |r| r.kind),
-        created_at: column(e, |r| r.created_at),
-        _rows: PhantomData,
-    };
-    let entries = unless_empty(e.is_empty(), entries.execute(&mut &*c));
-    let p = &w.postings;
-    let postings = InsertPostings {
-        entry_id: column(p, |r| r.entry_id.as_str()),
-        seq: column(p, |r| r.seq),
-        ledger_account_id: column(p, |r| r.ledger_account_id.as_str()),
-        currency: column(p, |r| r.currency),
-        amount: column(p, |r| r.amount),
-        _rows: PhantomData,
-    };
-    let postings = unless_empty(p.is_empty(), postings.execute(&mut &*c));
+    let entries = unless_empty(w.entries.is_empty(), InsertEntries::of(&w.entries).execute(&mut &*c));
+    let postings = unless_empty(w.postings.is_empty(), InsertPostings::of(&w.postings).execute(&mut &*c));
     let b = &w.balances;
-    let balances = MoveBalances {
-        id: column(b, |r| r.0.as_str()),
-        delta: column(b, |r| r.1),
-        lo: column(b, |r| r.2),
-        hi: column(b, |r| r.3),
-        _rows: PhantomData,
-    };
-    let balances = unless_empty(b.is_empty(), balances.execute(&mut &*c));
+    let balances = unless_empty(b.is_empty(), MoveBalances::of(b).execute(&mut &*c));
     let k = &w.cards;
     let cards = UpdateCards {
         id: column(k, |r| r.id.as_str()),
@@ -520,15 +491,6 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     }
     deletions_and_events!(conn, &w);
     Ok(answers)
-}
-
-/// Runs `statement` unless it has no rows to write (a future of diesel-async
-/// sends nothing until it is polled).
-async fn unless_empty(empty: bool, statement: impl Future<Output = QueryResult<usize>>) -> QueryResult<usize> {
-    match empty {
-        true => Ok(0),
-        false => statement.await,
-    }
 }
 
 /// SQLite: the same plan row by row, inside the one transaction (one
@@ -574,18 +536,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
             .execute(conn)
             .await?;
     }
-    for (id, delta, lo, hi) in &w.balances {
-        let la = ledger_accounts::table
-            .filter(ledger_accounts::id.eq(id))
-            .filter((ledger_accounts::balance + *delta).between(*lo, *hi));
-        let moved = diesel::update(la)
-            .set(ledger_accounts::balance.eq(ledger_accounts::balance + *delta))
-            .execute(conn)
-            .await?;
-        if moved != 1 {
-            return Err(TxError::Db(DbError::Refused));
-        }
-    }
+    move_balances_sqlite(conn, &w.balances).await?;
     for c in &w.cards {
         diesel::update(cards::table.filter(cards::id.eq(&c.id)))
             .set((

@@ -18,6 +18,7 @@ mod money_steps;
 mod pg_tls;
 mod rate_limits;
 mod reseal;
+mod reservations;
 mod rewards;
 mod schema;
 mod test_clocks;
@@ -107,9 +108,26 @@ impl From<DbError> for StoreError {
 #[derive(Clone)]
 pub struct Db {
     pool: DbPool,
-    /// The group committer of debits, started on the first one (on the
-    /// runtime that makes it), and again if that runtime went away.
-    debits: Arc<std::sync::Mutex<Option<Arc<debits::DebitCommitter>>>>,
+    /// The group committers of debits and of reservations, each started
+    /// on its first request (on the runtime that makes it), and again if
+    /// that runtime went away.
+    debits: Slot<debits::DebitCommitter>,
+    reservations: Slot<reservations::ReserveCommitter>,
+}
+
+/// A group committer, once started.
+type Slot<C> = Arc<std::sync::Mutex<Option<Arc<C>>>>;
+
+/// The committer in `slot`, started by `start` unless it runs.
+fn started<I: Send + 'static, A: Send + 'static>(
+    slot: &Slot<committer::Committer<I, A>>,
+    start: impl FnOnce() -> committer::Committer<I, A>,
+) -> Arc<committer::Committer<I, A>> {
+    let mut slot = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    match &*slot {
+        Some(committer) if !committer.is_closed() => committer.clone(),
+        _ => slot.insert(Arc::new(start())).clone(),
+    }
 }
 
 /// How many connections SQLite gets. One: SQLite serialises writers
@@ -152,6 +170,7 @@ impl Db {
         let db = Db {
             pool,
             debits: Arc::default(),
+            reservations: Arc::default(),
         };
         db.ping().await?;
         Ok(db)
@@ -166,11 +185,11 @@ impl Db {
     }
 
     fn debits(&self) -> Arc<debits::DebitCommitter> {
-        let mut slot = self.debits.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        match &*slot {
-            Some(committer) if !committer.is_closed() => committer.clone(),
-            _ => slot.insert(Arc::new(debits::committer(self.pool.clone()))).clone(),
-        }
+        started(&self.debits, || debits::committer(self.pool.clone()))
+    }
+
+    fn reservations(&self) -> Arc<reservations::ReserveCommitter> {
+        started(&self.reservations, || reservations::committer(self.pool.clone()))
     }
 
     #[cfg(any(test, feature = "test-support"))]

@@ -448,3 +448,102 @@ async fn a_settlement_the_database_fails_fails_alone_and_the_rest_of_its_batch_s
         assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fundings_at_once_from_one_wallet_decide_as_one_after_another() {
+    for t in TestDb::all().await {
+        // Twelve cards, each created with 300 from the wallet: 0 left.
+        let (db, first) = setup(&t, 3_600).await;
+        let mut cards = vec![first];
+        for n in 1..12 {
+            cards.push(card_of(&db, &format!("card_{n:02}")).await);
+        }
+        // Then 1,000 in the wallet.
+        db.fund_from_faucet(
+            &AccountId::new(ACCOUNT),
+            Mode::Test,
+            Currency::Usd,
+            amount(1_000),
+            DEFAULT_MAX_WALLET,
+            Timestamp::from_unix(2),
+        )
+        .await
+        .unwrap();
+        let wallet_before = db
+            .balances(&AccountId::new(ACCOUNT), Mode::Test)
+            .await
+            .unwrap()
+            .usd
+            .minor();
+        // Twelve fundings of 100 and the first card's second one, at once:
+        // ten fit the wallet, the second of one card is too soon.
+        let mut requests: Vec<(String, CardId)> = cards
+            .iter()
+            .enumerate()
+            .map(|(n, card)| (format!("ctr_w{n}"), card.clone()))
+            .collect();
+        requests.push(("ctr_again".into(), cards[0].clone()));
+        let reservations = requests.iter().map(|(id, card)| {
+            let db = db.clone();
+            let (id, card) = (id.clone(), card.clone());
+            async move {
+                db.reserve(
+                    transfer(&id, &card, TransferKind::Fund, 100, 5),
+                    job(&id, JobKind::SettleCardTransfer),
+                )
+                .await
+            }
+        });
+        let answers = futures::future::join_all(reservations).await;
+        let reserved = answers.iter().filter(|a| a.is_ok()).count();
+        let too_low = answers
+            .iter()
+            .filter(|a| matches!(a, Err(ReserveError::WalletTooLow)))
+            .count();
+        let too_soon = answers
+            .iter()
+            .filter(|a| matches!(a, Err(ReserveError::TooSoon(..))))
+            .count();
+        assert_eq!(
+            (wallet_before, reserved, too_low, too_soon),
+            (1_000, 10, 2, 1),
+            "{}: {answers:?}",
+            t.backend()
+        );
+        let wallet = db
+            .balances(&AccountId::new(ACCOUNT), Mode::Test)
+            .await
+            .unwrap()
+            .usd
+            .minor();
+        assert_eq!(wallet, 0, "{}", t.backend());
+        // A reference refused for the wallet was never taken.
+        let refused = requests[answers
+            .iter()
+            .position(|a| matches!(a, Err(ReserveError::WalletTooLow)))
+            .unwrap()]
+        .clone();
+        db.fund_from_faucet(
+            &AccountId::new(ACCOUNT),
+            Mode::Test,
+            Currency::Usd,
+            amount(100),
+            DEFAULT_MAX_WALLET,
+            Timestamp::from_unix(2),
+        )
+        .await
+        .unwrap();
+        let again = db
+            .reserve(
+                transfer(&refused.0, &refused.1, TransferKind::Fund, 100, 5),
+                job("again", JobKind::SettleCardTransfer),
+            )
+            .await;
+        assert!(again.is_ok(), "{}: {again:?}", t.backend());
+        assert!(
+            db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty(),
+            "{}",
+            t.backend()
+        );
+    }
+}

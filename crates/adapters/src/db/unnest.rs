@@ -55,7 +55,9 @@ macro_rules! unnest_statement {
 }
 pub(super) use unnest_statement;
 
+use super::ledger::{EntryRow, PostingRow};
 use diesel::sql_types::{BigInt, Bool, Integer, Text};
+use std::marker::PhantomData;
 
 unnest_statement!(
     /// Takes client references; returns those it took.
@@ -109,3 +111,48 @@ unnest_statement!(
     ],
     "AS d(id, delta, lo, hi) WHERE ledger_accounts.id = d.id AND ledger_accounts.balance + d.delta BETWEEN d.lo AND d.hi"
 );
+
+/// A column of `rows`.
+pub(super) fn column<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> {
+    rows.iter().map(f).collect()
+}
+
+impl<'a> InsertEntries<'a> {
+    pub(super) fn of(rows: &'a [EntryRow]) -> Self {
+        InsertEntries {
+            id: column(rows, |r| r.id.as_str()),
+            account_id: column(rows, |r| r.account_id.as_str()),
+            livemode: column(rows, |r| r.livemode),
+            kind: column(rows, |r| r.kind),
+            created_at: column(rows, |r| r.created_at),
+            _rows: PhantomData,
+        }
+    }
+}
+
+impl<'a> InsertPostings<'a> {
+    pub(super) fn of(rows: &'a [PostingRow]) -> Self {
+        InsertPostings {
+            entry_id: column(rows, |r| r.entry_id.as_str()),
+            seq: column(rows, |r| r.seq),
+            ledger_account_id: column(rows, |r| r.ledger_account_id.as_str()),
+            currency: column(rows, |r| r.currency),
+            amount: column(rows, |r| r.amount),
+            _rows: PhantomData,
+        }
+    }
+}
+
+impl<'a> MoveBalances<'a> {
+    /// Moves: ledger account, change, and the range the new balance must
+    /// land in.
+    pub(super) fn of(moves: &'a [(String, i64, i64, i64)]) -> Self {
+        MoveBalances {
+            id: column(moves, |r| r.0.as_str()),
+            delta: column(moves, |r| r.1),
+            lo: column(moves, |r| r.2),
+            hi: column(moves, |r| r.3),
+            _rows: PhantomData,
+        }
+    }
+}
