@@ -5,8 +5,9 @@
 //! the client references a batch takes, all at once.
 
 use super::committer::{Committer, Record};
+use super::ledger::{EntryRow, PostingRow};
 use super::money_steps::TxError;
-use super::schema::transaction_references;
+use super::schema::{ledger_entries, ledger_postings, transaction_references};
 use super::unnest::TakeReferences;
 use super::{DbError, DbPool, SqliteAsync};
 use diesel::prelude::*;
@@ -210,6 +211,65 @@ pub(super) async fn move_balances_sqlite(
         if moved != 1 {
             return Err(TxError::Db(DbError::Refused));
         }
+    }
+    Ok(())
+}
+
+/// Locks the live cards among `$ids` (sorted) and reads `$columns` of each
+/// into `$row`: on PostgreSQL in id order (`FOR UPDATE`, pipelined: a
+/// future to join); on SQLite by a no-op update, which takes the one
+/// writer's lock.
+macro_rules! lock_cards {
+    (pg, $conn:expr, $ids:expr, $columns:expr, $row:ty) => {
+        cards::table
+            .filter(cards::id.eq_any($ids))
+            .filter(cards::deleted_at.is_null())
+            .order(cards::id)
+            .for_update()
+            .select($columns)
+            .load::<$row>($conn)
+    };
+    (sqlite, $conn:expr, $ids:expr, $columns:expr, $row:ty) => {
+        diesel::update(
+            cards::table
+                .filter(cards::id.eq_any($ids))
+                .filter(cards::deleted_at.is_null()),
+        )
+        .set(cards::consecutive_declines.eq(cards::consecutive_declines))
+        .returning($columns)
+        .get_results::<$row>($conn)
+    };
+}
+pub(super) use lock_cards;
+
+/// The balances of the ledger accounts `$ids`, by id (a future).
+macro_rules! balances_of {
+    ($conn:expr, $ids:expr) => {
+        ledger_accounts::table
+            .filter(ledger_accounts::id.eq_any($ids))
+            .select((ledger_accounts::id, ledger_accounts::balance))
+            .load::<(String, i64)>($conn)
+    };
+}
+pub(super) use balances_of;
+
+/// SQLite: writes ledger entries and their postings, row by row.
+pub(super) async fn write_entries_sqlite(
+    conn: &mut SqliteAsync,
+    entries: &[EntryRow],
+    postings: &[PostingRow],
+) -> QueryResult<()> {
+    for row in entries {
+        diesel::insert_into(ledger_entries::table)
+            .values(row)
+            .execute(conn)
+            .await?;
+    }
+    for row in postings {
+        diesel::insert_into(ledger_postings::table)
+            .values(row)
+            .execute(conn)
+            .await?;
     }
     Ok(())
 }

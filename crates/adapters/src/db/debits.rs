@@ -16,7 +16,8 @@
 //! (diesel-async does not batch-insert there).
 
 use super::batches::{
-    self, Batched, move_balances_sqlite, release_references, take_references_pg, take_references_sqlite, unless_empty,
+    self, Batched, balances_of, lock_cards, move_balances_sqlite, release_references, take_references_pg,
+    take_references_sqlite, unless_empty, write_entries_sqlite,
 };
 use super::card_transactions::{APPROVED, DECLINED, TransactionRow};
 use super::committer::Committer;
@@ -24,7 +25,7 @@ use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, clear_deleted_balance, wallet};
-use super::schema::{card_transactions, cards, ledger_accounts, ledger_entries, ledger_postings};
+use super::schema::{card_transactions, cards, ledger_accounts};
 use super::unnest::{InsertEntries, InsertPostings, MoveBalances, column, unnest_statement};
 use super::{DbError, DbPool, SqliteAsync};
 use diesel::prelude::*;
@@ -430,17 +431,8 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     let balance_ids = balance_ids(&ids);
     let c: &AsyncPgConnection = conn;
     let take = take_references_pg(c, batch);
-    let lock = cards::table
-        .filter(cards::id.eq_any(&ids))
-        .filter(cards::deleted_at.is_null())
-        .order(cards::id)
-        .for_update()
-        .select(locked_columns!())
-        .load::<LockedCard>(&mut &*c);
-    let read = ledger_accounts::table
-        .filter(ledger_accounts::id.eq_any(&balance_ids))
-        .select((ledger_accounts::id, ledger_accounts::balance))
-        .load::<(String, i64)>(&mut &*c);
+    let lock = lock_cards!(pg, &mut &*c, &ids, locked_columns!(), LockedCard);
+    let read = balances_of!(&mut &*c, &balance_ids);
     let (taken, locked, balances) = tokio::try_join!(take, lock, read)?;
     let (answers, w) = decide(batch, &taken, locked, &balances.into_iter().collect())?;
 
@@ -500,22 +492,8 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     let taken = take_references_sqlite(conn, batch).await?;
     let ids = card_ids(batch);
     // One writer at a time: the no-op update takes the write lock.
-    let locked = diesel::update(
-        cards::table
-            .filter(cards::id.eq_any(&ids))
-            .filter(cards::deleted_at.is_null()),
-    )
-    .set(cards::consecutive_declines.eq(cards::consecutive_declines))
-    .returning(locked_columns!())
-    .get_results::<LockedCard>(conn)
-    .await?;
-    let balances: BTreeMap<String, i64> = ledger_accounts::table
-        .filter(ledger_accounts::id.eq_any(balance_ids(&ids)))
-        .select((ledger_accounts::id, ledger_accounts::balance))
-        .load::<(String, i64)>(conn)
-        .await?
-        .into_iter()
-        .collect();
+    let locked = lock_cards!(sqlite, conn, &ids, locked_columns!(), LockedCard).await?;
+    let balances: BTreeMap<String, i64> = balances_of!(conn, balance_ids(&ids)).await?.into_iter().collect();
     let (answers, w) = decide(batch, &taken, locked, &balances)?;
     release_references!(conn, &w.released)?;
     for row in &w.transactions {
@@ -524,18 +502,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
             .execute(conn)
             .await?;
     }
-    for row in &w.entries {
-        diesel::insert_into(ledger_entries::table)
-            .values(row)
-            .execute(conn)
-            .await?;
-    }
-    for row in &w.postings {
-        diesel::insert_into(ledger_postings::table)
-            .values(row)
-            .execute(conn)
-            .await?;
-    }
+    write_entries_sqlite(conn, &w.entries, &w.postings).await?;
     move_balances_sqlite(conn, &w.balances).await?;
     for c in &w.cards {
         diesel::update(cards::table.filter(cards::id.eq(&c.id)))

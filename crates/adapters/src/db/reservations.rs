@@ -9,15 +9,15 @@
 //! statement per table. The hot wallet is locked once per batch.
 
 use super::batches::{
-    self, Batched, Reference, move_balances_sqlite, release_references, take_references_pg, take_references_sqlite,
-    unless_empty,
+    self, Batched, Reference, balances_of, lock_cards, move_balances_sqlite, release_references, take_references_pg,
+    take_references_sqlite, unless_empty, write_entries_sqlite,
 };
 use super::cards::TransferRow;
 use super::committer::Committer;
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, transfer_rows};
 use super::money_steps::{Places, TxError, wallet};
-use super::schema::{card_transfers, cards, jobs, ledger_accounts, ledger_entries, ledger_postings};
+use super::schema::{card_transfers, cards, jobs, ledger_accounts};
 use super::unnest::{InsertEntries, InsertPostings, MoveBalances, column, unnest_statement};
 use super::{DbPool, SqliteAsync};
 use diesel::prelude::*;
@@ -355,13 +355,7 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     let (ids, card_accounts, wallet_ids) = places(batch);
     let c: &AsyncPgConnection = conn;
     let take = take_references_pg(c, batch);
-    let lock = cards::table
-        .filter(cards::id.eq_any(&ids))
-        .filter(cards::deleted_at.is_null())
-        .order(cards::id)
-        .for_update()
-        .select(locked_columns!())
-        .load::<LockedCard>(&mut &*c);
+    let lock = lock_cards!(pg, &mut &*c, &ids, locked_columns!(), LockedCard);
     let lock_wallets = async {
         if wallet_ids.is_empty() {
             return Ok(vec![]);
@@ -374,10 +368,7 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
             .load::<(String, i64)>(&mut &*c)
             .await
     };
-    let read = ledger_accounts::table
-        .filter(ledger_accounts::id.eq_any(&card_accounts))
-        .select((ledger_accounts::id, ledger_accounts::balance))
-        .load::<(String, i64)>(&mut &*c);
+    let read = balances_of!(&mut &*c, &card_accounts);
     let (taken, locked, wallets, on_cards) = tokio::try_join!(take, lock, lock_wallets, read)?;
     let balances = wallets.into_iter().chain(on_cards).collect();
     let (answers, w) = decide(batch, &taken, locked, &balances)?;
@@ -440,19 +431,8 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     let taken = take_references_sqlite(conn, batch).await?;
     let (ids, card_accounts, wallet_ids) = places(batch);
     // One writer at a time: the no-op update takes the write lock.
-    let locked = diesel::update(
-        cards::table
-            .filter(cards::id.eq_any(&ids))
-            .filter(cards::deleted_at.is_null()),
-    )
-    .set(cards::consecutive_declines.eq(cards::consecutive_declines))
-    .returning(locked_columns!())
-    .get_results::<LockedCard>(conn)
-    .await?;
-    let balances: BTreeMap<String, i64> = ledger_accounts::table
-        .filter(ledger_accounts::id.eq_any(card_accounts.iter().chain(&wallet_ids)))
-        .select((ledger_accounts::id, ledger_accounts::balance))
-        .load::<(String, i64)>(conn)
+    let locked = lock_cards!(sqlite, conn, &ids, locked_columns!(), LockedCard).await?;
+    let balances: BTreeMap<String, i64> = balances_of!(conn, card_accounts.iter().chain(&wallet_ids))
         .await?
         .into_iter()
         .collect();
@@ -467,18 +447,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     for row in &w.jobs {
         diesel::insert_into(jobs::table).values(row).execute(conn).await?;
     }
-    for row in &w.entries {
-        diesel::insert_into(ledger_entries::table)
-            .values(row)
-            .execute(conn)
-            .await?;
-    }
-    for row in &w.postings {
-        diesel::insert_into(ledger_postings::table)
-            .values(row)
-            .execute(conn)
-            .await?;
-    }
+    write_entries_sqlite(conn, &w.entries, &w.postings).await?;
     move_balances_sqlite(conn, &w.balances).await?;
     for (id, funded, unloaded) in &w.windows {
         diesel::update(cards::table.filter(cards::id.eq(id)))
