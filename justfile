@@ -22,6 +22,7 @@ snapshot:
 
 # Dependency licences and sources (deny.toml), offline
 deny:
+    cargo fetch --locked --quiet
     cargo deny --offline check licenses bans sources
 
 lint:
