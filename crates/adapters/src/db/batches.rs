@@ -273,3 +273,17 @@ pub(super) async fn write_entries_sqlite(
     }
     Ok(())
 }
+
+/// A ledger balance a batch moves: the account, the change, and the range
+/// the new balance must land in (the guard that fails the batch).
+pub(super) type Move = (String, i64, i64, i64);
+
+/// The move of ledger account `id` from `before` to exactly `after`: the
+/// balance must have held still under the batch's locks. `None` when it
+/// does not move.
+pub(super) fn to_exactly(id: String, before: i64, after: i64) -> Result<Option<Move>, StoreError> {
+    let change = after
+        .checked_sub(before)
+        .ok_or_else(|| StoreError::new(format!("ledger account {id}: the batch's change overflows")))?;
+    Ok((change != 0).then_some((id, change, after, after)))
+}

@@ -16,8 +16,8 @@
 //! (diesel-async does not batch-insert there).
 
 use super::batches::{
-    self, Batched, balances_of, lock_cards, move_balances_sqlite, release_references, take_references_pg,
-    take_references_sqlite, unless_empty, write_entries_sqlite,
+    self, Batched, Move, balances_of, lock_cards, move_balances_sqlite, release_references, take_references_pg,
+    take_references_sqlite, to_exactly, unless_empty, write_entries_sqlite,
 };
 use super::card_transactions::{APPROVED, DECLINED, TransactionRow};
 use super::committer::Committer;
@@ -129,9 +129,7 @@ struct Writes {
     events: Vec<(EventRow, JobRow)>,
     /// References taken for debits then refused (no card): given back.
     released: Vec<(String, bool, String)>,
-    /// Ledger accounts moved: id, change, and the range the new balance
-    /// must land in (the guard that makes the write race-free).
-    balances: Vec<(String, i64, i64, i64)>,
+    balances: Vec<Move>,
     /// Cards changed: id, approvals, consecutive declines, spend month,
     /// month spend, last activity, deletion.
     cards: Vec<CardWrite>,
@@ -292,20 +290,16 @@ fn decide(
                 .deleted
                 .push((owner, Mode::from_live(run.locked.livemode), id.clone(), at));
         }
-        let spent = (before.balance)
-            .checked_sub(now.balance)
-            .ok_or_else(|| StoreError::new(format!("card {id}: the batch's spend overflows")))?;
-        if spent != 0 {
-            // The card's balance lands exactly where the decisions put it:
-            // it held still under the lock, or the batch fails.
+        // The card's balance lands exactly where the decisions put it;
+        // what left it, the card's spend received.
+        let id_of = |which| card_ledger_account_id(&id, which);
+        if let Some(moved) = to_exactly(id_of(CardLedger::Balance), before.balance, now.balance)? {
+            let spent = (moved.1)
+                .checked_neg()
+                .ok_or_else(|| StoreError::new(format!("card {id}: the batch's spend overflows")))?;
+            writes.balances.push(moved);
             writes.balances.push((
-                card_ledger_account_id(&id, CardLedger::Balance),
-                -spent,
-                now.balance,
-                now.balance,
-            ));
-            writes.balances.push((
-                card_ledger_account_id(&id, CardLedger::Spend),
+                id_of(CardLedger::Spend),
                 spent,
                 -Amount::MAX.minor(),
                 Amount::MAX.minor(),

@@ -9,8 +9,8 @@
 //! statement per table. The hot wallet is locked once per batch.
 
 use super::batches::{
-    self, Batched, Reference, balances_of, lock_cards, move_balances_sqlite, release_references, take_references_pg,
-    take_references_sqlite, unless_empty, write_entries_sqlite,
+    self, Batched, Move, Reference, balances_of, lock_cards, move_balances_sqlite, release_references,
+    take_references_pg, take_references_sqlite, to_exactly, unless_empty, write_entries_sqlite,
 };
 use super::cards::TransferRow;
 use super::committer::Committer;
@@ -122,9 +122,7 @@ struct Writes {
     entries: Vec<EntryRow>,
     postings: Vec<PostingRow>,
     released: Vec<Reference>,
-    /// Ledger accounts moved: id, change, and the range the new balance
-    /// must land in.
-    balances: Vec<(String, i64, i64, i64)>,
+    balances: Vec<Move>,
     /// Cards whose windows moved: id, funded at, unloaded at.
     windows: Vec<(String, Option<i64>, Option<i64>)>,
 }
@@ -264,25 +262,19 @@ fn decide(
     }
     // Each balance lands exactly where the decisions put it: it held still
     // under the locks, or the batch fails.
-    let exactly = |writes: &mut Writes, id: String, before: i64, after: i64| {
-        if after != before {
-            writes.balances.push((id, after - before, after, after));
-        }
-    };
+    let mut moves = vec![];
     for (id, (_, card)) in &runs {
         let before = start[id];
-        exactly(
-            &mut writes,
+        moves.push((
             card_ledger_account_id(id, CardLedger::Balance),
             before.balance,
             card.balance,
-        );
-        exactly(
-            &mut writes,
+        ));
+        moves.push((
             card_ledger_account_id(id, CardLedger::Transit),
             before.transit,
             card.transit,
-        );
+        ));
         if (card.last_funded_at, card.last_unloaded_at) != (before.last_funded_at, before.last_unloaded_at) {
             let at = |t: Option<Timestamp>| t.map(Timestamp::unix);
             writes
@@ -292,7 +284,10 @@ fn decide(
     }
     for (id, after) in wallets {
         let before = balances.get(&id).copied().unwrap_or(0);
-        exactly(&mut writes, id, before, after);
+        moves.push((id, before, after));
+    }
+    for (id, before, after) in moves {
+        writes.balances.extend(to_exactly(id, before, after)?);
     }
     Ok((answers, writes))
 }
