@@ -10,10 +10,10 @@
 //! batch, its debits are recorded again one by one, so one bad debit
 //! cannot fail the others.
 //!
-//! PostgreSQL gets multi-row inserts and `UPDATE ... FROM unnest(...)`;
-//! SQLite, where one writer runs at a time and statements are calls into
-//! the process, runs the same plan row by row inside the one transaction
-//! (diesel-async does not batch-insert there).
+//! PostgreSQL gets one prepared statement per table over `unnest`ed arrays
+//! ([`super::unnest`]); SQLite, where one writer runs at a time and
+//! statements are calls into the process, runs the same plan row by row
+//! inside the one transaction (diesel-async does not batch-insert there).
 
 use super::batches::{
     self, Batched, Move, balances_of, lock_cards, move_balances_sqlite, release_references, take_references_pg,
