@@ -300,12 +300,15 @@ pub trait CardStore: Send + Sync {
     /// the job that settles it, in one transaction.
     async fn reserve(&self, transfer: NewTransfer, settle: NewJob) -> Result<(), ReserveError>;
 
-    async fn transfer(&self, id: &TransferId) -> Result<Option<Transfer>, StoreError>;
+    /// The transfers among `ids` that exist, in no given order.
+    async fn transfers(&self, ids: &[TransferId]) -> Result<Vec<Transfer>, StoreError>;
 
     /// Settles pending transfers and stores the event that reports each,
     /// all in one transaction (one commit for the whole batch); each is
-    /// applied or refused on its own. The outcomes follow the batch's order.
-    async fn settle(&self, batch: Vec<SettlementItem>) -> Result<Vec<Settled>, StoreError>;
+    /// applied or refused on its own. If the database fails the batch,
+    /// each is recorded alone, and one it fails again is `Failed`. The
+    /// outcomes follow the batch's order.
+    async fn settle(&self, batch: Vec<SettlementItem>) -> Vec<Settled>;
 
     /// Stores a new token, and removes the account's and mode's tokens
     /// that can no longer be redeemed at `now` (expired or used).

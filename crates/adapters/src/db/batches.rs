@@ -54,7 +54,7 @@ pub(super) fn committer<B: Batched>(pool: DbPool, tasks: usize, key: fn(&B) -> S
 
 /// Records `batch` in one transaction; if the database fails it, each
 /// request alone.
-async fn record<B: Batched>(pool: &DbPool, batch: &[B]) -> Vec<B::Answer> {
+pub(super) async fn record<B: Batched>(pool: &DbPool, batch: &[B]) -> Vec<B::Answer> {
     let all: Vec<&B> = batch.iter().collect();
     match record_batch(pool, &all).await {
         Ok(answers) => answers,
@@ -241,6 +241,26 @@ macro_rules! lock_cards {
     };
 }
 pub(super) use lock_cards;
+
+/// Locks the wallets (ledger accounts) `$ids`, sorted, in id order and
+/// reads their balances (a future; none when `$ids` is empty).
+macro_rules! lock_wallets {
+    ($conn:expr, $ids:expr) => {
+        async {
+            if $ids.is_empty() {
+                return Ok(vec![]);
+            }
+            ledger_accounts::table
+                .filter(ledger_accounts::id.eq_any($ids))
+                .order(ledger_accounts::id)
+                .for_update()
+                .select((ledger_accounts::id, ledger_accounts::balance))
+                .load::<(String, i64)>($conn)
+                .await
+        }
+    };
+}
+pub(super) use lock_wallets;
 
 /// The balances of the ledger accounts `$ids`, by id (a future).
 macro_rules! balances_of {

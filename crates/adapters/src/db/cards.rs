@@ -8,9 +8,7 @@ use super::jobs::JobRow;
 use super::ledger::{
     CardLedger, LedgerAccountRow, LedgerCode, card_ledger_account_id, ledger_account_id, post_transfer, transfer_rows,
 };
-use super::money_steps::{
-    Places, TxError, clear_deleted_balance, lock_card, mine, post_plan, refused_or_failed, violates, wallet,
-};
+use super::money_steps::{TxError, clear_deleted_balance, mine, refused_or_failed, violates, wallet};
 use super::reservations::Waiting;
 use super::schema::{
     card_details_tokens, card_transactions, card_transfers, cardholders, cards, jobs, ledger_accounts,
@@ -22,7 +20,7 @@ use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::cardholders::CardholderStatus;
 use domain::cards::product::Product;
 use domain::cards::state::{CardState, DeletionReason};
-use domain::cards::transfer::{self, CardGone, Plan, TransferKind, TransferState};
+use domain::cards::transfer::{TransferKind, TransferState};
 use domain::cards::{CardLimit, CardType};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
 use domain::paging::Page;
@@ -467,122 +465,20 @@ impl CardStore for Db {
         recorded.unwrap_or_else(|| Err(StoreError::new("the reservation committer stopped".to_string()).into()))
     }
 
-    async fn transfer(&self, id: &TransferId) -> Result<Option<Transfer>, StoreError> {
-        let row = with_conn!(self.pool(), |conn| {
+    async fn transfers(&self, ids: &[TransferId]) -> Result<Vec<Transfer>, StoreError> {
+        let ids: Vec<&str> = ids.iter().map(TransferId::as_str).collect();
+        let rows = with_conn!(self.pool(), |conn| {
             card_transfers::table
-                .filter(card_transfers::id.eq(id.as_str()))
+                .filter(card_transfers::id.eq_any(&ids))
                 .select(TransferRow::as_select())
-                .first::<TransferRow>(conn)
+                .load::<TransferRow>(conn)
                 .await
-                .optional()
         })?;
-        row.map(TransferRow::record).transpose()
+        rows.into_iter().map(TransferRow::record).collect()
     }
 
-    async fn settle(&self, batch: Vec<SettlementItem>) -> Result<Vec<Settled>, StoreError> {
-        let batch = &batch
-            .into_iter()
-            .map(|item| {
-                (
-                    item.transfer,
-                    item.settlement,
-                    EventRow::new(item.event),
-                    item.delivery,
-                    item.now,
-                )
-            })
-            .collect::<Vec<_>>();
-        // The lock order of every money step (docs/architecture.md): cards
-        // by id, then the wallets by id. A request locks one card, then
-        // the wallet; the batch locks all its cards first, then meets its
-        // wallets in order, so no two steps wait on each other in a cycle.
-        let mut cards_in_order: Vec<&str> = batch.iter().map(|(t, ..)| t.card_id.as_str()).collect();
-        cards_in_order.sort_unstable();
-        cards_in_order.dedup();
-        let mut order: Vec<usize> = (0..batch.len()).collect();
-        order.sort_by_cached_key(|&i| {
-            let transfer = &batch[i].0;
-            (
-                wallet(&transfer.account_id, transfer.mode, transfer.currency),
-                transfer.card_id.clone(),
-            )
-        });
-        let cards_in_order = &cards_in_order;
-        let order = &order;
-        let outcomes = with_conn!(self.pool(), |conn| {
-            conn.transaction::<_, DbError, _>(async |conn| {
-                for card in cards_in_order {
-                    lock_card!(conn, card)?;
-                }
-                let mut outcomes = vec![None; batch.len()];
-                for &i in order {
-                    let (transfer, settlement, event, delivery, now) = &batch[i];
-                    let (settlement, now, id) = (*settlement, *now, &transfer.id);
-                    // Each settlement in a savepoint: a refused one leaves
-                    // the others of the batch in place.
-                    let one = conn
-                        .transaction::<_, TxError<Settled>, _>(async |conn| {
-                            let (account, mode, amount) = (&transfer.account_id, transfer.mode, transfer.amount);
-                            let card = transfer.card_id.as_str();
-                            let state = settlement.state();
-                            let claimed = diesel::update(
-                                card_transfers::table
-                                    .filter(card_transfers::id.eq(id.as_str()))
-                                    .filter(card_transfers::state.eq(TransferState::Pending.as_str())),
-                            )
-                            .set((
-                                card_transfers::state.eq(state.as_str()),
-                                card_transfers::settled_at.eq(now.unix()),
-                            ))
-                            .execute(conn)
-                            .await?;
-                            if claimed != 1 {
-                                return Err(TxError::Refused(Settled::AlreadySettled));
-                            }
-                            // Locked above: whether it is live.
-                            let any_card = cards::table.filter(cards::id.eq(card));
-                            let live = any_card
-                                .select(cards::deleted_at)
-                                .first::<Option<i64>>(conn)
-                                .await?
-                                .is_none();
-                            let product = Product::of(transfer.currency);
-                            let plan = match transfer::settle(product, transfer.kind, settlement, amount, live) {
-                                Ok(plan) => plan,
-                                Err(CardGone) => return Err(TxError::Refused(Settled::Refused)),
-                            };
-                            if plan.resets_declines {
-                                diesel::update(any_card)
-                                    .set(cards::consecutive_declines.eq(0))
-                                    .execute(conn)
-                                    .await?;
-                            }
-                            let job = JobRow::new(delivery.clone(), account, mode);
-                            store_event!(conn, event, [&job]);
-                            let places = Places::of(account, mode, card, product.currency);
-                            if !post_plan!(conn, places, "card_transfer_settle", &plan, account, mode, now.unix())? {
-                                // Only a capped plan (a completed funding) may
-                                // be refused: the job reverses it. Any other
-                                // guard failing is a broken invariant.
-                                if plan.cap < Amount::MAX {
-                                    return Err(TxError::Refused(Settled::Refused));
-                                }
-                                return Err(TxError::Db(DbError::Refused));
-                            }
-                            Ok(Settled::Done)
-                        })
-                        .await;
-                    // A failed one is rolled back to its savepoint alone.
-                    outcomes[i] = Some(match one {
-                        Ok(settled) | Err(TxError::Refused(settled)) => settled,
-                        Err(TxError::Db(e)) => Settled::Failed(e.to_string()),
-                    });
-                }
-                Ok(outcomes.into_iter().flatten().collect())
-            })
-            .await
-        })?;
-        Ok(outcomes)
+    async fn settle(&self, batch: Vec<SettlementItem>) -> Vec<Settled> {
+        super::settlements::settle(self.pool(), batch).await
     }
 
     async fn rule_state(&self, id: &CardId) -> Result<Option<RuleState>, StoreError> {

@@ -21,6 +21,7 @@ mod reseal;
 mod reservations;
 mod rewards;
 mod schema;
+mod settlements;
 mod test_clocks;
 mod unnest;
 mod wallets;

@@ -1,7 +1,7 @@
 //! The steps every money transaction of cards and card transactions is
-//! made of: the card-row lock, the client reference, the ledger places of
-//! a card and the execution of a domain money plan, the refund of a
-//! deleted card, and how a transaction's refusal differs from a failure.
+//! made of: the client reference, the ledger places of a card, the refund
+//! of a deleted card, and how a transaction's refusal differs from a
+//! failure.
 
 use super::DbError;
 use super::ledger::{CardLedger, LedgerCode, card_ledger_account_id, ledger_account_id};
@@ -54,7 +54,6 @@ pub(super) struct Places {
     pub(super) wallet: String,
     pub(super) card: String,
     pub(super) transit: String,
-    pub(super) currency: Currency,
 }
 
 impl Places {
@@ -63,7 +62,6 @@ impl Places {
             wallet: wallet(account, mode, currency),
             card: card_ledger_account_id(card, CardLedger::Balance),
             transit: card_ledger_account_id(card, CardLedger::Transit),
-            currency,
         }
     }
 
@@ -75,27 +73,6 @@ impl Places {
         }
     }
 }
-
-/// Executes a domain money plan inside a transaction: its entry and
-/// postings, then the credit and the debit, each conditional on the plan's
-/// guard. `Ok(false)`: a guard held it back; the caller rolls back.
-macro_rules! post_plan {
-    ($conn:expr, $places:expr, $kind:expr, $plan:expr, $account:expr, $mode:expr, $now:expr) => {{
-        let plan: &Plan = $plan;
-        let (from, to) = ($places.id(plan.from), $places.id(plan.to));
-        let rows = transfer_rows($account, $mode, $kind, (from, to), $places.currency, plan.amount, $now)?;
-        post_transfer!(
-            $conn,
-            &rows,
-            from,
-            to,
-            plan.amount,
-            keep = plan.floor.minor(),
-            cap = plan.cap.minor()
-        )
-    }};
-}
-pub(super) use post_plan;
 
 /// The live (not deleted) cards of an account and mode.
 macro_rules! mine {
@@ -188,16 +165,3 @@ macro_rules! clear_deleted_balance {
     }};
 }
 pub(super) use clear_deleted_balance;
-
-/// Takes the card's lock (a no-op update of its row): every change to a
-/// card's ledger accounts holds it first, so on PostgreSQL the money steps
-/// of one card are serialised.
-macro_rules! lock_card {
-    ($conn:expr, $card:expr) => {
-        diesel::update(cards::table.filter(cards::id.eq($card)))
-            .set(cards::consecutive_declines.eq(cards::consecutive_declines))
-            .execute($conn)
-            .await
-    };
-}
-pub(super) use lock_card;

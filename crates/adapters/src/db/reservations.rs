@@ -9,7 +9,7 @@
 //! statement per table. The hot wallet is locked once per batch.
 
 use super::batches::{
-    self, Batched, Move, Reference, balances_of, lock_cards, move_balances_sqlite, release_references,
+    self, Batched, Move, Reference, balances_of, lock_cards, lock_wallets, move_balances_sqlite, release_references,
     take_references_pg, take_references_sqlite, to_exactly, unless_empty, write_entries_sqlite,
 };
 use super::cards::TransferRow;
@@ -18,10 +18,10 @@ use super::jobs::JobRow;
 use super::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, transfer_rows};
 use super::money_steps::{Places, TxError, wallet};
 use super::schema::{card_transfers, cards, jobs, ledger_accounts};
-use super::unnest::{InsertEntries, InsertPostings, MoveBalances, column, unnest_statement};
+use super::unnest::{InsertEntries, InsertJobs, InsertPostings, MoveBalances, column, unnest_statement};
 use super::{DbPool, SqliteAsync};
 use diesel::prelude::*;
-use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text};
+use diesel::sql_types::{BigInt, Bool, Nullable, Text};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::cards::product::Product;
 use domain::cards::reserve_run::{Refusal, ReservingCard};
@@ -313,26 +313,6 @@ unnest_statement!(
 );
 
 unnest_statement!(
-    InsertJobs,
-    "INSERT INTO jobs (id, account_id, livemode, kind, subject, state, attempts, max_attempts, run_at, \
-     created_at, updated_at) SELECT * FROM",
-    [
-        id: &'a str => Text as "text",
-        account_id: &'a str => Text as "text",
-        livemode: bool => Bool as "boolean",
-        kind: &'a str => Text as "text",
-        subject: &'a str => Text as "text",
-        state: &'a str => Text as "text",
-        attempts: i32 => Integer as "integer",
-        max_attempts: i32 => Integer as "integer",
-        run_at: i64 => BigInt as "bigint",
-        created_at: i64 => BigInt as "bigint",
-        updated_at: i64 => BigInt as "bigint",
-    ],
-    ""
-);
-
-unnest_statement!(
     UpdateWindows,
     "UPDATE cards SET last_funded_at = d.funded, last_unloaded_at = d.unloaded FROM",
     [
@@ -351,18 +331,7 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     let c: &AsyncPgConnection = conn;
     let take = take_references_pg(c, batch);
     let lock = lock_cards!(pg, &mut &*c, &ids, locked_columns!(), LockedCard);
-    let lock_wallets = async {
-        if wallet_ids.is_empty() {
-            return Ok(vec![]);
-        }
-        ledger_accounts::table
-            .filter(ledger_accounts::id.eq_any(&wallet_ids))
-            .order(ledger_accounts::id)
-            .for_update()
-            .select((ledger_accounts::id, ledger_accounts::balance))
-            .load::<(String, i64)>(&mut &*c)
-            .await
-    };
+    let lock_wallets = lock_wallets!(&mut &*c, &wallet_ids);
     let read = balances_of!(&mut &*c, &card_accounts);
     let (taken, locked, wallets, on_cards) = tokio::try_join!(take, lock, lock_wallets, read)?;
     let balances = wallets.into_iter().chain(on_cards).collect();
@@ -386,21 +355,7 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     };
     let transfers = unless_empty(t.is_empty(), transfers.execute(&mut &*c));
     let j = &w.jobs;
-    let jobs = InsertJobs {
-        id: column(j, |r| r.id.as_str()),
-        account_id: column(j, |r| r.account_id.as_str()),
-        livemode: column(j, |r| r.livemode),
-        kind: column(j, |r| r.kind),
-        subject: column(j, |r| r.subject.as_str()),
-        state: column(j, |r| r.state),
-        attempts: column(j, |r| r.attempts),
-        max_attempts: column(j, |r| r.max_attempts),
-        run_at: column(j, |r| r.run_at),
-        created_at: column(j, |r| r.created_at),
-        updated_at: column(j, |r| r.updated_at),
-        _rows: PhantomData,
-    };
-    let jobs = unless_empty(j.is_empty(), jobs.execute(&mut &*c));
+    let jobs = unless_empty(j.is_empty(), InsertJobs::of(j).execute(&mut &*c));
     let entries = unless_empty(w.entries.is_empty(), InsertEntries::of(&w.entries).execute(&mut &*c));
     let postings = unless_empty(w.postings.is_empty(), InsertPostings::of(&w.postings).execute(&mut &*c));
     let b = &w.balances;

@@ -486,3 +486,24 @@ async fn values_sealed_before_places_are_sealed_again_bound_to_theirs() {
         assert!(e.to_string().contains("api_keys.sealed_key of hash-acct_more-"), "{e}");
     }
 }
+
+/// How many transactions wrote the rows of `table` (a name from the
+/// schema): PostgreSQL stamps each row with its transaction's id. `None`
+/// on SQLite.
+pub(super) async fn transactions_of(db: &super::Db, table: &str) -> Option<i64> {
+    use diesel_async::RunQueryDsl;
+    #[derive(diesel::QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let super::DbPool::Pg(pool) = db.pool() else {
+        return None;
+    };
+    let mut conn = pool.get().await.unwrap();
+    let count = diesel::sql_query(format!("SELECT count(DISTINCT xmin::text) AS n FROM {table}"))
+        .get_result::<Count>(&mut *conn)
+        .await
+        .unwrap();
+    Some(count.n)
+}

@@ -2,20 +2,21 @@
 //! PostgreSQL: what the HTTP tests cannot reach, such as a settlement
 //! retried, or money landing on a card deleted meanwhile.
 
-use super::tests::with_account;
+use super::tests::{exec, transactions_of, with_account};
 use super::tests_cardholders::record;
 use crate::test_db::TestDb;
 use domain::Timestamp;
 use domain::cards::state::DeletionReason;
 use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use domain::cards::{CardLimit, CardType};
+use domain::events::DeliveryState;
 use domain::ids::{AccountId, CardId, CardholderId, EventId, JobId, TransferId};
 use domain::ledger::DEFAULT_MAX_WALLET;
 use domain::{Amount, Currency, Mode};
 use ports::cardholders::CardholderStore;
 use ports::cards::{
     CardRecord, CardStore, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, NewTransfer, ReserveError,
-    SealedDetails, Settled, SettlementItem,
+    SealedDetails, Settled, SettlementItem, Transfer,
 };
 use ports::events::{EventStore, NewEvent};
 use ports::jobs::JobStore;
@@ -140,20 +141,26 @@ fn transfer(id: &str, card: &CardId, kind: TransferKind, cents: i64, now: i64) -
     }
 }
 
+async fn transfer_of(db: &super::Db, id: &str) -> Transfer {
+    let mut found = db.transfers(&[TransferId::new(id)]).await.unwrap();
+    assert_eq!(found.len(), 1, "{id}");
+    found.remove(0)
+}
+
 /// Settles a batch in one transaction.
 async fn settle_batch(db: &super::Db, batch: &[(&str, Settlement)]) -> Vec<Settled> {
     let mut items = vec![];
     for (n, (id, settlement)) in batch.iter().enumerate() {
         let (event, delivery) = event(&format!("{id}-{settlement:?}-{n}"));
         items.push(SettlementItem {
-            transfer: db.transfer(&TransferId::new(*id)).await.unwrap().unwrap(),
+            transfer: transfer_of(&db, *id).await,
             settlement: *settlement,
             event,
             delivery,
             now: Timestamp::from_unix(10),
         });
     }
-    db.settle(items).await.unwrap()
+    db.settle(items).await
 }
 
 async fn settle(db: &super::Db, id: &str, settlement: Settlement) -> Settled {
@@ -197,7 +204,7 @@ async fn a_settlement_happens_once_and_reports_once() {
         );
         assert_eq!(settle(&db, "ctr_1", Settlement::Reverse).await, Settled::AlreadySettled);
         assert_eq!(balances(&db, &card).await, (200, 800), "{}", t.backend());
-        let state = db.transfer(&TransferId::new("ctr_1")).await.unwrap().unwrap().state;
+        let state = transfer_of(&db, "ctr_1").await.state;
         assert_eq!(state, TransferState::Succeeded);
         let page = domain::paging::Page { number: 1, size: 20 };
         let (events, total) = db
@@ -253,6 +260,149 @@ async fn money_for_a_card_deleted_meanwhile_goes_back_to_the_wallet() {
         );
         assert_eq!(balances(&db, &card).await, (10_000, -1));
         assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_batch_of_settlements_over_many_cards_is_one_transaction_deciding_each_after_the_ones_before() {
+    for t in TestDb::all().await {
+        let (db, a) = setup(&t, 100_000).await;
+        let (b, c) = (card_of(&db, "card_x").await, card_of(&db, "card_y").await);
+        fund(&db, &b, 5_000).await;
+        let reserve = |id: &'static str, card: &CardId, kind, cents| {
+            let (db, card) = (db.clone(), card.clone());
+            async move {
+                db.reserve(
+                    transfer(id, &card, kind, cents, 5),
+                    job(id, JobKind::SettleCardTransfer),
+                )
+                .await
+                .unwrap()
+            }
+        };
+        reserve("ctr_a", &a, TransferKind::Fund, 1_000).await;
+        reserve("ctr_b", &b, TransferKind::Unload, 2_000).await;
+        reserve("ctr_c", &c, TransferKind::Fund, 700).await;
+        let wallet = |db: super::Db| async move {
+            db.balances(&AccountId::new(ACCOUNT), Mode::Test)
+                .await
+                .unwrap()
+                .usd
+                .minor()
+        };
+        // 100,000 less three cards' 300, b's 5,000, a's 1,000 and c's 700.
+        assert_eq!(wallet(db.clone()).await, 92_400);
+        CardStore::delete(
+            &db,
+            &AccountId::new(ACCOUNT),
+            Mode::Test,
+            &a,
+            DeletionReason::Requested,
+            Timestamp::from_unix(6),
+            None,
+        )
+        .await
+        .unwrap();
+        let batch = [
+            ("ctr_c", Settlement::Complete),
+            ("ctr_a", Settlement::Complete),
+            ("ctr_b", Settlement::Complete),
+            ("ctr_a", Settlement::Reverse),
+            ("ctr_b", Settlement::Complete),
+        ];
+        assert_eq!(
+            settle_batch(&db, &batch).await,
+            [
+                Settled::Done,
+                Settled::Refused,
+                Settled::Done,
+                Settled::Done,
+                Settled::AlreadySettled
+            ],
+            "a's completion is refused (deleted) and its reversal after it sees it pending: {}",
+            t.backend()
+        );
+        // a's 300 refunded at deletion, its 1,000 reversed, b's 2,000 unloaded.
+        assert_eq!(wallet(db.clone()).await, 95_700, "{}", t.backend());
+        assert_eq!(balances(&db, &b).await.1, 3_300);
+        assert_eq!(balances(&db, &c).await.1, 1_000);
+        for (id, state) in [
+            ("ctr_a", TransferState::Failed),
+            ("ctr_b", TransferState::Succeeded),
+            ("ctr_c", TransferState::Succeeded),
+        ] {
+            assert_eq!(transfer_of(&db, id).await.state, state, "{id}");
+        }
+        if let Some(n) = transactions_of(&db, "card_transfers WHERE id IN ('ctr_a', 'ctr_b', 'ctr_c')").await {
+            assert_eq!(n, 1, "the batch is one transaction");
+        }
+        let page = domain::paging::Page { number: 1, size: 50 };
+        let (events, _) = db
+            .list_events(&AccountId::new(ACCOUNT), Mode::Test, page)
+            .await
+            .unwrap();
+        let mut settled: Vec<&str> = events
+            .iter()
+            .map(|e| e.id.as_str())
+            .filter(|id| {
+                ["evt_ctr_a-", "evt_ctr_b-", "evt_ctr_c-"]
+                    .iter()
+                    .any(|p| id.starts_with(p))
+            })
+            .collect();
+        settled.sort_unstable();
+        assert_eq!(
+            settled,
+            ["evt_ctr_a-Reverse-3", "evt_ctr_b-Complete-2", "evt_ctr_c-Complete-0"],
+            "one event for each settlement done"
+        );
+        let deliveries = |db: super::Db| async move {
+            let jobs = JobStore::list(&db, false, 100).await.unwrap();
+            let mut subjects: Vec<String> = jobs
+                .into_iter()
+                .filter(|j| j.kind == JobKind::DeliverWebhook.as_str() && j.subject.starts_with("dctr_"))
+                .map(|j| j.subject)
+                .collect();
+            subjects.sort_unstable();
+            subjects
+        };
+        assert_eq!(
+            deliveries(db.clone()).await,
+            [
+                "dctr_a-Reverse-3",
+                "dctr_b-Complete-2",
+                "dctr_c-Complete-0",
+                "dctr_fund_card_x_5000-Complete-0"
+            ],
+            "each event's delivery, as its account has a URL: {}",
+            t.backend()
+        );
+        // Without a URL: the event is stored with nowhere to go, and no
+        // delivery is queued for it.
+        exec(
+            &db,
+            &format!("UPDATE accounts SET webhook_url_test = NULL WHERE id = '{ACCOUNT}'"),
+        )
+        .await;
+        db.reserve(
+            transfer("ctr_d", &c, TransferKind::Fund, 100, 400),
+            job("ctr_d", JobKind::SettleCardTransfer),
+        )
+        .await
+        .unwrap();
+        assert_eq!(settle(&db, "ctr_d", Settlement::Complete).await, Settled::Done);
+        let (events, _) = db
+            .list_events(&AccountId::new(ACCOUNT), Mode::Test, page)
+            .await
+            .unwrap();
+        let d = events.iter().find(|e| e.id.as_str().starts_with("evt_ctr_d-")).unwrap();
+        assert_eq!(d.delivery_state, DeliveryState::NoEndpoint, "{}", t.backend());
+        assert_eq!(deliveries(db.clone()).await.len(), 4, "{}", t.backend());
+        assert!(
+            db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty(),
+            "{}",
+            t.backend()
+        );
     }
 }
 
@@ -424,7 +574,7 @@ async fn a_settlement_the_database_fails_fails_alone_and_the_rest_of_its_batch_s
             async move {
                 let (event, delivery) = event(&event_name);
                 SettlementItem {
-                    transfer: db.transfer(&TransferId::new(id)).await.unwrap().unwrap(),
+                    transfer: transfer_of(&db, &id).await,
                     settlement: Settlement::Complete,
                     event,
                     delivery,
@@ -433,12 +583,12 @@ async fn a_settlement_the_database_fails_fails_alone_and_the_rest_of_its_batch_s
             }
         };
         let batch = vec![item("ctr_2", "created_card_c").await, item("ctr_3", "ctr_3").await];
-        let settled = db.settle(batch).await.unwrap();
+        let settled = db.settle(batch).await;
         assert!(matches!(settled[0], Settled::Failed(_)), "{}: {settled:?}", t.backend());
         assert_eq!(settled[1], Settled::Done, "{}", t.backend());
         let state = |id: &'static str| {
             let db = db.clone();
-            async move { db.transfer(&TransferId::new(id)).await.unwrap().unwrap().state }
+            async move { transfer_of(&db, id).await.state }
         };
         assert_eq!(state("ctr_2").await, TransferState::Pending, "untouched, for its retry");
         assert_eq!(state("ctr_3").await, TransferState::Succeeded);

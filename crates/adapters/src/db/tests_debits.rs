@@ -3,6 +3,7 @@
 //! one after another, refusals inside a batch leave no trace, and a batch
 //! the database fails is recorded again debit by debit.
 
+use super::tests::transactions_of;
 use super::tests_cards::{ACCOUNT, amount, card_of, fund, setup};
 use crate::test_db::TestDb;
 use domain::cards::authorization::{Decision, DeclineReason};
@@ -63,26 +64,6 @@ fn notices(n: usize) -> Notices {
             vec![(event, job)]
         }
     })
-}
-
-/// How many transactions the debits were recorded in: PostgreSQL stamps
-/// each row with its transaction's id. `None` on SQLite.
-async fn transactions_of(db: &super::Db) -> Option<i64> {
-    use diesel_async::RunQueryDsl;
-    #[derive(diesel::QueryableByName)]
-    struct Count {
-        #[diesel(sql_type = diesel::sql_types::BigInt)]
-        n: i64,
-    }
-    let super::DbPool::Pg(pool) = db.pool() else {
-        return None;
-    };
-    let mut conn = pool.get().await.unwrap();
-    let count = diesel::sql_query("SELECT count(DISTINCT xmin::text) AS n FROM card_transactions")
-        .get_result::<Count>(&mut *conn)
-        .await
-        .unwrap();
-    Some(count.n)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -156,7 +137,7 @@ async fn sixty_four_debits_at_once_on_one_card_decide_as_one_after_another() {
             "{}: {used:?}",
             t.backend()
         );
-        if let Some(transactions) = transactions_of(&db).await {
+        if let Some(transactions) = transactions_of(&db, "card_transactions").await {
             assert!(
                 transactions < 35,
                 "35 debits recorded in {transactions} transactions: batches formed"

@@ -55,8 +55,11 @@ macro_rules! unnest_statement {
 }
 pub(super) use unnest_statement;
 
+use super::events::EventRow;
+use super::jobs::JobRow;
 use super::ledger::{EntryRow, PostingRow};
 use diesel::sql_types::{BigInt, Bool, Integer, Text};
+use std::borrow::Borrow;
 use std::marker::PhantomData;
 
 unnest_statement!(
@@ -111,6 +114,106 @@ unnest_statement!(
     ],
     "AS d(id, delta, lo, hi) WHERE ledger_accounts.id = d.id AND ledger_accounts.balance + d.delta BETWEEN d.lo AND d.hi"
 );
+
+/// The columns of a job, for [`InsertJobs`] and [`InsertDeliveries`].
+macro_rules! job_columns {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal, $suffix:literal) => {
+        unnest_statement!(
+            $(#[$doc])*
+            $name,
+            $prefix,
+            [
+                id: &'a str => Text as "text",
+                account_id: &'a str => Text as "text",
+                livemode: bool => Bool as "boolean",
+                kind: &'a str => Text as "text",
+                subject: &'a str => Text as "text",
+                state: &'a str => Text as "text",
+                attempts: i32 => Integer as "integer",
+                max_attempts: i32 => Integer as "integer",
+                run_at: i64 => BigInt as "bigint",
+                created_at: i64 => BigInt as "bigint",
+                updated_at: i64 => BigInt as "bigint",
+            ],
+            $suffix
+        );
+
+        impl<'a> $name<'a> {
+            pub(super) fn of<R: Borrow<JobRow>>(rows: &'a [R]) -> Self {
+                $name {
+                    id: column(rows, |r| r.borrow().id.as_str()),
+                    account_id: column(rows, |r| r.borrow().account_id.as_str()),
+                    livemode: column(rows, |r| r.borrow().livemode),
+                    kind: column(rows, |r| r.borrow().kind),
+                    subject: column(rows, |r| r.borrow().subject.as_str()),
+                    state: column(rows, |r| r.borrow().state),
+                    attempts: column(rows, |r| r.borrow().attempts),
+                    max_attempts: column(rows, |r| r.borrow().max_attempts),
+                    run_at: column(rows, |r| r.borrow().run_at),
+                    created_at: column(rows, |r| r.borrow().created_at),
+                    updated_at: column(rows, |r| r.borrow().updated_at),
+                    _rows: PhantomData,
+                }
+            }
+        }
+    };
+}
+
+job_columns!(
+    InsertJobs,
+    "INSERT INTO jobs (id, account_id, livemode, kind, subject, state, attempts, max_attempts, run_at, \
+     created_at, updated_at) SELECT * FROM",
+    ""
+);
+
+job_columns!(
+    /// Webhook deliveries: only those whose account has a URL for their
+    /// mode (see [`super::events::store_event`]).
+    InsertDeliveries,
+    "INSERT INTO jobs (id, account_id, livemode, kind, subject, state, attempts, max_attempts, run_at, \
+     created_at, updated_at) SELECT d.* FROM",
+    "AS d(id, account_id, livemode, kind, subject, state, attempts, max_attempts, run_at, created_at, updated_at) \
+     JOIN accounts a ON a.id = d.account_id \
+     WHERE (CASE WHEN d.livemode THEN a.webhook_url_live ELSE a.webhook_url_test END) IS NOT NULL"
+);
+
+unnest_statement!(
+    /// Events, each `no_endpoint` at once when its account has no URL for
+    /// its mode (see [`super::events::store_event`]).
+    InsertEvents,
+    "INSERT INTO events (id, account_id, livemode, event, data, created_at, delivery_state, attempts) \
+     SELECT d.id, d.account_id, d.livemode, d.event, d.data, d.created_at, \
+     CASE WHEN (CASE WHEN d.livemode THEN a.webhook_url_live ELSE a.webhook_url_test END) IS NULL \
+     THEN 'no_endpoint' ELSE d.delivery_state END, d.attempts FROM",
+    [
+        id: &'a str => Text as "text",
+        account_id: &'a str => Text as "text",
+        livemode: bool => Bool as "boolean",
+        event: &'a str => Text as "text",
+        data: &'a str => Text as "text",
+        created_at: i64 => BigInt as "bigint",
+        delivery_state: &'a str => Text as "text",
+        attempts: i32 => Integer as "integer",
+    ],
+    "AS d(id, account_id, livemode, event, data, created_at, delivery_state, attempts) \
+     JOIN accounts a ON a.id = d.account_id"
+);
+
+impl<'a> InsertEvents<'a> {
+    pub(super) fn of<R: Borrow<EventRow>>(rows: &'a [R]) -> Self {
+        InsertEvents {
+            id: column(rows, |r| r.borrow().id.as_str()),
+            account_id: column(rows, |r| r.borrow().account_id.as_str()),
+            livemode: column(rows, |r| r.borrow().livemode),
+            event: column(rows, |r| r.borrow().event),
+            data: column(rows, |r| r.borrow().data.as_str()),
+            created_at: column(rows, |r| r.borrow().created_at),
+            delivery_state: column(rows, |r| r.borrow().delivery_state),
+            attempts: column(rows, |r| r.borrow().attempts),
+            _rows: PhantomData,
+        }
+    }
+}
 
 /// A column of `rows`.
 pub(super) fn column<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> {

@@ -6,9 +6,15 @@
 use crate::App;
 use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use domain::events::payloads::{CardMovement, CardTransferSettled, Event};
-use domain::ids::TransferId;
+use domain::ids::{AccountId, TransferId};
+use domain::{Mode, Timestamp};
 use ports::StoreError;
 use ports::cards::{Settled, SettlementItem, Transfer};
+use std::collections::HashMap;
+
+/// A batch's reading of each mode's clock, so its settlements share one
+/// time (and one read) per account and mode.
+type Clocks = HashMap<(AccountId, Mode), Timestamp>;
 
 /// The `description` of every unload event.
 const UNLOAD_DESCRIPTION: &str = "Unload from the card to the issuing wallet";
@@ -20,12 +26,26 @@ impl App {
     /// Settles the transfers of a batch of jobs. One outcome per id, in
     /// order; `Err` carries why that one failed, for its job to retry on.
     pub(crate) async fn settle_card_transfers(&self, ids: &[TransferId]) -> Vec<Result<(), String>> {
+        if ids.is_empty() {
+            return vec![];
+        }
+        let transfers: HashMap<TransferId, Transfer> = match self.ports.cards.transfers(ids).await {
+            Ok(found) => found.into_iter().map(|t| (t.id.clone(), t)).collect(),
+            Err(e) => return ids.iter().map(|_| Err(e.to_string())).collect(),
+        };
         let mut outcomes: Vec<Result<(), String>> = ids.iter().map(|_| Ok(())).collect();
+        let mut clocks = Clocks::default();
         let mut moved = vec![];
         for (i, id) in ids.iter().enumerate() {
-            match self.move_at_network(id).await {
-                Ok(Some((transfer, item))) => moved.push((i, transfer, item)),
-                Ok(None) => {} // settled by an earlier attempt
+            let Some(transfer) = transfers.get(id) else {
+                outcomes[i] = Err(format!("transfer {id} does not exist"));
+                continue;
+            };
+            if transfer.state != TransferState::Pending {
+                continue; // settled by an earlier attempt
+            }
+            match self.move_at_network(transfer, &mut clocks).await {
+                Ok(item) => moved.push((i, transfer, item)),
                 Err(e) => outcomes[i] = Err(e),
             }
         }
@@ -38,7 +58,7 @@ impl App {
             let item = match taken_back {
                 Err(d) => Err(format!("reversing a refused funding at the network: {d}")),
                 Ok(()) => self
-                    .settlement(&transfer, Settlement::Reverse, Some(REFUSED))
+                    .settlement(transfer, Settlement::Reverse, Some(REFUSED), &mut clocks)
                     .await
                     .map_err(|e| e.to_string()),
             };
@@ -51,58 +71,45 @@ impl App {
         outcomes
     }
 
-    /// Reads a pending transfer and moves its money at the network: the
-    /// settlement recording the result, or `None` when it was settled.
-    async fn move_at_network(&self, id: &TransferId) -> Result<Option<(Transfer, SettlementItem)>, String> {
-        let Some(transfer) = self.ports.cards.transfer(id).await.map_err(|e| e.to_string())? else {
-            return Err(format!("transfer {id} does not exist"));
-        };
-        if transfer.state != TransferState::Pending {
-            return Ok(None);
-        }
+    /// Moves a pending transfer's money at the network: the settlement
+    /// recording the result.
+    async fn move_at_network(&self, transfer: &Transfer, clocks: &mut Clocks) -> Result<SettlementItem, String> {
         let network = &self.ports.network;
         let moved = match transfer.kind {
             TransferKind::Fund => network.load(&transfer.card_id, transfer.amount).await,
             TransferKind::Unload => network.unload(&transfer.card_id, transfer.amount).await,
         };
-        let item = match &moved {
-            Ok(()) => self.settlement(&transfer, Settlement::Complete, None).await,
-            Err(decline) => self.settlement(&transfer, Settlement::Reverse, Some(&decline.0)).await,
+        match &moved {
+            Ok(()) => self.settlement(transfer, Settlement::Complete, None, clocks).await,
+            Err(decline) => {
+                self.settlement(transfer, Settlement::Reverse, Some(&decline.0), clocks)
+                    .await
+            }
         }
-        .map_err(|e| e.to_string())?;
-        Ok(Some((transfer, item)))
+        .map_err(|e| e.to_string())
     }
 
     /// Stores a batch of settlements in one transaction, noting failures
     /// in `outcomes`; returns the fundings the ledger refused.
-    async fn record(
+    async fn record<'t>(
         &self,
-        batch: Vec<(usize, Transfer, SettlementItem)>,
+        batch: Vec<(usize, &'t Transfer, SettlementItem)>,
         outcomes: &mut [Result<(), String>],
-    ) -> Vec<(usize, Transfer)> {
+    ) -> Vec<(usize, &'t Transfer)> {
         if batch.is_empty() {
             return vec![];
         }
-        let items = batch.iter().map(|(_, _, item)| item.clone()).collect();
-        match self.ports.cards.settle(items).await {
-            Ok(settled) => {
-                let mut refused = vec![];
-                for ((i, transfer, _), settled) in batch.into_iter().zip(settled) {
-                    match settled {
-                        Settled::Done | Settled::AlreadySettled => {}
-                        Settled::Refused => refused.push((i, transfer)),
-                        Settled::Failed(e) => outcomes[i] = Err(e),
-                    }
-                }
-                refused
-            }
-            Err(e) => {
-                for (i, _, _) in batch {
-                    outcomes[i] = Err(e.to_string());
-                }
-                vec![]
+        let (places, items): (Vec<_>, Vec<_>) = batch.into_iter().map(|(i, t, item)| ((i, t), item)).unzip();
+        let settled = self.ports.cards.settle(items).await;
+        let mut refused = vec![];
+        for ((i, transfer), settled) in places.into_iter().zip(settled) {
+            match settled {
+                Settled::Done | Settled::AlreadySettled => {}
+                Settled::Refused => refused.push((i, transfer)),
+                Settled::Failed(e) => outcomes[i] = Err(e),
             }
         }
+        refused
     }
 
     /// The settlement of `transfer` with the event that reports it.
@@ -111,8 +118,18 @@ impl App {
         transfer: &Transfer,
         settlement: Settlement,
         failure: Option<&str>,
+        clocks: &mut Clocks,
     ) -> Result<SettlementItem, StoreError> {
-        let now = self.now_for(&transfer.account_id, transfer.mode).await?;
+        let (account, mode) = (&transfer.account_id, transfer.mode);
+        let key = (account.clone(), mode);
+        let now = match clocks.get(&key) {
+            Some(now) => *now,
+            None => {
+                let now = self.now_for(account, mode).await?;
+                clocks.insert(key, now);
+                now
+            }
+        };
         let payload = CardTransferSettled {
             movement: CardMovement {
                 card_id: transfer.card_id.to_string(),
@@ -133,7 +150,7 @@ impl App {
             error_description: failure.map(str::to_string),
         };
         let event = Event::transfer_settled(transfer.currency, transfer.kind, settlement, payload);
-        let event = self.new_event(&transfer.account_id, transfer.mode, event).await?;
+        let event = self.new_event_at(account, mode, event, now);
         let delivery = self.delivery_job(&event.id);
         Ok(SettlementItem {
             transfer: transfer.clone(),

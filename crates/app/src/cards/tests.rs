@@ -204,7 +204,7 @@ fn settling(m: &mut Mocks, transfer: Transfer) {
     m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
     m.test_clocks.expect_offset().returning(|_| Ok(0));
     m.ids.expect_unique().returning(|| "u".into());
-    m.cards.expect_transfer().return_once(move |_| Ok(Some(transfer)));
+    m.cards.expect_transfers().return_once(move |_| Ok(vec![transfer]));
 }
 
 #[tokio::test]
@@ -225,7 +225,7 @@ async fn a_network_decline_reverses_the_transfer_with_a_failed_event() {
                 && item.event.data.contains(r#""amount":"10013""#)
         })
         .times(1)
-        .returning(|_| Ok(vec![Settled::Done]));
+        .returning(|_| vec![Settled::Done]);
     assert_eq!(settle(m).await, vec![Ok(())]);
 }
 
@@ -241,13 +241,13 @@ async fn a_funding_the_ledger_refuses_is_taken_back_at_the_network_and_reversed(
         .withf(|b| b[0].settlement == Settlement::Complete && b[0].event.event == "card_credit_event.successful")
         .times(1)
         .in_sequence(&mut seq)
-        .returning(|_| Ok(vec![Settled::Refused]));
+        .returning(|_| vec![Settled::Refused]);
     m.cards
         .expect_settle()
         .withf(|b| b[0].settlement == Settlement::Reverse && b[0].event.event == "card_credit_event.failed")
         .times(1)
         .in_sequence(&mut seq)
-        .returning(|_| Ok(vec![Settled::Done]));
+        .returning(|_| vec![Settled::Done]);
     assert_eq!(settle(m).await, vec![Ok(())]);
 }
 
@@ -256,7 +256,7 @@ async fn a_settled_transfer_is_left_alone() {
     let mut m = Mocks::default();
     let mut done = pending(TransferKind::Fund);
     done.state = TransferState::Succeeded;
-    m.cards.expect_transfer().return_once(move |_| Ok(Some(done)));
+    m.cards.expect_transfers().return_once(move |_| Ok(vec![done]));
     m.cards.expect_settle().never();
     assert_eq!(settle(m).await, vec![Ok(())]);
 }

@@ -11,9 +11,9 @@ pub use delivery_gate::PER_ACCOUNT;
 pub use event_log::EventError;
 
 use crate::App;
-use domain::Mode;
 use domain::events::payloads::Event;
 use domain::ids::{AccountId, EventId};
+use domain::{Mode, Timestamp};
 use ports::StoreError;
 use ports::events::NewEvent;
 use ports::jobs::{JobKind, NewJob};
@@ -32,14 +32,20 @@ impl App {
         mode: Mode,
         event: Event,
     ) -> Result<NewEvent, StoreError> {
-        Ok(NewEvent {
+        let now = self.now_for(account, mode).await?;
+        Ok(self.new_event_at(account, mode, event, now))
+    }
+
+    /// A new event at `now`, the mode's time as its caller read it.
+    pub(crate) fn new_event_at(&self, account: &AccountId, mode: Mode, event: Event, now: Timestamp) -> NewEvent {
+        NewEvent {
             id: EventId::with_suffix(&self.ports.ids.unique()),
             account_id: account.clone(),
             mode,
             event: event.name(),
             data: data_of(&event),
-            created_at: self.now_for(account, mode).await?,
-        })
+            created_at: now,
+        }
     }
 
     /// Stores an event that reports no other change, with its delivery

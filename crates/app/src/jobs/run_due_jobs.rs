@@ -232,7 +232,7 @@ mod tests {
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.ids.expect_fraction().return_const(0.5);
         m.cards
-            .expect_transfer()
+            .expect_transfers()
             .returning(|_| Err(ports::StoreError::new("down")));
         m.jobs
             .expect_reschedule()
