@@ -153,7 +153,7 @@ async fn settle_batch(db: &super::Db, batch: &[(&str, Settlement)]) -> Vec<Settl
     for (n, (id, settlement)) in batch.iter().enumerate() {
         let (event, delivery) = event(&format!("{id}-{settlement:?}-{n}"));
         items.push(SettlementItem {
-            transfer: transfer_of(&db, *id).await,
+            transfer: transfer_of(db, id).await,
             settlement: *settlement,
             event,
             delivery,
