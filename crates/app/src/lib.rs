@@ -100,6 +100,9 @@ pub struct App {
     /// Each account's webhook deliveries in flight and endpoint breakers,
     /// in this process.
     delivery_gate: Arc<events::DeliveryGate>,
+    /// Wakes one of this process's idle job runners when a request queued
+    /// work due now, so it does not wait for its next poll.
+    work: Arc<tokio::sync::Notify>,
 }
 
 impl App {
@@ -110,7 +113,21 @@ impl App {
             settings,
             reward_switches: rewards::Switches::new(rewards::SWITCH_CACHE_SECS),
             delivery_gate: Arc::default(),
+            work: Arc::default(),
         }
+    }
+
+    /// Tells an idle job runner of this process that work is due now (one
+    /// runner: a second would find nothing; if none is idle, the next to
+    /// look finds it at once).
+    pub(crate) fn work_queued(&self) {
+        self.work.notify_one();
+    }
+
+    /// Resolves when a request of this process queued work due now; job
+    /// runners wait for it, or their poll, when they found nothing to do.
+    pub async fn work_arrived(&self) {
+        self.work.notified().await;
     }
 
     /// Now, as the caller's mode sees it: real time in live mode, the

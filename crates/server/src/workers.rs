@@ -15,8 +15,8 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 
 /// How many jobs one claim leases at most. Settlements among them share
-/// one transaction.
-const BATCH: u32 = 16;
+/// one transaction, whose statements do not grow with its size.
+const BATCH: u32 = 64;
 
 /// Webhook deliveries in flight at once per process (each account has at
 /// most `app::events::PER_ACCOUNT` of them).
@@ -35,10 +35,17 @@ pub fn spawn(app: Arc<App>, args: &WorkerArgs, sqlite: bool) {
     tokio::spawn(run_webhooks(app, poll));
 }
 
+/// Claims and runs work; idle, it waits for its poll or for a request of
+/// this process to queue work (another process's shows at the poll).
 async fn run_work(app: Arc<App>, poll: Duration) {
     loop {
         match app.claim_jobs(Queue::Work, BATCH).await {
-            Ok(claim) if claim.jobs.is_empty() => tokio::time::sleep(poll).await,
+            Ok(claim) if claim.jobs.is_empty() => {
+                tokio::select! {
+                    () = tokio::time::sleep(poll) => {}
+                    () = app.work_arrived() => {}
+                }
+            }
             Ok(claim) => run_leased(&app, claim, Lost::RunOn).await,
             Err(e) => failed(&e, poll).await,
         }

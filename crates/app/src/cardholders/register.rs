@@ -126,7 +126,11 @@ impl App {
             meta_data,
             created_at: now,
         };
+        let queued = verification.is_some();
         self.ports.cardholders.insert(record, verification).await?;
+        if queued {
+            self.work_queued();
+        }
         Ok((id, status))
     }
 }

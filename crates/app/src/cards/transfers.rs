@@ -63,6 +63,7 @@ impl App {
             created_at: now,
         };
         self.ports.cards.reserve(transfer, settle).await?;
+        self.work_queued();
         Ok((card_id, reference))
     }
 }
