@@ -119,7 +119,14 @@ async fn give_sandbox_webhook_secrets(app: &app::App) -> anyhow::Result<()> {
 pub async fn list_jobs(db_args: &DbArgs, serve: &ServeArgs, failed: bool) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, Open::Existing).await?;
     let app = wiring::app(db, db_args, serve, &serve.worker).await?;
-    for job in app.list_jobs(failed).await? {
+    let jobs = app.list_jobs(failed).await?;
+    if jobs.len() >= app::jobs::LIST_LIMIT as usize {
+        eprintln!(
+            "the oldest {} jobs are shown; more may be queued",
+            app::jobs::LIST_LIMIT
+        );
+    }
+    for job in jobs {
         let line = json!({
             "id": job.id,
             "account_id": job.account_id,

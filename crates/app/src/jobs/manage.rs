@@ -5,7 +5,8 @@ use domain::ids::JobId;
 use ports::StoreError;
 use ports::jobs::JobSummary;
 
-const LIST_LIMIT: u32 = 500;
+/// The most jobs `issuing jobs list` shows (the oldest).
+pub const LIST_LIMIT: u32 = 500;
 
 impl App {
     pub async fn list_jobs(&self, failed_only: bool) -> Result<Vec<JobSummary>, StoreError> {

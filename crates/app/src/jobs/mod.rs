@@ -1,6 +1,7 @@
 //! Running due background jobs, and the operators' view of them.
 
 mod manage;
+pub use manage::LIST_LIMIT;
 mod run_due_jobs;
 
 pub use run_due_jobs::{Claim, HEARTBEAT_SECS, LEASE_SECS};
