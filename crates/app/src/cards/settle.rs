@@ -101,6 +101,14 @@ impl App {
         }
         let (places, items): (Vec<_>, Vec<_>) = batch.into_iter().map(|(i, t, item)| ((i, t), item)).unzip();
         let settled = self.ports.cards.settle(items).await;
+        if settled.len() != places.len() {
+            // Never completes a job whose settlement went unanswered.
+            let unanswered = format!("the store answered {} of {} settlements", settled.len(), places.len());
+            for (i, _) in places {
+                outcomes[i] = Err(unanswered.clone());
+            }
+            return vec![];
+        }
         let mut refused = vec![];
         for ((i, transfer), settled) in places.into_iter().zip(settled) {
             match settled {

@@ -252,6 +252,19 @@ async fn a_funding_the_ledger_refuses_is_taken_back_at_the_network_and_reversed(
 }
 
 #[tokio::test]
+async fn a_settlement_the_store_leaves_unanswered_is_retried_not_completed() {
+    let mut m = Mocks::default();
+    settling(&mut m, pending(TransferKind::Fund));
+    m.network.expect_load().times(1).returning(|_, _| Ok(()));
+    m.cards.expect_settle().times(1).returning(|_| vec![]);
+    let outcomes = settle(m).await;
+    assert!(
+        matches!(&outcomes[..], [Err(e)] if e.contains("answered 0 of 1")),
+        "{outcomes:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_settled_transfer_is_left_alone() {
     let mut m = Mocks::default();
     let mut done = pending(TransferKind::Fund);
