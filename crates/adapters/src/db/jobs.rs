@@ -149,24 +149,83 @@ fn count(n: i32) -> u32 {
 
 /// Expands the claim for one backend, in one transaction: pick due ids
 /// (`$lock` adds the row-locking clause), then lease exactly those.
+/// A queue's jobs in one state, as literal SQL: the partial indexes that
+/// find a queue's due jobs (migration `job_claims`) state exactly these,
+/// and a planner matches a query to a partial index only when it can see
+/// the values (not `$1`, which PostgreSQL's generic plans and SQLite's
+/// plans cannot read). Its text is fixed per queue and state, so
+/// PostgreSQL still prepares each claim once per connection.
+#[derive(Debug, Clone, Copy)]
+struct InQueue {
+    queue: Queue,
+    /// Leased (`running`), rather than waiting (`pending`).
+    leased: bool,
+}
+
+impl InQueue {
+    fn sql(self) -> &'static str {
+        match (self.queue, self.leased) {
+            (Queue::Work, false) => "jobs.state = 'pending' AND jobs.kind <> 'deliver_webhook'",
+            (Queue::Work, true) => "jobs.state = 'running' AND jobs.kind <> 'deliver_webhook'",
+            (Queue::Webhooks, false) => "jobs.state = 'pending' AND jobs.kind = 'deliver_webhook'",
+            (Queue::Webhooks, true) => "jobs.state = 'running' AND jobs.kind = 'deliver_webhook'",
+        }
+    }
+}
+
+impl diesel::Expression for InQueue {
+    type SqlType = diesel::sql_types::Bool;
+}
+
+impl<DB: diesel::backend::Backend> diesel::query_builder::QueryFragment<DB> for InQueue {
+    fn walk_ast<'b>(&'b self, mut out: diesel::query_builder::AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        out.push_sql(self.sql());
+        Ok(())
+    }
+}
+
+/// No static id: diesel caches the statement by its text, one per queue.
+impl diesel::query_builder::QueryId for InQueue {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl diesel::AppearsOnTable<jobs::table> for InQueue {}
+
+impl diesel::expression::ValidGrouping<()> for InQueue {
+    type IsAggregate = diesel::expression::is_aggregate::Never;
+}
+
+/// Leases up to `$limit` due jobs of `$queue` in one transaction: those
+/// whose lease ran out (oldest first), then those waiting (by `run_at`),
+/// each read from its partial index in order, so a claim reads the jobs
+/// it leases and not the whole backlog.
 macro_rules! claim_on {
-    ($pool:expr, $kinds:expr, $now:expr, $lease:expr, $limit:expr, $($lock:tt)*) => {{
+    ($pool:expr, $queue:expr, $now:expr, $lease:expr, $limit:expr, $($lock:tt)*) => {{
         let lease: &Lease = $lease;
+        let (queue, now, limit): (Queue, i64, i64) = ($queue, $now, $limit);
         let mut conn = $pool.get().await.map_err(DbError::pool)?;
         conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-            let due = jobs::state
-                .eq(PENDING)
-                .and(jobs::run_at.le($now))
-                .or(jobs::state.eq(RUNNING).and(jobs::locked_until.le($now)));
-            let ids = jobs::table
-                .filter(jobs::kind.eq_any($kinds))
-                .filter(due)
-                .order(jobs::run_at)
-                .limit($limit)
+            let mut ids = jobs::table
+                .filter(InQueue { queue, leased: true })
+                .filter(jobs::locked_until.le(now))
+                .order(jobs::locked_until)
+                .limit(limit)
                 .select(jobs::id)
                 $($lock)*
                 .load::<String>(conn)
                 .await?;
+            let waiting = jobs::table
+                .filter(InQueue { queue, leased: false })
+                .filter(jobs::run_at.le(now))
+                .order(jobs::run_at)
+                .limit(limit)
+                .select(jobs::id)
+                $($lock)*
+                .load::<String>(conn)
+                .await?;
+            ids.extend(waiting);
+            ids.truncate(usize::try_from(limit).unwrap_or(0));
             if ids.is_empty() {
                 return Ok(Vec::new());
             }
@@ -174,9 +233,9 @@ macro_rules! claim_on {
                 .set((
                     jobs::state.eq(RUNNING),
                     jobs::attempts.eq(jobs::attempts + 1),
-                    jobs::locked_until.eq($now + lease.secs),
+                    jobs::locked_until.eq(now + lease.secs),
                     jobs::lease.eq(&lease.token),
-                    jobs::updated_at.eq($now),
+                    jobs::updated_at.eq(now),
                 ))
                 .returning(ClaimedRow::as_returning())
                 .get_results::<ClaimedRow>(conn)
@@ -201,12 +260,11 @@ impl JobStore for Db {
     async fn claim(&self, queue: Queue, lease: &Lease, now: Timestamp, limit: u32) -> Result<Vec<Job>, StoreError> {
         let now = now.unix();
         let limit = i64::from(limit);
-        let kinds = &queue.kinds();
         let rows = match self.pool() {
             DbPool::Pg(pool) => {
-                claim_on!(pool, kinds, now, lease, limit, .for_update().skip_locked())
+                claim_on!(pool, queue, now, lease, limit, .for_update().skip_locked())
             }
-            DbPool::Sqlite(pool) => claim_on!(pool, kinds, now, lease, limit,),
+            DbPool::Sqlite(pool) => claim_on!(pool, queue, now, lease, limit,),
         }?;
         rows.into_iter()
             .map(|r| {

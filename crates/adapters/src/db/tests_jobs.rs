@@ -100,6 +100,32 @@ async fn due_jobs_are_leased_once_and_come_back_when_the_lease_expires() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_queue_leases_exactly_its_own_kinds() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        let account = with_account(&db, "acct_a").await;
+        for kind in JobKind::ALL {
+            let job = NewJob {
+                id: JobId::new(format!("job_{}", kind.as_str())),
+                kind,
+                subject: "s".into(),
+                max_attempts: 3,
+                run_at: Timestamp::from_unix(10),
+            };
+            db.schedule(job, &account, Mode::Test).await.unwrap();
+        }
+        for queue in [Queue::Work, Queue::Webhooks] {
+            let claimed = db.claim(queue, &lease(), Timestamp::from_unix(10), 100).await.unwrap();
+            let mut kinds: Vec<&str> = claimed.iter().map(|j| j.kind.as_str()).collect();
+            kinds.sort_unstable();
+            let mut expected = queue.kinds();
+            expected.sort_unstable();
+            assert_eq!(kinds, expected, "{}: {queue:?}", t.backend());
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_heartbeat_keeps_a_lease_and_a_runner_that_lost_its_lease_changes_nothing() {
     for t in TestDb::all().await {
         let db = t.migrated().await;
