@@ -14,9 +14,15 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
 
-/// How many jobs one claim leases at most. Settlements among them share
-/// one transaction, whose statements do not grow with its size.
-const BATCH: u32 = 64;
+/// How many jobs one claim of work leases at most. Settlements among
+/// them share one transaction, whose statements do not grow with its size.
+const WORK_BATCH: u32 = 64;
+
+/// How many deliveries one claim leases at most: a claim holds its
+/// in-flight slots until its slowest delivery ends, so it must stay well
+/// below `DELIVERIES_IN_FLIGHT`, or one account's hanging endpoint would
+/// hold every slot.
+const DELIVERY_BATCH: u32 = 16;
 
 /// Webhook deliveries in flight at once per process (each account has at
 /// most `app::events::PER_ACCOUNT` of them).
@@ -39,7 +45,7 @@ pub fn spawn(app: Arc<App>, args: &WorkerArgs, sqlite: bool) {
 /// this process to queue work (another process's shows at the poll).
 async fn run_work(app: Arc<App>, poll: Duration) {
     loop {
-        match app.claim_jobs(Queue::Work, BATCH).await {
+        match app.claim_jobs(Queue::Work, WORK_BATCH).await {
             Ok(claim) if claim.jobs.is_empty() => {
                 tokio::select! {
                     () = tokio::time::sleep(poll) => {}
@@ -59,7 +65,9 @@ async fn run_webhooks(app: Arc<App>, poll: Duration) {
         let Ok(first) = room.clone().acquire_owned().await else {
             return;
         };
-        let free = u32::try_from(room.available_permits() + 1).unwrap_or(BATCH).min(BATCH);
+        let free = u32::try_from(room.available_permits() + 1)
+            .unwrap_or(DELIVERY_BATCH)
+            .min(DELIVERY_BATCH);
         match app.claim_jobs(Queue::Webhooks, free).await {
             Ok(claim) if claim.jobs.is_empty() => {
                 drop(first);
