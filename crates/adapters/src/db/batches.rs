@@ -5,7 +5,7 @@
 //! the client references a batch takes, all at once.
 
 use super::committer::{Committer, Record};
-use super::ledger::{EntryRow, PostingRow};
+use super::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id};
 use super::money_steps::TxError;
 use super::schema::{ledger_entries, ledger_postings, transaction_references};
 use super::unnest::TakeReferences;
@@ -297,6 +297,14 @@ pub(super) async fn write_entries_sqlite(
 /// A ledger balance a batch moves: the account, the change, and the range
 /// the new balance must land in (the guard that fails the batch).
 pub(super) type Move = (String, i64, i64, i64);
+
+/// The moves of a card's balance and transit accounts from `before` to
+/// exactly `after`, each `(balance, transit)`: see [`to_exactly`].
+pub(super) fn card_moves(card: &str, before: (i64, i64), after: (i64, i64)) -> Result<Vec<Move>, StoreError> {
+    let on_card = to_exactly(card_ledger_account_id(card, CardLedger::Balance), before.0, after.0)?;
+    let in_transit = to_exactly(card_ledger_account_id(card, CardLedger::Transit), before.1, after.1)?;
+    Ok(on_card.into_iter().chain(in_transit).collect())
+}
 
 /// The move of ledger account `id` from `before` to exactly `after`: the
 /// balance must have held still under the batch's locks. `None` when it

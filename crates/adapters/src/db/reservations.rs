@@ -9,8 +9,8 @@
 //! statement per table. The hot wallet is locked once per batch.
 
 use super::batches::{
-    self, Batched, Move, Reference, balances_of, lock_cards, lock_wallets, move_balances_sqlite, release_references,
-    take_references_pg, take_references_sqlite, to_exactly, unless_empty, write_entries_sqlite,
+    self, Batched, Move, Reference, balances_of, card_moves, lock_cards, lock_wallets, move_balances_sqlite,
+    release_references, take_references_pg, take_references_sqlite, to_exactly, unless_empty, write_entries_sqlite,
 };
 use super::cards::TransferRow;
 use super::committer::Committer;
@@ -262,19 +262,10 @@ fn decide(
     }
     // Each balance lands exactly where the decisions put it: it held still
     // under the locks, or the batch fails.
-    let mut moves = vec![];
     for (id, (_, card)) in &runs {
         let before = start[id];
-        moves.push((
-            card_ledger_account_id(id, CardLedger::Balance),
-            before.balance,
-            card.balance,
-        ));
-        moves.push((
-            card_ledger_account_id(id, CardLedger::Transit),
-            before.transit,
-            card.transit,
-        ));
+        let moved = card_moves(id, (before.balance, before.transit), (card.balance, card.transit))?;
+        writes.balances.extend(moved);
         if (card.last_funded_at, card.last_unloaded_at) != (before.last_funded_at, before.last_unloaded_at) {
             let at = |t: Option<Timestamp>| t.map(Timestamp::unix);
             writes
@@ -284,9 +275,6 @@ fn decide(
     }
     for (id, after) in wallets {
         let before = balances.get(&id).copied().unwrap_or(0);
-        moves.push((id, before, after));
-    }
-    for (id, before, after) in moves {
         writes.balances.extend(to_exactly(id, before, after)?);
     }
     Ok((answers, writes))

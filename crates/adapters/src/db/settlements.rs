@@ -8,7 +8,7 @@
 //! If the database fails the batch, each settlement is recorded alone.
 
 use super::batches::{
-    self, Batched, Move, balances_of, lock_wallets, move_balances_sqlite, to_exactly, unless_empty,
+    self, Batched, Move, balances_of, card_moves, lock_wallets, move_balances_sqlite, to_exactly, unless_empty,
     write_entries_sqlite,
 };
 use super::events::{EventRow, store_event};
@@ -148,7 +148,8 @@ fn decide<'a>(
     balances: &BTreeMap<String, i64>,
 ) -> Result<(Vec<Settled>, Writes<'a>), StoreError> {
     let balance = |id: &str| balances.get(id).copied().unwrap_or(0);
-    let mut runs: BTreeMap<&str, SettlingCard> = BTreeMap::new();
+    // Each card as locked, and as the decisions leave it.
+    let mut runs: BTreeMap<&str, (SettlingCard, SettlingCard)> = BTreeMap::new();
     let mut wallets: BTreeMap<String, i64> = BTreeMap::new();
     let mut writes = Writes::default();
     let mut answers = Vec::with_capacity(batch.len());
@@ -165,11 +166,14 @@ fn decide<'a>(
                 t.id, t.card_id
             )));
         };
-        let card = runs.entry(t.card_id.as_str()).or_insert_with(|| SettlingCard {
-            product: Product::of(t.currency),
-            live,
-            balance: balance(&card_ledger_account_id(t.card_id.as_str(), CardLedger::Balance)),
-            transit: balance(&card_ledger_account_id(t.card_id.as_str(), CardLedger::Transit)),
+        let (_, card) = runs.entry(t.card_id.as_str()).or_insert_with(|| {
+            let start = SettlingCard {
+                product: Product::of(t.currency),
+                live,
+                balance: balance(&card_ledger_account_id(t.card_id.as_str(), CardLedger::Balance)),
+                transit: balance(&card_ledger_account_id(t.card_id.as_str(), CardLedger::Transit)),
+            };
+            (start, start)
         });
         let places = Places::of(&t.account_id, t.mode, t.card_id.as_str(), t.currency);
         let drawn = wallets
@@ -213,17 +217,9 @@ fn decide<'a>(
     }
     // Each balance lands exactly where the decisions put it: it held still
     // under the locks, or the batch fails.
-    for (id, card) in runs {
-        let (on_card, in_transit) = (
-            card_ledger_account_id(id, CardLedger::Balance),
-            card_ledger_account_id(id, CardLedger::Transit),
-        );
-        writes
-            .balances
-            .extend(to_exactly(on_card.clone(), balance(&on_card), card.balance)?);
-        writes
-            .balances
-            .extend(to_exactly(in_transit.clone(), balance(&in_transit), card.transit)?);
+    for (id, (start, card)) in runs {
+        let moved = card_moves(id, (start.balance, start.transit), (card.balance, card.transit))?;
+        writes.balances.extend(moved);
     }
     for (id, after) in wallets {
         let before = balance(&id);
