@@ -525,6 +525,43 @@ async fn a_dead_endpoint_rests_and_never_holds_another_accounts_deliveries() {
     }
 }
 
+/// One claim of webhook deliveries holds its in-flight places until its
+/// slowest delivery ends. Here the first claim is all one account's, and
+/// all of them hang: the claims stay small enough that the rest of the
+/// places still carry another account's delivery at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_full_of_one_accounts_hanging_deliveries_never_holds_another_accounts() {
+    use std::sync::atomic::Ordering::SeqCst;
+    for db in TestDb::all().await {
+        let hole = BlackHole::start();
+        let receiver = Receiver::start();
+        // Queued while nothing delivers, so the first claim is all of them.
+        let queueing = Server::start_with(&db, &["--no-workers"]);
+        let noisy = keys(&create_account(&db, Some(&hole.url)));
+        let victim = keys(&create_account(&db, Some(&receiver.url)));
+        for _ in 0..100 {
+            send_test_event(&queueing, &noisy.test).await;
+        }
+        queueing.stop();
+        let server = Server::start_with(&db, &["--webhook-timeout-ms", "4000"]);
+        for _ in 0..100 {
+            if hole.accepted.load(SeqCst) > 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        assert!(hole.accepted.load(SeqCst) > 0, "deliveries are hanging");
+        let started = std::time::Instant::now();
+        let id = send_test_event(&server, &victim.test).await;
+        assert!(
+            receiver.wait_for(2, |r| r.accepted().contains_key(&id)).await,
+            "{}: the victim's event waited {:?} behind the hanging claim",
+            db.backend(),
+            started.elapsed()
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_delivery_cut_off_by_a_sigkill_is_made_again_within_seconds() {
     for db in TestDb::all().await {
