@@ -2,6 +2,7 @@
 //! `data/mcc.csv`, see `data/SOURCES.md`): a raw card descriptor to the
 //! merchant behind it, matched on whole words of the cleaned descriptor.
 
+use aho_corasick::AhoCorasick;
 use ports::merchants::{Merchant, MerchantCatalogue};
 use std::collections::HashMap;
 
@@ -16,6 +17,11 @@ struct Entry {
 
 pub struct ShippedCatalogue {
     merchants: Vec<Entry>,
+    /// Every entry's patterns, each between spaces, found in one pass
+    /// over a descriptor (a debit's path looks up every descriptor).
+    fragments: AhoCorasick,
+    /// Per fragment, in catalogue order: its entry.
+    fragment_entry: Vec<usize>,
     /// Code → (description, group).
     codes: HashMap<String, (String, String)>,
 }
@@ -33,9 +39,10 @@ fn clean(descriptor: &str) -> String {
         .join(" ")
 }
 
-/// Whether `pattern` occurs in `cleaned` as whole words.
-fn has_words(cleaned: &str, pattern: &str) -> bool {
-    format!(" {cleaned} ").contains(&format!(" {pattern} "))
+/// A cleaned descriptor or fragment between spaces: a fragment found in a
+/// descriptor so padded is there as whole words.
+fn padded(cleaned: &str) -> String {
+    format!(" {cleaned} ")
 }
 
 /// A readable name for an unknown descriptor: its words up to the first
@@ -67,7 +74,7 @@ impl ShippedCatalogue {
                 .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
                 .map(|l| l.split(';').map(str::to_string).collect::<Vec<_>>())
         };
-        let merchants = rows(include_str!("../data/merchants.csv"))
+        let merchants: Vec<Entry> = rows(include_str!("../data/merchants.csv"))
             .filter(|r| r.len() == 5)
             .map(|r| Entry {
                 name: r[0].clone(),
@@ -77,11 +84,22 @@ impl ShippedCatalogue {
                 patterns: r[4].split('|').map(clean).collect(),
             })
             .collect();
+        let (fragment_entry, fragments): (Vec<usize>, Vec<String>) = merchants
+            .iter()
+            .enumerate()
+            .flat_map(|(i, m)| m.patterns.iter().map(move |p| (i, padded(p))))
+            .unzip();
+        let fragments = AhoCorasick::new(fragments).expect("the shipped catalogue's fragments build one automaton");
         let codes = rows(include_str!("../data/mcc.csv"))
             .filter(|r| r.len() == 3)
             .map(|r| (r[0].clone(), (r[1].clone(), r[2].clone())))
             .collect();
-        Self { merchants, codes }
+        Self {
+            merchants,
+            fragments,
+            fragment_entry,
+            codes,
+        }
     }
 
     fn category(&self, mcc: Option<&str>) -> (String, String) {
@@ -103,15 +121,15 @@ impl MerchantCatalogue for ShippedCatalogue {
 
     fn merchant(&self, descriptor: &str, merchant_category_code: Option<String>) -> Merchant {
         let cleaned = clean(descriptor);
-        // The longest fragment wins: `UBER EATS` over `UBER`.
+        // The longest fragment wins (`UBER EATS` over `UBER`); of equal
+        // ones, the later in the catalogue.
         let best = self
-            .merchants
-            .iter()
-            .flat_map(|m| m.patterns.iter().map(move |p| (m, p)))
-            .filter(|(_, p)| has_words(&cleaned, p))
-            .max_by_key(|(_, p)| p.len());
+            .fragments
+            .find_overlapping_iter(&padded(&cleaned))
+            .max_by_key(|found| (found.len(), found.pattern()))
+            .map(|found| &self.merchants[self.fragment_entry[found.pattern()]]);
         match best {
-            Some((m, _)) => {
+            Some(m) => {
                 let (category, group) = self.category(Some(&m.mcc));
                 Merchant {
                     name: m.name.clone(),
@@ -175,6 +193,44 @@ mod tests {
         let netflix = c.merchant("NETFLIX.COM", None);
         assert_eq!(netflix.category, "Cable and other pay television services");
         assert_eq!(netflix.group, "Utilities");
+    }
+
+    /// The rule the automaton keeps, written plainly: the longest fragment
+    /// found as whole words; of equal ones, the later in the catalogue.
+    fn plainly<'a>(c: &'a ShippedCatalogue, descriptor: &str) -> Option<&'a str> {
+        let cleaned = padded(&clean(descriptor));
+        c.merchants
+            .iter()
+            .flat_map(|m| m.patterns.iter().map(move |p| (m, p)))
+            .filter(|(_, p)| cleaned.contains(&padded(p)))
+            .max_by_key(|(_, p)| p.len())
+            .map(|(m, _)| m.name.as_str())
+    }
+
+    #[test]
+    fn one_pass_finds_what_each_fragment_alone_would() {
+        let c = ShippedCatalogue::load();
+        let fragments: Vec<&String> = c.merchants.iter().flat_map(|m| &m.patterns).collect();
+        let mut checked = 0;
+        for (i, p) in fragments.iter().enumerate() {
+            let next = fragments[(i + 1) % fragments.len()];
+            for descriptor in [
+                p.to_string(),
+                format!("POS*{p} 0423 LAGOS"),
+                format!("X{p}"),
+                format!("{p}9"),
+                format!("{next} {p}"),
+                format!("{p}*{next}"),
+            ] {
+                let found = c.merchant(&descriptor, None);
+                match plainly(&c, &descriptor) {
+                    Some(name) => assert_eq!(found.name, name, "{descriptor}"),
+                    None => assert_eq!(found.website, None, "{descriptor}: matched {}", found.name),
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 1_000, "{checked}");
     }
 
     #[test]
