@@ -29,37 +29,14 @@ pub struct DebitAttempt {
     pub merchant_category_code: Option<String>,
     /// The enriched merchant name, to tell recurring charges by.
     pub merchant_name: String,
-    /// Two periods (each from its start, inclusive, to its end,
-    /// exclusive): a charge approved at the same merchant in each makes
-    /// this one recurring. The store looks, in the debit's transaction.
-    pub recurring_periods: [(Timestamp, Timestamp); 2],
-    /// The enriched_data object, as JSON text, as it reads for a
-    /// recurring charge and for any other.
-    pub enriched_data: EnrichedData,
+    /// The enriched_data object, as JSON text.
+    pub enriched_data: String,
     /// A network-forced post: may take the balance below zero.
     pub forced: bool,
     /// `client_reference` was taken already (by the 3-D Secure challenge
     /// this debit completes): the debit does not take it again.
     pub reference_held: bool,
     pub now: Timestamp,
-}
-
-/// A debit's enriched_data object, as JSON text, either way its history
-/// turns out.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EnrichedData {
-    pub recurring: String,
-    pub once: String,
-}
-
-impl EnrichedData {
-    /// The object for a charge that is recurring, or not.
-    pub fn of(&self, recurring: bool) -> &str {
-        match recurring {
-            true => &self.recurring,
-            false => &self.once,
-        }
-    }
 }
 
 /// What became of a debit; declines are recorded too.
@@ -121,6 +98,16 @@ pub trait CardTransactionStore: Send + Sync {
     /// (card → card spend), a decline is counted; the notices for the
     /// outcome are stored in the same transaction.
     async fn debit(&self, attempt: DebitAttempt, notices: Notices) -> Result<DebitOutcome, DebitError>;
+
+    /// Whether `merchant_name` charged the card in each of two periods
+    /// (each from its start, inclusive, to its end, exclusive), asked at
+    /// once.
+    async fn charged_in_each(
+        &self,
+        card: &CardId,
+        merchant_name: &str,
+        periods: [(Timestamp, Timestamp); 2],
+    ) -> Result<bool, StoreError>;
 
     /// A page of the card's approved debits, newest first, optionally
     /// between two times (inclusive), and how many there are in all.

@@ -71,6 +71,26 @@ impl CardTransactionStore for Db {
         recorded.unwrap_or_else(|| Err(StoreError::new("the debit committer stopped".to_string()).into()))
     }
 
+    async fn charged_in_each(
+        &self,
+        card: &CardId,
+        merchant_name: &str,
+        [first, second]: [(Timestamp, Timestamp); 2],
+    ) -> Result<bool, StoreError> {
+        let charged = |(from, to): (Timestamp, Timestamp)| {
+            diesel::dsl::exists(
+                card_transactions::table
+                    .filter(card_transactions::card_id.eq(card.as_str()))
+                    .filter(card_transactions::status.eq(APPROVED))
+                    .filter(card_transactions::created_at.ge(from.unix()))
+                    .filter(card_transactions::created_at.lt(to.unix()))
+                    .filter(card_transactions::merchant_name.eq(merchant_name)),
+            )
+        };
+        let both = diesel::select(charged(first).and(charged(second)));
+        Ok(with_conn!(self.pool(), |conn| both.get_result::<bool>(conn).await)?)
+    }
+
     async fn history(
         &self,
         account: &AccountId,

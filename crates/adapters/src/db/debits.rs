@@ -148,12 +148,11 @@ struct CardWrite {
     deleted_reason: Option<&'static str>,
 }
 
-/// The decisions of a batch against its locked cards (with, per debit,
-/// whether it is a recurring charge): each debit's answer, and the writes
-/// that record them.
+/// The decisions of a batch against its locked cards: each debit's
+/// answer, and the writes that record them.
 fn decide(
     batch: &[&Waiting],
-    (taken, recurring): (&[bool], &[bool]),
+    taken: &[bool],
     locked: Vec<LockedCard>,
     balances: &BTreeMap<String, i64>,
 ) -> Result<(Vec<Answer>, Writes), StoreError> {
@@ -191,7 +190,7 @@ fn decide(
     let start: BTreeMap<String, DebitCard> = runs.iter().map(|(id, r)| (id.clone(), r.card)).collect();
     let mut writes = Writes::default();
     let mut answers = Vec::with_capacity(batch.len());
-    for ((w, &taken), &recurring) in batch.iter().zip(taken).zip(recurring) {
+    for (w, &taken) in batch.iter().zip(taken) {
         let a = &w.attempt;
         if !taken {
             answers.push(Err(DebitError::ReferenceUsed));
@@ -246,7 +245,7 @@ fn decide(
             currency: currency.code().to_string(),
             description: a.description.clone(),
             merchant_category_code: a.merchant_category_code.clone(),
-            enriched_data: a.enriched_data.of(recurring).to_string(),
+            enriched_data: a.enriched_data.clone(),
             merchant_name: a.merchant_name.clone(),
             created_at: a.now.unix(),
             approved_seq: step.approved_seq,
@@ -371,49 +370,6 @@ fn balance_ids(ids: &[&str]) -> Vec<String> {
 }
 
 unnest_statement!(
-    /// Of the batch's debits (`n`, their places), those whose card was
-    /// charged at their merchant in each of their two periods. `OFFSET 0`
-    /// keeps each `EXISTS` a probe of the card's history index per debit:
-    /// flattened into a join, it read every approved debit of the card.
-    RecurringCharges,
-    "SELECT d.n FROM",
-    [
-        n: i32 => Integer as "integer",
-        card_id: &'a str => Text as "text",
-        merchant_name: &'a str => Text as "text",
-        from_1: i64 => BigInt as "bigint",
-        to_1: i64 => BigInt as "bigint",
-        from_2: i64 => BigInt as "bigint",
-        to_2: i64 => BigInt as "bigint",
-    ],
-    "AS d(n, card_id, merchant_name, from_1, to_1, from_2, to_2) \
-     WHERE EXISTS (SELECT 1 FROM card_transactions t WHERE t.card_id = d.card_id AND t.status = 'approved' \
-     AND t.created_at >= d.from_1 AND t.created_at < d.to_1 AND t.merchant_name = d.merchant_name OFFSET 0) \
-     AND EXISTS (SELECT 1 FROM card_transactions t WHERE t.card_id = d.card_id AND t.status = 'approved' \
-     AND t.created_at >= d.from_2 AND t.created_at < d.to_2 AND t.merchant_name = d.merchant_name OFFSET 0)",
-    returns Integer
-);
-
-/// SQLite: whether the debit's card was charged at its merchant in each
-/// of its two periods.
-async fn charged_in_each(conn: &mut SqliteAsync, a: &DebitAttempt) -> QueryResult<bool> {
-    let charged = |(from, to): (domain::Timestamp, domain::Timestamp)| {
-        diesel::dsl::exists(
-            card_transactions::table
-                .filter(card_transactions::card_id.eq(a.card_id.as_str()))
-                .filter(card_transactions::status.eq(APPROVED))
-                .filter(card_transactions::created_at.ge(from.unix()))
-                .filter(card_transactions::created_at.lt(to.unix()))
-                .filter(card_transactions::merchant_name.eq(a.merchant_name.as_str())),
-        )
-    };
-    let [first, second] = a.recurring_periods;
-    diesel::select(charged(first).and(charged(second)))
-        .get_result::<bool>(conn)
-        .await
-}
-
-unnest_statement!(
     InsertTransactions,
     "INSERT INTO card_transactions (id, account_id, livemode, card_id, cardholder_id, client_reference, status, \
      decline_reason, amount, currency, description, merchant_category_code, enriched_data, merchant_name, \
@@ -470,20 +426,8 @@ async fn record_pg(c: &AsyncPgConnection, batch: &[&Waiting]) -> Result<Vec<Answ
     let take = take_references_pg(c, batch);
     let lock = lock_cards!(pg, &mut &*c, &ids, locked_columns!(), LockedCard);
     let read = balances_of!(&mut &*c, &balance_ids);
-    let recurring = RecurringCharges {
-        n: (0..).take(batch.len()).collect(),
-        card_id: column(batch, |w| w.attempt.card_id.as_str()),
-        merchant_name: column(batch, |w| w.attempt.merchant_name.as_str()),
-        from_1: column(batch, |w| w.attempt.recurring_periods[0].0.unix()),
-        to_1: column(batch, |w| w.attempt.recurring_periods[0].1.unix()),
-        from_2: column(batch, |w| w.attempt.recurring_periods[1].0.unix()),
-        to_2: column(batch, |w| w.attempt.recurring_periods[1].1.unix()),
-        _rows: PhantomData,
-    };
-    let recurring = recurring.load::<i32>(&mut &*c);
-    let (taken, locked, balances, recurring) = tokio::try_join!(take, lock, read, recurring)?;
-    let recurring: Vec<bool> = (0..).take(batch.len()).map(|n| recurring.contains(&n)).collect();
-    let (answers, w) = decide(batch, (&taken, &recurring), locked, &balances.into_iter().collect())?;
+    let (taken, locked, balances) = tokio::try_join!(take, lock, read)?;
+    let (answers, w) = decide(batch, &taken, locked, &balances.into_iter().collect())?;
 
     let release = async { release_references!(&mut &*c, &w.released) };
     let t = &w.transactions;
@@ -543,11 +487,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     // One writer at a time: the no-op update takes the write lock.
     let locked = lock_cards!(sqlite, conn, &ids, locked_columns!(), LockedCard).await?;
     let balances: BTreeMap<String, i64> = balances_of!(conn, balance_ids(&ids)).await?.into_iter().collect();
-    let mut recurring = Vec::with_capacity(batch.len());
-    for w in batch {
-        recurring.push(charged_in_each(conn, &w.attempt).await?);
-    }
-    let (answers, w) = decide(batch, (&taken, &recurring), locked, &balances)?;
+    let (answers, w) = decide(batch, &taken, locked, &balances)?;
     release_references!(conn, &w.released)?;
     for row in &w.transactions {
         diesel::insert_into(card_transactions::table)

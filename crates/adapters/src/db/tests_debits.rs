@@ -11,7 +11,7 @@ use domain::fx::FxRates;
 use domain::ids::{AccountId, CardId, EventId, JobId};
 use domain::ledger::DEFAULT_MAX_WALLET;
 use domain::{Mode, Timestamp};
-use ports::card_transactions::{CardTransactionStore, DebitAttempt, DebitError, DebitOutcome, EnrichedData, Notices};
+use ports::card_transactions::{CardTransactionStore, DebitAttempt, DebitError, DebitOutcome, Notices};
 use ports::cards::CardStore;
 use ports::events::{EventStore, NewEvent};
 use ports::jobs::{JobKind, NewJob};
@@ -19,7 +19,6 @@ use ports::ledger::LedgerAudit;
 use ports::wallets::WalletStore;
 
 fn attempt(card: &CardId, id: &str, reference: &str, cents: i64) -> DebitAttempt {
-    let now = Timestamp::from_unix(100);
     DebitAttempt {
         id: id.to_string(),
         account_id: AccountId::new(ACCOUNT),
@@ -35,23 +34,11 @@ fn attempt(card: &CardId, id: &str, reference: &str, cents: i64) -> DebitAttempt
         description: "UBER *TRIP".into(),
         merchant_category_code: None,
         merchant_name: "Uber".into(),
-        recurring_periods: [now.month_bounds(1), now.month_bounds(2)],
-        enriched_data: EnrichedData {
-            recurring: r#"{"is_recurring":true}"#.into(),
-            once: r#"{"is_recurring":false}"#.into(),
-        },
+        enriched_data: "{}".into(),
         forced: false,
         reference_held: false,
-        now,
+        now: Timestamp::from_unix(100),
     }
-}
-
-/// The attempt at `now` at `merchant`.
-fn attempt_at(card: &CardId, n: u32, merchant: &str, now: Timestamp) -> DebitAttempt {
-    let mut a = attempt(card, &format!("ctx_{n}"), &format!("r{n}"), 100);
-    (a.merchant_name, a.now) = (merchant.into(), now);
-    a.recurring_periods = [now.month_bounds(1), now.month_bounds(2)];
-    a
 }
 
 /// An event for each decline, as the use case tells them.
@@ -157,64 +144,6 @@ async fn sixty_four_debits_at_once_on_one_card_decide_as_one_after_another() {
             );
             eprintln!("postgres: 35 recorded debits in {transactions} transactions");
         }
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_charge_at_a_merchant_of_each_of_the_two_months_before_is_recurring() {
-    // 2026-03-15, and a day in each of the two months before.
-    let (march, february, january) = (1_773_532_800, 1_770_681_600, 1_768_003_200);
-    let at = Timestamp::from_unix;
-    for t in TestDb::all().await {
-        let (db, card) = setup(&t, 100_000).await;
-        fund(&db, &card, 10_000).await;
-        let other = card_of(&db, "card_d").await;
-        fund(&db, &other, 10_000).await;
-        // Uber charged `card` in January and February; Bolt only in February;
-        // `other` was charged by Uber in January only.
-        for (n, (c, merchant, when)) in [
-            (&card, "Uber", january),
-            (&card, "Uber", february),
-            (&card, "Bolt", february),
-            (&other, "Uber", january),
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            db.debit(attempt_at(c, n as u32, merchant, at(when)), notices(n))
-                .await
-                .unwrap();
-        }
-        // In March, at once: one batch, or a few.
-        let march_debits = [(&card, "Uber"), (&card, "Bolt"), (&other, "Uber"), (&card, "Netflix")];
-        let debits = march_debits
-            .iter()
-            .enumerate()
-            .map(|(n, (c, merchant))| db.debit(attempt_at(c, 10 + n as u32, merchant, at(march)), notices(10 + n)));
-        for answer in futures::future::join_all(debits).await {
-            assert!(
-                matches!(&answer, Ok(o) if o.decision == Decision::Approve),
-                "{answer:?}"
-            );
-        }
-        let page = domain::paging::Page { number: 1, size: 100 };
-        let account = AccountId::new(ACCOUNT);
-        let expected = [
-            ("ctx_10", true),
-            ("ctx_11", false),
-            ("ctx_12", false),
-            ("ctx_13", false),
-        ]
-        .map(|(id, r)| (id.to_string(), format!(r#"{{"is_recurring":{r}}}"#)));
-        let mut recurring = vec![];
-        for c in [&card, &other] {
-            let (history, _) = db.history(&account, Mode::Test, c, page, None).await.unwrap();
-            for tx in history.iter().filter(|tx| expected.iter().any(|(id, _)| *id == tx.id)) {
-                recurring.push((tx.id.clone(), tx.enriched_data.clone()));
-            }
-        }
-        recurring.sort();
-        assert_eq!(recurring, expected, "{}", t.backend());
     }
 }
 

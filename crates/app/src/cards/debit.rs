@@ -14,7 +14,8 @@ use domain::cards::three_ds;
 use domain::events::payloads::{CardDebit, CardDeleted, CardMovement, Event};
 use domain::ids::{AccountId, CardId, CardholderId, EventId};
 use domain::{Amount, Currency, InvalidInput, Mode, Timestamp, required};
-use ports::card_transactions::{DebitAttempt, DebitOutcome, EnrichedData};
+use ports::StoreError;
+use ports::card_transactions::{DebitAttempt, DebitOutcome};
 use ports::events::NewEvent;
 use ports::merchants::Merchant;
 use serde_json::json;
@@ -190,6 +191,9 @@ impl App {
         let account = account.clone();
         let now = self.now_for(&account, mode).await?;
         let merchant = self.ports.merchants.merchant(&debit.descriptor, debit.mcc.clone());
+        let is_recurring = self
+            .charged_each_of_last_two_months(&debit.card, &merchant.name, now)
+            .await?;
         let id = format!("ctx_{}", self.ports.ids.unique());
         let (told, owner, issuer_reference) = (debit.clone(), (account.clone(), mode), id.clone());
         let declined = move |outcome: &DebitOutcome, reason: DeclineReason| {
@@ -245,13 +249,7 @@ impl App {
             amount: debit.amount,
             rates: self.settings.fx_rates,
             merchant_name: merchant.name.clone(),
-            // Recurring: charged at the merchant in each of the two calendar
-            // months before the month of `now`.
-            recurring_periods: [now.month_bounds(1), now.month_bounds(2)],
-            enriched_data: EnrichedData {
-                recurring: enriched_data(&merchant, true, debit.mcc.as_deref()),
-                once: enriched_data(&merchant, false, debit.mcc.as_deref()),
-            },
+            enriched_data: enriched_data(&merchant, is_recurring, debit.mcc.as_deref()),
             description: debit.descriptor,
             merchant_category_code: debit.mcc,
             forced: debit.forced,
@@ -264,6 +262,21 @@ impl App {
                 .await;
         }
         Ok((outcome, id))
+    }
+
+    /// Whether the merchant charged the card in each of the two calendar
+    /// months before the month of `now`.
+    async fn charged_each_of_last_two_months(
+        &self,
+        card: &CardId,
+        merchant: &str,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
+        let months = [now.month_bounds(1), now.month_bounds(2)];
+        self.ports
+            .card_transactions
+            .charged_in_each(card, merchant, months)
+            .await
     }
 }
 

@@ -321,14 +321,14 @@ mod debits {
             category: "Cable".into(),
             group: "Utilities".into(),
         });
+        m.card_transactions
+            .expect_charged_in_each()
+            .returning(|_, _, _| Ok(true));
         m.card_transactions.expect_debit().return_once(move |attempt, notices| {
-            let enriched = &attempt.enriched_data;
-            assert!(enriched.of(true).contains(r#""is_recurring":true"#), "{enriched:?}");
-            assert!(enriched.of(false).contains(r#""is_recurring":false"#), "{enriched:?}");
-            assert_eq!(
-                attempt.recurring_periods.map(|(from, to)| (from.unix(), to.unix())),
-                [(-2_678_400, 0), (-5_270_400, -2_678_400)],
-                "the two calendar months before the month of the debit (January 1970)"
+            assert!(
+                attempt.enriched_data.contains(r#""is_recurring":true"#),
+                "{}",
+                attempt.enriched_data
             );
             let outcome = DebitOutcome {
                 decision,
