@@ -96,12 +96,6 @@ async fn record_batch<B: Batched>(pool: &DbPool, batch: &[&B]) -> Result<Vec<B::
 /// diesel's transaction manager (which waits for `BEGIN`'s answer). The
 /// plan gets a shared connection, so it cannot open a transaction of its
 /// own inside this one.
-///
-/// Its statements run on generic plans: left to choose, PostgreSQL
-/// planned them anew at nearly every batch (a custom plan for the
-/// arrays' lengths looks cheaper than a generic one planned for ten rows),
-/// which cost more than running them. Each is a lookup by key, whose
-/// generic plan is the custom one.
 async fn record_pg<B: Batched>(conn: Object<AsyncPgConnection>, batch: &[&B]) -> Result<Vec<B::Answer>, TxError<()>> {
     let open = Open(Some(conn));
     let Some(c) = open.0.as_deref() else {
@@ -110,9 +104,7 @@ async fn record_pg<B: Batched>(conn: Object<AsyncPgConnection>, batch: &[&B]) ->
     let recorded = {
         let mut begin = pin!(async {
             let mut c = c;
-            c.batch_execute("BEGIN; SET LOCAL plan_cache_mode = force_generic_plan")
-                .await
-                .map_err(TxError::from)
+            c.batch_execute("BEGIN").await.map_err(TxError::from)
         });
         // Its first poll sends `BEGIN` (a pipelined request goes out when
         // first polled): every statement of the plan, made after, follows.
