@@ -94,15 +94,8 @@ async fn record_batch<B: Batched>(pool: &DbPool, batch: &[&B]) -> Result<Vec<B::
 /// PostgreSQL: records `batch` in one transaction whose `BEGIN` goes out
 /// with the batch's first statements, a round trip less per batch than
 /// diesel's transaction manager (which waits for `BEGIN`'s answer). The
-/// plan gets a shared connection, on which diesel's `transaction()` does
-/// not exist; it must send no transaction SQL of its own, catch no
-/// database error and leave no statement it sent unawaited (a `COMMIT`
-/// after a failed statement rolls back without an error).
-///
-/// Should PostgreSQL refuse the `BEGIN` itself on a live connection, the
-/// statements already behind it run one by one: the batch's first round
-/// trip (its reference claims, its locks and reads). `BEGIN` is polled
-/// first, so its refusal ends the batch before any write goes out.
+/// plan gets a shared connection, so it cannot open a transaction of its
+/// own inside this one.
 async fn record_pg<B: Batched>(conn: Object<AsyncPgConnection>, batch: &[&B]) -> Result<Vec<B::Answer>, TxError<()>> {
     let open = Open(Some(conn));
     let Some(c) = open.0.as_deref() else {
@@ -120,7 +113,7 @@ async fn record_pg<B: Batched>(conn: Object<AsyncPgConnection>, batch: &[&B]) ->
         match begun {
             Poll::Ready(Ok(())) => plan.await,
             Poll::Ready(Err(e)) => Err(e),
-            Poll::Pending => tokio::try_join!(biased; begin, plan).map(|((), answers)| answers),
+            Poll::Pending => tokio::try_join!(begin, plan).map(|((), answers)| answers),
         }
     };
     let end = if recorded.is_ok() { "COMMIT" } else { "ROLLBACK" };
@@ -134,9 +127,7 @@ async fn record_pg<B: Batched>(conn: Object<AsyncPgConnection>, batch: &[&B]) ->
 /// A pooled connection inside a transaction [`record_pg`] opened. Dropped
 /// before the transaction ended (the batch's future cancelled), it leaves
 /// the pool and closes, so PostgreSQL rolls the transaction back: it never
-/// reaches another user mid-transaction. Nothing else guards this:
-/// diesel's transaction manager never saw the `BEGIN`, and the pool's
-/// fast recycling asks the connection nothing.
+/// reaches another user mid-transaction.
 struct Open(Option<Object<AsyncPgConnection>>);
 
 impl Open {
