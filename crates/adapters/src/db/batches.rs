@@ -11,16 +11,13 @@ use super::schema::{ledger_entries, ledger_postings, transaction_references};
 use super::unnest::TakeReferences;
 use super::{DbError, DbPool, SqliteAsync};
 use diesel::prelude::*;
-use diesel_async::pooled_connection::deadpool::Object;
-use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl};
 use domain::Mode;
 use domain::ids::AccountId;
 use ports::StoreError;
 use std::collections::HashSet;
-use std::future::{Future, poll_fn};
+use std::future::Future;
 use std::marker::PhantomData;
-use std::pin::pin;
-use std::task::Poll;
 
 /// A kind of request recorded in batches.
 pub(super) trait Batched: Sized + Send + Sync + 'static {
@@ -34,7 +31,7 @@ pub(super) trait Batched: Sized + Send + Sync + 'static {
     fn failed(e: StoreError) -> Self::Answer;
 
     fn record_pg<'a>(
-        conn: &'a AsyncPgConnection,
+        conn: &'a mut AsyncPgConnection,
         batch: &'a [&'a Self],
     ) -> impl Future<Output = Result<Vec<Self::Answer>, TxError<()>>> + Send + 'a;
 
@@ -79,7 +76,10 @@ pub(super) async fn record<B: Batched>(pool: &DbPool, batch: &[B]) -> Vec<B::Ans
 /// Records `batch` in one transaction of its own.
 async fn record_batch<B: Batched>(pool: &DbPool, batch: &[&B]) -> Result<Vec<B::Answer>, DbError> {
     let recorded = match pool {
-        DbPool::Pg(pool) => record_pg(pool.get().await.map_err(DbError::pool)?, batch).await,
+        DbPool::Pg(pool) => {
+            let mut conn = pool.get().await.map_err(DbError::pool)?;
+            conn.transaction(async |conn| B::record_pg(conn, batch).await).await
+        }
         DbPool::Sqlite(pool) => {
             let mut conn = pool.get().await.map_err(DbError::pool)?;
             conn.transaction(async |conn| B::record_sqlite(conn, batch).await).await
@@ -89,65 +89,6 @@ async fn record_batch<B: Batched>(pool: &DbPool, batch: &[&B]) -> Result<Vec<B::
         TxError::Db(e) => e,
         TxError::Refused(()) => DbError::Refused,
     })
-}
-
-/// PostgreSQL: records `batch` in one transaction whose `BEGIN` goes out
-/// with the batch's first statements, a round trip less per batch than
-/// diesel's transaction manager (which waits for `BEGIN`'s answer). The
-/// plan gets a shared connection, so it cannot open a transaction of its
-/// own inside this one.
-async fn record_pg<B: Batched>(conn: Object<AsyncPgConnection>, batch: &[&B]) -> Result<Vec<B::Answer>, TxError<()>> {
-    let open = Open(Some(conn));
-    let Some(c) = open.0.as_deref() else {
-        unreachable!("a connection just taken is open");
-    };
-    let recorded = {
-        let mut begin = pin!(async {
-            let mut c = c;
-            c.batch_execute("BEGIN").await.map_err(TxError::from)
-        });
-        // Its first poll sends `BEGIN` (a pipelined request goes out when
-        // first polled): every statement of the plan, made after, follows.
-        let begun = poll_fn(|cx| Poll::Ready(begin.as_mut().poll(cx))).await;
-        let plan = B::record_pg(c, batch);
-        match begun {
-            Poll::Ready(Ok(())) => plan.await,
-            Poll::Ready(Err(e)) => Err(e),
-            Poll::Pending => tokio::try_join!(begin, plan).map(|((), answers)| answers),
-        }
-    };
-    let end = if recorded.is_ok() { "COMMIT" } else { "ROLLBACK" };
-    let ended = open.end(end).await;
-    match (recorded, ended) {
-        (Ok(answers), Ok(())) => Ok(answers),
-        (Err(e), _) | (Ok(_), Err(e)) => Err(e),
-    }
-}
-
-/// A pooled connection inside a transaction [`record_pg`] opened. Dropped
-/// before the transaction ended (the batch's future cancelled), it leaves
-/// the pool and closes, so PostgreSQL rolls the transaction back: it never
-/// reaches another user mid-transaction.
-struct Open(Option<Object<AsyncPgConnection>>);
-
-impl Open {
-    /// Ends the transaction with `sql`; the connection goes back to the
-    /// pool only if that worked.
-    async fn end(mut self, sql: &str) -> Result<(), TxError<()>> {
-        if let Some(mut c) = self.0.as_deref() {
-            c.batch_execute(sql).await?;
-        }
-        drop(self.0.take());
-        Ok(())
-    }
-}
-
-impl Drop for Open {
-    fn drop(&mut self) {
-        if let Some(conn) = self.0.take() {
-            drop(Object::take(conn));
-        }
-    }
 }
 
 /// A client reference: account, live, reference.
@@ -373,115 +314,4 @@ pub(super) fn to_exactly(id: String, before: i64, after: i64) -> Result<Option<M
         .checked_sub(before)
         .ok_or_else(|| StoreError::new(format!("ledger account {id}: the batch's change overflows")))?;
     Ok((change != 0).then_some((id, change, after, after)))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::db::Db;
-    use crate::test_db::TestDb;
-    use diesel::sql_types::{BigInt, Double, Text};
-    use std::time::Duration;
-
-    diesel::table! {
-        notes (text) {
-            text -> Text,
-            xact -> BigInt,
-        }
-    }
-
-    diesel::define_sql_function!(fn txid_current() -> BigInt);
-
-    /// A request that notes its text, waits `pause` seconds, and notes it
-    /// again, each time with the transaction it runs in.
-    struct Note {
-        text: &'static str,
-        pause: f64,
-    }
-
-    impl Batched for Note {
-        type Answer = Result<(), StoreError>;
-
-        fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)> {
-            None
-        }
-
-        fn failed(e: StoreError) -> Self::Answer {
-            Err(e)
-        }
-
-        async fn record_pg(conn: &AsyncPgConnection, batch: &[&Self]) -> Result<Vec<Self::Answer>, TxError<()>> {
-            // A statement prepared once per connection, as the plans' are.
-            let note =
-                |text| diesel::insert_into(notes::table).values((notes::text.eq(text), notes::xact.eq(txid_current())));
-            for n in batch {
-                note(n.text).execute(&mut &*conn).await?;
-                diesel::sql_query("SELECT pg_sleep($1)")
-                    .bind::<Double, _>(n.pause)
-                    .execute(&mut &*conn)
-                    .await?;
-                note(n.text).execute(&mut &*conn).await?;
-            }
-            Ok(batch.iter().map(|_| Ok(())).collect())
-        }
-
-        async fn record_sqlite(_: &mut SqliteAsync, _: &[&Self]) -> Result<Vec<Self::Answer>, TxError<()>> {
-            unreachable!("a PostgreSQL test")
-        }
-    }
-
-    #[tokio::test]
-    async fn a_batch_cancelled_inside_its_transaction_never_lends_it_to_the_next() {
-        let Some(test_db) = TestDb::postgres_from_env().await else {
-            return;
-        };
-        // One connection: the next batch gets the one the first had, or a new one.
-        let db = Db::connect(test_db.url(), 1).await.unwrap();
-        let DbPool::Pg(pool) = db.pool() else {
-            unreachable!("a PostgreSQL test database");
-        };
-        let mut conn = pool.get().await.unwrap();
-        conn.batch_execute("CREATE TABLE notes (text text, xact bigint)")
-            .await
-            .unwrap();
-        drop(conn);
-        let cancelled = Note {
-            text: "cancelled",
-            pause: 3.0,
-        };
-        let waited = tokio::time::timeout(Duration::from_millis(500), record(db.pool(), &[cancelled])).await;
-        assert!(waited.is_err(), "the batch was still inside its transaction");
-        // The next batches: the second finds its statements prepared, so
-        // its first goes out at once, after `BEGIN`.
-        for text in ["next", "again"] {
-            let note = Note { text, pause: 0.0 };
-            let answers = tokio::time::timeout(Duration::from_secs(10), record(db.pool(), &[note]))
-                .await
-                .expect("the next batch has a connection of its own at once");
-            assert!(matches!(answers[..], [Ok(())]));
-        }
-        let mut conn = pool.get().await.unwrap();
-        let notes: Vec<(String, i64)> =
-            diesel::sql_query("SELECT text, count(DISTINCT xact) AS n FROM notes GROUP BY text ORDER BY text DESC")
-                .load::<Noted>(&mut *conn)
-                .await
-                .unwrap()
-                .into_iter()
-                .map(|r| (r.text, r.n))
-                .collect();
-        assert_eq!(
-            notes,
-            [("next".to_string(), 1), ("again".to_string(), 1)],
-            "the cancelled batch's notes never commit; a batch's first \
-             statement, sent with BEGIN, is in the one transaction with its last"
-        );
-    }
-
-    #[derive(QueryableByName)]
-    struct Noted {
-        #[diesel(sql_type = Text)]
-        text: String,
-        #[diesel(sql_type = BigInt)]
-        n: i64,
-    }
 }

@@ -75,7 +75,7 @@ impl Batched for Waiting {
     }
 
     fn record_pg<'a>(
-        conn: &'a AsyncPgConnection,
+        conn: &'a mut AsyncPgConnection,
         batch: &'a [&'a Self],
     ) -> impl Future<Output = Result<Vec<Answer>, TxError<()>>> + Send + 'a {
         record_pg(conn, batch)
@@ -420,9 +420,10 @@ unnest_statement!(
 /// `BEGIN`, one pipelined round trip takes the references, locks the cards
 /// in id order and reads their balances (the server runs them in that
 /// order); one more writes every table; then `COMMIT`.
-async fn record_pg(c: &AsyncPgConnection, batch: &[&Waiting]) -> Result<Vec<Answer>, TxError<()>> {
+async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<Vec<Answer>, TxError<()>> {
     let ids = card_ids(batch);
     let balance_ids = balance_ids(&ids);
+    let c: &AsyncPgConnection = conn;
     let take = take_references_pg(c, batch);
     let lock = lock_cards!(pg, &mut &*c, &ids, locked_columns!(), LockedCard);
     let read = balances_of!(&mut &*c, &balance_ids);
@@ -474,7 +475,7 @@ async fn record_pg(c: &AsyncPgConnection, batch: &[&Waiting]) -> Result<Vec<Answ
     if moved != b.len() || updated != k.len() {
         return Err(TxError::Db(DbError::Refused));
     }
-    deletions_and_events!(&mut &*c, &w);
+    deletions_and_events!(conn, &w);
     Ok(answers)
 }
 

@@ -72,7 +72,7 @@ impl Batched for Waiting {
     }
 
     fn record_pg<'a>(
-        conn: &'a AsyncPgConnection,
+        conn: &'a mut AsyncPgConnection,
         batch: &'a [&'a Self],
     ) -> impl Future<Output = Result<Vec<Answer>, TxError<()>>> + Send + 'a {
         record_pg(conn, batch)
@@ -314,8 +314,9 @@ unnest_statement!(
 /// PostgreSQL: after `BEGIN`, one pipelined round trip takes the
 /// references, locks the cards, then the wallets, and reads the cards'
 /// balances; one more writes every table; then `COMMIT`.
-async fn record_pg(c: &AsyncPgConnection, batch: &[&Waiting]) -> Result<Vec<Answer>, TxError<()>> {
+async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<Vec<Answer>, TxError<()>> {
     let (ids, card_accounts, wallet_ids) = places(batch);
+    let c: &AsyncPgConnection = conn;
     let take = take_references_pg(c, batch);
     let lock = lock_cards!(pg, &mut &*c, &ids, locked_columns!(), LockedCard);
     let lock_wallets = lock_wallets!(&mut &*c, &wallet_ids);

@@ -75,7 +75,7 @@ impl Batched for Settling {
     }
 
     fn record_pg<'a>(
-        conn: &'a AsyncPgConnection,
+        conn: &'a mut AsyncPgConnection,
         batch: &'a [&'a Self],
     ) -> impl Future<Output = Result<Vec<Settled>, TxError<()>>> + Send + 'a {
         record_pg(conn, batch)
@@ -243,8 +243,9 @@ unnest_statement!(
 /// PostgreSQL: after `BEGIN`, one pipelined round trip locks the cards,
 /// the transfers and the wallets and reads the cards' balances; one more
 /// writes every table; then `COMMIT`.
-async fn record_pg(c: &AsyncPgConnection, batch: &[&Settling]) -> Result<Vec<Settled>, TxError<()>> {
+async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Settling]) -> Result<Vec<Settled>, TxError<()>> {
     let p = locks(batch);
+    let c: &AsyncPgConnection = conn;
     let lock_cards = cards::table
         .filter(cards::id.eq_any(&p.cards))
         .order(cards::id)
