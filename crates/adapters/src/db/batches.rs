@@ -315,3 +315,114 @@ pub(super) fn to_exactly(id: String, before: i64, after: i64) -> Result<Option<M
         .ok_or_else(|| StoreError::new(format!("ledger account {id}: the batch's change overflows")))?;
     Ok((change != 0).then_some((id, change, after, after)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::Db;
+    use crate::test_db::TestDb;
+    use diesel::sql_types::{BigInt, Double, Text};
+    use diesel_async::SimpleAsyncConnection;
+    use std::time::Duration;
+
+    diesel::table! {
+        notes (text) {
+            text -> Text,
+            xact -> BigInt,
+        }
+    }
+
+    diesel::define_sql_function!(fn txid_current() -> BigInt);
+
+    /// A request that notes its text, waits `pause` seconds, and notes it
+    /// again, each time with the transaction it runs in.
+    struct Note {
+        text: &'static str,
+        pause: f64,
+    }
+
+    impl Batched for Note {
+        type Answer = Result<(), StoreError>;
+
+        fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)> {
+            None
+        }
+
+        fn failed(e: StoreError) -> Self::Answer {
+            Err(e)
+        }
+
+        async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Self]) -> Result<Vec<Self::Answer>, TxError<()>> {
+            // A statement prepared once per connection, as the plans' are.
+            let note =
+                |text| diesel::insert_into(notes::table).values((notes::text.eq(text), notes::xact.eq(txid_current())));
+            for n in batch {
+                note(n.text).execute(conn).await?;
+                diesel::sql_query("SELECT pg_sleep($1)")
+                    .bind::<Double, _>(n.pause)
+                    .execute(conn)
+                    .await?;
+                note(n.text).execute(conn).await?;
+            }
+            Ok(batch.iter().map(|_| Ok(())).collect())
+        }
+
+        async fn record_sqlite(_: &mut SqliteAsync, _: &[&Self]) -> Result<Vec<Self::Answer>, TxError<()>> {
+            unreachable!("a PostgreSQL test")
+        }
+    }
+
+    #[tokio::test]
+    async fn a_batch_cancelled_inside_its_transaction_never_lends_it_to_the_next() {
+        let Some(test_db) = TestDb::postgres_from_env().await else {
+            return;
+        };
+        // One connection: the next batch gets the one the first had, or a new one.
+        let db = Db::connect(test_db.url(), 1).await.unwrap();
+        let DbPool::Pg(pool) = db.pool() else {
+            unreachable!("a PostgreSQL test database");
+        };
+        let mut conn = pool.get().await.unwrap();
+        conn.batch_execute("CREATE TABLE notes (text text, xact bigint)")
+            .await
+            .unwrap();
+        drop(conn);
+        let cancelled = Note {
+            text: "cancelled",
+            pause: 3.0,
+        };
+        let waited = tokio::time::timeout(Duration::from_millis(500), record(db.pool(), &[cancelled])).await;
+        assert!(waited.is_err(), "the batch was still inside its transaction");
+        // The next batches: the second finds its statements prepared.
+        for text in ["next", "again"] {
+            let note = Note { text, pause: 0.0 };
+            let answers = tokio::time::timeout(Duration::from_secs(10), record(db.pool(), &[note]))
+                .await
+                .expect("the next batch has a connection of its own at once");
+            assert!(matches!(answers[..], [Ok(())]));
+        }
+        let mut conn = pool.get().await.unwrap();
+        let notes: Vec<(String, i64)> =
+            diesel::sql_query("SELECT text, count(DISTINCT xact) AS n FROM notes GROUP BY text ORDER BY text DESC")
+                .load::<Noted>(&mut *conn)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|r| (r.text, r.n))
+                .collect();
+        assert_eq!(
+            notes,
+            [("next".to_string(), 1), ("again".to_string(), 1)],
+            "the cancelled batch's notes never commit; a batch's first \
+             statement is in the one transaction with its last"
+        );
+    }
+
+    #[derive(QueryableByName)]
+    struct Noted {
+        #[diesel(sql_type = Text)]
+        text: String,
+        #[diesel(sql_type = BigInt)]
+        n: i64,
+    }
+}
