@@ -147,8 +147,6 @@ fn count(n: i32) -> u32 {
     u32::try_from(n).unwrap_or(0)
 }
 
-/// Expands the claim for one backend, in one transaction: pick due ids
-/// (`$lock` adds the row-locking clause), then lease exactly those.
 /// A queue's jobs in one state, as literal SQL: the partial indexes that
 /// find a queue's due jobs (migration `job_claims`) state exactly these,
 /// and a planner matches a query to a partial index only when it can see
@@ -199,7 +197,8 @@ impl diesel::expression::ValidGrouping<()> for InQueue {
 /// Leases up to `$limit` due jobs of `$queue` in one transaction: those
 /// whose lease ran out (oldest first), then those waiting (by `run_at`),
 /// each read from its partial index in order, so a claim reads the jobs
-/// it leases and not the whole backlog.
+/// it leases and not the whole backlog. Expanded once per backend;
+/// `$lock` adds the row-locking clause.
 macro_rules! claim_on {
     ($pool:expr, $queue:expr, $now:expr, $lease:expr, $limit:expr, $($lock:tt)*) => {{
         let lease: &Lease = $lease;
