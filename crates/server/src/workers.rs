@@ -18,6 +18,10 @@ use tokio::sync::Semaphore;
 /// them share one transaction, whose statements do not grow with its size.
 const WORK_BATCH: u32 = 64;
 
+/// How long a runner whose claim was not full waits before claiming
+/// again, so that under load the next batch gathers what arrived.
+const GATHER: Duration = Duration::from_millis(50);
+
 /// How many deliveries one claim leases at most: a claim holds its
 /// in-flight slots until its slowest delivery ends, so it must stay well
 /// below `DELIVERIES_IN_FLIGHT`, or one account's hanging endpoint would
@@ -52,7 +56,13 @@ async fn run_work(app: Arc<App>, poll: Duration) {
                     () = app.work_arrived() => {}
                 }
             }
-            Ok(claim) => run_leased(&app, claim, Lost::RunOn).await,
+            Ok(claim) => {
+                let partial = claim.jobs.len() < WORK_BATCH as usize;
+                run_leased(&app, claim, Lost::RunOn).await;
+                if partial {
+                    tokio::time::sleep(GATHER).await;
+                }
+            }
             Err(e) => failed(&e, poll).await,
         }
     }

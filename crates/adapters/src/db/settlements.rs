@@ -255,7 +255,6 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Settling]) -> Result<
     let lock_transfers = card_transfers::table
         .filter(card_transfers::id.eq_any(&p.transfers))
         .order(card_transfers::id)
-        .for_update()
         .select((card_transfers::id, card_transfers::state))
         .load::<(String, String)>(&mut &*c);
     let lock_wallets = lock_wallets!(&mut &*c, &p.wallets);
@@ -279,9 +278,14 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Settling]) -> Result<
     let transfers = unless_empty(t.is_empty(), transfers.execute(&mut &*c));
     let resets = unless_empty(
         w.resets.is_empty(),
-        diesel::update(cards::table.filter(cards::id.eq_any(&w.resets)))
-            .set(cards::consecutive_declines.eq(0))
-            .execute(&mut &*c),
+        diesel::update(
+            // A card with no declines is not rewritten (most completed fundings).
+            cards::table
+                .filter(cards::id.eq_any(&w.resets))
+                .filter(cards::consecutive_declines.ne(0)),
+        )
+        .set(cards::consecutive_declines.eq(0))
+        .execute(&mut &*c),
     );
     let events = unless_empty(w.events.is_empty(), InsertEvents::of(&w.events).execute(&mut &*c));
     let deliveries = unless_empty(
@@ -336,10 +340,14 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Settling]) -> Result<Ve
             return Err(TxError::Db(DbError::Refused));
         }
     }
-    diesel::update(cards::table.filter(cards::id.eq_any(&w.resets)))
-        .set(cards::consecutive_declines.eq(0))
-        .execute(conn)
-        .await?;
+    diesel::update(
+        cards::table
+            .filter(cards::id.eq_any(&w.resets))
+            .filter(cards::consecutive_declines.ne(0)),
+    )
+    .set(cards::consecutive_declines.eq(0))
+    .execute(conn)
+    .await?;
     for (event, delivery) in w.events.iter().zip(&w.deliveries) {
         store_event!(conn, event, [*delivery]);
     }

@@ -189,3 +189,36 @@ async fn a_batch_the_database_fails_is_recorded_again_debit_by_debit() {
         assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
     }
 }
+
+/// PostgreSQL: a funding, its settlement and a debit never wait on the
+/// account's row (its foreign keys from the tables money writes are gone:
+/// each check locked that one row).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn money_writes_take_no_lock_on_the_accounts_row() {
+    use diesel_async::SimpleAsyncConnection;
+    let Some(t) = TestDb::postgres_from_env().await else {
+        return;
+    };
+    let (db, card) = setup(&t, 100_000).await;
+    let super::DbPool::Pg(pool) = db.pool() else {
+        unreachable!("a PostgreSQL test database");
+    };
+    let mut holder = pool.get().await.unwrap();
+    holder
+        .batch_execute(&format!(
+            "BEGIN; SELECT 1 FROM accounts WHERE id = '{ACCOUNT}' FOR UPDATE"
+        ))
+        .await
+        .unwrap();
+    let money = async {
+        fund(&db, &card, 1_000).await;
+        db.debit(attempt(&card, "ctx_locked", "r_locked", 100), notices(0))
+            .await
+            .unwrap()
+    };
+    let debited = tokio::time::timeout(std::time::Duration::from_secs(5), money)
+        .await
+        .expect("the money moved while the account's row was locked");
+    assert_eq!(debited.decision, Decision::Approve);
+    holder.batch_execute("ROLLBACK").await.unwrap();
+}
