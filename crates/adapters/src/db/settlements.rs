@@ -1,8 +1,10 @@
 //! Settlements of reserved fundings and unloadings, a batch of them as one
 //! transaction whose statements do not grow with its size
 //! ([`super::batches`]): it locks every card in id order (deleted ones
-//! too: a settlement still moves their transit), then the transfers, then
-//! the wallets it credits, decides each settlement in order with the
+//! too: a settlement still moves their transit), reads the transfers (only
+//! a settlement changes a transfer's state, and it holds the card's lock
+//! first, so a transfer read after its card's lock holds still; the state
+//! update is guarded anyway), locks the wallets it credits, decides each settlement in order with the
 //! domain's [`SettlingCard::settle`] against that locked state, and writes
 //! the outcome, with the event reporting each, one statement per table.
 //! If the database fails the batch, each settlement is recorded alone.
@@ -241,7 +243,8 @@ unnest_statement!(
 );
 
 /// PostgreSQL: after `BEGIN`, one pipelined round trip locks the cards,
-/// the transfers and the wallets and reads the cards' balances; one more
+/// reads the transfers, locks the wallets and reads the cards' balances
+/// (in that order: each statement sees what committed before it); one more
 /// writes every table; then `COMMIT`.
 async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Settling]) -> Result<Vec<Settled>, TxError<()>> {
     let p = locks(batch);
@@ -252,14 +255,14 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Settling]) -> Result<
         .for_update()
         .select((cards::id, cards::deleted_at.is_null()))
         .load::<(String, bool)>(&mut &*c);
-    let lock_transfers = card_transfers::table
+    let read_transfers = card_transfers::table
         .filter(card_transfers::id.eq_any(&p.transfers))
         .order(card_transfers::id)
         .select((card_transfers::id, card_transfers::state))
         .load::<(String, String)>(&mut &*c);
     let lock_wallets = lock_wallets!(&mut &*c, &p.wallets);
     let read = balances_of!(&mut &*c, &p.card_accounts);
-    let (cards, states, wallets, on_cards) = tokio::try_join!(lock_cards, lock_transfers, lock_wallets, read)?;
+    let (cards, states, wallets, on_cards) = tokio::try_join!(lock_cards, read_transfers, lock_wallets, read)?;
     let balances = wallets.into_iter().chain(on_cards).collect();
     let (answers, w) = decide(
         batch,
