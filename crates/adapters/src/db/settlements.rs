@@ -4,10 +4,11 @@
 //! too: a settlement still moves their transit), reads the transfers (only
 //! a settlement changes a transfer's state, and it holds the card's lock
 //! first, so a transfer read after its card's lock holds still; the state
-//! update is guarded anyway), locks the wallets it credits, decides each settlement in order with the
-//! domain's [`SettlingCard::settle`] against that locked state, and writes
-//! the outcome, with the event reporting each, one statement per table.
-//! If the database fails the batch, each settlement is recorded alone.
+//! update is guarded anyway), locks the wallets it credits, decides each
+//! settlement in order with the domain's [`SettlingCard::settle`] against
+//! that locked state, and writes the outcome, with the event reporting
+//! each, one statement per table. If the database fails the batch, each
+//! settlement is recorded alone.
 
 use super::batches::{
     self, Batched, Move, balances_of, card_moves, lock_wallets, move_balances_sqlite, to_exactly, unless_empty,
