@@ -231,6 +231,15 @@ fn decide<'a>(
     Ok((answers, writes))
 }
 
+/// The cards among `ids` with consecutive declines to reset: a card with
+/// none is not rewritten (most completed fundings).
+#[diesel::dsl::auto_type]
+fn declining<'a>(ids: &'a BTreeSet<String>) -> _ {
+    cards::table
+        .filter(cards::id.eq_any(ids))
+        .filter(cards::consecutive_declines.ne(0_i32))
+}
+
 unnest_statement!(
     /// Moves pending transfers to their settled state.
     SettleTransfers,
@@ -282,14 +291,9 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Settling]) -> Result<
     let transfers = unless_empty(t.is_empty(), transfers.execute(&mut &*c));
     let resets = unless_empty(
         w.resets.is_empty(),
-        diesel::update(
-            // A card with no declines is not rewritten (most completed fundings).
-            cards::table
-                .filter(cards::id.eq_any(&w.resets))
-                .filter(cards::consecutive_declines.ne(0)),
-        )
-        .set(cards::consecutive_declines.eq(0))
-        .execute(&mut &*c),
+        diesel::update(declining(&w.resets))
+            .set(cards::consecutive_declines.eq(0))
+            .execute(&mut &*c),
     );
     let events = unless_empty(w.events.is_empty(), InsertEvents::of(&w.events).execute(&mut &*c));
     let deliveries = unless_empty(
@@ -344,14 +348,10 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Settling]) -> Result<Ve
             return Err(TxError::Db(DbError::Refused));
         }
     }
-    diesel::update(
-        cards::table
-            .filter(cards::id.eq_any(&w.resets))
-            .filter(cards::consecutive_declines.ne(0)),
-    )
-    .set(cards::consecutive_declines.eq(0))
-    .execute(conn)
-    .await?;
+    diesel::update(declining(&w.resets))
+        .set(cards::consecutive_declines.eq(0))
+        .execute(conn)
+        .await?;
     for (event, delivery) in w.events.iter().zip(&w.deliveries) {
         store_event!(conn, event, [*delivery]);
     }
