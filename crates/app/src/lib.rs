@@ -10,6 +10,7 @@ pub mod events;
 pub mod fx;
 pub mod health;
 pub mod jobs;
+mod money_requests;
 pub mod rewards;
 pub mod test_clock;
 mod ttl_cache;
@@ -103,6 +104,8 @@ pub struct App {
     /// Wakes one of this process's idle job runners when a request queued
     /// work due now, so it does not wait for its next poll.
     work: Arc<tokio::sync::Notify>,
+    /// Fundings, unloadings and debits in flight: job runners yield to them.
+    money_requests: money_requests::MoneyRequests,
 }
 
 impl App {
@@ -114,6 +117,7 @@ impl App {
             reward_switches: rewards::Switches::new(rewards::SWITCH_CACHE_SECS),
             delivery_gate: Arc::default(),
             work: Arc::default(),
+            money_requests: Default::default(),
         }
     }
 
@@ -128,6 +132,13 @@ impl App {
     /// runners wait for it, or their poll, when they found nothing to do.
     pub async fn work_arrived(&self) {
         self.work.notified().await;
+    }
+
+    /// Resolves at a moment when no money request of this process is in
+    /// flight, or after `at_most`: job runners wait for it before they
+    /// claim, so that a burst of requests is answered first.
+    pub async fn money_requests_answered(&self, at_most: std::time::Duration) {
+        self.money_requests.none_in_flight(at_most).await;
     }
 
     /// Now, as the caller's mode sees it: real time in live mode, the

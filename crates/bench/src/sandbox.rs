@@ -73,17 +73,23 @@ impl Sandbox {
     /// Runs `load`; request numbers continue from the last run's.
     pub async fn drive(&self, load: Load, make: MakeRequest) -> Outcome {
         let first = self.sequence.fetch_add(1 << 32, Ordering::Relaxed);
-        let count = || {
-            let (server, db) = self.database.as_ref()?;
-            crate::server::statements(server, db)
-        };
-        let (statements, cpu) = (count(), CpuTimes::now(self.server_pid));
+        let before = self.usage();
         let mut outcome = driver::run(load, first, make).await;
-        outcome.cpu = Some(CpuTimes::now(self.server_pid).since(cpu));
-        outcome.statements = count()
-            .zip(statements)
-            .map(|(after, before)| after.saturating_sub(before));
+        self.usage().since(&before).charge(&mut outcome);
         outcome
+    }
+
+    /// The CPU the server and the database used so far, and the
+    /// statements the database ran.
+    pub fn usage(&self) -> Usage {
+        let statements = self
+            .database
+            .as_ref()
+            .and_then(|(server, db)| crate::server::statements(server, db));
+        Usage {
+            cpu: CpuTimes::now(self.server_pid),
+            statements,
+        }
     }
 
     async fn call(&self, request: reqwest::RequestBuilder) -> anyhow::Result<Value> {
@@ -226,4 +232,29 @@ pub fn funding_body(card: &str, cents: i64, n: u64) -> Value {
         "card_id": card, "amount": cents.to_string(), "currency": "USD",
         "transaction_reference": format!("bench-fund-{n}")
     })
+}
+
+/// The server's and the database's CPU, and the database's statements.
+pub struct Usage {
+    cpu: CpuTimes,
+    statements: Option<u64>,
+}
+
+impl Usage {
+    /// What was used between `earlier` and this sample.
+    pub fn since(self, earlier: &Usage) -> Usage {
+        Usage {
+            cpu: self.cpu.since(earlier.cpu),
+            statements: self
+                .statements
+                .zip(earlier.statements)
+                .map(|(now, then)| now.saturating_sub(then)),
+        }
+    }
+
+    /// Makes this the CPU and the statements `outcome`'s requests cost.
+    pub fn charge(self, outcome: &mut Outcome) {
+        outcome.cpu = Some(self.cpu);
+        outcome.statements = self.statements;
+    }
 }

@@ -1,6 +1,8 @@
 //! Background job runners. Money, checks and rules have their own runners:
 //! they never wait behind webhook deliveries, which may wait on slow
-//! endpoints. A work runner claims a batch, runs it, and claims the next;
+//! endpoints. A work runner claims a batch, runs it, and claims the next,
+//! at once while its claims are full; otherwise it first lets this
+//! process's money requests in flight be answered (a few seconds at most);
 //! the webhook runner keeps claiming while it has room for more deliveries
 //! in flight, so a batch of slow ones never holds the rest. Every claim's
 //! lease is heartbeated while its jobs run: a job is never run twice at
@@ -15,12 +17,19 @@ use std::time::Duration;
 use tokio::sync::Semaphore;
 
 /// How many jobs one claim of work leases at most. Settlements among
-/// them share one transaction, whose statements do not grow with its size.
-const WORK_BATCH: u32 = 64;
+/// them share one transaction, whose statements do not grow with its size:
+/// after a burst (see [`YIELD`]), the backlog drains in few of them.
+const WORK_BATCH: u32 = 256;
 
 /// How long a runner whose claim was not full waits before claiming
 /// again, so that under load the next batch gathers what arrived.
 const GATHER: Duration = Duration::from_millis(50);
+
+/// How long, at most, a runner leaves the CPU and the database to this
+/// process's money requests in flight before it claims: under a burst a
+/// funding is answered first and settled after it. A runner draining full
+/// claims does not yield, so sustained load cannot starve the work.
+const YIELD: Duration = Duration::from_secs(3);
 
 /// How many deliveries one claim leases at most: a claim holds its
 /// in-flight slots until its slowest delivery ends, so it must stay well
@@ -48,18 +57,23 @@ pub fn spawn(app: Arc<App>, args: &WorkerArgs, sqlite: bool) {
 /// Claims and runs work; idle, it waits for its poll or for a request of
 /// this process to queue work (another process's shows at the poll).
 async fn run_work(app: Arc<App>, poll: Duration) {
+    let mut draining = false;
     loop {
+        if !draining {
+            app.money_requests_answered(YIELD).await;
+        }
         match app.claim_jobs(Queue::Work, WORK_BATCH).await {
             Ok(claim) if claim.jobs.is_empty() => {
+                draining = false;
                 tokio::select! {
                     () = tokio::time::sleep(poll) => {}
                     () = app.work_arrived() => {}
                 }
             }
             Ok(claim) => {
-                let partial = claim.jobs.len() < WORK_BATCH as usize;
+                draining = claim.jobs.len() == WORK_BATCH as usize;
                 run_leased(&app, claim, Lost::RunOn).await;
-                if partial {
+                if !draining {
                     tokio::time::sleep(GATHER).await;
                 }
             }

@@ -56,6 +56,7 @@ impl App {
         currency: Currency,
         body: MockDebit,
     ) -> Result<(CardId, String, Completion), CardError> {
+        let _in_flight = self.money_requests.start();
         let (three_ds, forced) = (body.three_ds.unwrap_or(false), body.force.unwrap_or(false));
         if three_ds {
             three_ds::may_challenge(currency, forced)?;

@@ -37,6 +37,7 @@ impl App {
         currency: Currency,
         request: TransferRequest,
     ) -> Result<(CardId, String), CardError> {
+        let _in_flight = self.money_requests.start();
         let card_id = CardId::new(required(&request.card_id, "card_id")?);
         let amount = Product::of(currency).parse_transfer_amount("amount", amount_text(&request.amount, "amount")?)?;
         let reference = required(&request.transaction_reference, "transaction_reference")?.to_string();
