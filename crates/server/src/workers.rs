@@ -16,10 +16,16 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::Semaphore;
 
-/// How many jobs one claim of work leases at most. Settlements among
-/// them share one transaction, whose statements do not grow with its size:
-/// after a burst (see [`YIELD`]), the backlog drains in few of them.
+/// How many jobs one claim of work leases at most on PostgreSQL.
+/// Settlements among them share one transaction, whose statements do not
+/// grow with its size: after a burst (see [`YIELD`]), the backlog drains
+/// in few of them. Such a transaction locks only its cards.
 const WORK_BATCH: u32 = 256;
+
+/// The same on SQLite, where a transaction holds the one write lock: a
+/// batch of 256 held the requests' writes back long enough to double the
+/// fundings' p99 under load (97 and 109 ms against 54 and 60 ms for 64).
+const SQLITE_WORK_BATCH: u32 = 64;
 
 /// How long a runner whose claim was not full waits before claiming
 /// again, so that under load the next batch gathers what arrived.
@@ -45,24 +51,27 @@ const DELIVERIES_IN_FLIGHT: usize = 64;
 /// has one writer at a time anyway) or `--workers`; for webhooks, one that
 /// keeps up to `DELIVERIES_IN_FLIGHT` deliveries going.
 pub fn spawn(app: Arc<App>, args: &WorkerArgs, sqlite: bool) {
-    let work = if sqlite { 1 } else { args.workers.max(1) };
+    let (work, batch) = match sqlite {
+        true => (1, SQLITE_WORK_BATCH),
+        false => (args.workers.max(1), WORK_BATCH),
+    };
     let poll = Duration::from_millis(args.worker_poll_ms);
     tracing::info!(work, webhooks = DELIVERIES_IN_FLIGHT, "background job runners started");
     for _ in 0..work {
-        tokio::spawn(run_work(app.clone(), poll));
+        tokio::spawn(run_work(app.clone(), poll, batch));
     }
     tokio::spawn(run_webhooks(app, poll));
 }
 
 /// Claims and runs work; idle, it waits for its poll or for a request of
 /// this process to queue work (another process's shows at the poll).
-async fn run_work(app: Arc<App>, poll: Duration) {
+async fn run_work(app: Arc<App>, poll: Duration, batch: u32) {
     let mut draining = false;
     loop {
         if !draining {
             app.money_requests_answered(YIELD).await;
         }
-        match app.claim_jobs(Queue::Work, WORK_BATCH).await {
+        match app.claim_jobs(Queue::Work, batch).await {
             Ok(claim) if claim.jobs.is_empty() => {
                 draining = false;
                 tokio::select! {
@@ -71,7 +80,7 @@ async fn run_work(app: Arc<App>, poll: Duration) {
                 }
             }
             Ok(claim) => {
-                draining = claim.jobs.len() == WORK_BATCH as usize;
+                draining = claim.jobs.len() == batch as usize;
                 run_leased(&app, claim, Lost::RunOn).await;
                 if !draining {
                     tokio::time::sleep(GATHER).await;
