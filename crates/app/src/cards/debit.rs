@@ -56,7 +56,6 @@ impl App {
         currency: Currency,
         body: MockDebit,
     ) -> Result<(CardId, String, Completion), CardError> {
-        let _in_flight = self.money_requests.start();
         let (three_ds, forced) = (body.three_ds.unwrap_or(false), body.force.unwrap_or(false));
         if three_ds {
             three_ds::may_challenge(currency, forced)?;
@@ -189,6 +188,7 @@ impl App {
         mode: Mode,
         debit: Debit,
     ) -> Result<(DebitOutcome, String), CardError> {
+        let _in_flight = self.money_requests.start();
         let account = account.clone();
         let now = self.now_for(&account, mode).await?;
         let merchant = self.ports.merchants.merchant(&debit.descriptor, debit.mcc.clone());
