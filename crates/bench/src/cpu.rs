@@ -2,6 +2,7 @@
 //! measured run, read from `/proc`: per request it is steady on a shared
 //! 2-core machine where requests per second are not.
 
+use crate::driver::Outcome;
 use std::time::Duration;
 
 /// CPU time used so far (user and system, all threads).
@@ -39,6 +40,32 @@ impl CpuTimes {
                 .map(|(now, then)| now.saturating_sub(then)),
             database: self.database.saturating_sub(earlier.database),
         }
+    }
+}
+
+/// The CPU used (the server's where measured, and the database's) and the
+/// statements the database ran, where counted: so far, or over a run.
+pub struct Usage {
+    pub cpu: CpuTimes,
+    pub statements: Option<u64>,
+}
+
+impl Usage {
+    /// What was used between `earlier` and this sample.
+    pub fn since(self, earlier: &Usage) -> Usage {
+        Usage {
+            cpu: self.cpu.since(earlier.cpu),
+            statements: self
+                .statements
+                .zip(earlier.statements)
+                .map(|(now, then)| now.saturating_sub(then)),
+        }
+    }
+
+    /// Makes this the CPU and the statements `outcome`'s requests cost.
+    pub fn charge(self, outcome: &mut Outcome) {
+        outcome.cpu = Some(self.cpu);
+        outcome.statements = self.statements;
     }
 }
 

@@ -3,7 +3,7 @@
 //! hot-row limit of funding cards from one wallet row. Latencies come from
 //! pgbench's per-transaction log, so they read like the driver's.
 
-use crate::cpu::CpuTimes;
+use crate::cpu::{CpuTimes, Usage};
 use crate::driver::Outcome;
 use crate::server::{Database, psql};
 use anyhow::{Context, ensure};
@@ -39,12 +39,16 @@ fn pgbench(
         cmd.arg(format!("--define={name}={value}"));
     }
     let (server, name) = db.server_and_name()?;
-    let (statements, before) = (crate::server::statements(server, name), CpuTimes::database_now());
+    let usage = || Usage {
+        cpu: CpuTimes::database_now(),
+        statements: crate::server::statements(server, name),
+    };
+    let before = usage();
     let out = cmd.arg(&db.url).output().context("running pgbench")?;
     // pgbench's backends have exited; their CPU counts once the
     // postmaster has reaped them, which it does at once, give or take.
     std::thread::sleep(Duration::from_millis(300));
-    let cpu = CpuTimes::database_now().since(before);
+    let used = usage().since(&before);
     let stdout = String::from_utf8_lossy(&out.stdout);
     ensure!(
         out.status.success(),
@@ -75,10 +79,7 @@ fn pgbench(
     ensure!(!latencies.is_empty(), "pgbench logged no transactions");
     let seconds = latencies.len() as f64 / tps;
     let mut outcome = Outcome::from_latencies(&latencies, failed, Duration::from_secs_f64(seconds));
-    outcome.cpu = Some(cpu);
-    outcome.statements = crate::server::statements(server, name)
-        .zip(statements)
-        .map(|(after, before)| after.saturating_sub(before));
+    used.charge(&mut outcome);
     Ok(outcome)
 }
 

@@ -1,7 +1,7 @@
 //! One account's sandbox on a running server: the requests the scenarios
 //! send, and the seeding they need, sent through the driver like any load.
 
-use crate::cpu::CpuTimes;
+use crate::cpu::{CpuTimes, Usage};
 use crate::driver::{self, Load, MakeRequest, Outcome, Until};
 use crate::server::Server;
 use anyhow::{Context, ensure};
@@ -232,29 +232,4 @@ pub fn funding_body(card: &str, cents: i64, n: u64) -> Value {
         "card_id": card, "amount": cents.to_string(), "currency": "USD",
         "transaction_reference": format!("bench-fund-{n}")
     })
-}
-
-/// The server's and the database's CPU, and the database's statements.
-pub struct Usage {
-    cpu: CpuTimes,
-    statements: Option<u64>,
-}
-
-impl Usage {
-    /// What was used between `earlier` and this sample.
-    pub fn since(self, earlier: &Usage) -> Usage {
-        Usage {
-            cpu: self.cpu.since(earlier.cpu),
-            statements: self
-                .statements
-                .zip(earlier.statements)
-                .map(|(now, then)| now.saturating_sub(then)),
-        }
-    }
-
-    /// Makes this the CPU and the statements `outcome`'s requests cost.
-    pub fn charge(self, outcome: &mut Outcome) {
-        outcome.cpu = Some(self.cpu);
-        outcome.statements = self.statements;
-    }
 }
