@@ -69,8 +69,7 @@ fn recurring_sql(card: &str) -> String {
 /// each, and one card with 20,000), PostgreSQL plans the recurring-merchant
 /// check on the history index, whose columns it names, never on the
 /// approval-number index, which costs it the same on those statistics and
-/// would have it filter every transaction of the card. (SQLite takes the
-/// index matching more of its columns.)
+/// would have it filter every transaction of the card.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_recurring_check_reads_the_history_index_whatever_the_statistics() {
     let Some(t) = TestDb::postgres_from_env().await else {
