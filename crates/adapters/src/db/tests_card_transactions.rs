@@ -7,6 +7,11 @@ use crate::test_db::TestDb;
 
 const ROWS: i64 = 100_000;
 
+/// The columns of `card_transactions`, for the tests' own inserts.
+const COLUMNS: &str = "id, account_id, livemode, card_id, cardholder_id, client_reference, status, decline_reason, \
+                       amount, currency, description, merchant_category_code, enriched_data, merchant_name, created_at, \
+                       approved_seq";
+
 /// The history query of `CardTransactionStore::history`, as SQL, at a page.
 fn history_sql(page: i64) -> String {
     let newest = ROWS - (page - 1) * 20;
@@ -22,17 +27,14 @@ fn history_sql(page: i64) -> String {
 async fn page_1_and_page_5000_of_100000_transactions_are_read_from_the_history_index() {
     for t in TestDb::all().await {
         let (db, _) = setup(&t, 1_000).await;
-        let columns = "id, account_id, livemode, card_id, cardholder_id, client_reference, status, decline_reason, \
-                       amount, currency, description, merchant_category_code, enriched_data, merchant_name, created_at, \
-                       approved_seq";
         let values = "'ctx_' || i, 'acct_c', FALSE, 'card_c', 'ch_c', 'r' || i, 'approved', NULL, 100, 'USD', \
                       'NETFLIX.COM', '4899', '{}', 'Netflix', i, i";
         let insert = if t.backend() == "postgres" {
-            format!("INSERT INTO card_transactions ({columns}) SELECT {values} FROM generate_series(1, {ROWS}) AS i")
+            format!("INSERT INTO card_transactions ({COLUMNS}) SELECT {values} FROM generate_series(1, {ROWS}) AS i")
         } else {
             format!(
                 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {ROWS}) \
-                 INSERT INTO card_transactions ({columns}) SELECT {values} FROM n"
+                 INSERT INTO card_transactions ({COLUMNS}) SELECT {values} FROM n"
             )
         };
         t.execute(&insert).await;
@@ -79,12 +81,9 @@ async fn the_recurring_check_reads_the_history_index_whatever_the_statistics() {
     // Transactions of cards that are not there: only the statistics count.
     t.execute("ALTER TABLE card_transactions DROP CONSTRAINT card_transactions_card_id_fkey")
         .await;
-    let columns = "id, account_id, livemode, card_id, cardholder_id, client_reference, status, decline_reason, \
-                   amount, currency, description, merchant_category_code, enriched_data, merchant_name, created_at, \
-                   approved_seq";
     for (card, series) in [("'card_' || i", "1, 1000"), ("'card_c'", "1001, 21000")] {
         t.execute(&format!(
-            "INSERT INTO card_transactions ({columns}) SELECT 'ctx_' || i, 'acct_c', FALSE, {card}, 'ch_c', 'r' || i, \
+            "INSERT INTO card_transactions ({COLUMNS}) SELECT 'ctx_' || i, 'acct_c', FALSE, {card}, 'ch_c', 'r' || i, \
              'approved', NULL, 100, 'USD', 'NETFLIX.COM', '4899', '{{}}', 'Netflix', i * 100, i \
              FROM generate_series({series}) AS i"
         ))
