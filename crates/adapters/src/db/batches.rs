@@ -41,15 +41,14 @@ pub(super) trait Batched: Sized + Send + Sync + 'static {
     ) -> impl Future<Output = Result<Vec<Self::Answer>, TxError<()>>> + Send + 'a;
 }
 
-/// The committer of a pool's requests of one kind, `tasks` batches at a
-/// time. Two requests with one client reference (or, without one, with
-/// one `key`) never share a batch.
-pub(super) fn committer<B: Batched>(pool: DbPool, tasks: usize, key: fn(&B) -> String) -> Committer<B, B::Answer> {
+/// The committer of a pool's requests of one kind. Two requests with one
+/// client reference (or, without one, with one `key`) never share a batch.
+pub(super) fn committer<B: Batched>(pool: DbPool, key: fn(&B) -> String) -> Committer<B, B::Answer> {
     let record: Record<B, B::Answer> = Box::new(move |batch| {
         let pool = pool.clone();
         Box::pin(async move { record(&pool, &batch).await })
     });
-    Committer::start(tasks, key, record)
+    Committer::start(key, record)
 }
 
 /// Records `batch` in one transaction; if the database fails it, each

@@ -12,8 +12,7 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Arc;
-use tokio::sync::{Mutex, mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot};
 
 /// The most requests one transaction records.
 pub(super) const BATCH: usize = 64;
@@ -24,12 +23,12 @@ type Waiting<I, A> = (I, oneshot::Sender<A>);
 /// Records a batch in order, answering each item in the same order.
 pub(super) type Record<I, A> = Box<dyn Fn(Vec<I>) -> Pin<Box<dyn Future<Output = Vec<A>> + Send>> + Send + Sync>;
 
-/// The queue to the committer tasks.
+/// The queue to the committer task.
 pub(super) struct Committer<I, A> {
     queue: mpsc::UnboundedSender<Waiting<I, A>>,
 }
 
-/// What the tasks take batches from.
+/// What the task takes batches from.
 struct Queue<I, A> {
     waiting: mpsc::UnboundedReceiver<Waiting<I, A>>,
     /// Items held back from a batch by a key already in it, in order.
@@ -67,35 +66,29 @@ impl<I, A> Queue<I, A> {
 }
 
 impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
-    /// Starts `tasks` committer tasks on the current runtime, sharing one
-    /// queue: while one records its batch, the next forms from what
-    /// arrives. Two items with the same `key` never share a batch: the
-    /// later one waits for the next, so it sees what the first did (a
-    /// client reference is taken by the first and refused to the second,
-    /// or free again if the first was refused). The tasks end when the
-    /// committer is dropped.
-    pub(super) fn start(tasks: usize, key: fn(&I) -> String, record: Record<I, A>) -> Self {
+    /// Starts the committer task on the current runtime: while it records
+    /// a batch, the next forms from what arrives. Two items with the same
+    /// `key` never share a batch: the later one waits for the next, so it
+    /// sees what the first did (a client reference is taken by the first
+    /// and refused to the second, or free again if the first was refused).
+    /// One task per kind: a second one for debits overlapped two batches
+    /// but halved them at 8 clients, and each batch's fixed cost with them
+    /// (docs/benchmarks.md). The task ends when the committer is dropped.
+    pub(super) fn start(key: fn(&I) -> String, record: Record<I, A>) -> Self {
         let (queue, waiting) = mpsc::unbounded_channel::<Waiting<I, A>>();
-        let shared = Arc::new(Mutex::new(Queue {
+        let mut pending = Queue {
             waiting,
             held: VecDeque::new(),
-        }));
-        let record = Arc::new(record);
-        for _ in 0..tasks {
-            let (shared, record) = (shared.clone(), record.clone());
-            tokio::spawn(async move {
-                loop {
-                    let Some(batch) = shared.lock().await.next_batch(key).await else {
-                        return;
-                    };
-                    let (items, replies): (Vec<I>, Vec<oneshot::Sender<A>>) = batch.into_iter().unzip();
-                    for (answer, reply) in record(items).await.into_iter().zip(replies) {
-                        // A caller that went away still had its request recorded.
-                        let _ = reply.send(answer);
-                    }
+        };
+        tokio::spawn(async move {
+            while let Some(batch) = pending.next_batch(key).await {
+                let (items, replies): (Vec<I>, Vec<oneshot::Sender<A>>) = batch.into_iter().unzip();
+                for (answer, reply) in record(items).await.into_iter().zip(replies) {
+                    // A caller that went away still had its request recorded.
+                    let _ = reply.send(answer);
                 }
-            });
-        }
+            }
+        });
         Committer { queue }
     }
 
@@ -121,7 +114,7 @@ impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
+    use std::sync::{Arc, Mutex};
 
     #[tokio::test]
     async fn waiting_requests_share_a_batch_but_never_with_their_own_key() {
@@ -134,7 +127,7 @@ mod tests {
                 items.into_iter().map(|(n, _)| n * 10).collect()
             })
         });
-        let committer = Committer::start(1, |item| item.1.to_string(), record);
+        let committer = Committer::start(|item| item.1.to_string(), record);
         let first = committer.submit((0, "a"));
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         // These arrive while the first batch commits.

@@ -56,7 +56,7 @@ pub(super) type DebitCommitter = Committer<Waiting, Answer>;
 /// The committer of a pool's debits. Debits of one client reference never
 /// share a batch.
 pub(super) fn committer(pool: DbPool) -> DebitCommitter {
-    batches::committer(pool, COMMITTERS, |w| {
+    batches::committer(pool, |w| {
         let a = &w.attempt;
         format!("{}:{}:{}", a.account_id, a.mode.as_str(), a.client_reference)
     })
@@ -88,12 +88,6 @@ impl Batched for Waiting {
         record_sqlite(conn, batch)
     }
 }
-
-/// How many batches of debits a process records at once: one, while the
-/// next forms from what arrives. A second committer halved the batches
-/// at 8 clients (2.3 debits each), and each batch's fixed cost with them:
-/// one committer served more debits at every concurrency, with a lower p99.
-const COMMITTERS: usize = 1;
 
 /// The locked card's state the decisions read.
 #[derive(Queryable)]

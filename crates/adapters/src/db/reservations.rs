@@ -48,7 +48,7 @@ pub(super) type ReserveCommitter = Committer<Waiting, Answer>;
 /// The committer of a pool's reservations; one task, as a batch locks the
 /// account's wallet: a second would wait for it.
 pub(super) fn committer(pool: DbPool) -> ReserveCommitter {
-    batches::committer(pool, 1, |w| {
+    batches::committer(pool, |w| {
         let t = &w.transfer;
         format!("{}:{}:{}", t.account_id, t.mode.as_str(), t.transaction_reference)
     })
