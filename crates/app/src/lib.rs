@@ -106,7 +106,21 @@ pub struct App {
     work: Arc<tokio::sync::Notify>,
     /// Fundings, unloadings and debits in flight: job runners yield to them.
     money_requests: money_requests::MoneyRequests,
+    /// Each account's sandbox clock offset this process read lately, to
+    /// stamp money requests without a read ([`App::stamped`]).
+    clock_offsets: ttl_cache::TtlCache<AccountId, i64>,
 }
+
+/// How long an account's sandbox clock offset stamps money requests
+/// without a read. Any length is correct, as each batch checks the stamp;
+/// this only lets idle accounts' offsets go.
+const STAMP_OFFSET_SECS: i64 = 60;
+
+/// How many times a money request is stamped when its batch finds the
+/// clock advanced meanwhile. Each time after the first reads the clock, so
+/// another needs another advance in that moment; the last such refusal is
+/// answered (503, retry).
+const STAMPINGS: usize = 3;
 
 impl App {
     pub fn new(ports: Ports, settings: Settings) -> Self {
@@ -118,6 +132,7 @@ impl App {
             delivery_gate: Arc::default(),
             work: Arc::default(),
             money_requests: Default::default(),
+            clock_offsets: ttl_cache::TtlCache::new(STAMP_OFFSET_SECS),
         }
     }
 
@@ -158,6 +173,42 @@ impl App {
             now: self.ports.clock.now().plus(ahead_secs),
             ahead_secs,
         })
+    }
+
+    /// Records a money request stamped with the mode's clock: in the
+    /// sandbox, from the offset this process read lately, with no read.
+    /// The request's batch checks the stamp against the account's clock
+    /// in its transaction; a request stamped before an advance (through
+    /// another process) is sent back (`moved`), and stamped again from a
+    /// fresh read.
+    pub(crate) async fn stamped<T, E: From<StoreError>>(
+        &self,
+        (account, mode): (&AccountId, Mode),
+        record: impl AsyncFn(ModeClock) -> Result<T, E>,
+        moved: impl Fn(&E) -> bool,
+    ) -> Result<T, E> {
+        let mut stampings = 0;
+        loop {
+            let real = self.ports.clock.now();
+            let clock = match (mode, self.clock_offsets.get(account, real)) {
+                (Mode::Test, Some(ahead_secs)) => ModeClock {
+                    now: real.plus(ahead_secs),
+                    ahead_secs,
+                },
+                _ => {
+                    let clock = self.clock_for(account, mode).await?;
+                    if mode == Mode::Test {
+                        self.clock_offsets.put(account.clone(), clock.ahead_secs, real);
+                    }
+                    clock
+                }
+            };
+            stampings += 1;
+            match record(clock).await {
+                Err(e) if moved(&e) && stampings < STAMPINGS => self.clock_offsets.forget(account),
+                answered => return answered,
+            }
+        }
     }
 }
 

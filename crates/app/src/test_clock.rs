@@ -27,6 +27,9 @@ impl App {
             return Err(InvalidInput::new("seconds", rule).into());
         }
         let ahead_secs = self.ports.test_clocks.advance(&caller.account_id, seconds).await?;
+        // This process's money requests see the jump at once; other
+        // processes' batches send theirs back to be stamped again.
+        self.clock_offsets.forget(&caller.account_id);
         Ok(ModeClock {
             now: self.ports.clock.now().plus(ahead_secs),
             ahead_secs,

@@ -37,6 +37,10 @@ pub struct DebitAttempt {
     /// this debit completes): the debit does not take it again.
     pub reference_held: bool,
     pub now: Timestamp,
+    /// How far ahead of the real one the sandbox clock that stamped `now`
+    /// ran (0 in live mode): if the account's clock has been advanced
+    /// since, the store refuses the debit with [`DebitError::ClockMoved`].
+    pub clock_ahead_secs: i64,
 }
 
 /// What became of a debit; declines are recorded too.
@@ -61,6 +65,10 @@ pub enum DebitError {
     CardNotFound,
     #[error("transaction_reference: this reference was already used")]
     ReferenceUsed,
+    /// The sandbox clock was advanced after the debit was stamped: stamp
+    /// it again and retry.
+    #[error("the sandbox clock was advanced while this debit was recorded; retry it")]
+    ClockMoved,
     #[error(transparent)]
     Store(#[from] StoreError),
 }

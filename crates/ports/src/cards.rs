@@ -111,6 +111,11 @@ pub struct NewTransfer {
     pub amount: Amount,
     pub transaction_reference: String,
     pub created_at: Timestamp,
+    /// How far ahead of the real one the sandbox clock that stamped
+    /// `created_at` ran (0 in live mode): if the account's clock has been
+    /// advanced since, the store refuses the transfer with
+    /// [`ReserveError::ClockMoved`].
+    pub clock_ahead_secs: i64,
 }
 
 /// Why a fund or unload request was refused; nothing was reserved.
@@ -130,6 +135,10 @@ pub enum ReserveError {
     WalletTooLow,
     #[error("the card's available balance is too low for this amount")]
     CardTooLow,
+    /// The sandbox clock was advanced after the request was stamped:
+    /// stamp it again and retry.
+    #[error("the sandbox clock was advanced while this request was recorded; retry it")]
+    ClockMoved,
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -160,6 +160,57 @@ pub(super) async fn take_references_sqlite<B: Batched>(conn: &mut SqliteAsync, b
     Ok(holding(batch, &got))
 }
 
+/// The sandbox clock a request was stamped with: its account, and how
+/// far ahead of the real clock it ran. `None` in live mode (real time).
+pub(super) type Stamp<'a> = Option<(&'a str, i64)>;
+
+pub(super) fn stamp(account: &AccountId, mode: Mode, clock_ahead_secs: i64) -> Stamp<'_> {
+    (mode == Mode::Test).then_some((account.as_str(), clock_ahead_secs))
+}
+
+/// The sandbox accounts of `stamps`, sorted, each once.
+pub(super) fn sandbox_accounts<'a>(stamps: &[Stamp<'a>]) -> Vec<&'a str> {
+    let mut accounts: Vec<&str> = stamps.iter().flatten().map(|(account, _)| *account).collect();
+    accounts.sort_unstable();
+    accounts.dedup();
+    accounts
+}
+
+/// Reads the clock offsets of the sandbox accounts `$accounts` (a future;
+/// none when there are none): an account without a row runs on real time.
+macro_rules! clock_offsets {
+    ($conn:expr, $accounts:expr) => {
+        async {
+            use $crate::db::schema::test_clocks;
+            if $accounts.is_empty() {
+                return Ok(vec![]);
+            }
+            test_clocks::table
+                .filter(test_clocks::account_id.eq_any($accounts))
+                .select((test_clocks::account_id, test_clocks::offset_secs))
+                .load::<(String, i64)>($conn)
+                .await
+        }
+    };
+}
+pub(super) use clock_offsets;
+
+/// Per request, whether the sandbox clock that stamped it has been
+/// advanced since: its account's offset, read in the batch's transaction,
+/// is no longer the one it was stamped with. Such a request is sent back
+/// to be stamped again (its process stamps from offsets it read lately).
+pub(super) fn clocks_moved(stamps: &[Stamp<'_>], offsets: &[(String, i64)]) -> Vec<bool> {
+    stamps
+        .iter()
+        .map(|s| {
+            s.is_some_and(|(account, ahead)| {
+                let now = offsets.iter().find(|(a, _)| a == account).map_or(0, |(_, o)| *o);
+                now != ahead
+            })
+        })
+        .collect()
+}
+
 /// Gives back the references of requests refused after taking them (a
 /// refusal is a decision, and leaves no trace). Rare: one statement each.
 macro_rules! release_references {

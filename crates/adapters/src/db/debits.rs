@@ -16,8 +16,9 @@
 //! inside the one transaction (diesel-async does not batch-insert there).
 
 use super::batches::{
-    self, Batched, Move, balances_of, lock_cards, move_balances_sqlite, release_references, take_references_pg,
-    take_references_sqlite, to_exactly, unless_empty, write_entries_sqlite,
+    self, Batched, Move, Stamp, balances_of, clock_offsets, clocks_moved, lock_cards, move_balances_sqlite,
+    release_references, sandbox_accounts, stamp, take_references_pg, take_references_sqlite, to_exactly, unless_empty,
+    write_entries_sqlite,
 };
 use super::card_transactions::{APPROVED, DECLINED, TransactionRow};
 use super::committer::Committer;
@@ -148,7 +149,7 @@ struct CardWrite {
 /// answer, and the writes that record them.
 fn decide(
     batch: &[&Waiting],
-    taken: &[bool],
+    (taken, moved): (&[bool], &[bool]),
     locked: Vec<LockedCard>,
     balances: &BTreeMap<String, i64>,
 ) -> Result<(Vec<Answer>, Writes), StoreError> {
@@ -186,7 +187,7 @@ fn decide(
     let start: BTreeMap<String, DebitCard> = runs.iter().map(|(id, r)| (id.clone(), r.card)).collect();
     let mut writes = Writes::default();
     let mut answers = Vec::with_capacity(batch.len());
-    for (w, &taken) in batch.iter().zip(taken) {
+    for ((w, &taken), &moved) in batch.iter().zip(taken).zip(moved) {
         let a = &w.attempt;
         if !taken {
             answers.push(Err(DebitError::ReferenceUsed));
@@ -197,6 +198,8 @@ fn decide(
                 && r.locked.livemode == a.mode.is_live()
                 && a.currency.is_none_or(|c| c == r.currency)
         });
+        // A debit stamped with a clock advanced since is sent back.
+        let run = run.filter(|_| !moved);
         let product = run.as_ref().map(|r| Product::of(r.currency));
         let step = run.zip(product).and_then(|(run, product)| {
             let counts = product.counts_against_limit(a.amount, a.rates);
@@ -220,7 +223,10 @@ fn decide(
                     .released
                     .push((a.account_id.to_string(), a.mode.is_live(), a.client_reference.clone()));
             }
-            answers.push(Err(DebitError::CardNotFound));
+            answers.push(Err(match moved {
+                true => DebitError::ClockMoved,
+                false => DebitError::CardNotFound,
+            }));
             continue;
         };
         let card = a.card_id.as_str();
@@ -359,6 +365,14 @@ fn card_ids<'a>(batch: &[&'a Waiting]) -> Vec<&'a str> {
     ids
 }
 
+/// The sandbox clock each debit was stamped with.
+fn stamps<'a>(batch: &[&'a Waiting]) -> Vec<Stamp<'a>> {
+    batch
+        .iter()
+        .map(|w| stamp(&w.attempt.account_id, w.attempt.mode, w.attempt.clock_ahead_secs))
+        .collect()
+}
+
 fn balance_ids(ids: &[&str]) -> Vec<String> {
     ids.iter()
         .map(|id| card_ledger_account_id(id, CardLedger::Balance))
@@ -419,12 +433,16 @@ unnest_statement!(
 async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<Vec<Answer>, TxError<()>> {
     let ids = card_ids(batch);
     let balance_ids = balance_ids(&ids);
+    let stamps = stamps(batch);
+    let sandboxes = sandbox_accounts(&stamps);
     let c: &AsyncPgConnection = conn;
     let take = take_references_pg(c, batch);
     let lock = lock_cards!(pg, &mut &*c, &ids, locked_columns!(), LockedCard);
     let read = balances_of!(&mut &*c, &balance_ids);
-    let (taken, locked, balances) = tokio::try_join!(take, lock, read)?;
-    let (answers, w) = decide(batch, &taken, locked, &balances.into_iter().collect())?;
+    let clocks = clock_offsets!(&mut &*c, &sandboxes);
+    let (taken, locked, balances, offsets) = tokio::try_join!(take, lock, read, clocks)?;
+    let moved = clocks_moved(&stamps, &offsets);
+    let (answers, w) = decide(batch, (&taken, &moved), locked, &balances.into_iter().collect())?;
 
     let release = async { release_references!(&mut &*c, &w.released) };
     let t = &w.transactions;
@@ -484,7 +502,9 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     // One writer at a time: the no-op update takes the write lock.
     let locked = lock_cards!(sqlite, conn, &ids, locked_columns!(), LockedCard).await?;
     let balances: BTreeMap<String, i64> = balances_of!(conn, balance_ids(&ids)).await?.into_iter().collect();
-    let (answers, w) = decide(batch, &taken, locked, &balances)?;
+    let stamps = stamps(batch);
+    let offsets = clock_offsets!(conn, &sandbox_accounts(&stamps)).await?;
+    let (answers, w) = decide(batch, (&taken, &clocks_moved(&stamps, &offsets)), locked, &balances)?;
     release_references!(conn, &w.released)?;
     for row in &w.transactions {
         diesel::insert_into(card_transactions::table)

@@ -9,8 +9,9 @@
 //! statement per table. The hot wallet is locked once per batch.
 
 use super::batches::{
-    self, Batched, Move, Reference, balances_of, card_moves, lock_cards, lock_wallets, move_balances_sqlite,
-    release_references, take_references_pg, take_references_sqlite, to_exactly, unless_empty, write_entries_sqlite,
+    self, Batched, Move, Reference, Stamp, balances_of, card_moves, clock_offsets, clocks_moved, lock_cards,
+    lock_wallets, move_balances_sqlite, release_references, sandbox_accounts, stamp, take_references_pg,
+    take_references_sqlite, to_exactly, unless_empty, write_entries_sqlite,
 };
 use super::cards::TransferRow;
 use super::committer::Committer;
@@ -152,10 +153,19 @@ fn places<'a>(batch: &[&'a Waiting]) -> (Vec<&'a str>, Vec<String>, Vec<String>)
     (ids, cards, wallets)
 }
 
-/// The decisions of a batch against its locked cards and wallets.
+/// The sandbox clock each reservation was stamped with.
+fn stamps<'a>(batch: &[&'a Waiting]) -> Vec<Stamp<'a>> {
+    batch
+        .iter()
+        .map(|w| stamp(&w.transfer.account_id, w.transfer.mode, w.transfer.clock_ahead_secs))
+        .collect()
+}
+
+/// The decisions of a batch against its locked cards and wallets; a
+/// reservation stamped with a clock advanced since is sent back.
 fn decide(
     batch: &[&Waiting],
-    taken: &[bool],
+    (taken, moved): (&[bool], &[bool]),
     locked: Vec<LockedCard>,
     balances: &BTreeMap<String, i64>,
 ) -> Result<(Vec<Answer>, Writes), StoreError> {
@@ -183,7 +193,7 @@ fn decide(
     let mut wallets: BTreeMap<String, i64> = BTreeMap::new();
     let mut writes = Writes::default();
     let mut answers = Vec::with_capacity(batch.len());
-    for (w, &taken) in batch.iter().zip(taken) {
+    for ((w, &taken), &moved) in batch.iter().zip(taken).zip(moved) {
         let t = &w.transfer;
         if !taken {
             answers.push(Err(ReserveError::ReferenceUsed));
@@ -195,6 +205,7 @@ fn decide(
                 && card.product.currency == t.currency
         });
         let decided = match run {
+            _ if moved => Err(ReserveError::ClockMoved),
             None => Err(ReserveError::CardNotFound),
             Some((locked, card)) => {
                 // Only a funding draws on the wallet (locked and read).
@@ -313,17 +324,22 @@ unnest_statement!(
 
 /// PostgreSQL: after `BEGIN`, one pipelined round trip takes the
 /// references, locks the cards, then the wallets, and reads the cards'
-/// balances; one more writes every table; then `COMMIT`.
+/// balances and the sandbox clocks; one more writes every table; then
+/// `COMMIT`.
 async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<Vec<Answer>, TxError<()>> {
     let (ids, card_accounts, wallet_ids) = places(batch);
+    let stamps = stamps(batch);
+    let sandboxes = sandbox_accounts(&stamps);
     let c: &AsyncPgConnection = conn;
     let take = take_references_pg(c, batch);
     let lock = lock_cards!(pg, &mut &*c, &ids, locked_columns!(), LockedCard);
     let lock_wallets = lock_wallets!(&mut &*c, &wallet_ids);
     let read = balances_of!(&mut &*c, &card_accounts);
-    let (taken, locked, wallets, on_cards) = tokio::try_join!(take, lock, lock_wallets, read)?;
+    let clocks = clock_offsets!(&mut &*c, &sandboxes);
+    let (taken, locked, wallets, on_cards, offsets) = tokio::try_join!(take, lock, lock_wallets, read, clocks)?;
     let balances = wallets.into_iter().chain(on_cards).collect();
-    let (answers, w) = decide(batch, &taken, locked, &balances)?;
+    let moved = clocks_moved(&stamps, &offsets);
+    let (answers, w) = decide(batch, (&taken, &moved), locked, &balances)?;
 
     let release = async { release_references!(&mut &*c, &w.released) };
     let t = &w.transfers;
@@ -374,7 +390,9 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
         .await?
         .into_iter()
         .collect();
-    let (answers, w) = decide(batch, &taken, locked, &balances)?;
+    let stamps = stamps(batch);
+    let offsets = clock_offsets!(conn, &sandbox_accounts(&stamps)).await?;
+    let (answers, w) = decide(batch, (&taken, &clocks_moved(&stamps, &offsets)), locked, &balances)?;
     release_references!(conn, &w.released)?;
     for row in &w.transfers {
         diesel::insert_into(card_transfers::table)

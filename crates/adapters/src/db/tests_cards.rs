@@ -38,7 +38,7 @@ fn event(n: &str) -> (NewEvent, NewJob) {
     (event, job(&format!("d{n}"), JobKind::DeliverWebhook))
 }
 
-fn job(n: &str, kind: JobKind) -> NewJob {
+pub(super) fn job(n: &str, kind: JobKind) -> NewJob {
     NewJob {
         id: JobId::new(format!("job_{n}")),
         kind,
@@ -127,7 +127,7 @@ pub(super) async fn fund(db: &super::Db, card: &CardId, cents: i64) {
     assert_eq!(settle(db, &id, Settlement::Complete).await, Settled::Done);
 }
 
-fn transfer(id: &str, card: &CardId, kind: TransferKind, cents: i64, now: i64) -> NewTransfer {
+pub(super) fn transfer(id: &str, card: &CardId, kind: TransferKind, cents: i64, now: i64) -> NewTransfer {
     NewTransfer {
         id: TransferId::new(id),
         account_id: AccountId::new(ACCOUNT),
@@ -138,6 +138,7 @@ fn transfer(id: &str, card: &CardId, kind: TransferKind, cents: i64, now: i64) -
         amount: amount(cents),
         transaction_reference: format!("ref-{id}"),
         created_at: Timestamp::from_unix(now),
+        clock_ahead_secs: 0,
     }
 }
 

@@ -4,18 +4,20 @@
 //! the database fails is recorded again debit by debit.
 
 use super::tests::transactions_of;
-use super::tests_cards::{ACCOUNT, amount, card_of, fund, setup};
+use super::tests_cards::{ACCOUNT, amount, card_of, fund, job, setup, transfer};
 use crate::test_db::TestDb;
 use domain::cards::authorization::{Decision, DeclineReason};
+use domain::cards::transfer::TransferKind;
 use domain::fx::FxRates;
-use domain::ids::{AccountId, CardId, EventId, JobId};
+use domain::ids::{AccountId, CardId, EventId, JobId, TransferId};
 use domain::ledger::DEFAULT_MAX_WALLET;
 use domain::{Mode, Timestamp};
 use ports::card_transactions::{CardTransactionStore, DebitAttempt, DebitError, DebitOutcome, Notices};
-use ports::cards::CardStore;
+use ports::cards::{CardStore, ReserveError};
 use ports::events::{EventStore, NewEvent};
 use ports::jobs::{JobKind, NewJob};
 use ports::ledger::LedgerAudit;
+use ports::test_clocks::TestClocks;
 use ports::wallets::WalletStore;
 
 fn attempt(card: &CardId, id: &str, reference: &str, cents: i64) -> DebitAttempt {
@@ -38,6 +40,7 @@ fn attempt(card: &CardId, id: &str, reference: &str, cents: i64) -> DebitAttempt
         forced: false,
         reference_held: false,
         now: Timestamp::from_unix(100),
+        clock_ahead_secs: 0,
     }
 }
 
@@ -186,6 +189,62 @@ async fn a_batch_the_database_fails_is_recorded_again_debit_by_debit() {
         // Its reference was not kept either.
         let again = db.debit(attempt(&card, "ctx_7", "r7", 100), notices(7)).await;
         assert!(again.is_ok(), "{}: {again:?}", t.backend());
+        assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
+    }
+}
+
+/// A debit or funding stamped with the sandbox clock as it was before an
+/// advance (made through another process) is sent back with nothing
+/// recorded, its reference free; one stamped with the clock as it is
+/// goes through, in the same batch.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_stamped_before_the_clock_moved_is_sent_back_untouched() {
+    for t in TestDb::all().await {
+        let (db, card) = setup(&t, 100_000).await;
+        fund(&db, &card, 10_000).await;
+        db.advance(&AccountId::new(ACCOUNT), 600).await.unwrap();
+        let stamped = |id: &str, reference: &str, ahead: i64| {
+            let mut a = attempt(&card, id, reference, 100);
+            a.clock_ahead_secs = ahead;
+            db.debit(a, notices(0))
+        };
+        let (before, now) = tokio::join!(stamped("ctx_old", "r_old", 0), stamped("ctx_now", "r_now", 600));
+        assert!(
+            matches!(before, Err(DebitError::ClockMoved)),
+            "{}: {before:?}",
+            t.backend()
+        );
+        assert!(matches!(&now, Ok(o) if o.decision == Decision::Approve), "{now:?}");
+        let funding = |id: &str, ahead: i64| {
+            let mut f = transfer(id, &card, TransferKind::Fund, 500, 700);
+            f.clock_ahead_secs = ahead;
+            db.reserve(f, job(&format!("s_{id}"), JobKind::SettleCardTransfer))
+        };
+        let (before, now) = tokio::join!(funding("ctr_old", 60), funding("ctr_now", 600));
+        assert!(
+            matches!(before, Err(ReserveError::ClockMoved)),
+            "{}: {before:?}",
+            t.backend()
+        );
+        assert!(now.is_ok(), "{now:?}");
+        let account = AccountId::new(ACCOUNT);
+        let on_card = CardStore::get(&db, &account, Mode::Test, &card).await.unwrap().unwrap();
+        let wallet = db.balances(&account, Mode::Test).await.unwrap().usd.minor();
+        assert_eq!(
+            (on_card.balance, wallet),
+            (10_300 - 100, 100_000 - 300 - 10_000 - 500),
+            "{}",
+            t.backend()
+        );
+        let ids = [TransferId::new("ctr_old"), TransferId::new("ctr_now")];
+        let found: Vec<_> = db.transfers(&ids).await.unwrap().into_iter().map(|t| t.id).collect();
+        assert_eq!(found, vec![ids[1].clone()], "{}", t.backend());
+        // Stamped again, each takes the reference it was sent back with.
+        let mut again = attempt(&card, "ctx_old", "r_old", 100);
+        again.clock_ahead_secs = 600;
+        let again = db.debit(again, notices(0)).await;
+        assert!(matches!(&again, Ok(o) if o.decision == Decision::Approve), "{again:?}");
+        assert!(funding("ctr_old", 600).await.is_err(), "one funding in five minutes");
         assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
     }
 }

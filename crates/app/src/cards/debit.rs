@@ -7,7 +7,7 @@
 use super::CardError;
 use super::three_ds::Completion;
 use crate::events::data_of;
-use crate::{App, Caller, RequestError};
+use crate::{App, Caller, ModeClock, RequestError};
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::cards::product::Product;
 use domain::cards::three_ds;
@@ -15,7 +15,7 @@ use domain::events::payloads::{CardDebit, CardDeleted, CardMovement, Event};
 use domain::ids::{AccountId, CardId, CardholderId, EventId};
 use domain::{Amount, Currency, InvalidInput, Mode, Timestamp, required};
 use ports::StoreError;
-use ports::card_transactions::{DebitAttempt, DebitOutcome};
+use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome};
 use ports::events::NewEvent;
 use ports::merchants::Merchant;
 use serde_json::json;
@@ -189,8 +189,24 @@ impl App {
         debit: Debit,
     ) -> Result<(DebitOutcome, String), CardError> {
         let _in_flight = self.money_requests.start();
-        let account = account.clone();
-        let now = self.now_for(&account, mode).await?;
+        let record = async |clock: ModeClock| self.record_debit((account, mode), &debit, clock).await;
+        let moved = |e: &DebitError| matches!(e, DebitError::ClockMoved);
+        let (outcome, id) = self.stamped((account, mode), record, moved).await?;
+        if outcome.decision == Decision::Approve {
+            self.after_approved_debit(account, mode, &outcome.cardholder_id).await;
+        }
+        Ok((outcome, id))
+    }
+
+    /// Enriches a debit stamped with `clock` and records it with the
+    /// events its outcome calls for.
+    async fn record_debit(
+        &self,
+        (account, mode): (&AccountId, Mode),
+        debit: &Debit,
+        clock: ModeClock,
+    ) -> Result<(DebitOutcome, String), DebitError> {
+        let (account, debit, now) = (account.clone(), debit.clone(), clock.now);
         let merchant = self.ports.merchants.merchant(&debit.descriptor, debit.mcc.clone());
         let is_recurring = self
             .charged_each_of_last_two_months(&debit.card, &merchant.name, now)
@@ -239,7 +255,6 @@ impl App {
                 notices
             }
         };
-        let owner_account = account.clone();
         let attempt = DebitAttempt {
             id: id.clone(),
             account_id: account,
@@ -256,12 +271,9 @@ impl App {
             forced: debit.forced,
             reference_held: debit.reference_held,
             now,
+            clock_ahead_secs: clock.ahead_secs,
         };
         let outcome = self.ports.card_transactions.debit(attempt, Box::new(notices)).await?;
-        if outcome.decision == Decision::Approve {
-            self.after_approved_debit(&owner_account, mode, &outcome.cardholder_id)
-                .await;
-        }
         Ok((outcome, id))
     }
 

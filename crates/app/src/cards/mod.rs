@@ -83,6 +83,7 @@ impl From<DebitError> for CardError {
         match e {
             DebitError::CardNotFound => CardError::CardNotFound,
             DebitError::ReferenceUsed => CardError::Reserve(ReserveError::ReferenceUsed),
+            DebitError::ClockMoved => CardError::Reserve(ReserveError::ClockMoved),
             DebitError::Store(e) => CardError::Store(e),
         }
     }
@@ -124,7 +125,8 @@ impl From<ReserveError> for CardError {
             | ReserveError::TooSoon(..)
             | ReserveError::OverMaxBalance
             | ReserveError::WalletTooLow
-            | ReserveError::CardTooLow => CardError::Reserve(e),
+            | ReserveError::CardTooLow
+            | ReserveError::ClockMoved => CardError::Reserve(e),
         }
     }
 }
@@ -144,6 +146,7 @@ impl DomainError for CardError {
             CardError::Store(e)
             | CardError::Create(CreateCardError::Store(e))
             | CardError::Reserve(ReserveError::Store(e)) => e.kind(),
+            CardError::Reserve(ReserveError::ClockMoved) => ErrorKind::Unavailable,
             CardError::CardholderNotFound
             | CardError::CardNotFound
             | CardError::Invalid(_)
@@ -192,6 +195,7 @@ impl DomainError for CardError {
             CardError::Reserve(ReserveError::TooSoon(TransferKind::Unload, _)) => "card_unloaded_recently",
             CardError::Reserve(ReserveError::OverMaxBalance) => "card_balance_limit",
             CardError::Reserve(ReserveError::CardTooLow) => "insufficient_card_balance",
+            CardError::Reserve(ReserveError::ClockMoved) => "sandbox_clock_moved",
             CardError::Create(CreateCardError::Store(e))
             | CardError::Reserve(ReserveError::Store(e))
             | CardError::Store(e) => e.code(),

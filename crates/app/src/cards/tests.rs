@@ -284,19 +284,117 @@ async fn a_transfer_too_soon_is_a_420_with_the_wait() {
     m.cards
         .expect_reserve()
         .returning(|_, _| Err(ReserveError::TooSoon(TransferKind::Fund, 42)));
-    let request = TransferRequest {
-        card_id: Some("card_1".into()),
-        amount: Some("100".into()),
-        transaction_reference: Some("r".into()),
-        currency: Some("USD".into()),
-    };
     let e: CardError = m
         .app()
-        .request_card_transfer(&caller(Mode::Test), TransferKind::Fund, domain::Currency::Usd, request)
+        .request_card_transfer(
+            &caller(Mode::Test),
+            TransferKind::Fund,
+            domain::Currency::Usd,
+            funding(),
+        )
         .await
         .unwrap_err();
     assert_eq!(e.kind(), ErrorKind::RateLimited { retry_after_secs: 42 });
     assert_eq!(e.code(), "card_funded_recently");
+}
+
+fn funding() -> TransferRequest {
+    TransferRequest {
+        card_id: Some("card_1".into()),
+        amount: Some("100".into()),
+        transaction_reference: Some("r".into()),
+        currency: Some("USD".into()),
+    }
+}
+
+/// Sandbox fundings are stamped from the offset this process read last,
+/// with no read; one its batch sends back (the clock was advanced through
+/// another process) is stamped again from a fresh read.
+#[tokio::test]
+async fn sandbox_money_requests_are_stamped_without_a_read_until_the_clock_moved() {
+    use std::sync::{Arc, Mutex};
+    let mut m = Mocks::default();
+    m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
+    let offsets = Arc::new(Mutex::new(vec![70, 10]));
+    let read = offsets.clone();
+    m.test_clocks
+        .expect_offset()
+        .times(2)
+        .returning(move |_| Ok(read.lock().unwrap().pop().unwrap()));
+    m.ids.expect_unique().returning(|| "u".into());
+    let stamps = Arc::new(Mutex::new(vec![]));
+    let seen = stamps.clone();
+    m.cards.expect_reserve().times(3).returning(move |t, _| {
+        let mut seen = seen.lock().unwrap();
+        seen.push((t.created_at.unix(), t.clock_ahead_secs));
+        // The second request's first stamp is from before the advance.
+        match seen.len() {
+            2 => Err(ReserveError::ClockMoved),
+            _ => Ok(()),
+        }
+    });
+    let app = m.app();
+    for _ in 0..2 {
+        app.request_card_transfer(
+            &caller(Mode::Test),
+            TransferKind::Fund,
+            domain::Currency::Usd,
+            funding(),
+        )
+        .await
+        .unwrap();
+    }
+    assert_eq!(*stamps.lock().unwrap(), vec![(110, 10), (110, 10), (170, 70)]);
+}
+
+#[tokio::test]
+async fn a_clock_advanced_through_this_process_stamps_its_next_request() {
+    use std::sync::{Arc, Mutex};
+    let mut m = Mocks::default();
+    m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
+    // Read by the first funding, by the advance, and by the second funding.
+    let offsets = Arc::new(Mutex::new(vec![600, 0, 0]));
+    m.test_clocks
+        .expect_offset()
+        .times(3)
+        .returning(move |_| Ok(offsets.lock().unwrap().pop().unwrap()));
+    m.test_clocks.expect_advance().returning(|_, _| Ok(600));
+    m.ids.expect_unique().returning(|| "u".into());
+    let stamps = Arc::new(Mutex::new(vec![]));
+    let seen = stamps.clone();
+    m.cards.expect_reserve().times(2).returning(move |t, _| {
+        seen.lock().unwrap().push(t.clock_ahead_secs);
+        Ok(())
+    });
+    let (app, sandbox) = (m.app(), caller(Mode::Test));
+    let fund = || app.request_card_transfer(&sandbox, TransferKind::Fund, domain::Currency::Usd, funding());
+    fund().await.unwrap();
+    app.advance_test_clock(&sandbox, 600).await.unwrap();
+    fund().await.unwrap();
+    assert_eq!(*stamps.lock().unwrap(), vec![0, 600]);
+}
+
+#[tokio::test]
+async fn a_request_sent_back_at_each_stamping_is_a_503_saying_so() {
+    let mut m = Mocks::default();
+    m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
+    m.test_clocks.expect_offset().times(3).returning(|_| Ok(0));
+    m.ids.expect_unique().returning(|| "u".into());
+    m.cards
+        .expect_reserve()
+        .times(3)
+        .returning(|_, _| Err(ReserveError::ClockMoved));
+    let e = m
+        .app()
+        .request_card_transfer(
+            &caller(Mode::Test),
+            TransferKind::Fund,
+            domain::Currency::Usd,
+            funding(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!((e.kind(), e.code()), (ErrorKind::Unavailable, "sandbox_clock_moved"));
 }
 
 mod debits {

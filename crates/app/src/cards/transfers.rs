@@ -5,12 +5,12 @@
 //! 202, and let a job settle it.
 
 use super::CardError;
-use crate::{App, Caller};
+use crate::{App, Caller, ModeClock};
 use domain::cards::product::Product;
 use domain::cards::transfer::TransferKind;
 use domain::ids::{CardId, TransferId};
 use domain::{Currency, InvalidInput, amount_text, required};
-use ports::cards::NewTransfer;
+use ports::cards::{NewTransfer, ReserveError};
 use ports::jobs::JobKind;
 
 /// The body of a fund or unload request, as sent.
@@ -49,21 +49,25 @@ impl App {
                 return Err(InvalidInput::new("currency", rule).into());
             }
         }
-        let now = self.now_for(&caller.account_id, caller.mode).await?;
         let id = TransferId::with_suffix(&self.ports.ids.unique());
         let settle = self.job_now(JobKind::SettleCardTransfer, id.to_string());
-        let transfer = NewTransfer {
-            id,
-            account_id: caller.account_id.clone(),
-            mode: caller.mode,
-            card_id: card_id.clone(),
-            kind,
-            currency,
-            amount,
-            transaction_reference: reference.clone(),
-            created_at: now,
+        let reserve = async |clock: ModeClock| {
+            let transfer = NewTransfer {
+                id: id.clone(),
+                account_id: caller.account_id.clone(),
+                mode: caller.mode,
+                card_id: card_id.clone(),
+                kind,
+                currency,
+                amount,
+                transaction_reference: reference.clone(),
+                created_at: clock.now,
+                clock_ahead_secs: clock.ahead_secs,
+            };
+            self.ports.cards.reserve(transfer, settle.clone()).await
         };
-        self.ports.cards.reserve(transfer, settle).await?;
+        let moved = |e: &ReserveError| matches!(e, ReserveError::ClockMoved);
+        self.stamped((&caller.account_id, caller.mode), reserve, moved).await?;
         self.work_queued();
         Ok((card_id, reference))
     }
