@@ -3,7 +3,7 @@
 //! error of the contract that does not need card transactions.
 
 use crate::cardholders::{account, nigerian};
-use crate::harness::{Server, bearer, client, ledger_check, sandbox_totals};
+use crate::harness::{Server, bearer, client, eventually, ledger_check, sandbox_totals};
 use crate::receiver::Receiver;
 use adapters::crypto::aes_everywhere;
 use adapters::test_db::TestDb;
@@ -158,13 +158,8 @@ impl Sandbox {
 
     /// Waits until the card's balance is `balance` (a funding settled).
     pub async fn settled(&self, card: &str, balance: i64) {
-        for _ in 0..100 {
-            if self.balance(card).await.0 == balance {
-                return;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
-        panic!("the balance of {card} never reached {balance}");
+        let reached = eventually(async || self.balance(card).await.0, |b| *b == balance).await;
+        assert_eq!(reached, balance, "the balance of {card}");
     }
 
     pub fn transfer(card: &str, amount: &str, reference: &str) -> Value {
@@ -532,12 +527,8 @@ async fn every_usd_card_error_of_the_contract_has_its_status() {
                     .clone()
             }
         };
-        for _ in 0..100 {
-            if decided(&ids[0]).await == "failed" && decided(&ids[1]).await == "manual_review" {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        let both = async || (decided(&ids[0]).await, decided(&ids[1]).await);
+        eventually(both, |(first, second)| first == "failed" && second == "manual_review").await;
         let for_holder = |id: &str| json!({"cardholder_id": id});
         expect(
             s.post("/cards/create_card", body(for_holder(&ids[0]))).await,
@@ -1005,14 +996,7 @@ async fn a_hundred_concurrent_fundings_from_a_wallet_covering_sixty_give_sixty_a
             let events = s.get("/events?page=1").await;
             events.body["data"]["meta"]["total"].as_u64().unwrap()
         };
-        let mut total = 0;
-        for _ in 0..200 {
-            total = settled().await;
-            if total == 100 + 60 {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        let total = eventually(settled, |total| *total == 100 + 60).await;
         assert_eq!(total, 160, "100 creations and 60 credits");
         let mut on_cards = 0;
         for card in &cards {

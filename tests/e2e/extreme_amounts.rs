@@ -4,7 +4,7 @@
 //! created that much money in a ledger that still balanced).
 
 use crate::cards::{Answer, Sandbox};
-use crate::harness::{ledger_check, ledger_totals, sandbox_totals};
+use crate::harness::{eventually, ledger_check, ledger_totals, sandbox_totals};
 use adapters::test_db::TestDb;
 use serde_json::{Value, json};
 
@@ -152,14 +152,7 @@ async fn every_money_endpoint_refuses_extreme_amounts_and_the_books_hold() {
             check("processor authorization", "amount", amount, DEBIT_MAX, status, &body);
         }
         // Settlements run; then nothing is in transit and the books hold.
-        let mut totals = sandbox_totals(&db);
-        for _ in 0..100 {
-            if totals["USD"]["card_transit"] == 0 {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-            totals = sandbox_totals(&db);
-        }
+        let totals = eventually(async || sandbox_totals(&db), |t| t["USD"]["card_transit"] == 0).await;
         assert_eq!(totals["USD"]["card_transit"], 0, "{}: {totals}", db.backend());
         assert_books_whole(&db);
     }

@@ -218,18 +218,24 @@ pub async fn advance_clock(server: &Server, key: &str, seconds: i64) {
     assert_eq!(response.status(), 200);
 }
 
-/// Waits (30 s at most) until no USD is in transit: every funding and
-/// unloading settled. Returns what is left in transit.
-pub async fn settlements_finished(db: &TestDb) -> i64 {
-    let mut in_transit = i64::MAX;
-    for _ in 0..300 {
-        in_transit = sandbox_totals(db)["USD"]["card_transit"].as_i64().unwrap_or(0);
-        if in_transit == 0 {
-            break;
+/// Asks `probe` every 50 ms until `done` holds for its answer, for 30 s
+/// at most; returns the last answer, for the caller to assert on.
+pub async fn eventually<T>(mut probe: impl AsyncFnMut() -> T, done: impl Fn(&T) -> bool) -> T {
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let answer = probe().await;
+        if done(&answer) || std::time::Instant::now() >= deadline {
+            return answer;
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    in_transit
+}
+
+/// Waits until no USD is in transit: every funding and unloading
+/// settled. Returns what is left in transit.
+pub async fn settlements_finished(db: &TestDb) -> i64 {
+    let in_transit = async || sandbox_totals(db)["USD"]["card_transit"].as_i64().unwrap_or(0);
+    eventually(in_transit, |left| *left == 0).await
 }
 
 /// `issuing ledger totals` on `db`: `{"live": {"USD": {"card": ..., ...}, ...}, "test": ...}`.

@@ -4,7 +4,7 @@
 //! configured rate, and listed; on SQLite and PostgreSQL.
 
 use crate::cards::{Answer, Sandbox, event};
-use crate::harness::ledger_check;
+use crate::harness::{eventually, ledger_check};
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
 use serde_json::{Value, json};
@@ -59,13 +59,7 @@ impl Sandbox {
             .naira_transfer("fund_naira_card", &card, &kobo.to_string(), &format!("fund-{card}"))
             .await;
         assert_eq!(status, 202, "{body}");
-        let mut balance = 0;
-        for _ in 0..100 {
-            balance = available(&self.naira_balance(&card).await.1);
-            if balance == kobo {
-                break;
-            }
-        }
+        let balance = eventually(async || available(&self.naira_balance(&card).await.1), |b| *b == kobo).await;
         assert_eq!(balance, kobo, "the funding settled");
         card
     }
@@ -281,14 +275,11 @@ async fn naira_spending_stops_at_1500_usd_a_month_counted_at_the_rate_and_starts
             .naira_transfer("fund_naira_card", &card, "500000000", "cap-fund")
             .await;
         assert_eq!(status, 202);
-        let mut balance = 0;
-        for _ in 0..100 {
-            let (_, body) = s.naira_balance(&card).await;
-            balance = available(&body);
-            if balance == 500_000_000 {
-                break;
-            }
-        }
+        let balance = eventually(
+            async || available(&s.naira_balance(&card).await.1),
+            |b| *b == 500_000_000,
+        )
+        .await;
         assert_eq!(balance, 500_000_000, "{}", db.backend());
         let debit =
             |kobo: i64, reference: &str| json!({"card_id": card, "amount": kobo, "transaction_reference": reference});
@@ -345,15 +336,8 @@ async fn concurrent_fundings_of_many_naira_cards_take_exactly_what_the_wallet_ho
         let refused = statuses.iter().filter(|s| **s == 401).count();
         assert_eq!((accepted, refused), (120, 80), "{}: {statuses:?}", db.backend());
         // Every accepted funding settles onto its card.
-        let mut on_cards = 0;
-        for _ in 0..100 {
-            let totals = crate::harness::sandbox_totals(&db);
-            on_cards = totals["NGN"]["card"].as_i64().unwrap_or(0);
-            if on_cards == 120 * 100_000 {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-        }
+        let on_cards = async || crate::harness::sandbox_totals(&db)["NGN"]["card"].as_i64().unwrap_or(0);
+        let on_cards = eventually(on_cards, |kobo| *kobo == 120 * 100_000).await;
         assert_eq!(on_cards, 120 * 100_000, "{}", db.backend());
         let totals = crate::harness::sandbox_totals(&db);
         assert_eq!(totals["NGN"]["issuing_wallet"].as_i64().unwrap_or(0), 0);
@@ -659,13 +643,7 @@ async fn the_processor_challenges_a_naira_authorization_and_completes_it_with_th
             .naira_transfer("unload_naira_card", &doomed, "100000", "net-8-unload")
             .await;
         assert_eq!(unloaded.0, 202, "{}", unloaded.1);
-        let mut emptied = 1;
-        for _ in 0..100 {
-            emptied = available(&s.naira_balance(&doomed).await.1);
-            if emptied == 0 {
-                break;
-            }
-        }
+        let emptied = eventually(async || available(&s.naira_balance(&doomed).await.1), |b| *b == 0).await;
         assert_eq!(emptied, 0);
         assert_eq!(s.delete(&format!("/cards/delete_card/{doomed}")).await.status, 200);
         let completion = json!({"card_id": doomed, "transaction_reference": "net-8", "otp": code});

@@ -1,4 +1,4 @@
-use crate::harness::{Server, advance_clock, bearer, client, create_account, get_json, issuing, run};
+use crate::harness::{Server, advance_clock, bearer, client, create_account, eventually, get_json, issuing, run};
 use crate::receiver::{Delivery, Receiver};
 use adapters::crypto::aes_everywhere;
 use adapters::crypto::signature;
@@ -62,18 +62,11 @@ fn assert_signed(d: &Delivery, keys: &Keys) {
 }
 
 /// The event `id` once its delivery is recorded, or as it stands after
-/// 10 s: the receiver counts a delivery when it answers, a moment before
+/// 30 s: the receiver counts a delivery when it answers, a moment before
 /// the server records the answer.
 async fn delivered(server: &Server, key: &str, id: &str) -> Value {
-    let mut event = Value::Null;
-    for _ in 0..200 {
-        (_, event) = get_json(server, key, &format!("{SANDBOX}/events/{id}")).await;
-        if event["data"]["delivery"]["state"] == "delivered" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    event
+    let event = async || get_json(server, key, &format!("{SANDBOX}/events/{id}")).await.1;
+    eventually(event, |e| e["data"]["delivery"]["state"] == "delivered").await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -134,16 +127,12 @@ async fn a_receiver_that_refuses_for_a_while_loses_nothing() {
         receiver.refuse(false);
         // Every failed delivery is back in the queue (the clock moves
         // pending jobs only) ...
-        let mut waiting = 0;
-        for _ in 0..100 {
+        let pending = async || {
             let listed = run(issuing(&db).args(["jobs", "list"]));
             let listed = String::from_utf8_lossy(&listed.stdout).into_owned();
-            waiting = listed.lines().filter(|l| l.contains(r#""state":"pending""#)).count();
-            if waiting == 4 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+            listed.lines().filter(|l| l.contains(r#""state":"pending""#)).count()
+        };
+        let waiting = eventually(pending, |n| *n == 4).await;
         assert_eq!(waiting, 4, "{}", db.backend());
         // ... and retries are a minute out; the sandbox's test clock brings
         // them forward, as an integrator would.
@@ -271,15 +260,12 @@ async fn a_job_that_keeps_failing_is_parked_listed_and_retried() {
     let server = Server::start(&db);
     let keys = keys(&create_account(&db, Some(&receiver.url)));
     let id = send_test_event(&server, &keys.test).await;
-    let mut state = Value::Null;
-    for _ in 0..100 {
+    let advanced = async || {
         advance_clock(&server, &keys.test, 200_000).await;
         tokio::time::sleep(Duration::from_millis(150)).await;
-        state = get_json(&server, &keys.test, &format!("{SANDBOX}/events/{id}")).await.1;
-        if state["data"]["delivery"]["state"] == "failed" {
-            break;
-        }
-    }
+        get_json(&server, &keys.test, &format!("{SANDBOX}/events/{id}")).await.1
+    };
+    let state = eventually(advanced, |s| s["data"]["delivery"]["state"] == "failed").await;
     assert_eq!(state["data"]["delivery"]["state"], "failed", "{state}");
     assert_eq!(state["data"]["delivery"]["attempts"], 10);
 
@@ -452,16 +438,8 @@ async fn another_accounts_dead_webhook_endpoint_never_delays_a_settlement() {
         for _ in 0..100 {
             send_test_event(&victim.server, &noisy.test).await;
         }
-        for _ in 0..100 {
-            if hole.accepted.load(std::sync::atomic::Ordering::SeqCst) > 0 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        assert!(
-            hole.accepted.load(std::sync::atomic::Ordering::SeqCst) > 0,
-            "deliveries are hanging"
-        );
+        let accepted = async || hole.accepted.load(std::sync::atomic::Ordering::SeqCst);
+        assert!(eventually(accepted, |n| *n > 0).await > 0, "deliveries are hanging");
         victim.fund_wallet(10_000).await;
         let holder = victim.cardholder(81).await;
         let card = victim.card(&holder, "1000").await;
@@ -495,12 +473,7 @@ async fn a_dead_endpoint_rests_and_never_holds_another_accounts_deliveries() {
         for _ in 0..100 {
             send_test_event(&server, &noisy.test).await;
         }
-        for _ in 0..100 {
-            if hole.accepted.load(SeqCst) > 0 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        eventually(async || hole.accepted.load(SeqCst), |n| *n > 0).await;
         let started = std::time::Instant::now();
         let id = send_test_event(&server, &victim.test).await;
         assert!(
@@ -557,13 +530,8 @@ async fn a_claim_full_of_one_accounts_hanging_deliveries_never_holds_another_acc
         }
         queueing.stop();
         let server = Server::start_with(&db, &["--webhook-timeout-ms", "4000"]);
-        for _ in 0..100 {
-            if hole.accepted.load(SeqCst) > 0 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        assert!(hole.accepted.load(SeqCst) > 0, "deliveries are hanging");
+        let accepted = eventually(async || hole.accepted.load(SeqCst), |n| *n > 0).await;
+        assert!(accepted > 0, "deliveries are hanging");
         let started = std::time::Instant::now();
         let id = send_test_event(&server, &victim.test).await;
         assert!(
@@ -642,15 +610,9 @@ async fn webhook_urls_never_reach_inside_the_network() {
         // The operator's loopback URL is never reached, and the attempt
         // log says why in a category, not with the network's details.
         let id = send_test_event(&server, test).await;
-        let mut attempts = Value::Null;
-        for _ in 0..100 {
-            let (_, event) = get_json(&server, test, &format!("{SANDBOX}/events/{id}")).await;
-            attempts = event["data"]["attempts"].clone();
-            if attempts.as_array().is_some_and(|a| !a.is_empty()) {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        let logged =
+            async || get_json(&server, test, &format!("{SANDBOX}/events/{id}")).await.1["data"]["attempts"].clone();
+        let attempts = eventually(logged, |a| a.as_array().is_some_and(|a| !a.is_empty())).await;
         let error = attempts[0]["error"].as_str().unwrap_or_default().to_string();
         assert!(error.starts_with("blocked:"), "{}: {attempts}", db.backend());
         assert!(!error.contains("127.0.0.1") && !error.contains("os error"), "{error}");
