@@ -216,11 +216,6 @@ pub const CATALOGUE: &[ErrorCode] = &[
         403,
         "no processor secret is configured for this mode",
     ),
-    code(
-        "sandbox_clock_moved",
-        503,
-        "the account's sandbox clock was advanced again and again while the request was recorded; nothing was recorded, retry",
-    ),
     code("storage_unavailable", 503, "the database could not be reached; retry"),
     code(
         "internal",

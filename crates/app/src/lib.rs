@@ -116,11 +116,13 @@ pub struct App {
 /// this only lets idle accounts' offsets go.
 const STAMP_OFFSET_SECS: i64 = 60;
 
-/// How many times a money request is stamped when its batch finds the
-/// clock advanced meanwhile. Each time after the first reads the clock, so
-/// another needs another advance in that moment; the last such refusal is
-/// answered (503, retry).
-const STAMPINGS: usize = 3;
+/// How many times a money request is stamped and checked. One its batches
+/// sent back this often (its account's clock advanced again and again) is
+/// stamped once more from a fresh read and not checked: it keeps the clock
+/// as read just before it queued, as every request did before stamps were
+/// checked, so a storm of advances cannot hold it back, nor leave a 3-D
+/// Secure completion without its debit.
+const CHECKED_STAMPINGS: usize = 2;
 
 impl App {
     pub fn new(ports: Ports, settings: Settings) -> Self {
@@ -176,21 +178,22 @@ impl App {
     }
 
     /// Records a money request stamped with the mode's clock: in the
-    /// sandbox, from the offset this process read lately, with no read.
-    /// The request's batch checks the stamp against the account's clock
-    /// in its transaction; a request stamped before an advance (through
-    /// another process) is sent back (`moved`), and stamped again from a
-    /// fresh read.
+    /// sandbox, first from the offset this process read lately, with no
+    /// read. The request's batch checks the stamp against the account's
+    /// clock in its transaction; a request stamped before an advance
+    /// (through another process) is sent back (`moved`), and stamped again
+    /// from a fresh read ([`CHECKED_STAMPINGS`]).
     pub(crate) async fn stamped<T, E: From<StoreError>>(
         &self,
         (account, mode): (&AccountId, Mode),
-        record: impl AsyncFn(ModeClock) -> Result<T, E>,
+        record: impl AsyncFn(Stamp) -> Result<T, E>,
         moved: impl Fn(&E) -> bool,
     ) -> Result<T, E> {
-        let mut stampings = 0;
+        let mut sent_back = 0;
         loop {
             let real = self.ports.clock.now();
-            let clock = match (mode, self.clock_offsets.get(account, real)) {
+            let kept = self.clock_offsets.get(account, real).filter(|_| sent_back == 0);
+            let clock = match (mode, kept) {
                 (Mode::Test, Some(ahead_secs)) => ModeClock {
                     now: real.plus(ahead_secs),
                     ahead_secs,
@@ -203,13 +206,25 @@ impl App {
                     clock
                 }
             };
-            stampings += 1;
-            match record(clock).await {
-                Err(e) if moved(&e) && stampings < STAMPINGS => self.clock_offsets.forget(account),
+            let checked = mode == Mode::Test && sent_back < CHECKED_STAMPINGS;
+            let stamp = Stamp {
+                now: clock.now,
+                checked_ahead_secs: checked.then_some(clock.ahead_secs),
+            };
+            match record(stamp).await {
+                Err(e) if moved(&e) && checked => sent_back += 1,
                 answered => return answered,
             }
         }
     }
+}
+
+/// The time a money request is stamped with, and the sandbox clock offset
+/// its batch checks it by (`None`: not checked).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Stamp {
+    pub now: Timestamp,
+    pub checked_ahead_secs: Option<i64>,
 }
 
 /// A mode's time, read once: `now` on the mode's clock, and how far that

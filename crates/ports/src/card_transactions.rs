@@ -38,9 +38,11 @@ pub struct DebitAttempt {
     pub reference_held: bool,
     pub now: Timestamp,
     /// How far ahead of the real one the sandbox clock that stamped `now`
-    /// ran (0 in live mode): if the account's clock has been advanced
-    /// since, the store refuses the debit with [`DebitError::ClockMoved`].
-    pub clock_ahead_secs: i64,
+    /// ran, for the store to check: if the account's clock has been
+    /// advanced since, it refuses the debit with
+    /// [`DebitError::ClockMoved`]. `None`: not checked (live mode, or a
+    /// debit stamped again after being sent back).
+    pub clock_ahead_secs: Option<i64>,
 }
 
 /// What became of a debit; declines are recorded too.

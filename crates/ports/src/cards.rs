@@ -112,10 +112,11 @@ pub struct NewTransfer {
     pub transaction_reference: String,
     pub created_at: Timestamp,
     /// How far ahead of the real one the sandbox clock that stamped
-    /// `created_at` ran (0 in live mode): if the account's clock has been
-    /// advanced since, the store refuses the transfer with
-    /// [`ReserveError::ClockMoved`].
-    pub clock_ahead_secs: i64,
+    /// `created_at` ran, for the store to check: if the account's clock
+    /// has been advanced since, it refuses the transfer with
+    /// [`ReserveError::ClockMoved`]. `None`: not checked (live mode, or a
+    /// request stamped again after being sent back).
+    pub clock_ahead_secs: Option<i64>,
 }
 
 /// Why a fund or unload request was refused; nothing was reserved.

@@ -160,12 +160,12 @@ pub(super) async fn take_references_sqlite<B: Batched>(conn: &mut SqliteAsync, b
     Ok(holding(batch, &got))
 }
 
-/// The sandbox clock a request was stamped with: its account, and how
-/// far ahead of the real clock it ran. `None` in live mode (real time).
+/// The sandbox clock a request was stamped with, to check: its account,
+/// and how far ahead of the real clock it ran. `None`: not checked.
 pub(super) type Stamp<'a> = Option<(&'a str, i64)>;
 
-pub(super) fn stamp(account: &AccountId, mode: Mode, clock_ahead_secs: i64) -> Stamp<'_> {
-    (mode == Mode::Test).then_some((account.as_str(), clock_ahead_secs))
+pub(super) fn stamp(account: &AccountId, clock_ahead_secs: Option<i64>) -> Stamp<'_> {
+    clock_ahead_secs.map(|ahead| (account.as_str(), ahead))
 }
 
 /// The sandbox accounts of `stamps`, sorted, each once.

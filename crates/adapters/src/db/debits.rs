@@ -369,7 +369,7 @@ fn card_ids<'a>(batch: &[&'a Waiting]) -> Vec<&'a str> {
 fn stamps<'a>(batch: &[&'a Waiting]) -> Vec<Stamp<'a>> {
     batch
         .iter()
-        .map(|w| stamp(&w.attempt.account_id, w.attempt.mode, w.attempt.clock_ahead_secs))
+        .map(|w| stamp(&w.attempt.account_id, w.attempt.clock_ahead_secs))
         .collect()
 }
 

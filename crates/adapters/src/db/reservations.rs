@@ -157,7 +157,7 @@ fn places<'a>(batch: &[&'a Waiting]) -> (Vec<&'a str>, Vec<String>, Vec<String>)
 fn stamps<'a>(batch: &[&'a Waiting]) -> Vec<Stamp<'a>> {
     batch
         .iter()
-        .map(|w| stamp(&w.transfer.account_id, w.transfer.mode, w.transfer.clock_ahead_secs))
+        .map(|w| stamp(&w.transfer.account_id, w.transfer.clock_ahead_secs))
         .collect()
 }
 

@@ -138,7 +138,7 @@ pub(super) fn transfer(id: &str, card: &CardId, kind: TransferKind, cents: i64, 
         amount: amount(cents),
         transaction_reference: format!("ref-{id}"),
         created_at: Timestamp::from_unix(now),
-        clock_ahead_secs: 0,
+        clock_ahead_secs: Some(0),
     }
 }
 

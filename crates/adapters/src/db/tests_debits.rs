@@ -40,7 +40,7 @@ fn attempt(card: &CardId, id: &str, reference: &str, cents: i64) -> DebitAttempt
         forced: false,
         reference_held: false,
         now: Timestamp::from_unix(100),
-        clock_ahead_secs: 0,
+        clock_ahead_secs: Some(0),
     }
 }
 
@@ -195,32 +195,40 @@ async fn a_batch_the_database_fails_is_recorded_again_debit_by_debit() {
 
 /// A debit or funding stamped with the sandbox clock as it was before an
 /// advance (made through another process) is sent back with nothing
-/// recorded, its reference free; one stamped with the clock as it is
-/// goes through, in the same batch.
+/// recorded, its reference free; one stamped with the clock as it is, or
+/// not to be checked, goes through, in the same batch.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_stamped_before_the_clock_moved_is_sent_back_untouched() {
     for t in TestDb::all().await {
         let (db, card) = setup(&t, 100_000).await;
         fund(&db, &card, 10_000).await;
         db.advance(&AccountId::new(ACCOUNT), 600).await.unwrap();
-        let stamped = |id: &str, reference: &str, ahead: i64| {
+        let stamped = |id: &str, reference: &str, ahead: Option<i64>| {
             let mut a = attempt(&card, id, reference, 100);
             a.clock_ahead_secs = ahead;
             db.debit(a, notices(0))
         };
-        let (before, now) = tokio::join!(stamped("ctx_old", "r_old", 0), stamped("ctx_now", "r_now", 600));
+        let (before, now, unchecked) = tokio::join!(
+            stamped("ctx_old", "r_old", Some(0)),
+            stamped("ctx_now", "r_now", Some(600)),
+            stamped("ctx_unchecked", "r_unchecked", None)
+        );
         assert!(
             matches!(before, Err(DebitError::ClockMoved)),
             "{}: {before:?}",
             t.backend()
         );
         assert!(matches!(&now, Ok(o) if o.decision == Decision::Approve), "{now:?}");
-        let funding = |id: &str, ahead: i64| {
+        assert!(
+            matches!(&unchecked, Ok(o) if o.decision == Decision::Approve),
+            "{unchecked:?}"
+        );
+        let funding = |id: &str, ahead: Option<i64>| {
             let mut f = transfer(id, &card, TransferKind::Fund, 500, 700);
             f.clock_ahead_secs = ahead;
             db.reserve(f, job(&format!("s_{id}"), JobKind::SettleCardTransfer))
         };
-        let (before, now) = tokio::join!(funding("ctr_old", 60), funding("ctr_now", 600));
+        let (before, now) = tokio::join!(funding("ctr_old", Some(60)), funding("ctr_now", Some(600)));
         assert!(
             matches!(before, Err(ReserveError::ClockMoved)),
             "{}: {before:?}",
@@ -232,7 +240,7 @@ async fn a_request_stamped_before_the_clock_moved_is_sent_back_untouched() {
         let wallet = db.balances(&account, Mode::Test).await.unwrap().usd.minor();
         assert_eq!(
             (on_card.balance, wallet),
-            (10_300 - 100, 100_000 - 300 - 10_000 - 500),
+            (10_300 - 200, 100_000 - 300 - 10_000 - 500),
             "{}",
             t.backend()
         );
@@ -241,10 +249,13 @@ async fn a_request_stamped_before_the_clock_moved_is_sent_back_untouched() {
         assert_eq!(found, vec![ids[1].clone()], "{}", t.backend());
         // Stamped again, each takes the reference it was sent back with.
         let mut again = attempt(&card, "ctx_old", "r_old", 100);
-        again.clock_ahead_secs = 600;
+        again.clock_ahead_secs = Some(600);
         let again = db.debit(again, notices(0)).await;
         assert!(matches!(&again, Ok(o) if o.decision == Decision::Approve), "{again:?}");
-        assert!(funding("ctr_old", 600).await.is_err(), "one funding in five minutes");
+        assert!(
+            funding("ctr_old", Some(600)).await.is_err(),
+            "one funding in five minutes"
+        );
         assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
     }
 }

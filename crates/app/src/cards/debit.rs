@@ -7,7 +7,7 @@
 use super::CardError;
 use super::three_ds::Completion;
 use crate::events::data_of;
-use crate::{App, Caller, ModeClock, RequestError};
+use crate::{App, Caller, RequestError, Stamp};
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::cards::product::Product;
 use domain::cards::three_ds;
@@ -189,7 +189,7 @@ impl App {
         debit: Debit,
     ) -> Result<(DebitOutcome, String), CardError> {
         let _in_flight = self.money_requests.start();
-        let record = async |clock: ModeClock| self.record_debit((account, mode), &debit, clock).await;
+        let record = async |stamp: Stamp| self.record_debit((account, mode), &debit, stamp).await;
         let moved = |e: &DebitError| matches!(e, DebitError::ClockMoved);
         let (outcome, id) = self.stamped((account, mode), record, moved).await?;
         if outcome.decision == Decision::Approve {
@@ -198,15 +198,15 @@ impl App {
         Ok((outcome, id))
     }
 
-    /// Enriches a debit stamped with `clock` and records it with the
+    /// Enriches a debit stamped with `stamp` and records it with the
     /// events its outcome calls for.
     async fn record_debit(
         &self,
         (account, mode): (&AccountId, Mode),
         debit: &Debit,
-        clock: ModeClock,
+        stamp: Stamp,
     ) -> Result<(DebitOutcome, String), DebitError> {
-        let (account, debit, now) = (account.clone(), debit.clone(), clock.now);
+        let (account, debit, now) = (account.clone(), debit.clone(), stamp.now);
         let merchant = self.ports.merchants.merchant(&debit.descriptor, debit.mcc.clone());
         let is_recurring = self
             .charged_each_of_last_two_months(&debit.card, &merchant.name, now)
@@ -271,7 +271,7 @@ impl App {
             forced: debit.forced,
             reference_held: debit.reference_held,
             now,
-            clock_ahead_secs: clock.ahead_secs,
+            clock_ahead_secs: stamp.checked_ahead_secs,
         };
         let outcome = self.ports.card_transactions.debit(attempt, Box::new(notices)).await?;
         Ok((outcome, id))

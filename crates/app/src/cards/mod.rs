@@ -83,7 +83,8 @@ impl From<DebitError> for CardError {
         match e {
             DebitError::CardNotFound => CardError::CardNotFound,
             DebitError::ReferenceUsed => CardError::Reserve(ReserveError::ReferenceUsed),
-            DebitError::ClockMoved => CardError::Reserve(ReserveError::ClockMoved),
+            // Never answered: the last stamping is not checked.
+            DebitError::ClockMoved => CardError::Store(StoreError::new(e.to_string())),
             DebitError::Store(e) => CardError::Store(e),
         }
     }
@@ -125,8 +126,9 @@ impl From<ReserveError> for CardError {
             | ReserveError::TooSoon(..)
             | ReserveError::OverMaxBalance
             | ReserveError::WalletTooLow
-            | ReserveError::CardTooLow
-            | ReserveError::ClockMoved => CardError::Reserve(e),
+            | ReserveError::CardTooLow => CardError::Reserve(e),
+            // Never answered: the last stamping is not checked.
+            ReserveError::ClockMoved => CardError::Store(StoreError::new(e.to_string())),
         }
     }
 }
@@ -195,7 +197,7 @@ impl DomainError for CardError {
             CardError::Reserve(ReserveError::TooSoon(TransferKind::Unload, _)) => "card_unloaded_recently",
             CardError::Reserve(ReserveError::OverMaxBalance) => "card_balance_limit",
             CardError::Reserve(ReserveError::CardTooLow) => "insufficient_card_balance",
-            CardError::Reserve(ReserveError::ClockMoved) => "sandbox_clock_moved",
+            CardError::Reserve(ReserveError::ClockMoved) => "storage_unavailable",
             CardError::Create(CreateCardError::Store(e))
             | CardError::Reserve(ReserveError::Store(e))
             | CardError::Store(e) => e.code(),

@@ -5,7 +5,7 @@
 //! 202, and let a job settle it.
 
 use super::CardError;
-use crate::{App, Caller, ModeClock};
+use crate::{App, Caller, Stamp};
 use domain::cards::product::Product;
 use domain::cards::transfer::TransferKind;
 use domain::ids::{CardId, TransferId};
@@ -51,7 +51,7 @@ impl App {
         }
         let id = TransferId::with_suffix(&self.ports.ids.unique());
         let settle = self.job_now(JobKind::SettleCardTransfer, id.to_string());
-        let reserve = async |clock: ModeClock| {
+        let reserve = async |stamp: Stamp| {
             let transfer = NewTransfer {
                 id: id.clone(),
                 account_id: caller.account_id.clone(),
@@ -61,8 +61,8 @@ impl App {
                 currency,
                 amount,
                 transaction_reference: reference.clone(),
-                created_at: clock.now,
-                clock_ahead_secs: clock.ahead_secs,
+                created_at: stamp.now,
+                clock_ahead_secs: stamp.checked_ahead_secs,
             };
             self.ports.cards.reserve(transfer, settle.clone()).await
         };
