@@ -4,7 +4,7 @@
 //! recorded again alone, so one bad request cannot fail the others. And
 //! the client references a batch takes, all at once.
 
-use super::committer::{Committer, Record};
+use super::committer::{Committer, Record, Written};
 use super::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id};
 use super::money_steps::TxError;
 use super::schema::{ledger_entries, ledger_postings, transaction_references};
@@ -44,25 +44,25 @@ pub(super) trait Batched: Sized + Send + Sync + 'static {
 /// The committer of a pool's requests of one kind. Two requests with one
 /// client reference (or, without one, with one `key`) never share a batch.
 pub(super) fn committer<B: Batched>(pool: DbPool, key: fn(&B) -> String) -> Committer<B, B::Answer> {
-    let record: Record<B, B::Answer> = Box::new(move |batch| {
+    let record: Record<B, B::Answer> = Box::new(move |batch, written| {
         let pool = pool.clone();
-        Box::pin(async move { record(&pool, &batch).await })
+        Box::pin(async move { record(&pool, &batch, Some(written)).await })
     });
     Committer::start(key, record)
 }
 
-/// Records `batch` in one transaction; if the database fails it, each
-/// request alone.
-pub(super) async fn record<B: Batched>(pool: &DbPool, batch: &[B]) -> Vec<B::Answer> {
+/// Records `batch` in one transaction, telling `written` (if any) before
+/// its `COMMIT`; if the database fails it, each request alone.
+pub(super) async fn record<B: Batched>(pool: &DbPool, batch: &[B], written: Option<Written>) -> Vec<B::Answer> {
     let all: Vec<&B> = batch.iter().collect();
-    match record_batch(pool, &all).await {
+    match record_batch(pool, &all, written).await {
         Ok(answers) => answers,
         Err(e) if batch.len() == 1 => vec![B::failed(e.into())],
         Err(e) => {
             tracing::warn!(error = %e, requests = batch.len(), "a batch failed; recording each request alone");
             let mut answers = Vec::with_capacity(batch.len());
             for one in batch {
-                answers.push(match record_batch(pool, &[one]).await {
+                answers.push(match record_batch(pool, &[one], None).await {
                     Ok(mut answer) => answer.remove(0),
                     Err(e) => B::failed(e.into()),
                 });
@@ -73,11 +73,20 @@ pub(super) async fn record<B: Batched>(pool: &DbPool, batch: &[B]) -> Vec<B::Ans
 }
 
 /// Records `batch` in one transaction of its own.
-async fn record_batch<B: Batched>(pool: &DbPool, batch: &[&B]) -> Result<Vec<B::Answer>, DbError> {
+async fn record_batch<B: Batched>(
+    pool: &DbPool,
+    batch: &[&B],
+    written: Option<Written>,
+) -> Result<Vec<B::Answer>, DbError> {
     let recorded = match pool {
         DbPool::Pg(pool) => {
             let mut conn = pool.get().await.map_err(DbError::pool)?;
-            conn.transaction(async |conn| B::record_pg(conn, batch).await).await
+            conn.transaction(async |conn| {
+                let answers = B::record_pg(conn, batch).await;
+                drop(written);
+                answers
+            })
+            .await
         }
         DbPool::Sqlite(pool) => {
             let mut conn = pool.get().await.map_err(DbError::pool)?;
@@ -441,12 +450,12 @@ mod tests {
             text: "cancelled",
             pause: 3.0,
         };
-        let waited = tokio::time::timeout(Duration::from_millis(500), record(db.pool(), &[cancelled])).await;
+        let waited = tokio::time::timeout(Duration::from_millis(500), record(db.pool(), &[cancelled], None)).await;
         assert!(waited.is_err(), "the batch was still inside its transaction");
         // The next batches: the second finds its statements prepared.
         for text in ["next", "again"] {
             let note = Note { text, pause: 0.0 };
-            let answers = tokio::time::timeout(Duration::from_secs(10), record(db.pool(), &[note]))
+            let answers = tokio::time::timeout(Duration::from_secs(10), record(db.pool(), &[note], None))
                 .await
                 .expect("the next batch has a connection of its own at once");
             assert!(matches!(answers[..], [Ok(())]));

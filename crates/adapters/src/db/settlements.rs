@@ -63,7 +63,7 @@ impl Settling {
 /// order.
 pub(super) async fn settle(pool: &DbPool, batch: Vec<SettlementItem>) -> Vec<Settled> {
     let batch: Vec<Settling> = batch.into_iter().map(Settling::of).collect();
-    batches::record(pool, &batch).await
+    batches::record(pool, &batch, None).await
 }
 
 impl Batched for Settling {
