@@ -307,43 +307,58 @@ fn funding() -> TransferRequest {
     }
 }
 
+/// A reservation's stamp: created at, and the offset its batch checks.
+type Stamps = std::sync::Arc<std::sync::Mutex<Vec<(i64, Option<i64>)>>>;
+
+/// Mocks for sandbox fundings at real time 100: the clock's offset as each
+/// read in turn finds it, and each reservation's stamp kept, answered by
+/// `answer` from the stamps so far.
+fn stamping(
+    reads: &[i64],
+    answer: impl Fn(&[(i64, Option<i64>)]) -> Result<(), ReserveError> + Send + 'static,
+) -> (Mocks, Stamps) {
+    let mut m = Mocks::default();
+    m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
+    let offsets = std::sync::Mutex::new(reads.iter().rev().copied().collect::<Vec<_>>());
+    m.test_clocks
+        .expect_offset()
+        .times(reads.len())
+        .returning(move |_| Ok(offsets.lock().unwrap().pop().unwrap()));
+    m.ids.expect_unique().returning(|| "u".into());
+    let stamps = Stamps::default();
+    let seen = stamps.clone();
+    m.cards.expect_reserve().returning(move |t, _| {
+        let mut seen = seen.lock().unwrap();
+        seen.push((t.created_at.unix(), t.clock_ahead_secs));
+        answer(&seen)
+    });
+    (m, stamps)
+}
+
+async fn fund(app: &crate::App) {
+    app.request_card_transfer(
+        &caller(Mode::Test),
+        TransferKind::Fund,
+        domain::Currency::Usd,
+        funding(),
+    )
+    .await
+    .unwrap();
+}
+
 /// Sandbox fundings are stamped from the offset this process read last,
 /// with no read; one its batch sends back (the clock was advanced through
 /// another process) is stamped again from a fresh read.
 #[tokio::test]
 async fn sandbox_money_requests_are_stamped_without_a_read_until_the_clock_moved() {
-    use std::sync::{Arc, Mutex};
-    let mut m = Mocks::default();
-    m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
-    let offsets = Arc::new(Mutex::new(vec![70, 10]));
-    let read = offsets.clone();
-    m.test_clocks
-        .expect_offset()
-        .times(2)
-        .returning(move |_| Ok(read.lock().unwrap().pop().unwrap()));
-    m.ids.expect_unique().returning(|| "u".into());
-    let stamps = Arc::new(Mutex::new(vec![]));
-    let seen = stamps.clone();
-    m.cards.expect_reserve().times(3).returning(move |t, _| {
-        let mut seen = seen.lock().unwrap();
-        seen.push((t.created_at.unix(), t.clock_ahead_secs));
-        // The second request's first stamp is from before the advance.
-        match seen.len() {
-            2 => Err(ReserveError::ClockMoved),
-            _ => Ok(()),
-        }
+    // The second request's first stamp is from before the advance.
+    let (m, stamps) = stamping(&[10, 70], |seen| match seen.len() {
+        2 => Err(ReserveError::ClockMoved),
+        _ => Ok(()),
     });
     let app = m.app();
-    for _ in 0..2 {
-        app.request_card_transfer(
-            &caller(Mode::Test),
-            TransferKind::Fund,
-            domain::Currency::Usd,
-            funding(),
-        )
-        .await
-        .unwrap();
-    }
+    fund(&app).await;
+    fund(&app).await;
     assert_eq!(
         *stamps.lock().unwrap(),
         vec![(110, Some(10)), (110, Some(10)), (170, Some(70))]
@@ -352,62 +367,25 @@ async fn sandbox_money_requests_are_stamped_without_a_read_until_the_clock_moved
 
 #[tokio::test]
 async fn a_clock_advanced_through_this_process_stamps_its_next_request() {
-    use std::sync::{Arc, Mutex};
-    let mut m = Mocks::default();
-    m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
     // Read by the first funding, by the advance, and by the second funding.
-    let offsets = Arc::new(Mutex::new(vec![600, 0, 0]));
-    m.test_clocks
-        .expect_offset()
-        .times(3)
-        .returning(move |_| Ok(offsets.lock().unwrap().pop().unwrap()));
+    let (mut m, stamps) = stamping(&[0, 0, 600], |_| Ok(()));
     m.test_clocks.expect_advance().returning(|_, _| Ok(600));
-    m.ids.expect_unique().returning(|| "u".into());
-    let stamps = Arc::new(Mutex::new(vec![]));
-    let seen = stamps.clone();
-    m.cards.expect_reserve().times(2).returning(move |t, _| {
-        seen.lock().unwrap().push(t.clock_ahead_secs);
-        Ok(())
-    });
-    let (app, sandbox) = (m.app(), caller(Mode::Test));
-    let fund = || app.request_card_transfer(&sandbox, TransferKind::Fund, domain::Currency::Usd, funding());
-    fund().await.unwrap();
-    app.advance_test_clock(&sandbox, 600).await.unwrap();
-    fund().await.unwrap();
-    assert_eq!(*stamps.lock().unwrap(), vec![Some(0), Some(600)]);
+    let app = m.app();
+    fund(&app).await;
+    app.advance_test_clock(&caller(Mode::Test), 600).await.unwrap();
+    fund(&app).await;
+    assert_eq!(*stamps.lock().unwrap(), vec![(100, Some(0)), (700, Some(600))]);
 }
 
 /// A storm of advances cannot hold a request back: sent back twice, it is
 /// stamped a third time from a fresh read and not checked.
 #[tokio::test]
 async fn a_request_sent_back_twice_goes_unchecked_the_third_time() {
-    use std::sync::{Arc, Mutex};
-    let mut m = Mocks::default();
-    m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
-    let offsets = Arc::new(Mutex::new(vec![30, 20, 10]));
-    m.test_clocks
-        .expect_offset()
-        .times(3)
-        .returning(move |_| Ok(offsets.lock().unwrap().pop().unwrap()));
-    m.ids.expect_unique().returning(|| "u".into());
-    let stamps = Arc::new(Mutex::new(vec![]));
-    let seen = stamps.clone();
-    m.cards.expect_reserve().times(3).returning(move |t, _| {
-        seen.lock().unwrap().push((t.created_at.unix(), t.clock_ahead_secs));
-        match t.clock_ahead_secs {
-            Some(_) => Err(ReserveError::ClockMoved),
-            None => Ok(()),
-        }
+    let (m, stamps) = stamping(&[10, 20, 30], |seen| match seen.last() {
+        Some((_, Some(_))) => Err(ReserveError::ClockMoved),
+        _ => Ok(()),
     });
-    m.app()
-        .request_card_transfer(
-            &caller(Mode::Test),
-            TransferKind::Fund,
-            domain::Currency::Usd,
-            funding(),
-        )
-        .await
-        .unwrap();
+    fund(&m.app()).await;
     assert_eq!(
         *stamps.lock().unwrap(),
         vec![(110, Some(10)), (120, Some(20)), (130, None)]
