@@ -192,13 +192,16 @@ impl App {
         let mut sent_back = 0;
         loop {
             let real = self.ports.clock.now();
-            let kept = self.clock_offsets.get(account, real).filter(|_| sent_back == 0);
-            let clock = match (mode, kept) {
-                (Mode::Test, Some(ahead_secs)) => ModeClock {
+            let first_in_sandbox = mode == Mode::Test && sent_back == 0;
+            let kept = first_in_sandbox
+                .then(|| self.clock_offsets.get(account, real))
+                .flatten();
+            let clock = match kept {
+                Some(ahead_secs) => ModeClock {
                     now: real.plus(ahead_secs),
                     ahead_secs,
                 },
-                _ => {
+                None => {
                     let clock = self.clock_for(account, mode).await?;
                     if mode == Mode::Test {
                         self.clock_offsets.put(account.clone(), clock.ahead_secs, real);

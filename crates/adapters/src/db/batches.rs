@@ -27,6 +27,12 @@ pub(super) trait Batched: Sized + Send + Sync + 'static {
     /// time. `None`: it takes none (it holds one already).
     fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)>;
 
+    /// The sandbox clock the request was stamped with, for the batch to
+    /// check. `None`: not checked.
+    fn stamp(&self) -> Stamp<'_> {
+        None
+    }
+
     /// The answer of a request the database failed.
     fn failed(e: StoreError) -> Self::Answer;
 
@@ -173,8 +179,9 @@ pub(super) async fn take_references_sqlite<B: Batched>(conn: &mut SqliteAsync, b
 /// and how far ahead of the real clock it ran. `None`: not checked.
 pub(super) type Stamp<'a> = Option<(&'a str, i64)>;
 
-pub(super) fn stamp(account: &AccountId, clock_ahead_secs: Option<i64>) -> Stamp<'_> {
-    clock_ahead_secs.map(|ahead| (account.as_str(), ahead))
+/// The stamp of each request of `batch`.
+pub(super) fn stamps<'a, B: Batched>(batch: &[&'a B]) -> Vec<Stamp<'a>> {
+    batch.iter().map(|b| b.stamp()).collect()
 }
 
 /// The sandbox accounts of `stamps`, sorted, each once.
@@ -185,17 +192,18 @@ pub(super) fn sandbox_accounts<'a>(stamps: &[Stamp<'a>]) -> Vec<&'a str> {
     accounts
 }
 
-/// Reads the clock offsets of the sandbox accounts `$accounts` (a future;
+/// Reads the clock offsets of the sandbox accounts of `$stamps` (a future;
 /// none when there are none): an account without a row runs on real time.
 macro_rules! clock_offsets {
-    ($conn:expr, $accounts:expr) => {
+    ($conn:expr, $stamps:expr) => {
         async {
             use $crate::db::schema::test_clocks;
-            if $accounts.is_empty() {
+            let accounts = $crate::db::batches::sandbox_accounts($stamps);
+            if accounts.is_empty() {
                 return Ok(vec![]);
             }
             test_clocks::table
-                .filter(test_clocks::account_id.eq_any($accounts))
+                .filter(test_clocks::account_id.eq_any(&accounts))
                 .select((test_clocks::account_id, test_clocks::offset_secs))
                 .load::<(String, i64)>($conn)
                 .await

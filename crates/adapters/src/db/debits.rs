@@ -17,7 +17,7 @@
 
 use super::batches::{
     self, Batched, Move, Stamp, balances_of, clock_offsets, clocks_moved, lock_cards, move_balances_sqlite,
-    release_references, sandbox_accounts, stamp, take_references_pg, take_references_sqlite, to_exactly, unless_empty,
+    release_references, stamps, take_references_pg, take_references_sqlite, to_exactly, unless_empty,
     write_entries_sqlite,
 };
 use super::card_transactions::{APPROVED, DECLINED, TransactionRow};
@@ -69,6 +69,11 @@ impl Batched for Waiting {
     fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)> {
         let a = &self.attempt;
         (!a.reference_held).then_some((&a.account_id, a.mode, a.client_reference.as_str(), a.now.unix()))
+    }
+
+    fn stamp(&self) -> Stamp<'_> {
+        let a = &self.attempt;
+        a.clock_ahead_secs.map(|ahead| (a.account_id.as_str(), ahead))
     }
 
     fn failed(e: StoreError) -> Answer {
@@ -365,14 +370,6 @@ fn card_ids<'a>(batch: &[&'a Waiting]) -> Vec<&'a str> {
     ids
 }
 
-/// The sandbox clock each debit was stamped with.
-fn stamps<'a>(batch: &[&'a Waiting]) -> Vec<Stamp<'a>> {
-    batch
-        .iter()
-        .map(|w| stamp(&w.attempt.account_id, w.attempt.clock_ahead_secs))
-        .collect()
-}
-
 fn balance_ids(ids: &[&str]) -> Vec<String> {
     ids.iter()
         .map(|id| card_ledger_account_id(id, CardLedger::Balance))
@@ -434,12 +431,11 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     let ids = card_ids(batch);
     let balance_ids = balance_ids(&ids);
     let stamps = stamps(batch);
-    let sandboxes = sandbox_accounts(&stamps);
     let c: &AsyncPgConnection = conn;
     let take = take_references_pg(c, batch);
     let lock = lock_cards!(pg, &mut &*c, &ids, locked_columns!(), LockedCard);
     let read = balances_of!(&mut &*c, &balance_ids);
-    let clocks = clock_offsets!(&mut &*c, &sandboxes);
+    let clocks = clock_offsets!(&mut &*c, &stamps);
     let (taken, locked, balances, offsets) = tokio::try_join!(take, lock, read, clocks)?;
     let moved = clocks_moved(&stamps, &offsets);
     let (answers, w) = decide(batch, (&taken, &moved), locked, &balances.into_iter().collect())?;
@@ -503,7 +499,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     let locked = lock_cards!(sqlite, conn, &ids, locked_columns!(), LockedCard).await?;
     let balances: BTreeMap<String, i64> = balances_of!(conn, balance_ids(&ids)).await?.into_iter().collect();
     let stamps = stamps(batch);
-    let offsets = clock_offsets!(conn, &sandbox_accounts(&stamps)).await?;
+    let offsets = clock_offsets!(conn, &stamps).await?;
     let (answers, w) = decide(batch, (&taken, &clocks_moved(&stamps, &offsets)), locked, &balances)?;
     release_references!(conn, &w.released)?;
     for row in &w.transactions {

@@ -10,8 +10,8 @@
 
 use super::batches::{
     self, Batched, Move, Reference, Stamp, balances_of, card_moves, clock_offsets, clocks_moved, lock_cards,
-    lock_wallets, move_balances_sqlite, release_references, sandbox_accounts, stamp, take_references_pg,
-    take_references_sqlite, to_exactly, unless_empty, write_entries_sqlite,
+    lock_wallets, move_balances_sqlite, release_references, stamps, take_references_pg, take_references_sqlite,
+    to_exactly, unless_empty, write_entries_sqlite,
 };
 use super::cards::TransferRow;
 use super::committer::Committer;
@@ -66,6 +66,11 @@ impl Batched for Waiting {
             t.transaction_reference.as_str(),
             t.created_at.unix(),
         ))
+    }
+
+    fn stamp(&self) -> Stamp<'_> {
+        let t = &self.transfer;
+        t.clock_ahead_secs.map(|ahead| (t.account_id.as_str(), ahead))
     }
 
     fn failed(e: StoreError) -> Answer {
@@ -151,14 +156,6 @@ fn places<'a>(batch: &[&'a Waiting]) -> (Vec<&'a str>, Vec<String>, Vec<String>)
     wallets.sort_unstable();
     wallets.dedup();
     (ids, cards, wallets)
-}
-
-/// The sandbox clock each reservation was stamped with.
-fn stamps<'a>(batch: &[&'a Waiting]) -> Vec<Stamp<'a>> {
-    batch
-        .iter()
-        .map(|w| stamp(&w.transfer.account_id, w.transfer.clock_ahead_secs))
-        .collect()
 }
 
 /// The decisions of a batch against its locked cards and wallets; a
@@ -329,13 +326,12 @@ unnest_statement!(
 async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<Vec<Answer>, TxError<()>> {
     let (ids, card_accounts, wallet_ids) = places(batch);
     let stamps = stamps(batch);
-    let sandboxes = sandbox_accounts(&stamps);
     let c: &AsyncPgConnection = conn;
     let take = take_references_pg(c, batch);
     let lock = lock_cards!(pg, &mut &*c, &ids, locked_columns!(), LockedCard);
     let lock_wallets = lock_wallets!(&mut &*c, &wallet_ids);
     let read = balances_of!(&mut &*c, &card_accounts);
-    let clocks = clock_offsets!(&mut &*c, &sandboxes);
+    let clocks = clock_offsets!(&mut &*c, &stamps);
     let (taken, locked, wallets, on_cards, offsets) = tokio::try_join!(take, lock, lock_wallets, read, clocks)?;
     let balances = wallets.into_iter().chain(on_cards).collect();
     let moved = clocks_moved(&stamps, &offsets);
@@ -391,7 +387,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
         .into_iter()
         .collect();
     let stamps = stamps(batch);
-    let offsets = clock_offsets!(conn, &sandbox_accounts(&stamps)).await?;
+    let offsets = clock_offsets!(conn, &stamps).await?;
     let (answers, w) = decide(batch, (&taken, &clocks_moved(&stamps, &offsets)), locked, &balances)?;
     release_references!(conn, &w.released)?;
     for row in &w.transfers {

@@ -83,8 +83,7 @@ impl From<DebitError> for CardError {
         match e {
             DebitError::CardNotFound => CardError::CardNotFound,
             DebitError::ReferenceUsed => CardError::Reserve(ReserveError::ReferenceUsed),
-            // Never answered: the last stamping is not checked.
-            DebitError::ClockMoved => CardError::Store(StoreError::new(e.to_string())),
+            DebitError::ClockMoved => CardError::Reserve(ReserveError::ClockMoved),
             DebitError::Store(e) => CardError::Store(e),
         }
     }
@@ -126,9 +125,8 @@ impl From<ReserveError> for CardError {
             | ReserveError::TooSoon(..)
             | ReserveError::OverMaxBalance
             | ReserveError::WalletTooLow
-            | ReserveError::CardTooLow => CardError::Reserve(e),
-            // Never answered: the last stamping is not checked.
-            ReserveError::ClockMoved => CardError::Store(StoreError::new(e.to_string())),
+            | ReserveError::CardTooLow
+            | ReserveError::ClockMoved => CardError::Reserve(e),
         }
     }
 }
@@ -148,6 +146,7 @@ impl DomainError for CardError {
             CardError::Store(e)
             | CardError::Create(CreateCardError::Store(e))
             | CardError::Reserve(ReserveError::Store(e)) => e.kind(),
+            // Never answered: a money request's last stamping is not checked.
             CardError::Reserve(ReserveError::ClockMoved) => ErrorKind::Unavailable,
             CardError::CardholderNotFound
             | CardError::CardNotFound
