@@ -284,16 +284,7 @@ async fn a_transfer_too_soon_is_a_420_with_the_wait() {
     m.cards
         .expect_reserve()
         .returning(|_, _| Err(ReserveError::TooSoon(TransferKind::Fund, 42)));
-    let e: CardError = m
-        .app()
-        .request_card_transfer(
-            &caller(Mode::Test),
-            TransferKind::Fund,
-            domain::Currency::Usd,
-            funding(),
-        )
-        .await
-        .unwrap_err();
+    let e = fund(&m.app()).await.unwrap_err();
     assert_eq!(e.kind(), ErrorKind::RateLimited { retry_after_secs: 42 });
     assert_eq!(e.code(), "card_funded_recently");
 }
@@ -335,7 +326,8 @@ fn stamping(
     (m, stamps)
 }
 
-async fn fund(app: &crate::App) {
+/// A sandbox funding of 1 USD on card_1.
+async fn fund(app: &crate::App) -> Result<(CardId, String), CardError> {
     app.request_card_transfer(
         &caller(Mode::Test),
         TransferKind::Fund,
@@ -343,7 +335,6 @@ async fn fund(app: &crate::App) {
         funding(),
     )
     .await
-    .unwrap();
 }
 
 /// Sandbox fundings are stamped from the offset this process read last,
@@ -357,8 +348,8 @@ async fn sandbox_money_requests_are_stamped_without_a_read_until_the_clock_moved
         _ => Ok(()),
     });
     let app = m.app();
-    fund(&app).await;
-    fund(&app).await;
+    fund(&app).await.unwrap();
+    fund(&app).await.unwrap();
     assert_eq!(
         *stamps.lock().unwrap(),
         vec![(110, Some(10)), (110, Some(10)), (170, Some(70))]
@@ -371,9 +362,9 @@ async fn a_clock_advanced_through_this_process_stamps_its_next_request() {
     let (mut m, stamps) = stamping(&[0, 0, 600], |_| Ok(()));
     m.test_clocks.expect_advance().returning(|_, _| Ok(600));
     let app = m.app();
-    fund(&app).await;
+    fund(&app).await.unwrap();
     app.advance_test_clock(&caller(Mode::Test), 600).await.unwrap();
-    fund(&app).await;
+    fund(&app).await.unwrap();
     assert_eq!(*stamps.lock().unwrap(), vec![(100, Some(0)), (700, Some(600))]);
 }
 
@@ -385,7 +376,7 @@ async fn a_request_sent_back_twice_goes_unchecked_the_third_time() {
         Some((_, Some(_))) => Err(ReserveError::ClockMoved),
         _ => Ok(()),
     });
-    fund(&m.app()).await;
+    fund(&m.app()).await.unwrap();
     assert_eq!(
         *stamps.lock().unwrap(),
         vec![(110, Some(10)), (120, Some(20)), (130, None)]
