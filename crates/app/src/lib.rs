@@ -171,10 +171,7 @@ impl App {
             Mode::Live => 0,
             Mode::Test => self.ports.test_clocks.offset(account).await?,
         };
-        Ok(ModeClock {
-            now: self.ports.clock.now().plus(ahead_secs),
-            ahead_secs,
-        })
+        Ok(ModeClock::at(self.ports.clock.now(), ahead_secs))
     }
 
     /// Records a money request stamped with the mode's clock: in the
@@ -197,10 +194,7 @@ impl App {
                 .then(|| self.clock_offsets.get(account, real))
                 .flatten();
             let clock = match kept {
-                Some(ahead_secs) => ModeClock {
-                    now: real.plus(ahead_secs),
-                    ahead_secs,
-                },
+                Some(ahead_secs) => ModeClock::at(real, ahead_secs),
                 None => {
                     let clock = self.clock_for(account, mode).await?;
                     if mode == Mode::Test {
@@ -240,6 +234,14 @@ pub struct ModeClock {
 }
 
 impl ModeClock {
+    /// The mode's clock when the real one reads `real`, `ahead_secs` ahead.
+    pub fn at(real: Timestamp, ahead_secs: i64) -> ModeClock {
+        ModeClock {
+            now: real.plus(ahead_secs),
+            ahead_secs,
+        }
+    }
+
     /// When the real clock, which the job runner reads, reaches `at` of
     /// this mode's clock.
     pub fn real_time_of(self, at: Timestamp) -> Timestamp {

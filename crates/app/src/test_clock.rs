@@ -30,10 +30,7 @@ impl App {
         // This process's money requests see the jump at once; other
         // processes' batches send theirs back to be stamped again.
         self.clock_offsets.forget(&caller.account_id);
-        Ok(ModeClock {
-            now: self.ports.clock.now().plus(ahead_secs),
-            ahead_secs,
-        })
+        Ok(ModeClock::at(self.ports.clock.now(), ahead_secs))
     }
 
     pub async fn get_test_clock(&self, caller: &Caller) -> Result<ModeClock, RequestError> {
