@@ -419,7 +419,7 @@ unnest_statement!(
         deleted_reason: Option<&'a str> => Nullable<Text> as "text",
     ],
     "AS d(id, approved_count, consecutive_declines, spend_month, month_spend, last_activity_at, deleted_at, \
-     deleted_reason) WHERE cards.id = d.id AND cards.deleted_at IS NULL"
+     deleted_reason) WHERE cards.id = ANY($1) AND cards.id = d.id AND cards.deleted_at IS NULL"
 );
 
 /// PostgreSQL: a batch in four round trips whatever its size, each

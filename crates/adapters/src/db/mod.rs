@@ -324,6 +324,8 @@ impl ports::health::Health for Db {
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
+mod tests_batch_plans;
+#[cfg(test)]
 mod tests_card_transactions;
 #[cfg(test)]
 mod tests_cardholders;

@@ -316,7 +316,7 @@ unnest_statement!(
         funded: Option<i64> => Nullable<BigInt> as "bigint",
         unloaded: Option<i64> => Nullable<BigInt> as "bigint",
     ],
-    "AS d(id, funded, unloaded) WHERE cards.id = d.id AND cards.deleted_at IS NULL"
+    "AS d(id, funded, unloaded) WHERE cards.id = ANY($1) AND cards.id = d.id AND cards.deleted_at IS NULL"
 );
 
 /// PostgreSQL: after `BEGIN`, one pipelined round trip takes the

@@ -249,7 +249,8 @@ unnest_statement!(
         state: &'a str => Text as "text",
         settled_at: i64 => BigInt as "bigint",
     ],
-    "AS d(id, state, settled_at) WHERE card_transfers.id = d.id AND card_transfers.state = 'pending'"
+    "AS d(id, state, settled_at) WHERE card_transfers.id = ANY($1) AND card_transfers.id = d.id \
+     AND card_transfers.state = 'pending'"
 );
 
 /// PostgreSQL: after `BEGIN`, one pipelined round trip locks the cards,

@@ -164,7 +164,7 @@ async fn settle_batch(db: &super::Db, batch: &[(&str, Settlement)]) -> Vec<Settl
     db.settle(items).await
 }
 
-async fn settle(db: &super::Db, id: &str, settlement: Settlement) -> Settled {
+pub(super) async fn settle(db: &super::Db, id: &str, settlement: Settlement) -> Settled {
     settle_batch(db, &[(id, settlement)]).await.remove(0)
 }
 

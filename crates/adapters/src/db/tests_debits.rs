@@ -20,7 +20,7 @@ use ports::ledger::LedgerAudit;
 use ports::test_clocks::TestClocks;
 use ports::wallets::WalletStore;
 
-fn attempt(card: &CardId, id: &str, reference: &str, cents: i64) -> DebitAttempt {
+pub(super) fn attempt(card: &CardId, id: &str, reference: &str, cents: i64) -> DebitAttempt {
     DebitAttempt {
         id: id.to_string(),
         account_id: AccountId::new(ACCOUNT),
@@ -45,7 +45,7 @@ fn attempt(card: &CardId, id: &str, reference: &str, cents: i64) -> DebitAttempt
 }
 
 /// An event for each decline, as the use case tells them.
-fn notices(n: usize) -> Notices {
+pub(super) fn notices(n: usize) -> Notices {
     Box::new(move |outcome: &DebitOutcome| match outcome.decision {
         Decision::Approve => vec![],
         Decision::Decline(_) => {

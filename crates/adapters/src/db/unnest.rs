@@ -112,7 +112,8 @@ unnest_statement!(
         lo: i64 => BigInt as "bigint",
         hi: i64 => BigInt as "bigint",
     ],
-    "AS d(id, delta, lo, hi) WHERE ledger_accounts.id = d.id AND ledger_accounts.balance + d.delta BETWEEN d.lo AND d.hi"
+    "AS d(id, delta, lo, hi) WHERE ledger_accounts.id = ANY($1) AND ledger_accounts.id = d.id \
+     AND ledger_accounts.balance + d.delta BETWEEN d.lo AND d.hi"
 );
 
 /// The columns of a job, for [`InsertJobs`] and [`InsertDeliveries`].
@@ -174,7 +175,7 @@ job_columns!(
      created_at, updated_at) SELECT d.* FROM",
     "AS d(id, account_id, livemode, kind, subject, state, attempts, max_attempts, run_at, created_at, updated_at) \
      JOIN accounts a ON a.id = d.account_id \
-     WHERE (CASE WHEN d.livemode THEN a.webhook_url_live ELSE a.webhook_url_test END) IS NOT NULL"
+     WHERE a.id = ANY($2) AND (CASE WHEN d.livemode THEN a.webhook_url_live ELSE a.webhook_url_test END) IS NOT NULL"
 );
 
 unnest_statement!(
@@ -196,7 +197,7 @@ unnest_statement!(
         attempts: i32 => Integer as "integer",
     ],
     "AS d(id, account_id, livemode, event, data, created_at, delivery_state, attempts) \
-     JOIN accounts a ON a.id = d.account_id"
+     JOIN accounts a ON a.id = d.account_id AND a.id = ANY($2)"
 );
 
 impl<'a> InsertEvents<'a> {
