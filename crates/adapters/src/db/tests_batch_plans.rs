@@ -7,7 +7,7 @@
 
 use super::batches::PG_BATCH_BEGIN;
 use super::tests_cards::{ACCOUNT, card_of, fund, job, settle, setup, transfer};
-use super::tests_debits::{attempt, notices};
+use super::tests_debits::{attempt, notices, sixty_four_debits};
 use super::{Db, DbPool};
 use crate::test_db::TestDb;
 use diesel::sql_types::{Integer, Nullable, Text};
@@ -90,15 +90,7 @@ async fn batches_planned_on_nearly_empty_tables_reach_their_rows_by_key() {
     // Approvals, declines, the card deleted by them, and debits of a card
     // no longer there; then a reference used again.
     fund(&db, &card, 10_000).await;
-    let debits = (0..64).map(|n| {
-        let db = db.clone();
-        let card = card.clone();
-        async move {
-            db.debit(attempt(&card, &format!("ctx_{n}"), &format!("r{n}"), 500), notices(n))
-                .await
-        }
-    });
-    futures::future::join_all(debits).await;
+    sixty_four_debits(&db, &card).await;
     let again = db.debit(attempt(&other, "ctx_again", "r0", 1), notices(99)).await;
     assert!(again.is_err(), "{again:?}");
     let account = AccountId::new(ACCOUNT);

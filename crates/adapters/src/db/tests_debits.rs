@@ -69,6 +69,20 @@ pub(super) fn notices(n: usize) -> Notices {
     })
 }
 
+/// Sixty-four debits of 500 on `card` at once, `ctx_<n>` with reference
+/// `r<n>`.
+pub(super) async fn sixty_four_debits(db: &super::Db, card: &CardId) -> Vec<Result<DebitOutcome, DebitError>> {
+    let debits = (0..64).map(|n| {
+        let db = db.clone();
+        let card = card.clone();
+        async move {
+            db.debit(attempt(&card, &format!("ctx_{n}"), &format!("r{n}"), 500), notices(n))
+                .await
+        }
+    });
+    futures::future::join_all(debits).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sixty_four_debits_at_once_on_one_card_decide_as_one_after_another() {
     for t in TestDb::all().await {
@@ -77,15 +91,7 @@ async fn sixty_four_debits_at_once_on_one_card_decide_as_one_after_another() {
         // 10,300 on the card, 300 of it held for the fee: room for twenty
         // debits of 500. Then fifteen insufficient-balance declines in a
         // row delete the card, and for the rest there is no card.
-        let debits = (0..64).map(|n| {
-            let db = db.clone();
-            let card = card.clone();
-            async move {
-                db.debit(attempt(&card, &format!("ctx_{n}"), &format!("r{n}"), 500), notices(n))
-                    .await
-            }
-        });
-        let answers = futures::future::join_all(debits).await;
+        let answers = sixty_four_debits(&db, &card).await;
         let count = |f: &dyn Fn(&Result<DebitOutcome, DebitError>) -> bool| answers.iter().filter(|a| f(a)).count();
         let approved = count(&|a| matches!(a, Ok(o) if o.decision == Decision::Approve));
         let declined =
