@@ -87,7 +87,7 @@ async fn record_batch<B: Batched>(
     let recorded = match pool {
         DbPool::Pg(pool) => {
             let mut conn = pool.get().await.map_err(DbError::pool)?;
-            keyed_transaction(&mut conn, async |conn| {
+            transaction_begun_by(&mut conn, PG_BATCH_BEGIN, async |conn| {
                 let answers = B::record_pg(conn, batch).await;
                 drop(written);
                 answers
@@ -123,20 +123,34 @@ async fn record_batch<B: Batched>(
 pub(super) const PG_BATCH_BEGIN: &str = "BEGIN; SET LOCAL plan_cache_mode = force_generic_plan; \
      SET LOCAL enable_seqscan = off; SET LOCAL enable_nestloop = off; SET LOCAL enable_mergejoin = off";
 
-/// Runs `plan` in a transaction begun with [`PG_BATCH_BEGIN`]: committed
-/// when it succeeds, rolled back when it fails, as diesel's own
-/// `transaction` does (which begins with a bare `BEGIN`).
-async fn keyed_transaction<R>(
+/// Runs `plan` in a transaction begun by `begin`: committed when it
+/// succeeds, rolled back when it fails, as diesel's own `transaction` does
+/// (which begins with a bare `BEGIN`).
+///
+/// A query cancel or a lost connection can fail `begin` after its `BEGIN`
+/// ran (a `SET LOCAL` refused leaves the transaction open and aborted), or
+/// fail `COMMIT` before it ran. diesel-async would count the connection as
+/// outside any transaction and the pool would lend it again, every
+/// statement on it refused (found by a review under a cancel storm). So
+/// such a connection is marked broken, and the pool drops it.
+pub(super) async fn transaction_begun_by<R>(
     conn: &mut AsyncPgConnection,
+    begin: &str,
     plan: impl AsyncFnOnce(&mut AsyncPgConnection) -> Result<R, TxError<()>>,
 ) -> Result<R, TxError<()>> {
     type Manager = diesel_async::AnsiTransactionManager;
-    Manager::begin_transaction_sql(conn, PG_BATCH_BEGIN).await?;
+    let broken = |conn: &mut AsyncPgConnection, e: diesel::result::Error| {
+        Manager::transaction_manager_status_mut(conn).set_in_error();
+        TxError::from(e)
+    };
+    if let Err(e) = Manager::begin_transaction_sql(conn, begin).await {
+        return Err(broken(conn, e));
+    }
     match plan(conn).await {
-        Ok(answers) => {
-            Manager::commit_transaction(conn).await?;
-            Ok(answers)
-        }
+        Ok(answers) => match Manager::commit_transaction(conn).await {
+            Ok(()) => Ok(answers),
+            Err(e) => Err(broken(conn, e)),
+        },
         Err(failed) => match Manager::rollback_transaction(conn).await {
             Ok(()) | Err(diesel::result::Error::BrokenTransactionManager) => Err(failed),
             Err(e) => Err(e.into()),

@@ -3,15 +3,16 @@
 //! Made while the tables were nearly empty, each must still reach its rows
 //! by key: no sequential scan, no index read without a condition on its
 //! keys (either would walk the whole table as it grows), and no nested
-//! loop (a batch's rows against each row they join).
+//! loop (a batch's rows against each row they join). And a connection
+//! whose batch could not begin or commit cleanly is not used again.
 
-use super::batches::PG_BATCH_BEGIN;
+use super::batches::{PG_BATCH_BEGIN, transaction_begun_by};
 use super::tests_cards::{ACCOUNT, card_of, fund, job, settle, setup, transfer};
 use super::tests_debits::{attempt, notices, sixty_four_debits};
 use super::{Db, DbPool};
 use crate::test_db::TestDb;
 use diesel::sql_types::{Integer, Nullable, Text};
-use diesel_async::{AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection, TransactionManager};
 use domain::Mode;
 use domain::cards::transfer::{Settlement, TransferKind};
 use domain::ids::AccountId;
@@ -137,5 +138,49 @@ async fn batches_planned_on_nearly_empty_tables_reach_their_rows_by_key() {
         unkeyed.len(),
         plans.len(),
         unkeyed.join("\n\n")
+    );
+}
+
+/// Whether the pool would lend `conn` again.
+fn lent_again(conn: &mut AsyncPgConnection) -> bool {
+    !diesel_async::AnsiTransactionManager::is_broken_transaction_manager(conn)
+}
+
+/// A batch whose `BEGIN` ran but whose statements after it failed (as a
+/// query cancel landing on a `SET LOCAL` does) leaves its transaction open
+/// and aborted; one whose `COMMIT` failed may too. Neither connection is
+/// lent again: the pool drops it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_whose_begin_or_commit_failed_is_not_lent_again() {
+    let Some(t) = TestDb::postgres_from_env().await else {
+        return;
+    };
+    let mut conn = AsyncPgConnection::establish(t.url()).await.unwrap();
+    let begun = transaction_begun_by(&mut conn, "BEGIN; SELECT 1 / 0", async |_| Ok(())).await;
+    assert!(begun.is_err());
+    let refused = conn.batch_execute("SELECT 1").await;
+    assert!(refused.is_err(), "the transaction is open and aborted");
+    assert!(!lent_again(&mut conn));
+
+    let mut conn = AsyncPgConnection::establish(t.url()).await.unwrap();
+    conn.batch_execute("CREATE TEMPORARY TABLE once (n integer UNIQUE DEFERRABLE INITIALLY DEFERRED)")
+        .await
+        .unwrap();
+    let committed = transaction_begun_by(&mut conn, PG_BATCH_BEGIN, async |conn| {
+        Ok(conn.batch_execute("INSERT INTO once VALUES (1), (1)").await?)
+    })
+    .await;
+    assert!(committed.is_err(), "the unique check fails the COMMIT");
+    assert!(!lent_again(&mut conn));
+
+    let mut conn = AsyncPgConnection::establish(t.url()).await.unwrap();
+    let committed = transaction_begun_by(&mut conn, PG_BATCH_BEGIN, async |conn| {
+        Ok(conn.batch_execute("SELECT 1").await?)
+    })
+    .await;
+    assert!(committed.is_ok());
+    assert!(
+        lent_again(&mut conn),
+        "a batch that committed leaves its connection to be lent"
     );
 }
