@@ -53,6 +53,8 @@ fn status_of(kind: ErrorKind) -> StatusCode {
         // The contract reports a balance too low as 401.
         ErrorKind::Unauthorized | ErrorKind::InsufficientFunds => 401,
         ErrorKind::Forbidden => 403,
+        ErrorKind::NotFound => 404,
+        ErrorKind::Conflict => 409,
         ErrorKind::RateLimited { .. } => RATE_LIMITED,
         ErrorKind::Blacklisted => 451,
         ErrorKind::Internal => 500,

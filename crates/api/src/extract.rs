@@ -140,6 +140,15 @@ fn nul_in(value: &serde_json::Value, path: &str) -> Option<String> {
     }
 }
 
+/// Whether the raw JSON `body` writes a NUL character: the escape
+/// `\u0000`, its backslash not itself escaped (`\\u0000` is a backslash
+/// and text). JSON allows no raw NUL byte, which the parse refuses.
+fn escapes_nul(body: &[u8]) -> bool {
+    body.windows(6).enumerate().any(|(at, w)| {
+        w == b"\\u0000" && body[..=at].iter().rev().take_while(|b| **b == b'\\').count() % 2 == 1
+    })
+}
+
 /// A whole JSON body as `T`: one object and nothing after it but
 /// whitespace, with the failing field's path in the error (serde would
 /// also fill a struct from an array: every body is an object). No string
@@ -149,13 +158,15 @@ pub(crate) fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError
     if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
         return Err(InvalidInput::new("body", "must be a JSON object").into());
     }
-    // Only a body with the escape can hold one: the rest skip the walk.
-    if body.windows(6).any(|w| w == b"\\u0000")
-        && let Ok(value) = serde_json::from_slice::<serde_json::Value>(body)
-        && let Some(path) = nul_in(&value, "")
-    {
-        let field = if path.is_empty() { "body".to_string() } else { path };
-        return Err(InvalidInput::new(field, NUL_RULE).into());
+    // On the raw bytes, before any parse can stop short of the NUL (a
+    // body nested past serde_json's depth limit would skip a walk of the
+    // parsed value). The walk only names the field, when it can.
+    if escapes_nul(body) {
+        let path = serde_json::from_slice::<serde_json::Value>(body)
+            .ok()
+            .and_then(|value| nul_in(&value, ""))
+            .filter(|path| !path.is_empty());
+        return Err(InvalidInput::new(path.unwrap_or_else(|| "body".into()), NUL_RULE).into());
     }
     let not_json = |e: &serde_json::Error| {
         let reason = e.to_string();
@@ -299,6 +310,32 @@ mod tests {
         ) {
             judged(format!(r#"{{"amount": {amount}, "card_id": {id}}}{tail}"#).as_bytes())?;
         }
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Reference {
+        transaction_reference: String,
+    }
+
+    #[test]
+    fn a_nul_is_refused_however_deep_an_extra_field_nests() {
+        let message = |body: &str| parse_json::<Reference>(body.as_bytes()).map(|_| ()).unwrap_err().to_string();
+        assert_eq!(
+            message(r#"{"transaction_reference": "a\u0000b"}"#),
+            "transaction_reference: must not contain NUL characters"
+        );
+        // Past serde_json's depth of 128 no walk of the parsed value sees it.
+        let deep = format!(
+            r#"{{"transaction_reference": "a\u0000b", "extra": {}0{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert_eq!(message(&deep), "body: must not contain NUL characters");
+        // An escaped backslash and the text `u0000` hold no NUL.
+        let text = parse_json::<Reference>(br#"{"transaction_reference": "a\\u0000"}"#).unwrap();
+        assert_eq!(text.transaction_reference, "a\\u0000");
+        assert!(parse_json::<Reference>(br#"{"transaction_reference": "a\\\u0000"}"#).is_err());
     }
 
     #[test]

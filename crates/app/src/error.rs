@@ -8,8 +8,14 @@ use ports::StoreError;
 pub enum RequestError {
     #[error(transparent)]
     Invalid(#[from] InvalidInput),
-    #[error("this is a sandbox helper: use a test key on /v1/issuing/sandbox/...")]
+    /// A sandbox helper asked in live mode: answered as its production
+    /// path is, which does not exist (the routes never get here; the use
+    /// cases refuse on their own too).
+    #[error("no endpoint has this path: sandbox helpers are under /v1/issuing/sandbox/, with a test key")]
     SandboxOnly,
+    /// The sandbox clock would pass the most it may run ahead.
+    #[error("seconds: the sandbox clock may run at most {0} seconds (a century) ahead, and this advance would take it past that")]
+    ClockLimit(i64),
     /// A funding would take the issuing wallet past the most it may hold.
     #[error("amount: the wallet would hold more than {0}, the most an issuing wallet may hold")]
     WalletFull(domain::Amount),
@@ -21,7 +27,8 @@ impl DomainError for RequestError {
     fn kind(&self) -> ErrorKind {
         match self {
             RequestError::Invalid(e) => e.kind(),
-            RequestError::SandboxOnly => ErrorKind::Forbidden,
+            RequestError::SandboxOnly => ErrorKind::NotFound,
+            RequestError::ClockLimit(_) => ErrorKind::Conflict,
             RequestError::WalletFull(_) => ErrorKind::InvalidRequest,
             RequestError::Store(e) => e.kind(),
         }
@@ -29,7 +36,8 @@ impl DomainError for RequestError {
     fn code(&self) -> &'static str {
         match self {
             RequestError::Invalid(e) => e.code(),
-            RequestError::SandboxOnly => "sandbox_only",
+            RequestError::SandboxOnly => "not_found",
+            RequestError::ClockLimit(_) => "sandbox_clock_limit",
             RequestError::WalletFull(_) => "wallet_balance_limit",
             RequestError::Store(e) => e.code(),
         }

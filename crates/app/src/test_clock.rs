@@ -21,12 +21,14 @@ impl App {
             let rule = format!("must be a whole number from 1 to {MAX_ADVANCE_SECS}");
             return Err(InvalidInput::new("seconds", rule).into());
         }
-        let current = self.ports.test_clocks.offset(&caller.account_id).await?;
-        if current.saturating_add(seconds) > MAX_OFFSET_SECS {
-            let rule = format!("the sandbox clock may run at most {MAX_OFFSET_SECS} seconds (a century) ahead");
-            return Err(InvalidInput::new("seconds", rule).into());
-        }
-        let ahead_secs = self.ports.test_clocks.advance(&caller.account_id, seconds).await?;
+        // One conditional statement: advances raced together cannot pass
+        // the limit between a read and a write.
+        let ahead_secs = self
+            .ports
+            .test_clocks
+            .advance(&caller.account_id, seconds, MAX_OFFSET_SECS)
+            .await?
+            .ok_or(RequestError::ClockLimit(MAX_OFFSET_SECS))?;
         // This process's money requests see the jump at once; other
         // processes' batches send theirs back to be stamped again.
         self.clock_offsets.forget(&caller.account_id);
@@ -44,17 +46,16 @@ impl App {
 #[cfg(test)]
 mod tests {
     use crate::testing::{Mocks, caller};
-    use domain::Mode;
+    use domain::{DomainError, Mode};
 
     #[tokio::test]
     async fn advancing_moves_the_sandbox_clock() {
         let mut m = Mocks::default();
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
-        m.test_clocks.expect_offset().returning(|_| Ok(100));
         m.test_clocks
             .expect_advance()
-            .withf(|_, s| *s == 301)
-            .returning(|_, _| Ok(401));
+            .withf(|_, s, max| *s == 301 && *max == super::MAX_OFFSET_SECS)
+            .returning(|_, _, _| Ok(Some(401)));
         let clock = m.app().advance_test_clock(&caller(Mode::Test), 301).await.unwrap();
         assert_eq!((clock.now.unix(), clock.ahead_secs), (1_401, 401));
     }
@@ -72,10 +73,10 @@ mod tests {
     #[tokio::test]
     async fn the_sandbox_clock_runs_at_most_a_century_ahead() {
         let mut m = Mocks::default();
-        m.test_clocks
-            .expect_offset()
-            .returning(|_| Ok(super::MAX_OFFSET_SECS - 10));
+        m.test_clocks.expect_advance().returning(|_, _, _| Ok(None));
         let e = m.app().advance_test_clock(&caller(Mode::Test), 11).await.unwrap_err();
         assert!(e.to_string().contains("a century"), "{e}");
+        // The state refuses it, not the request's shape.
+        assert_eq!((e.kind(), e.code()), (domain::ErrorKind::Conflict, "sandbox_clock_limit"));
     }
 }

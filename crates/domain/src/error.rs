@@ -14,6 +14,11 @@ pub enum ErrorKind {
     InsufficientFunds,
     /// The account may not do this (403).
     Forbidden,
+    /// No such endpoint for this key's mode (404).
+    NotFound,
+    /// The request is well formed but the state it would change refuses
+    /// it (409).
+    Conflict,
     /// Too many calls; retry after the given number of seconds (420).
     RateLimited { retry_after_secs: u64 },
     /// The individual is blacklisted (451).

@@ -50,6 +50,15 @@ fn misleading(c: char) -> bool {
     c.is_control() || INVISIBLE.iter().any(|(low, high)| (*low..=*high).contains(&c))
 }
 
+/// The longest client reference (`transaction_reference`) kept.
+pub const MAX_REFERENCE_LEN: usize = 100;
+
+/// Checks a client's `transaction_reference`: plain text of at most
+/// [`MAX_REFERENCE_LEN`] characters, on every endpoint that takes one.
+pub fn reference(value: &str) -> Result<(), InvalidInput> {
+    plain("transaction_reference", value, MAX_REFERENCE_LEN)
+}
+
 /// The form of an operator's reference that decides whether two are the
 /// same: without outer spaces, composed (NFC: `é` typed as one character
 /// or as `e` and an accent), and in lower case, so that `WIRE-9 ` and

@@ -63,6 +63,9 @@ pub struct NewCard {
     pub funding: Funding,
     /// When its fee anniversaries count from (see [`RuleState`]).
     pub fee_anchor_at: Timestamp,
+    /// The creation request's `transaction_reference`, taken in the
+    /// clients' namespace (fundings, unloadings, debits) with the card.
+    pub reference: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -71,6 +74,8 @@ pub enum CreateCardError {
     WalletTooLow,
     #[error("card_token_number: this card was already activated")]
     TokenNumberUsed,
+    #[error("transaction_reference: this reference was already used")]
+    ReferenceUsed,
     #[error("card_id: no card with this id")]
     SourceCardNotFound,
     /// The cardholder was deleted, blacklisted or unverified before the

@@ -9,6 +9,7 @@ pub trait TestClocks: Send + Sync {
     async fn offset(&self, account: &AccountId) -> Result<i64, StoreError>;
 
     /// Moves the sandbox `secs` ahead and brings the account's pending
-    /// sandbox jobs forward by as much; returns the new offset.
-    async fn advance(&self, account: &AccountId, secs: i64) -> Result<i64, StoreError>;
+    /// sandbox jobs forward by as much; returns the new offset. `None`,
+    /// changing nothing: the offset would pass `max_offset`.
+    async fn advance(&self, account: &AccountId, secs: i64, max_offset: i64) -> Result<Option<i64>, StoreError>;
 }

@@ -8,10 +8,13 @@ use super::jobs::JobRow;
 use super::ledger::{
     CardLedger, LedgerAccountRow, LedgerCode, card_ledger_account_id, ledger_account_id, post_transfer, transfer_rows,
 };
-use super::money_steps::{TxError, clear_deleted_balance, mine, refused_or_failed, violates, wallet};
+use super::money_steps::{
+    TxError, clear_deleted_balance, mine, refused_or_failed, take_reference, violates, wallet,
+};
 use super::reservations::Waiting;
 use super::schema::{
     card_details_tokens, card_transactions, card_transfers, cardholders, cards, jobs, ledger_accounts,
+    transaction_references,
 };
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
@@ -206,6 +209,7 @@ impl CardStore for Db {
         let opening = [CardLedger::Balance, CardLedger::Transit, CardLedger::Spend]
             .map(|which| LedgerAccountRow::card(&account, mode, &id, which, product.currency, now));
         let funding = card.funding.clone();
+        let reference = card.reference.clone();
         let row = &CardRow::new(card);
         let job_rows = &jobs
             .into_iter()
@@ -233,6 +237,9 @@ impl CardStore for Db {
                     .await?;
                     if active != 1 {
                         return Err(TxError::Refused(CreateCardError::CardholderGone));
+                    }
+                    if let Some(reference) = &reference {
+                        take_reference!(conn, account, mode, reference, now, CreateCardError::ReferenceUsed);
                     }
                     diesel::insert_into(cards::table)
                         .values(row)

@@ -1,6 +1,7 @@
 use super::schema::{jobs, test_clocks};
 use super::{Db, with_conn};
 use diesel::prelude::*;
+
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::ids::AccountId;
 use ports::StoreError;
@@ -20,20 +21,33 @@ impl TestClocks for Db {
         Ok(offset.unwrap_or(0))
     }
 
-    async fn advance(&self, account: &AccountId, secs: i64) -> Result<i64, StoreError> {
+    async fn advance(&self, account: &AccountId, secs: i64, max_offset: i64) -> Result<Option<i64>, StoreError> {
+        if secs > max_offset {
+            return Ok(None);
+        }
         let offset = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                let offset = diesel::insert_into(test_clocks::table)
+                // The limit is the statement's own guard: advances raced
+                // together each see the others' offset.
+                let upsert = diesel::insert_into(test_clocks::table)
                     .values((
                         test_clocks::account_id.eq(account.as_str()),
                         test_clocks::offset_secs.eq(secs),
                     ))
                     .on_conflict(test_clocks::account_id)
                     .do_update()
-                    .set(test_clocks::offset_secs.eq(test_clocks::offset_secs + secs))
+                    .set(test_clocks::offset_secs.eq(test_clocks::offset_secs + secs));
+                // `ON CONFLICT ... DO UPDATE ... WHERE`: the trait, named,
+                // as `QueryDsl::filter` does not reach insert statements.
+                let guarded = diesel::query_dsl::methods::FilterDsl::filter(upsert, (test_clocks::offset_secs + secs).le(max_offset));
+                let Some(offset) = guarded
                     .returning(test_clocks::offset_secs)
                     .get_result::<i64>(conn)
-                    .await?;
+                    .await
+                    .optional()?
+                else {
+                    return Ok(None);
+                };
                 // Jobs run on real time; the sandbox's pending ones come
                 // forward by the jump.
                 diesel::update(
@@ -45,7 +59,7 @@ impl TestClocks for Db {
                 .set(jobs::run_at.eq(jobs::run_at - secs))
                 .execute(conn)
                 .await?;
-                Ok(offset)
+                Ok(Some(offset))
             })
             .await
         })?;

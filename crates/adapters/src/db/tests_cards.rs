@@ -15,7 +15,7 @@ use domain::ledger::DEFAULT_MAX_WALLET;
 use domain::{Amount, Currency, Mode};
 use ports::cardholders::CardholderStore;
 use ports::cards::{
-    CardRecord, CardStore, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, NewTransfer, ReserveError,
+    CardRecord, CardStore, CreateCardError, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, NewTransfer, ReserveError,
     SealedDetails, Settled, SettlementItem, Transfer,
 };
 use ports::events::{EventStore, NewEvent};
@@ -79,8 +79,17 @@ pub(super) async fn setup(t: &TestDb, wallet: i64) -> (super::Db, CardId) {
 
 /// Adds a card `id` funded with 300 from the wallet.
 pub(super) async fn card_of(db: &super::Db, id: &str) -> CardId {
+    let (e, d) = event(&format!("created_{id}"));
+    db.create(new_card(id, None), e, vec![d], Timestamp::from_unix(1))
+        .await
+        .unwrap();
+    CardId::new(id)
+}
+
+/// A card `id` to create, funded with 300 from the wallet, under `reference`.
+fn new_card(id: &str, reference: Option<&str>) -> NewCard {
     let card = CardId::new(id);
-    let new = NewCard {
+    NewCard {
         card: CardRecord {
             id: card.clone(),
             account_id: AccountId::new(ACCOUNT),
@@ -109,10 +118,39 @@ pub(super) async fn card_of(db: &super::Db, id: &str) -> CardId {
         token_number: None,
         funding: Funding::Wallet(amount(300)),
         fee_anchor_at: Timestamp::from_unix(1),
-    };
-    let (e, d) = event(&format!("created_{id}"));
-    db.create(new, e, vec![d], Timestamp::from_unix(1)).await.unwrap();
-    card
+        reference: reference.map(str::to_string),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_created_again_under_its_reference_is_refused_and_takes_nothing() {
+    for t in TestDb::all().await {
+        let (db, _) = setup(&t, 10_000).await;
+        let wallet = async || db.balances(&AccountId::new(ACCOUNT), Mode::Test).await.unwrap().usd.minor();
+        let (e, d) = event("first");
+        db.create(new_card("card_r1", Some("create-1")), e, vec![d], Timestamp::from_unix(1))
+            .await
+            .unwrap();
+        assert_eq!(wallet().await, 9_400, "{}", t.backend());
+        // The integration's retry after a timeout.
+        let (e, d) = event("again");
+        let again = db
+            .create(new_card("card_r2", Some("create-1")), e, vec![d], Timestamp::from_unix(1))
+            .await;
+        assert!(matches!(again, Err(CreateCardError::ReferenceUsed)), "{}", t.backend());
+        assert_eq!(wallet().await, 9_400, "{}: funded twice", t.backend());
+        let second = CardStore::get(&db, &AccountId::new(ACCOUNT), Mode::Test, &CardId::new("card_r2")).await;
+        assert!(second.unwrap().is_none());
+        // A funding may not reuse it either.
+        let reused = db
+            .reserve(
+                NewTransfer { transaction_reference: "create-1".into(), ..transfer("ctr_r", &CardId::new("card_r1"), TransferKind::Fund, 100, 5) },
+                job("ctr_r", JobKind::SettleCardTransfer),
+            )
+            .await;
+        assert!(matches!(reused, Err(ReserveError::ReferenceUsed)), "{}", t.backend());
+        assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
+    }
 }
 
 /// Funds `card` with `cents` from the wallet, settled.

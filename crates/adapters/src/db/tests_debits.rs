@@ -208,7 +208,7 @@ async fn a_request_stamped_before_the_clock_moved_is_sent_back_untouched() {
     for t in TestDb::all().await {
         let (db, card) = setup(&t, 100_000).await;
         fund(&db, &card, 10_000).await;
-        db.advance(&AccountId::new(ACCOUNT), 600).await.unwrap();
+        db.advance(&AccountId::new(ACCOUNT), 600, i64::MAX).await.unwrap();
         let stamped = |id: &str, reference: &str, ahead: Option<i64>| {
             let mut a = attempt(&card, id, reference, 100);
             a.clock_ahead_secs = ahead;

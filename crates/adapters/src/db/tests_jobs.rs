@@ -446,8 +446,11 @@ async fn advancing_a_test_clock_brings_only_that_sandboxs_pending_jobs_forward()
             .unwrap();
         let acct = domain::ids::AccountId::new("acct_a");
         assert_eq!(db.offset(&acct).await.unwrap(), 0);
-        assert_eq!(db.advance(&acct, 600).await.unwrap(), 600, "{}", t.backend());
-        assert_eq!(db.advance(&acct, 1).await.unwrap(), 601);
+        assert_eq!(db.advance(&acct, 600, 1_000).await.unwrap(), Some(600), "{}", t.backend());
+        assert_eq!(db.advance(&acct, 1, 1_000).await.unwrap(), Some(601));
+        // Past the limit: nothing moves, the jobs included.
+        assert_eq!(db.advance(&acct, 400, 1_000).await.unwrap(), None);
+        assert_eq!(db.offset(&acct).await.unwrap(), 601);
         assert_eq!(db.offset(&domain::ids::AccountId::new("acct_b")).await.unwrap(), 0);
         let due: Vec<String> = db
             .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(500), 10)
@@ -457,6 +460,26 @@ async fn advancing_a_test_clock_brings_only_that_sandboxs_pending_jobs_forward()
             .map(|j| j.id.to_string())
             .collect();
         assert_eq!(due, vec!["job_a".to_string()]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advances_raced_together_never_pass_the_clocks_limit() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        with_account(&db, "acct_a").await;
+        let acct = domain::ids::AccountId::new("acct_a");
+        let advances = (0..150).map(|_| {
+            let (db, acct) = (db.clone(), acct.clone());
+            tokio::spawn(async move { db.advance(&acct, 10, 1_000).await.unwrap() })
+        });
+        let accepted = futures::future::join_all(advances)
+            .await
+            .into_iter()
+            .filter(|a| a.as_ref().unwrap().is_some())
+            .count();
+        assert_eq!(accepted, 100, "{}", t.backend());
+        assert_eq!(db.offset(&acct).await.unwrap(), 1_000, "{}", t.backend());
     }
 }
 

@@ -6,6 +6,7 @@
 use super::CardError;
 use crate::{App, Caller};
 use domain::cards::pin::Pin;
+use domain::cards::product::Product;
 use domain::cards::state::CardState;
 use domain::cards::{self, CardLimit, CardType};
 use domain::events::payloads::{CardCreated, Event};
@@ -88,7 +89,8 @@ struct Issue<'a> {
     token_number: Option<String>,
     funding: Funding,
     meta_data: Option<String>,
-    /// The creation request's reference, told in the creation event.
+    /// The creation request's reference: taken in the clients' namespace
+    /// with the card (a repeat creates nothing), told in its event.
     reference: Option<String>,
     /// When the fee anniversaries count from, and the last month charged;
     /// `None`: from the new card's creation.
@@ -115,8 +117,17 @@ impl App {
                 let funding = amount_text(&request.funding_amount, "funding_amount")?;
                 (limit, limit.parse_funding("funding_amount", funding)?)
             }
-            Currency::Ngn => (CardLimit::Naira, Amount::ZERO),
+            Currency::Ngn => {
+                // Not read, but held to the rule the document states.
+                if let Some(funding) = &request.funding_amount {
+                    Product::NGN.parse_funding_amount("funding_amount", funding)?;
+                }
+                (CardLimit::Naira, Amount::ZERO)
+            }
         };
+        if let Some(reference) = &request.transaction_reference {
+            domain::text::reference(reference)?;
+        }
         let nin = match (currency, request.nin.as_deref()) {
             (Currency::Ngn, Some(nin)) => {
                 cards::check_nin("nin", nin)?;
@@ -280,7 +291,7 @@ impl App {
             last_4: card.last_4.clone(),
             livemode: caller.mode.is_live(),
             issuing_app_id: caller.account_id.to_string(),
-            transaction_reference: issue.reference,
+            transaction_reference: issue.reference.clone(),
             card_token_number: issue.token_number.clone(),
             migrated_from: match &issue.funding {
                 Funding::Card(old) => Some(old.to_string()),
@@ -304,6 +315,7 @@ impl App {
             token_number: issue.token_number,
             funding: issue.funding,
             fee_anchor_at: fee_anchor.0,
+            reference: issue.reference,
         };
         self.ports.cards.create(new_card, event, jobs, now).await?;
         Ok(id)

@@ -129,7 +129,7 @@ pub(crate) fn category(code: Option<String>) -> Result<Option<String>, InvalidIn
 /// A debit's reference: 1 to 100 characters, none of them control
 /// characters.
 pub(crate) fn network_reference(reference: String) -> Result<String, InvalidInput> {
-    domain::text::plain("transaction_reference", &reference, 100)?;
+    domain::text::reference(&reference)?;
     Ok(reference)
 }
 

@@ -95,7 +95,9 @@ impl From<CreateCardError> for CardError {
             CreateCardError::Store(e) => CardError::Store(e),
             CreateCardError::SourceCardNotFound => CardError::CardNotFound,
             CreateCardError::CardholderGone => CardError::CardholderNotFound,
-            CreateCardError::WalletTooLow | CreateCardError::TokenNumberUsed => CardError::Create(e),
+            CreateCardError::WalletTooLow | CreateCardError::TokenNumberUsed | CreateCardError::ReferenceUsed => {
+                CardError::Create(e)
+            }
         }
     }
 }
@@ -159,6 +161,7 @@ impl DomainError for CardError {
             | CardError::Declined(_)
             | CardError::Create(
                 CreateCardError::TokenNumberUsed
+                | CreateCardError::ReferenceUsed
                 | CreateCardError::SourceCardNotFound
                 | CreateCardError::CardholderGone,
             )
@@ -191,7 +194,9 @@ impl DomainError for CardError {
                 "insufficient_wallet_balance"
             }
             CardError::Create(CreateCardError::TokenNumberUsed) => "card_already_activated",
-            CardError::Reserve(ReserveError::ReferenceUsed) => "transaction_reference_used",
+            CardError::Reserve(ReserveError::ReferenceUsed) | CardError::Create(CreateCardError::ReferenceUsed) => {
+                "transaction_reference_used"
+            }
             CardError::Reserve(ReserveError::TooSoon(TransferKind::Fund, _)) => "card_funded_recently",
             CardError::Reserve(ReserveError::TooSoon(TransferKind::Unload, _)) => "card_unloaded_recently",
             CardError::Reserve(ReserveError::OverMaxBalance) => "card_balance_limit",

@@ -22,9 +22,6 @@ pub struct TransferRequest {
     pub currency: Option<String>,
 }
 
-/// The longest `transaction_reference` kept.
-const MAX_REFERENCE_LEN: usize = 100;
-
 impl App {
     /// Reserves a funding or unloading of a card of `currency` (the
     /// path's: USD or Naira cards) and queues its settlement; returns the
@@ -41,7 +38,7 @@ impl App {
         let card_id = CardId::new(required(&request.card_id, "card_id")?);
         let amount = Product::of(currency).parse_transfer_amount("amount", amount_text(&request.amount, "amount")?)?;
         let reference = required(&request.transaction_reference, "transaction_reference")?.to_string();
-        domain::text::plain("transaction_reference", &reference, MAX_REFERENCE_LEN)?;
+        domain::text::reference(&reference)?;
         if currency == Currency::Usd || request.currency.is_some() {
             let asked = Currency::parse("currency", required(&request.currency, "currency")?)?;
             if asked != currency {

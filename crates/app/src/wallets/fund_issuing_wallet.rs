@@ -77,7 +77,7 @@ mod tests {
             .fund_issuing_wallet(&caller(Mode::Live), Currency::Usd, amount(1))
             .await
             .unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::Forbidden);
+        assert_eq!(e.kind(), ErrorKind::NotFound);
     }
 
     #[tokio::test]
