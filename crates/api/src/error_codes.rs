@@ -47,7 +47,6 @@ pub const CATALOGUE: &[ErrorCode] = &[
         401,
         "a live key on a sandbox path, or a test key on a production path",
     ),
-    code("sandbox_only", 403, "a sandbox helper called with a live key"),
     code(
         "rate_limited",
         420,
@@ -62,6 +61,11 @@ pub const CATALOGUE: &[ErrorCode] = &[
         "wallet_balance_limit",
         400,
         "the sandbox faucet would take the issuing wallet past the most it may hold",
+    ),
+    code(
+        "sandbox_clock_limit",
+        409,
+        "the sandbox clock would run more than a century ahead",
     ),
     code(
         "cardholder_not_found",

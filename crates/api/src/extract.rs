@@ -323,7 +323,7 @@ mod tests {
         let message = |body: &str| parse_json::<Reference>(body.as_bytes()).map(|_| ()).unwrap_err().to_string();
         assert_eq!(
             message(r#"{"transaction_reference": "a\u0000b"}"#),
-            "transaction_reference: must not contain NUL characters"
+            "400 invalid_request: transaction_reference: must not contain NUL characters"
         );
         // Past serde_json's depth of 128 no walk of the parsed value sees it.
         let deep = format!(
@@ -331,7 +331,7 @@ mod tests {
             "[".repeat(200),
             "]".repeat(200)
         );
-        assert_eq!(message(&deep), "body: must not contain NUL characters");
+        assert_eq!(message(&deep), "400 invalid_request: body: must not contain NUL characters");
         // An escaped backslash and the text `u0000` hold no NUL.
         let text = parse_json::<Reference>(br#"{"transaction_reference": "a\\u0000"}"#).unwrap();
         assert_eq!(text.transaction_reference, "a\\u0000");

@@ -22,11 +22,17 @@ const LIFETIME_FLOOR: i64 = -1_000 * Amount::MAX.minor();
 /// check reports any balance found outside it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AccountKind {
-    /// An account's issuing wallet: `0..=max_wallet`.
+    /// An account's issuing wallet: `0..=`[`Amount::MAX`]. The maximum
+    /// (`max_wallet`) refuses new money in (the sandbox faucet, operator
+    /// credits); money coming back from the account's own cards (a
+    /// deletion's refund, a settled unloading, a failed funding) is always
+    /// taken, so a wallet may stand above it by what its cards returned,
+    /// never past the bound every balance guard keeps.
     IssuingWallet,
     /// The sandbox's source of test money, negative by design. Every
     /// unit an account holds in the sandbox came from it, so holding it at
-    /// `-max_wallet` or above is what keeps a wallet within its maximum.
+    /// `-max_wallet` or above keeps all the account's sandbox money, its
+    /// wallet's included, within the maximum.
     Faucet,
     /// Monthly maintenance fees charged from the account's cards.
     FeeIncome,
@@ -83,7 +89,7 @@ impl AccountKind {
         let card = Product::of(currency);
         let (max_balance, max_debit) = (card.max_balance.minor(), card.max_debit.minor());
         match self {
-            AccountKind::IssuingWallet => 0..=max,
+            AccountKind::IssuingWallet => 0..=Amount::MAX.minor(),
             AccountKind::Faucet => -max..=0,
             AccountKind::FeeIncome | AccountKind::CardSpend => 0..=Amount::MAX.minor(),
             AccountKind::Card => -max_debit..=max_balance,
@@ -209,6 +215,21 @@ pub enum Breach {
     },
     /// A posting in a currency other than its account's.
     CurrencyMismatch { entry_id: String, ledger_account: String },
+    /// An entry posting to a ledger account of another account or mode
+    /// than its own: money moves within one account and one mode.
+    CrossBooks { entry_id: String, ledger_account: String },
+    /// A deleted card whose balance is not zero: deletion refunds or
+    /// writes off everything on it.
+    DeletedCardHolds { card_id: String, balance: i64 },
+    /// A card's transit account differs from what its pending transfers
+    /// (fundings and unloadings reserved, not yet settled) hold.
+    TransitMismatch { card_id: String, transit: i64, pending: i64 },
+    /// A posting to a deposits account with no operator credit
+    /// (`wallet_credits`) of its entry and amount.
+    UnrecordedDeposit { entry_id: String, ledger_account: String },
+    /// What a card spent and was charged in fees differs from its approved
+    /// card transactions.
+    SpendMismatch { card_id: String, posted: i64, recorded: i64 },
     /// A job that moves money (a settlement, a fee) gave up after its last
     /// attempt: money waits in transit, or a fee is uncharged, until an
     /// operator retries it (`issuing jobs retry`).
@@ -260,6 +281,44 @@ impl fmt::Display for Breach {
             } => write!(
                 f,
                 "entry {entry_id} posts to ledger account {ledger_account} in a currency it does not hold"
+            ),
+            Breach::CrossBooks {
+                entry_id,
+                ledger_account,
+            } => write!(
+                f,
+                "entry {entry_id} posts to ledger account {ledger_account} of another account or mode: \
+                 an entry moves money within one account and one mode"
+            ),
+            Breach::DeletedCardHolds { card_id, balance } => write!(
+                f,
+                "card {card_id} is deleted but holds {balance}: a deleted card holds nothing"
+            ),
+            Breach::TransitMismatch {
+                card_id,
+                transit,
+                pending,
+            } => write!(
+                f,
+                "card {card_id} holds {transit} in transit but its pending transfers hold {pending}: \
+                 transit is what pending transfers hold"
+            ),
+            Breach::UnrecordedDeposit {
+                entry_id,
+                ledger_account,
+            } => write!(
+                f,
+                "entry {entry_id} takes from deposits account {ledger_account} with no operator credit \
+                 recording it: every deposit credit has its record"
+            ),
+            Breach::SpendMismatch {
+                card_id,
+                posted,
+                recorded,
+            } => write!(
+                f,
+                "card {card_id} spent and was charged {posted} in the ledger but its approved transactions \
+                 total {recorded}: every debit and fee is a transaction of the card"
             ),
             Breach::ParkedMoneyJob {
                 job_id,
@@ -330,11 +389,19 @@ mod tests {
         let b = Breach::OutOfRange {
             ledger_account: "la_w".into(),
             balance: i64::MAX,
-            allowed: AccountKind::IssuingWallet.allowed(Currency::Usd, Amount::from_const(100)),
+            allowed: AccountKind::Faucet.allowed(Currency::Usd, Amount::from_const(100)),
         };
         assert_eq!(
             b.to_string(),
-            "ledger account la_w holds 9223372036854775807, outside its allowed range 0..=100"
+            "ledger account la_w holds 9223372036854775807, outside its allowed range -100..=0"
+        );
+        let b = Breach::DeletedCardHolds {
+            card_id: "card_9".into(),
+            balance: 5,
+        };
+        assert_eq!(
+            b.to_string(),
+            "card card_9 is deleted but holds 5: a deleted card holds nothing"
         );
     }
 

@@ -266,7 +266,7 @@ struct MismatchRow {
 }
 
 #[derive(QueryableByName)]
-struct CurrencyMismatchRow {
+struct EntryAccountRow {
     #[diesel(sql_type = Text)]
     entry_id: String,
     #[diesel(sql_type = Text)]
@@ -287,6 +287,46 @@ const MISMATCHED: &str = "SELECT a.id AS ledger_account, a.balance AS cached, \
 const CURRENCY_MISMATCH: &str = "SELECT p.entry_id, p.ledger_account_id AS ledger_account \
      FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id \
      WHERE p.currency <> a.currency ORDER BY p.entry_id";
+
+/// A card and two amounts the books must agree on.
+#[derive(QueryableByName)]
+struct CardAmountsRow {
+    #[diesel(sql_type = Text)]
+    card_id: String,
+    #[diesel(sql_type = BigInt)]
+    held: i64,
+    #[diesel(sql_type = BigInt)]
+    expected: i64,
+}
+
+// Money moves within one account and one mode: no ledger account is
+// shared between accounts or modes, the system's own included.
+const CROSS_BOOKS: &str = "SELECT p.entry_id, p.ledger_account_id AS ledger_account \
+     FROM ledger_postings p JOIN ledger_entries e ON e.id = p.entry_id \
+     JOIN ledger_accounts a ON a.id = p.ledger_account_id \
+     WHERE a.account_id <> e.account_id OR a.livemode <> e.livemode ORDER BY p.entry_id, p.seq";
+const DELETED_CARDS_HOLDING: &str = "SELECT c.id AS card_id, a.balance AS held, CAST(0 AS BIGINT) AS expected \
+     FROM cards c JOIN ledger_accounts a ON a.id = 'la_' || c.id \
+     WHERE c.deleted_at IS NOT NULL AND a.balance <> 0 ORDER BY c.id";
+const TRANSIT_MISMATCHED: &str = "SELECT c.id AS card_id, a.balance AS held, \
+     CAST(COALESCE(SUM(t.amount), 0) AS BIGINT) AS expected \
+     FROM cards c JOIN ledger_accounts a ON a.id = 'la_' || c.id || '_transit' \
+     LEFT JOIN card_transfers t ON t.card_id = c.id AND t.state = 'pending' \
+     GROUP BY c.id, a.balance HAVING a.balance <> COALESCE(SUM(t.amount), 0) ORDER BY c.id";
+const UNRECORDED_DEPOSITS: &str = "SELECT p.entry_id, p.ledger_account_id AS ledger_account \
+     FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id \
+     LEFT JOIN wallet_credits w ON w.entry_id = p.entry_id AND w.amount = -p.amount \
+     WHERE a.code = 'deposits' AND w.entry_id IS NULL ORDER BY p.entry_id";
+// What left a card for its spend account or as a fee, against its
+// approved transactions (debits and fees alike).
+const SPEND_MISMATCHED: &str = "SELECT card_id, held, expected FROM (SELECT c.id AS card_id, \
+     CAST(s.balance + COALESCE((SELECT -SUM(p.amount) FROM ledger_postings p \
+         JOIN ledger_entries e ON e.id = p.entry_id \
+         WHERE p.ledger_account_id = 'la_' || c.id AND e.kind = 'maintenance_fee'), 0) AS BIGINT) AS held, \
+     CAST(COALESCE((SELECT SUM(t.amount) FROM card_transactions t \
+         WHERE t.card_id = c.id AND t.status = 'approved'), 0) AS BIGINT) AS expected \
+     FROM cards c JOIN ledger_accounts s ON s.id = 'la_' || c.id || '_spend') books \
+     WHERE held <> expected ORDER BY card_id";
 
 #[derive(QueryableByName)]
 struct BalanceRow {
@@ -309,6 +349,44 @@ impl BalanceRow {
     /// what precedes it.
     fn kind(&self) -> &str {
         self.code.split_once(':').map_or(self.code.as_str(), |(kind, _)| kind)
+    }
+}
+
+/// What the books must agree on beyond each entry and balance: one
+/// account and mode per entry, and the tables that describe the money.
+struct Books {
+    cross: Vec<EntryAccountRow>,
+    deleted: Vec<CardAmountsRow>,
+    transit: Vec<CardAmountsRow>,
+    deposits: Vec<EntryAccountRow>,
+    spend: Vec<CardAmountsRow>,
+}
+
+impl Books {
+    fn breaches(self) -> impl Iterator<Item = Breach> {
+        let cross = self.cross.into_iter().map(|r| Breach::CrossBooks {
+            entry_id: r.entry_id,
+            ledger_account: r.ledger_account,
+        });
+        let deleted = self.deleted.into_iter().map(|r| Breach::DeletedCardHolds {
+            card_id: r.card_id,
+            balance: r.held,
+        });
+        let transit = self.transit.into_iter().map(|r| Breach::TransitMismatch {
+            card_id: r.card_id,
+            transit: r.held,
+            pending: r.expected,
+        });
+        let deposits = self.deposits.into_iter().map(|r| Breach::UnrecordedDeposit {
+            entry_id: r.entry_id,
+            ledger_account: r.ledger_account,
+        });
+        let spend = self.spend.into_iter().map(|r| Breach::SpendMismatch {
+            card_id: r.card_id,
+            posted: r.held,
+            recorded: r.expected,
+        });
+        cross.chain(deleted).chain(transit).chain(deposits).chain(spend)
     }
 }
 
@@ -336,13 +414,13 @@ impl ports::ledger::LedgerAudit for Db {
     }
 
     async fn breaches(&self, max_wallet: Amount) -> Result<Vec<Breach>, StoreError> {
-        let (unbalanced, short, mismatched, balances, currency, parked) = with_conn!(self.pool(), |conn| {
+        let (unbalanced, short, mismatched, balances, currency, parked, books) = with_conn!(self.pool(), |conn| {
             let unbalanced = diesel::sql_query(UNBALANCED).load::<UnbalancedRow>(conn).await?;
             let short = diesel::sql_query(SHORT_ENTRIES).load::<ShortEntryRow>(conn).await?;
             let mismatched = diesel::sql_query(MISMATCHED).load::<MismatchRow>(conn).await?;
             let balances = diesel::sql_query(BALANCES).load::<BalanceRow>(conn).await?;
             let currency = diesel::sql_query(CURRENCY_MISMATCH)
-                .load::<CurrencyMismatchRow>(conn)
+                .load::<EntryAccountRow>(conn)
                 .await?;
             let parked = jobs::table
                 .filter(jobs::state.eq(super::jobs::FAILED))
@@ -351,7 +429,14 @@ impl ports::ledger::LedgerAudit for Db {
                 .select((jobs::id, jobs::kind, jobs::subject, jobs::last_error))
                 .load::<(String, String, String, Option<String>)>(conn)
                 .await?;
-            Ok::<_, diesel::result::Error>((unbalanced, short, mismatched, balances, currency, parked))
+            let books = Books {
+                cross: diesel::sql_query(CROSS_BOOKS).load::<EntryAccountRow>(conn).await?,
+                deleted: diesel::sql_query(DELETED_CARDS_HOLDING).load::<CardAmountsRow>(conn).await?,
+                transit: diesel::sql_query(TRANSIT_MISMATCHED).load::<CardAmountsRow>(conn).await?,
+                deposits: diesel::sql_query(UNRECORDED_DEPOSITS).load::<EntryAccountRow>(conn).await?,
+                spend: diesel::sql_query(SPEND_MISMATCHED).load::<CardAmountsRow>(conn).await?,
+            };
+            Ok::<_, diesel::result::Error>((unbalanced, short, mismatched, balances, currency, parked, books))
         })?;
         // An account of no known kind may hold nothing.
         let out_of_range = balances.into_iter().filter_map(|row| {
@@ -385,6 +470,7 @@ impl ports::ledger::LedgerAudit for Db {
                 entry_id: r.entry_id,
                 ledger_account: r.ledger_account,
             }))
+            .chain(books.breaches())
             .chain(
                 parked
                     .into_iter()

@@ -336,4 +336,6 @@ mod tests_debits;
 #[cfg(test)]
 mod tests_jobs;
 #[cfg(test)]
+mod tests_ledger;
+#[cfg(test)]
 mod tests_pg_tls;

@@ -344,7 +344,7 @@ async fn the_ledger_check_names_every_breach() {
             Breach::OutOfRange {
                 ledger_account: ngn_wallet.into(),
                 balance: -5,
-                allowed: 0..=DEFAULT_MAX_WALLET.minor(),
+                allowed: 0..=domain::Amount::MAX.minor(),
             },
             Breach::CurrencyMismatch {
                 entry_id: "le_bad".into(),

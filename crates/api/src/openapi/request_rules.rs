@@ -144,6 +144,7 @@ fn amount_bound(path: &str) -> Option<(&'static str, Amount, bool)> {
         _ if ends("/naira_cards/mock_debit_naira_card") => ("amount", ngn.max_debit, false),
         _ if ends("/naira_cards/get_otp_message") => ("amount", ngn.max_debit, false),
         _ if ends("/cards/create_card") => ("funding_amount", usd.max_balance.max(ngn.max_balance), true),
+        _ if ends("/reward/rules") => ("spend_threshold", Amount::MAX, true),
         _ if ends("/processor/authorizations") => ("amount", usd.max_debit.max(ngn.max_debit), false),
         // The default `--max-wallet-balance`: a service run with another
         // refuses past its own.

@@ -1,0 +1,115 @@
+//! The ledger check against books that balance and still are broken: each
+//! state is written straight into a fresh database (no API path is known
+//! to make it), and the check names the account and the rule it breaks.
+
+use super::tests::{exec, with_account};
+use super::tests_cards::setup;
+use crate::test_db::TestDb;
+use domain::ledger::{Breach, DEFAULT_MAX_WALLET};
+use ports::ledger::LedgerAudit;
+
+/// The statements posting a balanced entry of `amount` from one ledger
+/// account to another, cached balances kept, as an entry of `account` in
+/// its mode.
+fn post(entry: &str, (account, live): (&str, bool), kind: &str, from: &str, to: &str, amount: i64) -> Vec<String> {
+    vec![
+        format!(
+            "INSERT INTO ledger_entries (id, account_id, livemode, kind, created_at) \
+             VALUES ('{entry}', '{account}', {live}, '{kind}', 5)"
+        ),
+        format!(
+            "INSERT INTO ledger_postings (entry_id, seq, ledger_account_id, currency, amount) \
+             VALUES ('{entry}', 0, '{from}', 'USD', -{amount}), ('{entry}', 1, '{to}', 'USD', {amount})"
+        ),
+        format!("UPDATE ledger_accounts SET balance = balance - {amount} WHERE id = '{from}'"),
+        format!("UPDATE ledger_accounts SET balance = balance + {amount} WHERE id = '{to}'"),
+    ]
+}
+
+async fn exec_all(db: &super::Db, statements: &[String]) {
+    for sql in statements {
+        exec(db, sql).await;
+    }
+}
+
+const TEST: (&str, bool) = ("acct_c", false);
+const LIVE: (&str, bool) = ("acct_c", true);
+const TEST_WALLET: &str = "la_acct_c_test_issuing_wallet_USD";
+const LIVE_WALLET: &str = "la_acct_c_live_issuing_wallet_USD";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn books_that_balance_but_break_a_rule_fail_the_check_naming_the_account_and_the_rule() {
+    let cases: [(&str, Vec<String>, fn(&Breach) -> bool, &str, &str); 6] = [
+        (
+            "sandbox money moved into a live wallet",
+            post("e1", TEST, "wallet_funding", "la_acct_c_test_faucet_USD", LIVE_WALLET, 100),
+            |b| matches!(b, Breach::CrossBooks { .. }),
+            LIVE_WALLET,
+            "within one account and one mode",
+        ),
+        (
+            "money moved between two accounts' wallets",
+            post("e2", TEST, "card_funding", TEST_WALLET, "la_acct_z_test_issuing_wallet_USD", 100),
+            |b| matches!(b, Breach::CrossBooks { .. }),
+            "la_acct_z_test_issuing_wallet_USD",
+            "within one account and one mode",
+        ),
+        (
+            "money left on a deleted card",
+            vec!["UPDATE cards SET deleted_at = 5, deleted_reason = 'requested' WHERE id = 'card_c'".into()],
+            |b| matches!(b, Breach::DeletedCardHolds { balance: 300, .. }),
+            "card_c",
+            "a deleted card holds nothing",
+        ),
+        (
+            "money in transit with no pending transfer",
+            post("e4", TEST, "card_transfer_reserve", TEST_WALLET, "la_card_c_transit", 100),
+            |b| matches!(b, Breach::TransitMismatch { transit: 100, pending: 0, .. }),
+            "card_c",
+            "transit is what pending transfers hold",
+        ),
+        (
+            "a live wallet credited from deposits with no record",
+            post("e5", LIVE, "wallet_credit", "la_acct_c_live_deposits_USD", LIVE_WALLET, 100),
+            |b| matches!(b, Breach::UnrecordedDeposit { .. }),
+            "la_acct_c_live_deposits_USD",
+            "every deposit credit has its record",
+        ),
+        (
+            "a card's spend with no transaction",
+            post("e6", TEST, "card_debit", "la_card_c", "la_card_c_spend", 100),
+            |b| matches!(b, Breach::SpendMismatch { posted: 100, recorded: 0, .. }),
+            "card_c",
+            "every debit and fee is a transaction of the card",
+        ),
+    ];
+    for (what, sql, is_it, names, rule) in &cases {
+        for t in TestDb::all().await {
+            let (db, _) = setup(&t, 10_000).await;
+            with_account(&db, "acct_z").await;
+            assert_eq!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap(), vec![], "{what}: before");
+            exec_all(&db, sql).await;
+            let breaches = db.breaches(DEFAULT_MAX_WALLET).await.unwrap();
+            // The books balance: this rule alone catches it.
+            assert_eq!(breaches.len(), 1, "{}, {what}: {breaches:?}", t.backend());
+            assert!(is_it(&breaches[0]), "{}, {what}: {breaches:?}", t.backend());
+            let message = breaches[0].to_string();
+            assert!(message.contains(names) && message.contains(rule), "{what}: {message}");
+        }
+    }
+}
+
+/// A live wallet over the maximum by what its cards returned is a state
+/// ordinary use reaches: the check allows it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wallet_above_the_maximum_by_what_its_cards_returned_passes_the_check() {
+    for t in TestDb::all().await {
+        let (db, _) = setup(&t, 10_000).await;
+        exec_all(&db, &post("back", TEST, "card_deletion", "la_card_c", TEST_WALLET, 300)).await;
+        // The wallet holds 10,000 with a maximum of 9,800.
+        let max = domain::Amount::from_const(9_800);
+        let breaches = db.breaches(max).await.unwrap();
+        let wallet = |b: &Breach| matches!(b, Breach::OutOfRange { ledger_account, .. } if ledger_account == TEST_WALLET);
+        assert!(!breaches.iter().any(wallet), "{}: {breaches:?}", t.backend());
+    }
+}
