@@ -408,6 +408,61 @@ async fn fundings_and_unloadings_settle_by_job_and_each_outcome_arrives_by_webho
     }
 }
 
+/// An integration retrying `create_card` after a timeout gets the
+/// contract's repeated-reference answer: one card, one funding.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_card_sent_twice_with_one_reference_issues_one_card_and_funds_it_once() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let s = Sandbox::start(&db, Some(&receiver.url));
+        s.fund_wallet(10_000).await;
+        let holder = s.cardholder(40).await;
+        let mut body = s.card_body(&holder, "1000");
+        body["transaction_reference"] = json!("create-7f3a");
+        let first = s.post("/cards/create_card", body.clone()).await;
+        assert_eq!(first.status, 200, "{}: {}", db.backend(), first.body);
+        let again = s.post("/cards/create_card", body.clone()).await;
+        assert_eq!(
+            (again.status, again.body["code"].as_str()),
+            (400, Some("transaction_reference_used")),
+            "{}: {}",
+            db.backend(),
+            again.body
+        );
+        assert_eq!(s.wallet().await, 9_000, "the funding was taken once");
+        let cards = s.get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}")).await;
+        assert_eq!(cards.body["data"]["total"], 1);
+        // A funding may not take it later: one namespace of references.
+        let card = first.body["data"]["card_id"].as_str().unwrap();
+        let reused = s
+            .patch("/cards/fund_card_asynchronously", Sandbox::transfer(card, "100", "create-7f3a"))
+            .await;
+        assert_eq!(reused.body["code"], "transaction_reference_used", "{}", reused.body);
+        let created = event(&receiver, "card_creation_event.successful", |d| d["card_id"] == card).await;
+        assert_eq!(created["transaction_reference"], "create-7f3a");
+        // The rules of every reference, and nothing taken for a refusal.
+        for (bad, rule) in [
+            (json!("line\nbreak"), "control"),
+            (json!("x".repeat(101)), "1 to 100 characters"),
+            (json!(""), "1 to 100 characters"),
+        ] {
+            body["transaction_reference"] = bad;
+            let refused = s.post("/cards/create_card", body.clone()).await;
+            assert_eq!(refused.status, 400, "{}", refused.body);
+            let message = refused.body["message"].as_str().unwrap();
+            assert!(message.starts_with("transaction_reference: ") && message.contains(rule), "{message}");
+        }
+        assert_eq!(s.wallet().await, 9_000);
+        // A Naira card does not read funding_amount, but holds it to its rule.
+        let naira = json!({"cardholder_id": holder, "card_type": "virtual", "card_brand": "Mastercard",
+                           "card_currency": "NGN", "funding_amount": "-49613458169970580"});
+        let refused = s.post("/cards/create_card", naira).await;
+        assert_eq!(refused.status, 400, "{}", refused.body);
+        assert!(refused.body["message"].as_str().unwrap().starts_with("funding_amount: "));
+        assert_ledger(&db);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_usd_card_error_of_the_contract_has_its_status() {
     for db in TestDb::all().await {

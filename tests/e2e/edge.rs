@@ -55,6 +55,38 @@ async fn nul_characters_are_refused_naming_the_field_on_both_databases() {
     }
 }
 
+/// An extra field nested past the JSON parser's depth once hid a NUL
+/// from the check, and on PostgreSQL the NUL then failed a whole batch of
+/// debits: it is refused on the raw bytes, before any parse.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_nul_behind_a_deeply_nested_field_is_refused_before_any_parse() {
+    for db in TestDb::all().await {
+        let s = Sandbox::start(&db, None);
+        s.fund_wallet(1_000).await;
+        let holder = s.cardholder(93).await;
+        let card = s.card(&holder, "300").await;
+        let body = format!(
+            r#"{{"card_id": "{card}", "merchant": "NET\u0000FLIX", "deep": {}1{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        let answer = crate::harness::client()
+            .patch(s.server.url("/v1/issuing/sandbox/cards/mock_debit_transaction"))
+            .header("token", crate::harness::bearer(&s.key))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(answer.status(), 400, "{}", db.backend());
+        let body: serde_json::Value = answer.json().await.unwrap();
+        assert_eq!(body["message"], "body: must not contain NUL characters", "{body}");
+        // No debit was recorded.
+        let list = s.get(&format!("/cards/get_card_transactions?card_id={card}&page=1")).await;
+        assert_eq!(list.body["data"]["transactions"], json!([]), "{}", list.body);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_query_parameter_given_twice_is_named() {
     let db = TestDb::sqlite();

@@ -70,3 +70,30 @@ async fn advancing_the_sandbox_by_301_seconds_lets_a_rate_limited_call_through_a
         assert!(body["message"].as_str().unwrap().starts_with("seconds:"), "{body}");
     }
 }
+
+/// The century limit is one conditional statement: advances raced
+/// together cannot each read a clock below it and all pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advances_raced_together_stop_at_the_century_as_a_state_refusal() {
+    const TEN_YEARS: i64 = 10 * 366 * 86_400;
+    for db in TestDb::all().await {
+        let server = Server::start(&db);
+        let key = &server.demo_key;
+        let advance = || {
+            client()
+                .post(server.url("/v1/issuing/sandbox/test_clock/advance"))
+                .header("token", bearer(key))
+                .json(&json!({"seconds": TEN_YEARS}))
+                .send()
+        };
+        let answers = futures::future::join_all((0..30).map(|_| advance())).await;
+        let statuses: Vec<u16> = answers.iter().map(|a| a.as_ref().unwrap().status().as_u16()).collect();
+        assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 10, "{}: {statuses:?}", db.backend());
+        assert_eq!(statuses.iter().filter(|s| **s == 409).count(), 20, "{statuses:?}");
+        let refused = advance().await.unwrap();
+        let body: Value = refused.json().await.unwrap();
+        assert_eq!(body["code"], "sandbox_clock_limit", "{body}");
+        let (_, clock) = get_json(&server, key, "/v1/issuing/sandbox/test_clock").await;
+        assert_eq!(clock["data"]["offset_secs"], 10 * TEN_YEARS);
+    }
+}

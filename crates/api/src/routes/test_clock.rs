@@ -45,6 +45,7 @@ impl From<ModeClock> for TestClockData {
         (status = 200, description = "The sandbox's new time", body = Envelope<TestClockData>),
         (status = 400, description = "seconds out of range", body = ErrorBody),
         (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        (status = 409, description = "The sandbox clock would run more than a century ahead (`sandbox_clock_limit`)", body = ErrorBody),
     )
 )]
 pub async fn advance_test_clock(
