@@ -195,6 +195,17 @@ async fn a_deal_is_assigned_listed_and_claimed_once_on_its_page() {
         let forged = format!("{}{flipped}", &token[..token.len() - 1]);
         let forged = page(&s, &deal_url(&forged, &card_token, "Jumia", Some("sandbox")), None).await;
         assert_eq!(forged.status, 401);
+        // Another cardholder's card with this real token is answered as the
+        // forged token is, whatever else the link says: nothing tells the
+        // token is real.
+        let stranger = s.cardholder(62).await;
+        let strangers_card = s.card(&stranger, "1000").await;
+        let strangers_token = s.card_token(&strangers_card).await;
+        for merchant in ["Jumia", "Konga"] {
+            let url = deal_url(&token, &strangers_token, merchant, Some("sandbox"));
+            let theirs = page(&s, &url, None).await;
+            assert_eq!((theirs.status, text(&theirs)), (forged.status, text(&forged)), "{merchant}");
+        }
 
         let opened = page(&s, &deal_url(&token, &card_token, "Jumia", Some("sandbox")), None).await;
         assert_eq!(opened.status, 200, "{}", text(&opened));

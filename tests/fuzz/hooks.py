@@ -18,7 +18,7 @@ DEPENDENT_FIELDS = {
     # virtual); a USD card needs a limit and a funding of at least its fee.
     # A PIN is a ciphertext under the caller's secret key.
     "/cards/create_card": ("card_type", "card_brand", "card_currency", "card_limit", "funding_amount", "pin"),
-    "/cards/activate_physical_card": ("card_type", "card_brand", "card_currency"),
+    "/cards/activate_physical_card": ("card_type", "card_brand", "card_currency", "pin"),
     "/cards/migrate_card": ("card_type", "target_card_brand", "target_card_currency", "pin"),
     "/cards/update_card_pin": ("card_pin",),
     "/cards/set_3d_secure_pin": ("card_pin",),

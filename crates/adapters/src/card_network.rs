@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Datelike};
 use domain::cards::pan::{check_bin, luhn_check_digit};
-use domain::cards::{CardType, VALIDITY_YEARS};
+use domain::cards::{CardType, VALIDITY_MONTHS};
 use domain::ids::CardId;
 use domain::{Amount, InvalidInput, Secret, Timestamp};
 use ports::card_network::{CardNetwork, IssuedCard, NetworkDecline};
@@ -22,8 +22,9 @@ pub struct NetworkSimulator {
 }
 
 impl NetworkSimulator {
-    pub fn new(bin: &str) -> Result<Self, InvalidInput> {
-        check_bin("card_bin", bin)?;
+    /// A simulator issuing under `bin` (see [`check_bin`]).
+    pub fn new(bin: &str, allow_long_bin: bool) -> Result<Self, InvalidInput> {
+        check_bin("card_bin", bin, allow_long_bin)?;
         Ok(Self { bin: bin.to_string() })
     }
 
@@ -48,12 +49,19 @@ impl CardNetwork for NetworkSimulator {
         let now = now.unix();
         let body = format!("{}{}", self.bin, Self::digits(15 - self.bin.len()));
         let pan = format!("{body}{}", luhn_check_digit(&body));
+        // Valid three to five years, a month drawn at random, as cards
+        // are: an expiry reckoned from `created_at` would be a guess.
+        let months = OsRng.gen_range(VALIDITY_MONTHS);
         let issued = DateTime::from_timestamp(now, 0).unwrap_or_default();
+        let expires = issued
+            .date_naive()
+            .checked_add_months(chrono::Months::new(months))
+            .unwrap_or(issued.date_naive());
         IssuedCard {
             pan: Secret::new(pan),
             cvv: Secret::new(Self::digits(3)),
-            expiry_month: Secret::new(format!("{:02}", issued.month())),
-            expiry_year: Secret::new((issued.year() + VALIDITY_YEARS).to_string()),
+            expiry_month: Secret::new(format!("{:02}", expires.month())),
+            expiry_year: Secret::new(expires.year().to_string()),
         }
     }
 
@@ -72,10 +80,10 @@ mod tests {
     use domain::cards::pan::is_luhn_valid;
 
     #[tokio::test]
-    async fn issues_luhn_valid_numbers_under_the_bin_expiring_in_three_years() {
-        let network = NetworkSimulator::new("539983").unwrap();
+    async fn issues_luhn_valid_numbers_under_the_bin_valid_three_to_five_years() {
+        let network = NetworkSimulator::new("539983", false).unwrap();
         let now = 1_795_305_600; // 2026-11-22
-        let mut seen = std::collections::HashSet::new();
+        let (mut seen, mut expiries) = (std::collections::HashSet::new(), std::collections::BTreeSet::new());
         for _ in 0..200 {
             let card = network.issue(CardType::Virtual, Timestamp::from_unix(now)).await;
             let pan = card.pan.expose();
@@ -83,21 +91,28 @@ mod tests {
             assert!(pan.starts_with("539983"));
             assert!(is_luhn_valid(pan), "{pan}");
             assert_eq!(card.cvv.expose().len(), 3);
-            assert_eq!(card.expiry_month.expose(), "11");
-            assert_eq!(card.expiry_year.expose(), "2029");
+            let (month, year): (u32, i32) = (
+                card.expiry_month.expose().parse().unwrap(),
+                card.expiry_year.expose().parse().unwrap(),
+            );
+            let months_ahead = (year - 2026) * 12 + month as i32 - 11;
+            assert!((36..=60).contains(&months_ahead), "{year}-{month}");
+            expiries.insert((year, month));
             seen.insert(pan.clone());
         }
         assert!(seen.len() > 195, "numbers are random");
+        assert!(expiries.len() > 12, "the validity varies: {expiries:?}");
     }
 
     #[tokio::test]
     async fn declines_only_the_documented_amounts() {
-        let network = NetworkSimulator::new("22230012").unwrap();
+        let network = NetworkSimulator::new("22230012", true).unwrap();
         let card = CardId::new("card_1");
         assert!(network.load(&card, Amount::from_const(10_013)).await.is_err());
         assert!(network.unload(&card, Amount::from_const(13)).await.is_err());
         assert!(network.load(&card, Amount::from_const(1_013)).await.is_ok());
         assert!(network.load(&card, Amount::from_const(10_000)).await.is_ok());
-        assert!(NetworkSimulator::new("411111").is_err());
+        assert!(NetworkSimulator::new("411111", true).is_err());
+        assert!(NetworkSimulator::new("22230012", false).is_err());
     }
 }

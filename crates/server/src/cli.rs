@@ -163,10 +163,16 @@ pub struct ServeArgs {
     #[arg(long, env = "ISSUING_SANDBOX_PROCESSOR_SECRET", hide_env_values = true)]
     pub sandbox_processor_secret: Option<String>,
 
-    /// The BIN the card-network simulator issues numbers under: 6 to 8
-    /// digits in a Mastercard range.
+    /// The BIN the card-network simulator issues numbers under: 6 digits
+    /// in a Mastercard range (7 or 8 with --allow-long-bin).
     #[arg(long, env = "ISSUING_CARD_BIN", default_value = "539983")]
     pub card_bin: String,
+
+    /// Accept a 7- or 8-digit --card-bin, whose last digits are then
+    /// digits of every default PIN (digits 7 to 10 of the card number):
+    /// an 8-digit BIN leaves 100 default PINs. Send a PIN with every card.
+    #[arg(long, env = "ISSUING_ALLOW_LONG_BIN")]
+    pub allow_long_bin: bool,
 
     /// Do not apply migrations at start (PostgreSQL; SQLite always migrates).
     #[arg(long, env = "ISSUING_NO_MIGRATE")]

@@ -261,22 +261,27 @@ impl CardStore for Db {
                         Funding::Wallet(amount) => (wallet.clone(), *amount, CreateCardError::WalletTooLow),
                         Funding::Card(old) => {
                             // The old card is deleted first: it is locked from here on.
-                            // The new one takes over its last fee month.
-                            let Some(fee_month) =
+                            // The new one takes over its last fee month, and its
+                            // month's spend (a migration restarts no limit).
+                            let Some((fee_month, spend_month, month_spend)) =
                                 diesel::update(mine!(account, mode).filter(cards::id.eq(old.as_str())))
                                     .set((
                                         cards::deleted_at.eq(now),
                                         cards::deleted_reason.eq(DeletionReason::Migrated.as_str()),
                                     ))
-                                    .returning(cards::fee_month)
-                                    .get_result::<Option<i32>>(conn)
+                                    .returning((cards::fee_month, cards::spend_month, cards::month_spend))
+                                    .get_result::<(Option<i32>, i32, i64)>(conn)
                                     .await
                                     .optional()?
                             else {
                                 return Err(TxError::Refused(CreateCardError::SourceCardNotFound));
                             };
                             diesel::update(cards::table.filter(cards::id.eq(&id)))
-                                .set(cards::fee_month.eq(fee_month))
+                                .set((
+                                    cards::fee_month.eq(fee_month),
+                                    cards::spend_month.eq(spend_month),
+                                    cards::month_spend.eq(month_spend),
+                                ))
                                 .execute(conn)
                                 .await?;
                             let source = card_ledger_account_id(old.as_str(), CardLedger::Balance);

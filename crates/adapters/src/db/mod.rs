@@ -305,20 +305,6 @@ impl ports::health::Health for Db {
     async fn ping(&self) -> Result<(), StoreError> {
         Db::ping(self).await
     }
-
-    async fn parked_money_jobs(&self) -> Result<u64, StoreError> {
-        use diesel::{ExpressionMethods, QueryDsl};
-        use schema::jobs;
-        let parked = with_conn!(self.pool(), |conn| {
-            jobs::table
-                .filter(jobs::state.eq(crate::db::jobs::FAILED))
-                .filter(jobs::kind.eq_any(crate::db::jobs::money_kinds()))
-                .count()
-                .get_result::<i64>(conn)
-                .await
-        })?;
-        Ok(u64::try_from(parked).unwrap_or(0))
-    }
 }
 
 #[cfg(test)]

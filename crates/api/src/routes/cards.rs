@@ -121,13 +121,18 @@ pub struct ActivateBody {
     #[schema(example = "1234567890123")]
     #[schema(required = true, nullable = false)]
     card_token_number: Option<String>,
+    /// A 4-digit PIN, AES Everywhere encrypted with your secret key, as on
+    /// `create_card`; empty or absent: digits 7 to 10 of the card number,
+    /// which anyone who sees the number knows. Send one.
+    pin: Option<String>,
     #[schema(value_type = Option<std::collections::HashMap<String, serde_json::Value>>)]
     meta_data: Option<serde_json::Value>,
 }
 
 /// Activate a physical card from its envelope. It is funded with the
-/// 3 USD maintenance-fee hold of the 5,000 USD limit and gets the default
-/// PIN; `card_creation_event.successful` follows by webhook.
+/// 3 USD maintenance-fee hold of the 5,000 USD limit and gets the `pin`
+/// sent (or the default PIN); `card_creation_event.successful` follows by
+/// webhook.
 #[utoipa::path(
     post,
     path = "/v1/issuing/cards/activate_physical_card",
@@ -151,6 +156,7 @@ pub async fn activate_physical_card(
         card_brand: body.card_brand,
         card_currency: body.card_currency,
         card_token_number: body.card_token_number,
+        pin: body.pin,
         meta_data: meta_text(body.meta_data),
     };
     let id = app.activate_physical_card(&caller.0, request).await?;

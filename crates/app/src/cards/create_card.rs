@@ -40,6 +40,9 @@ pub struct ActivationRequest {
     pub card_brand: Option<String>,
     pub card_currency: Option<String>,
     pub card_token_number: Option<String>,
+    /// Optional, as on `create_card`: without it the card gets the default
+    /// PIN, which anyone who sees the card number knows.
+    pub pin: Option<String>,
     pub meta_data: Option<String>,
 }
 
@@ -153,7 +156,8 @@ impl App {
     }
 
     /// Activates a physical card from its envelope: it is funded with the
-    /// maintenance-fee hold of the 5,000 USD limit and gets the default PIN.
+    /// maintenance-fee hold of the 5,000 USD limit and gets the PIN sent,
+    /// or the default PIN.
     pub async fn activate_physical_card(
         &self,
         caller: &Caller,
@@ -173,12 +177,13 @@ impl App {
         )?;
         let token_number = required(&request.card_token_number, "card_token_number")?;
         cards::check_token_number("card_token_number", token_number)?;
+        let pin = self.optional_pin(caller, &request.pin)?;
         let owner = self.card_owner(caller, &owner).await?;
         let issue = Issue {
             card_type,
             currency: Currency::Usd,
             limit: CardLimit::Usd5k,
-            pin: None,
+            pin,
             nin: None,
             token_number: Some(token_number.to_string()),
             funding: Funding::Wallet(CardLimit::Usd5k.fee_hold()),

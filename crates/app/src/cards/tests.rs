@@ -1,7 +1,7 @@
 //! Card use cases against mocked ports: what is refused before any store
 //! or network call, which PIN is sealed, and how settlement decides.
 
-use super::{CardError, CardRequest, TransferRequest};
+use super::{ActivationRequest, CardError, CardRequest, TransferRequest};
 use crate::testing::{Mocks, caller, nigerian, regions};
 use domain::cardholders::CardholderStatus;
 use domain::cards::transfer::{Settlement, TransferKind, TransferState};
@@ -140,7 +140,12 @@ async fn only_verified_cardholders_in_good_standing_get_cards() {
 
 #[tokio::test]
 async fn an_empty_pin_defaults_to_digits_7_to_10_and_a_sent_pin_is_decrypted_with_the_key() {
-    for (pin, sealed) in [(None, "0123"), (Some("ciphertext"), "2468")] {
+    for (pin, sealed, physical) in [
+        (None, "0123", false),
+        (Some("ciphertext"), "2468", false),
+        (None, "0123", true),
+        (Some("ciphertext"), "2468", true),
+    ] {
         let mut m = Mocks::default();
         issuing(&mut m);
         m.cardholders
@@ -160,10 +165,28 @@ async fn an_empty_pin_defaults_to_digits_7_to_10_and_a_sent_pin_is_decrypted_wit
             })
             .times(1)
             .returning(|_, _, _, _| Ok(()));
-        let mut r = request();
-        r.pin = pin.map(str::to_string);
-        let id = m.app().create_card(&caller(Mode::Test), r).await.unwrap();
-        assert_eq!(id, (CardId::new("card_u"), domain::Currency::Usd));
+        let app = m.app();
+        let id = match physical {
+            // An activated physical card takes a PIN as a created one does.
+            true => {
+                let activation = ActivationRequest {
+                    cardholder_id: Some("ch_1".into()),
+                    card_type: Some("physical".into()),
+                    card_brand: Some("Mastercard".into()),
+                    card_currency: Some("USD".into()),
+                    card_token_number: Some("1234567890123".into()),
+                    pin: pin.map(str::to_string),
+                    meta_data: None,
+                };
+                app.activate_physical_card(&caller(Mode::Test), activation).await.unwrap()
+            }
+            false => {
+                let mut r = request();
+                r.pin = pin.map(str::to_string);
+                app.create_card(&caller(Mode::Test), r).await.unwrap().0
+            }
+        };
+        assert_eq!(id, CardId::new("card_u"));
     }
 }
 

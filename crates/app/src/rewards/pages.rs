@@ -117,20 +117,20 @@ impl App {
             .await?
             .filter(|r| r.mode == mode)
             .ok_or(PageError::Expired)?;
+        let card_token = Secret::new(card_token);
+        // Checked before the token is used up: another's token stays theirs.
+        // Another cardholder's reward answers as a forged token does, and
+        // before anything else of it is told (claimed, its merchant): a
+        // link shows nothing of a reward but to its own cardholder's card.
+        let card = self.peek_card_token(Some(mode), &card_token).await?;
+        if card.account_id != reward.account_id || card.cardholder_id != reward.cardholder_id {
+            return Err(PageError::Expired);
+        }
         let Reward::Deal(deal) = &reward.reward else {
             return Err(PageError::Claimed);
         };
         if deal.merchant != merchant {
             return Err(PageError::bad("merchant", "is not this deal's merchant"));
-        }
-        let card_token = Secret::new(card_token);
-        // Checked before the token is used up: another's token stays theirs.
-        let card = self.peek_card_token(Some(mode), &card_token).await?;
-        if card.account_id != reward.account_id || card.cardholder_id != reward.cardholder_id {
-            return Err(PageError::bad(
-                "card_token",
-                "is not for a card of this reward's cardholder",
-            ));
         }
         self.use_card_token(Some(mode), &card_token, false).await?;
         let expires = self.ports.clock.now().plus(PAGE_SESSION_SECS);

@@ -62,8 +62,9 @@ pub fn first_fee_due(anchor: Timestamp, charged: Option<i32>) -> Timestamp {
         .unwrap_or(Timestamp::NEVER)
 }
 
-/// How long a card stays valid after issue.
-pub const VALIDITY_YEARS: i32 = 3;
+/// How long a card stays valid after issue, in months: three to five
+/// years.
+pub const VALIDITY_MONTHS: std::ops::RangeInclusive<u32> = 36..=60;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CardType {

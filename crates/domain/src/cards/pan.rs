@@ -31,22 +31,30 @@ pub fn is_luhn_valid(pan: &str) -> bool {
     luhn_check_digit(body) == check.as_bytes()[0] - b'0'
 }
 
-/// Checks a configured BIN: 6 to 8 digits in a Mastercard range (51-55 or
-/// 2221-2720).
-pub fn check_bin(field: &str, bin: &str) -> Result<(), InvalidInput> {
-    let digits = (6..=8).contains(&bin.len()) && bin.bytes().all(|b| b.is_ascii_digit());
+/// Checks a configured BIN: 6 digits in a Mastercard range (51-55 or
+/// 2221-2720), or 7 to 8 with `allow_long`. The contract's default PIN is
+/// digits 7 to 10 of the card number, so each digit past the sixth is a
+/// PIN digit everyone knows: an 8-digit BIN leaves 100 default PINs.
+pub fn check_bin(field: &str, bin: &str, allow_long: bool) -> Result<(), InvalidInput> {
+    let longest = if allow_long { 8 } else { 6 };
+    let digits = (6..=longest).contains(&bin.len()) && bin.bytes().all(|b| b.is_ascii_digit());
     let in_range = digits && {
         let two: u32 = bin[..2].parse().unwrap_or(0);
         let four: u32 = bin[..4].parse().unwrap_or(0);
         (51..=55).contains(&two) || (2221..=2720).contains(&four)
     };
-    if in_range {
-        Ok(())
-    } else {
-        Err(InvalidInput::new(
+    match (in_range, allow_long) {
+        (true, _) => Ok(()),
+        (false, true) => Err(InvalidInput::new(
             field,
             "must be 6 to 8 digits in a Mastercard range (51-55 or 2221-2720)",
-        ))
+        )),
+        (false, false) => Err(InvalidInput::new(
+            field,
+            "must be 6 digits in a Mastercard range (51-55 or 2221-2720); a 7- or 8-digit BIN puts its \
+             last digits in every default PIN (digits 7 to 10 of the card number): allow it with \
+             --allow-long-bin",
+        )),
     }
 }
 
@@ -66,11 +74,17 @@ mod tests {
     }
 
     #[test]
-    fn bins_must_be_mastercard() {
-        assert!(check_bin("card_bin", "539983").is_ok());
-        assert!(check_bin("card_bin", "22230012").is_ok());
-        assert!(check_bin("card_bin", "411111").is_err());
-        assert!(check_bin("card_bin", "5399").is_err());
+    fn bins_must_be_mastercard_and_longer_ones_are_allowed_only_when_asked() {
+        assert!(check_bin("card_bin", "539983", false).is_ok());
+        assert!(check_bin("card_bin", "22230012", true).is_ok());
+        let long = check_bin("card_bin", "22230012", false).unwrap_err();
+        assert!(long.rule.contains("--allow-long-bin"), "{long}");
+        assert!(check_bin("card_bin", "5399831", false).is_err());
+        for allow_long in [false, true] {
+            assert!(check_bin("card_bin", "411111", allow_long).is_err());
+            assert!(check_bin("card_bin", "5399", allow_long).is_err());
+            assert!(check_bin("card_bin", "539983123", allow_long).is_err());
+        }
     }
 
     proptest! {
