@@ -19,7 +19,7 @@ const RUNNING: &str = "running";
 pub(super) const FAILED: &str = "failed";
 
 /// The stored kinds of the jobs that move money (`JobKind::moves_money`):
-/// parked, each is a ledger-check breach and counts on `/health`.
+/// parked, each is a ledger-check breach.
 pub(super) fn money_kinds() -> Vec<&'static str> {
     JobKind::ALL
         .into_iter()
