@@ -487,9 +487,9 @@ async fn a_dead_endpoint_rests_and_never_holds_another_accounts_deliveries() {
         // the fifth rests it), and now rests: no connection while it does.
         tokio::time::sleep(Duration::from_secs(5)).await;
         let tried = hole.accepted.load(SeqCst);
-        let most = (app::events::PER_ACCOUNT + domain::events::breaker::FAILURES_TO_REST - 1) as usize;
+        let most = (domain::events::share::PER_ACCOUNT + domain::events::breaker::FAILURES_TO_REST - 1) as usize;
         assert!(
-            (app::events::PER_ACCOUNT as usize..=most).contains(&tried),
+            (domain::events::share::PER_ACCOUNT as usize..=most).contains(&tried),
             "{}: {tried} connections to the dead endpoint (victim delivered after {took:?})",
             db.backend()
         );
@@ -508,6 +508,38 @@ async fn a_dead_endpoint_rests_and_never_holds_another_accounts_deliveries() {
             }
         }
         assert_eq!(attempts, tried, "{}: untried deliveries use no attempt", db.backend());
+    }
+}
+
+/// A dozen accounts whose endpoints hang fill what one process has in
+/// flight but for the places kept for quiet accounts: a quiet account's
+/// delivery goes at once (it once waited 48 s for their timeouts).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dozen_accounts_with_dead_endpoints_never_delay_a_quiet_accounts_delivery() {
+    use std::sync::atomic::Ordering::SeqCst;
+    for db in TestDb::all().await {
+        let hole = BlackHole::start();
+        let receiver = Receiver::start();
+        let server = Server::start(&db);
+        let noisy: Vec<Keys> = (0..12).map(|_| keys(&create_account(&db, Some(&hole.url)))).collect();
+        let quiet = keys(&create_account(&db, Some(&receiver.url)));
+        for account in &noisy {
+            for _ in 0..100 {
+                send_test_event(&server, &account.test).await;
+            }
+        }
+        // Each noisy account has its deliveries hanging, up to its share.
+        let hanging = eventually(async || hole.accepted.load(SeqCst), |n| *n >= 48).await;
+        assert!(hanging >= 48, "{}: {hanging} deliveries hanging", db.backend());
+        let started = std::time::Instant::now();
+        let id = send_test_event(&server, &quiet.test).await;
+        assert!(
+            receiver.wait_for(2, |r| r.accepted().contains_key(&id)).await,
+            "{}: the quiet account's event waited {:?} behind {} hanging deliveries",
+            db.backend(),
+            started.elapsed(),
+            hole.accepted.load(SeqCst)
+        );
     }
 }
 

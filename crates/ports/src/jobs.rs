@@ -150,9 +150,17 @@ pub struct JobSummary {
 #[async_trait::async_trait]
 pub trait JobStore: Send + Sync {
     /// Leases up to `limit` due jobs of `queue` (pending and due, or
-    /// running with an expired lease) under `lease`. No job is leased
-    /// twice at once, in any number of processes.
-    async fn claim(&self, queue: Queue, lease: &Lease, now: Timestamp, limit: u32) -> Result<Vec<Job>, StoreError>;
+    /// running with an expired lease) under `lease`, none of the accounts
+    /// in `skip`. No job is leased twice at once, in any number of
+    /// processes.
+    async fn claim(
+        &self,
+        queue: Queue,
+        lease: &Lease,
+        now: Timestamp,
+        limit: u32,
+        skip: &[AccountId],
+    ) -> Result<Vec<Job>, StoreError>;
 
     /// The jobs still held under `lease` are held until `until`: the
     /// heartbeat of a runner that is still working on them. `false` when

@@ -10,11 +10,10 @@
 
 use crate::cli::WorkerArgs;
 use app::App;
-use app::jobs::{Claim, HEARTBEAT_SECS};
-use ports::jobs::Queue;
+use app::jobs::HEARTBEAT_SECS;
+use ports::StoreError;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::Semaphore;
 
 /// How many jobs one claim of work leases at most on PostgreSQL.
 /// Settlements among them share one transaction, whose statements do not
@@ -37,26 +36,25 @@ const GATHER: Duration = Duration::from_millis(50);
 /// claims does not yield, so sustained load cannot starve the work.
 const YIELD: Duration = Duration::from_secs(3);
 
-/// How many deliveries one claim leases at most: a claim holds its
-/// in-flight slots until its slowest delivery ends, so it must stay well
-/// below `DELIVERIES_IN_FLIGHT`, or one account's hanging endpoint would
-/// hold every slot.
+/// How many deliveries one claim leases at most (fewer when the process
+/// has less room in flight: `domain::events::share`).
 const DELIVERY_BATCH: u32 = 16;
-
-/// Webhook deliveries in flight at once per process (each account has at
-/// most `app::events::PER_ACCOUNT` of them).
-const DELIVERIES_IN_FLIGHT: usize = 64;
 
 /// Starts the runners on the current runtime: for work, one on SQLite (it
 /// has one writer at a time anyway) or `--workers`; for webhooks, one that
-/// keeps up to `DELIVERIES_IN_FLIGHT` deliveries going.
+/// keeps the process's deliveries in flight going, each account within its
+/// share (`domain::events::share`).
 pub fn spawn(app: Arc<App>, args: &WorkerArgs, sqlite: bool) {
     let (work, batch) = match sqlite {
         true => (1, SQLITE_WORK_BATCH),
         false => (args.workers.max(1), WORK_BATCH),
     };
     let poll = Duration::from_millis(args.worker_poll_ms);
-    tracing::info!(work, webhooks = DELIVERIES_IN_FLIGHT, "background job runners started");
+    tracing::info!(
+        work,
+        webhooks = domain::events::share::IN_FLIGHT,
+        "background job runners started"
+    );
     for _ in 0..work {
         tokio::spawn(run_work(app.clone(), poll, batch));
     }
@@ -71,7 +69,7 @@ async fn run_work(app: Arc<App>, poll: Duration, batch: u32) {
         if !draining {
             app.money_requests_answered(YIELD).await;
         }
-        match app.claim_jobs(Queue::Work, batch).await {
+        match app.claim_jobs(batch).await {
             Ok(claim) if claim.jobs.is_empty() => {
                 draining = false;
                 tokio::select! {
@@ -81,7 +79,7 @@ async fn run_work(app: Arc<App>, poll: Duration, batch: u32) {
             }
             Ok(claim) => {
                 draining = claim.jobs.len() == batch as usize;
-                run_leased(&app, claim, Lost::RunOn).await;
+                run_leased(&app, claim.lease.clone(), app.run_jobs(claim), Lost::RunOn).await;
                 if !draining {
                     tokio::time::sleep(GATHER).await;
                 }
@@ -91,36 +89,28 @@ async fn run_work(app: Arc<App>, poll: Duration, batch: u32) {
     }
 }
 
+/// Claims deliveries while the process has room for more in flight; each
+/// holds its own place until it ends, so a claim's hanging delivery holds
+/// no one else's.
 async fn run_webhooks(app: Arc<App>, poll: Duration) {
-    let room = Arc::new(Semaphore::new(DELIVERIES_IN_FLIGHT));
     loop {
-        // Wait for room for at least one more delivery.
-        let Ok(first) = room.clone().acquire_owned().await else {
-            return;
-        };
-        let free = u32::try_from(room.available_permits() + 1)
-            .unwrap_or(DELIVERY_BATCH)
-            .min(DELIVERY_BATCH);
-        match app.claim_jobs(Queue::Webhooks, free).await {
-            Ok(claim) if claim.jobs.is_empty() => {
-                drop(first);
-                tokio::time::sleep(poll).await;
+        if app.delivery_room() == 0 {
+            tokio::select! {
+                () = tokio::time::sleep(poll) => {}
+                () = app.delivery_freed() => {}
             }
-            Ok(claim) => {
-                let more = u32::try_from(claim.jobs.len() - 1).unwrap_or(0);
-                let Ok(rest) = room.clone().acquire_many_owned(more).await else {
-                    return;
-                };
+            continue;
+        }
+        match app.claim_deliveries(DELIVERY_BATCH).await {
+            Ok(deliveries) if deliveries.claimed == 0 => tokio::time::sleep(poll).await,
+            Ok(deliveries) => {
                 let app = app.clone();
                 tokio::spawn(async move {
-                    run_leased(&app, claim, Lost::Stop).await;
-                    drop((first, rest));
+                    let lease = deliveries.lease.clone();
+                    run_leased(&app, lease, app.run_deliveries(deliveries), Lost::Stop).await;
                 });
             }
-            Err(e) => {
-                drop(first);
-                failed(&e, poll).await;
-            }
+            Err(e) => failed(&e, poll).await,
         }
     }
 }
@@ -137,9 +127,8 @@ enum Lost {
     RunOn,
 }
 
-/// Runs a claim's jobs while heartbeating its lease.
-async fn run_leased(app: &App, claim: Claim, lost: Lost) {
-    let lease = claim.lease.clone();
+/// Runs a claim's jobs (`work`) while heartbeating its lease.
+async fn run_leased(app: &App, lease: String, work: impl Future<Output = Result<(), StoreError>>, lost: Lost) {
     let heartbeat = async {
         loop {
             tokio::time::sleep(Duration::from_secs(HEARTBEAT_SECS)).await;
@@ -154,14 +143,14 @@ async fn run_leased(app: &App, claim: Claim, lost: Lost) {
         }
     };
     tokio::select! {
-        ran = app.run_jobs(claim) => if let Err(e) = ran {
+        ran = work => if let Err(e) = ran {
             tracing::error!(error = %e, "could not finish background jobs");
         },
         () = heartbeat => {}
     }
 }
 
-async fn failed(e: &ports::StoreError, poll: Duration) {
+async fn failed(e: &StoreError, poll: Duration) {
     tracing::error!(error = %e, "could not claim background jobs");
     tokio::time::sleep(poll).await;
 }

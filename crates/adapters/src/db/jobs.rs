@@ -197,17 +197,20 @@ impl diesel::expression::ValidGrouping<()> for InQueue {
 /// Leases up to `$limit` due jobs of `$queue` in one transaction: those
 /// whose lease ran out (oldest first), then those waiting (by `run_at`),
 /// each read from its partial index in order, so a claim reads the jobs
-/// it leases and not the whole backlog. Expanded once per backend;
+/// it leases and not the whole backlog (but for the jobs of accounts in
+/// `$skip`, read past). Expanded once per backend;
 /// `$lock` adds the row-locking clause.
 macro_rules! claim_on {
-    ($pool:expr, $queue:expr, $now:expr, $lease:expr, $limit:expr, $($lock:tt)*) => {{
+    ($pool:expr, $queue:expr, $now:expr, $lease:expr, $limit:expr, $skip:expr, $($lock:tt)*) => {{
         let lease: &Lease = $lease;
         let (queue, now, limit): (Queue, i64, i64) = ($queue, $now, $limit);
+        let skip: &[&str] = $skip;
         let mut conn = $pool.get().await.map_err(DbError::pool)?;
         conn.transaction::<_, diesel::result::Error, _>(async |conn| {
             let mut ids = jobs::table
                 .filter(InQueue { queue, leased: true })
                 .filter(jobs::locked_until.le(now))
+                .filter(jobs::account_id.ne_all(skip))
                 .order(jobs::locked_until)
                 .limit(limit)
                 .select(jobs::id)
@@ -217,6 +220,7 @@ macro_rules! claim_on {
             let waiting = jobs::table
                 .filter(InQueue { queue, leased: false })
                 .filter(jobs::run_at.le(now))
+                .filter(jobs::account_id.ne_all(skip))
                 .order(jobs::run_at)
                 .limit(limit)
                 .select(jobs::id)
@@ -256,14 +260,22 @@ impl JobStore for Db {
         Ok(())
     }
 
-    async fn claim(&self, queue: Queue, lease: &Lease, now: Timestamp, limit: u32) -> Result<Vec<Job>, StoreError> {
+    async fn claim(
+        &self,
+        queue: Queue,
+        lease: &Lease,
+        now: Timestamp,
+        limit: u32,
+        skip: &[AccountId],
+    ) -> Result<Vec<Job>, StoreError> {
         let now = now.unix();
         let limit = i64::from(limit);
+        let skip: Vec<&str> = skip.iter().map(AccountId::as_str).collect();
         let rows = match self.pool() {
             DbPool::Pg(pool) => {
-                claim_on!(pool, queue, now, lease, limit, .for_update().skip_locked())
+                claim_on!(pool, queue, now, lease, limit, &skip, .for_update().skip_locked())
             }
-            DbPool::Sqlite(pool) => claim_on!(pool, queue, now, lease, limit,),
+            DbPool::Sqlite(pool) => claim_on!(pool, queue, now, lease, limit, &skip,),
         }?;
         rows.into_iter()
             .map(|r| {

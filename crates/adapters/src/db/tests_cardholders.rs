@@ -126,7 +126,7 @@ async fn a_decision_is_stored_with_its_event_and_delivery_job() {
         };
         db.insert(pending, Some(verify)).await.unwrap();
         let claimed = db
-            .claim(Queue::Work, &lease(), Timestamp::from_unix(1), 5)
+            .claim(Queue::Work, &lease(), Timestamp::from_unix(1), 5, &[])
             .await
             .unwrap();
         assert_eq!(claimed[0].kind, JobKind::VerifyCardholder, "{}", t.backend());
@@ -156,7 +156,7 @@ async fn a_decision_is_stored_with_its_event_and_delivery_job() {
         assert_eq!(db.in_review().await.unwrap().len(), 1);
         assert!(db.delivery_target(&EventId::new("evt_1")).await.unwrap().is_some());
         assert_eq!(
-            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(2), 5)
+            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(2), 5, &[])
                 .await
                 .unwrap()[0]
                 .subject,

@@ -65,7 +65,7 @@ async fn due_jobs_are_leased_once_and_come_back_when_the_lease_expires() {
             .await
             .unwrap();
         assert!(
-            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(9), 10)
+            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(9), 10, &[])
                 .await
                 .unwrap()
                 .is_empty(),
@@ -73,20 +73,20 @@ async fn due_jobs_are_leased_once_and_come_back_when_the_lease_expires() {
             t.backend()
         );
         let claimed = db
-            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(10), 10)
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(10), 10, &[])
             .await
             .unwrap();
         assert_eq!(claimed.len(), 1);
         assert_eq!((claimed[0].id.as_str(), claimed[0].attempts), ("job_1", 1));
         assert!(
-            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(20), 10)
+            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(20), 10, &[])
                 .await
                 .unwrap()
                 .is_empty(),
             "leased"
         );
         let again = db
-            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(310), 10)
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(310), 10, &[])
             .await
             .unwrap();
         let ids: HashSet<&str> = again.iter().map(|j| j.id.as_str()).collect();
@@ -115,7 +115,7 @@ async fn each_queue_leases_exactly_its_own_kinds() {
             db.schedule(job, &account, Mode::Test).await.unwrap();
         }
         for queue in [Queue::Work, Queue::Webhooks] {
-            let claimed = db.claim(queue, &lease(), Timestamp::from_unix(10), 100).await.unwrap();
+            let claimed = db.claim(queue, &lease(), Timestamp::from_unix(10), 100, &[]).await.unwrap();
             let mut kinds: Vec<&str> = claimed.iter().map(|j| j.kind.as_str()).collect();
             kinds.sort_unstable();
             let mut expected = queue.kinds();
@@ -138,13 +138,13 @@ async fn a_heartbeat_keeps_a_lease_and_a_runner_that_lost_its_lease_changes_noth
             secs: 15,
         };
         let first = db
-            .claim(Queue::Webhooks, &short("first"), Timestamp::from_unix(10), 1)
+            .claim(Queue::Webhooks, &short("first"), Timestamp::from_unix(10), 1, &[])
             .await
             .unwrap();
         assert_eq!(first[0].lease, "first");
         assert!(db.extend("first", Timestamp::from_unix(40)).await.unwrap());
         let second_lease = short("second");
-        let claim_at = |secs| db.claim(Queue::Webhooks, &second_lease, Timestamp::from_unix(secs), 1);
+        let claim_at = |secs| db.claim(Queue::Webhooks, &second_lease, Timestamp::from_unix(secs), 1, &[]);
         assert!(claim_at(30).await.unwrap().is_empty(), "{}: heartbeated", t.backend());
         // The heartbeats stop (the runner died): the job is due again.
         let second: Vec<Job> = claim_at(40).await.unwrap();
@@ -173,7 +173,7 @@ async fn a_heartbeat_keeps_a_lease_and_a_runner_that_lost_its_lease_changes_noth
         );
         // A postponed job gives back the attempt its claim counted.
         let third = db
-            .claim(Queue::Webhooks, &short("third"), Timestamp::from_unix(80), 1)
+            .claim(Queue::Webhooks, &short("third"), Timestamp::from_unix(80), 1, &[])
             .await
             .unwrap();
         assert_eq!(third[0].attempts, 4);
@@ -181,7 +181,7 @@ async fn a_heartbeat_keeps_a_lease_and_a_runner_that_lost_its_lease_changes_noth
             .await
             .unwrap();
         let fourth = db
-            .claim(Queue::Webhooks, &short("fourth"), Timestamp::from_unix(90), 1)
+            .claim(Queue::Webhooks, &short("fourth"), Timestamp::from_unix(90), 1, &[])
             .await
             .unwrap();
         assert_eq!(fourth[0].attempts, 4, "{}", t.backend());
@@ -206,7 +206,7 @@ async fn concurrent_claims_never_share_a_job() {
         let claims = (0..12).map(|_| {
             let db = db.clone();
             tokio::spawn(async move {
-                db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(5), 7)
+                db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(5), 7, &[])
                     .await
                     .unwrap()
             })
@@ -231,7 +231,7 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
             .unwrap();
         let id = JobId::new("job_1");
         let claimed = db
-            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(1), 1)
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(1), 1, &[])
             .await
             .unwrap();
         db.reschedule(
@@ -243,7 +243,7 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
         .await
         .unwrap();
         assert!(
-            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(99), 1)
+            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(99), 1, &[])
                 .await
                 .unwrap()
                 .is_empty(),
@@ -251,7 +251,7 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
             t.backend()
         );
         let again = db
-            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(100), 1)
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(100), 1, &[])
             .await
             .unwrap();
         assert_eq!(again.len(), 1);
@@ -259,7 +259,7 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
             .await
             .unwrap();
         assert!(
-            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(10_000), 1)
+            db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(10_000), 1, &[])
                 .await
                 .unwrap()
                 .is_empty(),
@@ -277,7 +277,7 @@ async fn failed_jobs_are_rescheduled_parked_listed_and_retried() {
             "only parked jobs are retried"
         );
         let back = db
-            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(200), 1)
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(200), 1, &[])
             .await
             .unwrap();
         assert_eq!(back[0].attempts, 1, "a fresh set of attempts");
@@ -453,7 +453,7 @@ async fn advancing_a_test_clock_brings_only_that_sandboxs_pending_jobs_forward()
         assert_eq!(db.offset(&acct).await.unwrap(), 601);
         assert_eq!(db.offset(&domain::ids::AccountId::new("acct_b")).await.unwrap(), 0);
         let due: Vec<String> = db
-            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(500), 10)
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(500), 10, &[])
             .await
             .unwrap()
             .into_iter()
@@ -501,7 +501,7 @@ async fn the_ledger_check_reports_a_parked_job_that_moves_money_and_not_a_parked
             .unwrap();
         // Each queue leases its own kinds only.
         for (queue, id) in [(Queue::Work, "job_s"), (Queue::Webhooks, "job_d")] {
-            let claimed = db.claim(queue, &lease(), Timestamp::from_unix(10), 10).await.unwrap();
+            let claimed = db.claim(queue, &lease(), Timestamp::from_unix(10), 10, &[]).await.unwrap();
             let ids: Vec<&str> = claimed.iter().map(|j| j.id.as_str()).collect();
             assert_eq!(ids, [id], "{queue:?}");
             db.park(&claimed[0], "network refused", Timestamp::from_unix(11))
@@ -521,5 +521,30 @@ async fn the_ledger_check_reports_a_parked_job_that_moves_money_and_not_a_parked
             t.backend()
         );
         assert!(breaches[0].to_string().contains("issuing jobs retry job_s"));
+    }
+}
+
+/// A busy account's backlog is read past: the claim takes the jobs of the
+/// accounts that may start a delivery, however old the others' are.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claim_skips_the_accounts_it_is_told_to() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        with_account(&db, "acct_a").await;
+        with_account(&db, "acct_b").await;
+        for n in 0..20 {
+            let id = format!("job_a{n}");
+            db.emit(event(&format!("evt_a{n}"), "acct_a", Mode::Test), job(&id, 1)).await.unwrap();
+        }
+        db.emit(event("evt_b", "acct_b", Mode::Test), job("job_b", 9)).await.unwrap();
+        let busy = [domain::ids::AccountId::new("acct_a")];
+        let claimed = db
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(10), 5, &busy)
+            .await
+            .unwrap();
+        let ids: Vec<&str> = claimed.iter().map(|j| j.id.as_str()).collect();
+        assert_eq!(ids, ["job_b"], "{}", t.backend());
+        let rest = db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(10), 50, &[]).await.unwrap();
+        assert_eq!(rest.len(), 20, "{}", t.backend());
     }
 }

@@ -6,8 +6,7 @@ mod event_log;
 mod send_test_event;
 
 pub use deliver_webhook::Undelivered;
-pub(crate) use delivery_gate::DeliveryGate;
-pub use delivery_gate::PER_ACCOUNT;
+pub(crate) use delivery_gate::{DeliveryGate, Slot};
 pub use event_log::EventError;
 
 use crate::App;

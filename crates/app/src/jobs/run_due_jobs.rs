@@ -3,8 +3,8 @@
 //! jitter) or park each.
 
 use crate::App;
-use crate::events::Undelivered;
-use domain::ids::{CardId, CardholderId, EventId, JobId, TransferId};
+use crate::events::{Slot, Undelivered};
+use domain::ids::{AccountId, CardId, CardholderId, EventId, JobId, TransferId};
 use ports::StoreError;
 use ports::jobs::{Job, JobKind, Lease, Queue};
 
@@ -15,8 +15,8 @@ use ports::jobs::{Job, JobKind, Lease, Queue};
 pub const LEASE_SECS: i64 = 15;
 pub const HEARTBEAT_SECS: u64 = 5;
 
-/// How long a delivery waits, untried, while its account has as many in
-/// flight as it may.
+/// How long a delivery waits, untried, when its account's share of the
+/// deliveries in flight was taken between its claim and its start.
 const BUSY_ACCOUNT_SECS: i64 = 1;
 
 /// Jobs claimed together under one lease.
@@ -26,9 +26,23 @@ pub struct Claim {
     pub jobs: Vec<Job>,
 }
 
+/// Webhook deliveries claimed together under one lease, each holding its
+/// place among the deliveries in flight until it ends.
+pub struct Deliveries {
+    pub lease: String,
+    /// How many jobs the claim leased, those put back untried included.
+    pub claimed: usize,
+    admitted: Vec<(Job, Slot)>,
+}
+
 impl App {
-    /// Leases up to `limit` due jobs of `queue`.
-    pub async fn claim_jobs(&self, queue: Queue, limit: u32) -> Result<Claim, StoreError> {
+    /// Leases up to `limit` due jobs of the work queue (all but webhook
+    /// deliveries).
+    pub async fn claim_jobs(&self, limit: u32) -> Result<Claim, StoreError> {
+        self.lease_jobs(Queue::Work, limit, &[]).await
+    }
+
+    async fn lease_jobs(&self, queue: Queue, limit: u32, skip: &[AccountId]) -> Result<Claim, StoreError> {
         let lease = Lease {
             token: self.ports.ids.unique(),
             secs: LEASE_SECS,
@@ -36,12 +50,59 @@ impl App {
         let jobs = self
             .ports
             .jobs
-            .claim(queue, &lease, self.ports.clock.now(), limit)
+            .claim(queue, &lease, self.ports.clock.now(), limit, skip)
             .await?;
         Ok(Claim {
             lease: lease.token,
             jobs,
         })
+    }
+
+    /// How many more webhook deliveries this process may have in flight.
+    pub fn delivery_room(&self) -> u32 {
+        self.delivery_gate.room().0
+    }
+
+    /// Waits until a delivery in flight ends.
+    pub async fn delivery_freed(&self) {
+        self.delivery_gate.freed().await;
+    }
+
+    /// Leases up to `limit` due webhook deliveries (fewer when this
+    /// process has less room), none of an account whose share is taken, and
+    /// gives each its place in flight; one whose account's share was taken
+    /// meanwhile is put back untried.
+    pub async fn claim_deliveries(&self, limit: u32) -> Result<Deliveries, StoreError> {
+        let (room, full) = self.delivery_gate.room();
+        let claim = self.lease_jobs(Queue::Webhooks, room.min(limit), &full).await?;
+        let claimed = claim.jobs.len();
+        let mut admitted = Vec::with_capacity(claimed);
+        let now = self.ports.clock.now();
+        for job in claim.jobs {
+            match self.delivery_gate.slot(&job.account_id) {
+                Some(slot) => admitted.push((job, slot)),
+                None => self.ports.jobs.postpone(&job, now.plus(BUSY_ACCOUNT_SECS), now).await?,
+            }
+        }
+        Ok(Deliveries {
+            lease: claim.lease,
+            claimed,
+            admitted,
+        })
+    }
+
+    /// Makes a claim's deliveries, all at once; those delivered leave the
+    /// queue together.
+    pub async fn run_deliveries(&self, deliveries: Deliveries) -> Result<(), StoreError> {
+        let running = deliveries.admitted.into_iter().map(|(job, slot)| self.run_delivery(job, slot));
+        let mut done = vec![];
+        for finished in futures::future::join_all(running).await {
+            done.extend(finished?);
+        }
+        if !done.is_empty() {
+            self.ports.jobs.complete(&deliveries.lease, &done).await?;
+        }
+        Ok(())
     }
 
     /// Keeps a claim's jobs leased: the runner's heartbeat. `false` when
@@ -51,11 +112,8 @@ impl App {
         self.ports.jobs.extend(lease, until).await
     }
 
-    /// Runs a claim's jobs. The settlements among them run as one batch
-    /// (one transaction); webhook deliveries run all at once, each through
-    /// its account's gate (see `events::delivery_gate`), so a slow
-    /// endpoint holds only its own; the jobs that succeeded leave the
-    /// queue together.
+    /// Runs a claim of work. The settlements among them run as one batch
+    /// (one transaction); the jobs that succeeded leave the queue together.
     pub async fn run_jobs(&self, claim: Claim) -> Result<(), StoreError> {
         let transfers: Vec<TransferId> = claim
             .jobs
@@ -65,13 +123,10 @@ impl App {
             .collect();
         let mut settled = self.settle_card_transfers(&transfers).await.into_iter();
         let mut done = vec![];
-        let mut deliveries = vec![];
         for job in claim.jobs {
             let outcome = match job.kind {
-                JobKind::DeliverWebhook => {
-                    deliveries.push(job);
-                    continue;
-                }
+                // Never in the work queue: `claim_deliveries` leases them.
+                JobKind::DeliverWebhook => Err("a delivery is made from the webhook queue".into()),
                 JobKind::VerifyCardholder => self.verify_cardholder(&CardholderId::new(&job.subject)).await,
                 JobKind::CardInactivity => self.run_inactivity_rule(&CardId::new(&job.subject)).await,
                 JobKind::CardMaintenanceFee => self.charge_maintenance_fee(&job.subject).await,
@@ -81,29 +136,18 @@ impl App {
             };
             done.extend(self.done_or_retried(job, outcome).await?);
         }
-        let delivered = deliveries.into_iter().map(|job| self.run_delivery(job));
-        for finished in futures::future::join_all(delivered).await {
-            done.extend(finished?);
-        }
         if !done.is_empty() {
             self.ports.jobs.complete(&claim.lease, &done).await?;
         }
         Ok(())
     }
 
-    /// One delivery job: tried when its account has room in flight and its
-    /// endpoint is not resting, else put back untried; a failed one is
-    /// retried as soon as it failed, as a lone one would be.
-    async fn run_delivery(&self, job: Job) -> Result<Option<JobId>, StoreError> {
+    /// One delivery job, holding its place in flight (`_slot`) until it
+    /// ends: tried when its endpoint is not resting, else put back
+    /// untried; a failed one is retried as soon as it failed, as a lone one
+    /// would be.
+    async fn run_delivery(&self, job: Job, _slot: Slot) -> Result<Option<JobId>, StoreError> {
         let now = self.ports.clock.now();
-        let Some(_slot) = self.delivery_gate.slot(&job.account_id) else {
-            return self
-                .ports
-                .jobs
-                .postpone(&job, now.plus(BUSY_ACCOUNT_SECS), now)
-                .await
-                .map(|()| None);
-        };
         let last_attempt = job.attempts >= job.max_attempts;
         match self.deliver_webhook(&EventId::new(&job.subject), last_attempt).await {
             Ok(()) => Ok(Some(job.id)),
@@ -181,15 +225,28 @@ mod tests {
         m
     }
 
+    /// Claims `jobs` as webhook deliveries, under `lease_1`, and makes them.
+    async fn deliver(mut m: Mocks, jobs: Vec<Job>) {
+        m.ids.expect_unique().return_const("lease_1".to_string());
+        m.jobs.expect_claim().return_once(move |queue, _, _, limit, skip| {
+            assert_eq!((queue, limit, skip), (Queue::Webhooks, 16, &[][..]));
+            Ok(jobs)
+        });
+        let app = m.app();
+        let deliveries = app.claim_deliveries(16).await.unwrap();
+        assert_eq!(deliveries.claimed, 1);
+        app.run_deliveries(deliveries).await.unwrap();
+    }
+
     #[tokio::test]
     async fn a_claim_leases_its_jobs_under_a_fresh_token_for_a_short_lease() {
         let mut m = Mocks::default();
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.ids.expect_unique().return_const("tok".to_string());
-        m.jobs.expect_claim().times(1).returning(|queue, lease, _, limit| {
+        m.jobs.expect_claim().times(1).returning(|queue, lease, _, limit, skip| {
             assert_eq!(
-                (queue, lease.token.as_str(), lease.secs, limit),
-                (Queue::Work, "tok", 15, 8)
+                (queue, lease.token.as_str(), lease.secs, limit, skip),
+                (Queue::Work, "tok", 15, 8, &[][..])
             );
             Ok(vec![job(1)])
         });
@@ -199,7 +256,7 @@ mod tests {
             .times(1)
             .returning(|_, _| Ok(true));
         let app = m.app();
-        let claimed = app.claim_jobs(Queue::Work, 8).await.unwrap();
+        let claimed = app.claim_jobs(8).await.unwrap();
         assert_eq!((claimed.lease.as_str(), claimed.jobs.len()), ("tok", 1));
         assert!(app.extend_lease(&claimed.lease).await.unwrap());
     }
@@ -212,7 +269,7 @@ mod tests {
             .withf(|lease, ids| lease == "lease_1" && ids == [JobId::new("job_1")])
             .times(1)
             .returning(|_, _| Ok(()));
-        m.app().run_jobs(claim(vec![job(1)])).await.unwrap();
+        deliver(m, vec![job(1)]).await;
     }
 
     #[tokio::test]
@@ -223,7 +280,7 @@ mod tests {
             .times(1)
             .withf(|_, error, run_at, _| error.contains("down") && run_at.unix() == 1_000 + 300)
             .returning(|_, _, _, _| Ok(()));
-        m.app().run_jobs(claim(vec![job(2)])).await.unwrap();
+        deliver(m, vec![job(2)]).await;
     }
 
     #[tokio::test]
@@ -251,6 +308,6 @@ mod tests {
     async fn the_last_failed_attempt_parks_the_job() {
         let mut m = mocks(true);
         m.jobs.expect_park().times(1).returning(|_, _, _| Ok(()));
-        m.app().run_jobs(claim(vec![job(10)])).await.unwrap();
+        deliver(m, vec![job(10)]).await;
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod breaker;
 pub mod payloads;
+pub mod share;
 
 pub const CARDHOLDER_VERIFICATION_SUCCESSFUL: &str = "cardholder_verification.successful";
 pub const CARDHOLDER_VERIFICATION_MANUAL_REVIEW: &str = "cardholder_verification.manual_review";
