@@ -422,8 +422,9 @@ async fn asynchronous_outcomes_arrive_by_webhook_and_manual_review_decides() {
             number.len() == 11 && number.starts_with("*******") && !number[7..].contains('*'),
             "{case}"
         );
+        // The verifier's reason, as the README promises (it was null).
         assert!(
-            case.get("reason").is_some() && case.get("date_of_birth").is_some(),
+            case["reason"].as_str().is_some_and(|r| r.contains("manual review")) && case.get("date_of_birth").is_some(),
             "{case}"
         );
         assert!(run(issuing(&db).args(["review", "approve", &ids[1]])).status.success());
@@ -528,6 +529,30 @@ async fn update_and_delete() {
         )
         .await;
         assert_eq!(read["data"]["email_address"], "ada.new@example.com", "{}", db.backend());
+        // Integrations name the cardholder in the query too.
+        let by_query = |query: String, body: Value| {
+            client()
+                .patch(server.url(&format!("{BASE}/cardholder/update_cardholder{query}")))
+                .header("token", bearer(&key))
+                .json(&body)
+                .send()
+        };
+        let queried = by_query(format!("?cardholder_id={}", id(&a)), json!({"first_name": "Adaora"}))
+            .await
+            .unwrap();
+        assert_eq!(queried.status(), 200, "{}", db.backend());
+        let queried: Value = queried.json().await.unwrap();
+        assert_eq!(queried["data"]["first_name"], "Adaora");
+        for (query, body, says) in [
+            (format!("?cardholder_id={}", id(&b)), json!({"cardholder_id": id(&a)}), "different values"),
+            (String::new(), json!({"first_name": "Adaora"}), "is required"),
+        ] {
+            let refused = by_query(query, body).await.unwrap();
+            assert_eq!(refused.status(), 400);
+            let refused: Value = refused.json().await.unwrap();
+            let message = refused["message"].as_str().unwrap();
+            assert!(message.starts_with("cardholder_id: ") && message.contains(says), "{message}");
+        }
         let bad_email = patch(json!({"cardholder_id": id(&a), "email_address": "not an email"}))
             .await
             .unwrap();

@@ -238,11 +238,22 @@ pub async fn settlements_finished(db: &TestDb) -> i64 {
     eventually(in_transit, |left| *left == 0).await
 }
 
-/// `issuing ledger totals` on `db`: `{"live": {"USD": {"card": ..., ...}, ...}, "test": ...}`.
+/// `issuing ledger totals` on `db`: `{"live": {"USD": {"card": ..., ...}, ...}, "test": ...}`,
+/// each total (printed as a digit string, as amounts are) read as a
+/// number for the tests' sums.
 pub fn ledger_totals(db: &TestDb) -> serde_json::Value {
     let out = run(issuing(db).args(["ledger", "totals"]));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("one JSON object")
+    let mut totals: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    for currencies in totals.as_object_mut().unwrap().values_mut() {
+        for kinds in currencies.as_object_mut().unwrap().values_mut() {
+            for total in kinds.as_object_mut().unwrap().values_mut() {
+                let text = total.as_str().expect("a total is a digit string");
+                *total = serde_json::json!(text.parse::<i64>().expect("a total fits i64"));
+            }
+        }
+    }
+    totals
 }
 
 /// The sandbox's part of [`ledger_totals`]: `{"USD": {"card": ..., ...}, ...}`.

@@ -117,6 +117,9 @@ async fn every_route_answers_alike_on_both_listeners_and_card_data_is_clear_only
         let status = |address: String| async move { s.call_at(&address, reqwest::Method::GET, all, None).await.status };
         assert_eq!((status(relay.clone()).await, status(relay.clone()).await), (200, 420));
         assert_eq!((status(base.clone()).await, status(base.clone()).await), (200, 200));
+        let limited = s.call_at(&relay, reqwest::Method::GET, all, None).await;
+        let message = limited.body["message"].as_str().unwrap();
+        assert!(message.contains("per account and mode"), "{message}");
         // The relay takes every call an integration sends there, money too.
         let fund = json!({"card_id": card, "amount": 500, "transaction_reference": "relay-fund", "currency": "USD"});
         let funded = s

@@ -13,7 +13,8 @@ DEPENDENT_FIELDS = {
     # identity documents; a name needs 3 letters, an address line too.
     "/cardholder/register_cardholder": ("phone", "address.", "identity.", "first_name", "last_name", "email_address"),
     "/cardholder/register_cardholder_synchronously": ("phone", "address.", "identity.", "first_name", "last_name", "email_address"),
-    "/cardholder/update_cardholder": ("phone", "address.", "identity.", "first_name", "last_name", "email_address"),
+    # The cardholder is named in the body or in the query.
+    "/cardholder/update_cardholder": ("phone", "address.", "identity.", "first_name", "last_name", "email_address", "cardholder_id"),
     # A card's type, brand and currency go together (Naira cards are
     # virtual); a USD card needs a limit and a funding of at least its fee.
     # A PIN is a ciphertext under the caller's secret key.

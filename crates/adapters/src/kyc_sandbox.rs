@@ -23,13 +23,17 @@ use ports::kyc::{KycUnavailable, KycVerifier};
 
 pub struct SandboxKyc;
 
+/// Why the sandbox sends a case to manual review.
+pub const MANUAL_REVIEW_REASON: &str =
+    "the sandbox sends identity numbers ending in 1111 to manual review (the selfie could not be matched)";
+
 pub fn outcome_for(identity_number: &str) -> KycOutcome {
     let tail = identity_number
         .get(identity_number.len().saturating_sub(4)..)
         .unwrap_or_default();
     match tail {
         "0000" => KycOutcome::Failed(KycFailure::NotVerifiable),
-        "1111" => KycOutcome::ManualReview,
+        "1111" => KycOutcome::ManualReview(MANUAL_REVIEW_REASON),
         "2222" => KycOutcome::Failed(KycFailure::NameMismatch),
         "3333" => KycOutcome::Failed(KycFailure::IdMismatch),
         "4444" => KycOutcome::Failed(KycFailure::OtpNotSent),
@@ -58,7 +62,7 @@ mod tests {
             outcome_for("22212340000"),
             KycOutcome::Failed(KycFailure::NotVerifiable)
         );
-        assert_eq!(outcome_for("A1111"), KycOutcome::ManualReview);
+        assert_eq!(outcome_for("A1111"), KycOutcome::ManualReview(MANUAL_REVIEW_REASON));
         assert_eq!(outcome_for("22212349999"), KycOutcome::Failed(KycFailure::Blacklisted));
         assert_eq!(outcome_for("22212345678"), KycOutcome::Verified);
         assert_eq!(outcome_for("99"), KycOutcome::Verified);

@@ -204,11 +204,18 @@ impl Issuing {
     }
 
     /// `issuing ledger totals` of the sandbox (where the benchmarks run) in
-    /// USD: `{"card": ..., "issuing_wallet": ...}`.
+    /// USD: `{"card": ..., "issuing_wallet": ...}`, each total (a digit
+    /// string) read as a number.
     pub fn usd_totals(&self) -> anyhow::Result<Value> {
         let out = self.cli(&["ledger", "totals"])?;
         let totals: Value = serde_json::from_str(&out).context("ledger totals prints JSON")?;
-        Ok(totals["test"]["USD"].clone())
+        let usd = totals["test"]["USD"].as_object().cloned().unwrap_or_default();
+        usd.into_iter()
+            .map(|(kind, total)| {
+                let total: i64 = total.as_str().and_then(|t| t.parse().ok()).context("a total is a digit string")?;
+                Ok((kind, Value::from(total)))
+            })
+            .collect()
     }
 
     /// Starts `issuing serve` on free ports.

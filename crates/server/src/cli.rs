@@ -344,7 +344,7 @@ pub enum AccountsCommand {
     /// Deliveries are signed with the new and the previous secret until
     /// the previous one expires.
     RollWebhookSecret(RollArgs),
-    /// An account's keys, newest first, one JSON object a line: id, mode,
+    /// An account's keys, newest first, one JSON object a line: id, livemode,
     /// created_at, expires_at (null: the mode's current key). Never the key.
     Keys { account_id: String },
     /// Make a key (its id from `accounts keys`) stop working now.

@@ -197,10 +197,11 @@ pub async fn import_rewards(db_args: &DbArgs, serve: &ServeArgs, file: &Path) ->
     let db = wiring::open_db(db_args, Open::Existing).await?;
     let app = wiring::app(db, db_args, serve, &serve.worker).await?;
     app.import_rewards_catalogue(&catalogue).await?;
+    let counted = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     println!(
-        "rewards catalogue imported: {} promo codes, {} deals",
-        catalogue.promo_codes.len(),
-        catalogue.deals.len()
+        "rewards catalogue imported: {}, {}",
+        counted(catalogue.promo_codes.len(), "promo code", "promo codes"),
+        counted(catalogue.deals.len(), "deal", "deals")
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -407,13 +408,14 @@ pub async fn credit_wallet(db_args: &DbArgs, serve: &ServeArgs, args: &CreditArg
     };
     let mode = request.mode;
     let credited = app.credit_wallet(request).await?;
-    // Debug-formatted text: quoted, so a note cannot pose as more fields.
+    // The account's id (an account that exists) as it is; the free text
+    // Debug-formatted: quoted, so a note cannot pose as more fields.
     let what = match credited.moved_now {
         true => "issuing wallet credited from deposits",
         false => "issuing wallet credit already made under this reference: nothing moved",
     };
     tracing::info!(
-        account = ?args.account_id,
+        account = %args.account_id,
         mode = mode.as_str(),
         currency = credited.currency.code(),
         amount = credited.amount.minor(),
@@ -458,9 +460,8 @@ pub async fn ledger_totals(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
     let mut out = json!({"live": {}, "test": {}});
     for total in db.totals().await? {
         let currency = &mut out[total.mode.as_str()][total.currency.as_str()];
-        // A total past i64 (only a breached ledger has one) prints as a string.
-        currency[total.kind] =
-            i64::try_from(total.balance).map_or_else(|_| json!(total.balance.to_string()), |b| json!(b));
+        // Amounts are digit strings, as everywhere in the API.
+        currency[total.kind] = json!(total.balance.to_string());
     }
     println!("{out}");
     Ok(ExitCode::SUCCESS)

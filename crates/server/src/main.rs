@@ -152,8 +152,41 @@ async fn main() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", said_once(&e));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// An error and its causes, each said once: a cause whose words its
+/// error already says (a pool error quoting the connection's, which
+/// quotes the TLS handshake's) is not said again.
+fn said_once(e: &anyhow::Error) -> String {
+    let mut said = String::new();
+    for cause in e.chain().map(|c| c.to_string()) {
+        if said.contains(&cause) {
+            continue;
+        }
+        if !said.is_empty() {
+            said.push_str(": ");
+        }
+        said.push_str(&cause);
+    }
+    said
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_errors_causes_are_said_once() {
+        let e = anyhow::anyhow!("handshake: certificate not valid for 127.0.0.1")
+            .context("pool: handshake: certificate not valid for 127.0.0.1")
+            .context("connecting to the database");
+        assert_eq!(
+            super::said_once(&e),
+            "connecting to the database: pool: handshake: certificate not valid for 127.0.0.1"
+        );
+        let plain = anyhow::anyhow!("no such file").context("reading the key");
+        assert_eq!(super::said_once(&plain), "reading the key: no such file");
     }
 }

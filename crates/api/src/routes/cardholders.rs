@@ -4,6 +4,7 @@ use crate::extract::{Authenticated, Json, Query, path_id};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::cardholders::CardholderUpdate;
+use domain::InvalidInput;
 use domain::cardholders::CardholderStatus;
 use domain::cardholders::identity::IdentityInput;
 use domain::cardholders::registration::{AddressInput, RegistrationInput};
@@ -331,9 +332,19 @@ pub async fn get_cardholder(
     }))
 }
 
+/// Integrations name the cardholder in the body or in the query: either
+/// is taken, the same id in both too.
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct UpdateQuery {
+    /// The cardholder, when the body does not name it.
+    cardholder_id: Option<String>,
+}
+
 #[derive(Deserialize, ToSchema)]
 pub struct UpdateBody {
-    cardholder_id: String,
+    /// Required here or in the query.
+    cardholder_id: Option<String>,
     first_name: Option<String>,
     last_name: Option<String>,
     address: Option<AddressBody>,
@@ -352,6 +363,7 @@ pub struct UpdateBody {
     path = "/v1/issuing/cardholder/update_cardholder",
     tag = "cardholders",
     security(("token" = [])),
+    params(UpdateQuery),
     request_body = UpdateBody,
     responses(
         (status = 200, description = "The updated cardholder", body = Envelope<CardholderView>),
@@ -362,8 +374,17 @@ pub struct UpdateBody {
 pub async fn update_cardholder(
     app: web::Data<app::App>,
     caller: Authenticated,
+    Query(query): Query<UpdateQuery>,
     Json(body): Json<UpdateBody>,
 ) -> Result<HttpResponse, ApiError> {
+    let id = match (query.cardholder_id, body.cardholder_id) {
+        (Some(q), Some(b)) if q != b => {
+            let rule = "is given in the query and in the body with different values";
+            return Err(InvalidInput::new("cardholder_id", rule).into());
+        }
+        (_, Some(id)) | (Some(id), None) => id,
+        (None, None) => return Err(InvalidInput::new("cardholder_id", "is required (in the body or the query)").into()),
+    };
     let update = CardholderUpdate {
         first_name: body.first_name,
         last_name: body.last_name,
@@ -374,7 +395,7 @@ pub async fn update_cardholder(
         meta_data: meta_text(body.meta_data),
     };
     let record = app
-        .update_cardholder(&caller.0, &CardholderId::new(body.cardholder_id), update)
+        .update_cardholder(&caller.0, &CardholderId::new(id), update)
         .await?;
     Ok(success(
         StatusCode::OK,

@@ -104,14 +104,14 @@ impl App {
         if let Permit::Denied { retry_after_secs } = permit {
             return Err(RegisterError::RateLimited { retry_after_secs });
         }
-        let status = if synchronous {
+        let (status, error_description) = if synchronous {
             match self.ports.kyc.verify(caller.mode, &registration).await? {
-                KycOutcome::Verified => CardholderStatus::Verified,
-                KycOutcome::ManualReview => CardholderStatus::ManualReview,
+                KycOutcome::Verified => (CardholderStatus::Verified, None),
+                KycOutcome::ManualReview(reason) => (CardholderStatus::ManualReview, Some(reason.to_string())),
                 KycOutcome::Failed(failure) => return Err(RegisterError::Refused(failure)),
             }
         } else {
-            CardholderStatus::Pending
+            (CardholderStatus::Pending, None)
         };
         let id = CardholderId::with_suffix(&self.ports.ids.unique());
         let verification = (!synchronous).then(|| self.job_now(JobKind::VerifyCardholder, id.to_string()));
@@ -122,7 +122,7 @@ impl App {
             registration,
             status,
             blacklisted: false,
-            error_description: None,
+            error_description,
             meta_data,
             created_at: now,
         };

@@ -31,10 +31,10 @@ impl App {
                 blacklisted: false,
                 error_description: None,
             },
-            KycOutcome::ManualReview => Decision {
+            KycOutcome::ManualReview(reason) => Decision {
                 status: CardholderStatus::ManualReview,
                 blacklisted: false,
-                error_description: None,
+                error_description: Some(reason.to_string()),
             },
             KycOutcome::Failed(failure) => Decision {
                 status: CardholderStatus::Failed,
@@ -150,7 +150,7 @@ mod tests {
                 CardholderStatus::Verified,
             ),
             (
-                KycOutcome::ManualReview,
+                KycOutcome::ManualReview("the selfie could not be matched"),
                 "cardholder_verification.manual_review",
                 CardholderStatus::ManualReview,
             ),

@@ -55,8 +55,13 @@ pub enum CardError {
     /// says which.
     #[error("{}", not_verified(*.0))]
     CardholderNotVerified(CardholderStatus),
-    #[error("this call is limited to once every {window} seconds per card; retry in {retry_after_secs} seconds")]
-    RateLimited { window: i64, retry_after_secs: u64 },
+    #[error("this call is limited to once every {window} seconds per {per}; retry in {retry_after_secs} seconds")]
+    RateLimited {
+        window: i64,
+        /// What the limit counts calls of: a card, or an account and mode.
+        per: &'static str,
+        retry_after_secs: u64,
+    },
     #[error("transaction_reference: no transaction of this card with this reference")]
     TransactionNotFound,
     #[error("token: the token is unknown, expired or already used")]
@@ -272,6 +277,7 @@ impl App {
             Permit::Granted => Ok(()),
             Permit::Denied { retry_after_secs } => Err(CardError::RateLimited {
                 window,
+                per: if subject == account.as_str() { "account and mode" } else { "card" },
                 retry_after_secs,
             }),
         }

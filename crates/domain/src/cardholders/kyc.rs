@@ -53,7 +53,8 @@ impl KycFailure {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum KycOutcome {
     Verified,
-    /// The automated check could not decide; a person reviews the case.
-    ManualReview,
+    /// The automated check could not decide, for the verifier's reason; a
+    /// person reviews the case.
+    ManualReview(&'static str),
     Failed(KycFailure),
 }
