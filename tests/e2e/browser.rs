@@ -148,9 +148,14 @@ async fn a_deal_is_claimed_and_the_charts_are_read_in_a_real_browser() {
         (claimed["reward_type"].as_str(), claimed["has_been_claimed"].as_bool()),
         (Some("PROMO_CODE"), Some(true))
     );
-    // The same link again: the deal is a promo code now.
+    // The same link again: its card token was used.
     browser.goto(&link).await.unwrap();
+    assert_eq!(heading(&browser).await, "This link has expired");
+    // A fresh link: the deal is a promo code now, shown to its cardholder.
+    browser.goto(&deal(&s.card_token(&card).await)).await.unwrap();
     assert_eq!(heading(&browser).await, "Already claimed");
+    let code = browser.find(Locator::Css(".code")).await.unwrap();
+    assert_eq!(code.text().await.unwrap(), "CASE15");
 
     // The charts of known debits in three categories.
     s.spend_in_three_categories(&card).await;

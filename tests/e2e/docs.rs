@@ -287,3 +287,49 @@ async fn the_processor_snippet_runs_as_written() {
         assert!(answered.contains("\"decision\":\"approve\""), "{answered}");
     }
 }
+
+/// The README's PIN snippet and docs/webhooks.md's check of
+/// `x-webhook-signature`, run with the reference AES Everywhere library
+/// (skipped, saying so, where Python lacks it; CI installs it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_aes_everywhere_snippets_run_with_the_reference_library() {
+    let has_library = Command::new("python3")
+        .args(["-c", "import AesEverywhere"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_library {
+        eprintln!("python3 lacks aes-everywhere (pip install aes-everywhere): the snippets are not run");
+        return;
+    }
+    let key = "sk_test_0123456789abcdef";
+    let pin = format!("import sys\nKEY = sys.argv[1]\n{}\nprint(pin)", block(README, "python", 0));
+    let ciphertext = run_with("python3", &["-c", &pin, key], &[]);
+    let plain = adapters::crypto::aes_everywhere::decrypt(&ciphertext, &domain::Secret::new(key.to_string()));
+    assert_eq!(plain.unwrap().expose(), b"1234", "{ciphertext}");
+
+    let receiver = crate::receiver::Receiver::start();
+    let db = TestDb::sqlite();
+    let server = Server::start(&db);
+    let created = crate::harness::create_account(&db, Some(&receiver.url));
+    let (key, secret) = (
+        created["test_secret_key"].as_str().unwrap(),
+        created["test_webhook_secret"].as_str().unwrap(),
+    );
+    let sent = crate::harness::client()
+        .post(server.url("/v1/issuing/sandbox/webhook/test"))
+        .header("token", crate::harness::bearer(key))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent.status(), 202);
+    assert!(receiver.wait_for(20, |r| !r.deliveries().is_empty()).await);
+    let header = receiver.deliveries().remove(0).webhook_signature;
+    let check = format!(
+        "import sys\n{}\nprint(legacy_signature_ok(*sys.argv[1:]))",
+        block(include_str!("../../docs/webhooks.md"), "python", 1)
+    );
+    for (webhook_secret, expected) in [(secret, "True"), ("whsec_another", "False")] {
+        let answered = run_with("python3", &["-c", &check, &header, key, webhook_secret], &[]);
+        assert_eq!(answered, expected, "{webhook_secret}");
+    }
+}

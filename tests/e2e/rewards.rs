@@ -265,6 +265,27 @@ async fn a_deal_is_assigned_listed_and_claimed_once_on_its_page() {
         )
         .await;
         assert_eq!(claimed.status, 409, "{}", text(&claimed));
+        assert!(text(&claimed).contains("CASE15"), "the code claimed is shown: {}", text(&claimed));
+        // Shapes are told apart from lookups, and a HEAD does no work.
+        for (reward_token, card_token, says) in [
+            ("garbage", "x".repeat(48), "reward_token"),
+            (token.as_str(), "short".to_string(), "card_token"),
+        ] {
+            let url = deal_url(reward_token, &card_token, "Jumia", Some("sandbox"));
+            let refused = page(&s, &url, None).await;
+            assert_eq!(refused.status, 400, "{}", text(&refused));
+            assert!(text(&refused).contains(says), "{}", text(&refused));
+        }
+        let link_token = s.card_token(&card).await;
+        let headed = client()
+            .head(s.server.url(&deal_url(&token, &link_token, "Jumia", Some("sandbox"))))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(headed.status(), 200);
+        assert!(headed.headers().contains_key("content-security-policy"));
+        let after = page(&s, &deal_url(&token, &link_token, "Jumia", Some("sandbox")), None).await;
+        assert_eq!(after.status, 409, "the HEAD left the card token: {}", text(&after));
 
         // Another cardholder's card does not open this cardholder's deal,
         // and its token is left to its owner.
@@ -487,7 +508,7 @@ async fn the_charts_page_draws_a_cards_spending_by_month_and_by_category() {
         .await;
         assert_eq!(empty.status, 200);
         assert!(text(&empty).contains("No spending") && !text(&empty).contains("<svg"));
-        for (method, path, allow) in [("DELETE", "/web/graphs", "GET"), ("PUT", "/web/rewards", "GET, POST")] {
+        for (method, path, allow) in [("DELETE", "/web/graphs", "GET, HEAD"), ("PUT", "/web/rewards", "GET, HEAD, POST")] {
             let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
             let refused = html(client().request(method, s.server.url(path)).send().await.unwrap()).await;
             assert_eq!(

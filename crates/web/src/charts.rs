@@ -56,16 +56,26 @@ pub async fn show(app: web::Data<app::App>, query: web::Query<Query>) -> HttpRes
 
 /// `USD 1,234.56`.
 fn money(currency: Currency, amount: Amount) -> String {
+    format!("{} {}", currency.code(), decimal(amount))
+}
+
+/// `1,234.56`: the table's grouping, on the chart too.
+fn decimal(amount: Amount) -> String {
     let minor = amount.minor();
-    let major = (minor / 100).to_string();
+    format!("{}.{:02}", thousands(minor / 100), minor % 100)
+}
+
+/// `1,234`.
+fn thousands(whole: i64) -> String {
+    let digits = whole.to_string();
     let mut grouped = String::new();
-    for (n, digit) in major.chars().enumerate() {
-        if n > 0 && (major.len() - n).is_multiple_of(3) {
+    for (n, digit) in digits.chars().enumerate() {
+        if n > 0 && (digits.len() - n).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(digit);
     }
-    format!("{} {grouped}.{:02}", currency.code(), minor % 100)
+    grouped
 }
 
 fn major(amount: Amount) -> f64 {
@@ -83,6 +93,26 @@ const COLOURS: [RGBColor; 8] = [
     RGBColor(127, 140, 141),
 ];
 
+/// The chart's drawing units per pixel of its 360-pixel-wide layout:
+/// plotters draws on whole units, so the pie's edges and the text are
+/// placed on thirds of a pixel, and the page scales the SVG to its width.
+const SCALE: i32 = 3;
+
+/// A length of the layout, in drawing units.
+fn px(pixels: i32) -> i32 {
+    pixels * SCALE
+}
+
+/// The text of the chart as large as the page's (the SVG is drawn about
+/// as wide as it is shown on a phone).
+fn font(pixels: i32) -> FontDesc<'static> {
+    ("sans-serif", f64::from(px(pixels))).into_font()
+}
+
+/// The smallest slice whose share is written on it: a thinner one has no
+/// room, and its share is in the legend's amounts.
+const LABELLED_SHARE: f64 = 0.05;
+
 /// The chart as an SVG document: its labels and amounts are in it, as
 /// text.
 fn draw(chart: &SpendingChart) -> String {
@@ -90,9 +120,10 @@ fn draw(chart: &SpendingChart) -> String {
     let drawn = {
         let height = match chart.kind {
             ChartKind::Bar => 280,
-            ChartKind::Pie => 230 + 24 * chart.slices.len() as u32,
+            ChartKind::Pie => 230 + 26 * chart.slices.len() as i32,
         };
-        let root = SVGBackend::with_string(&mut svg, (360, height)).into_drawing_area();
+        let size = (px(360) as u32, px(height) as u32);
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         match chart.kind {
             ChartKind::Bar => bars(&root, chart),
             ChartKind::Pie => pie(&root, chart),
@@ -119,9 +150,9 @@ fn bars<'a>(root: &Area<'a>, chart: &SpendingChart) -> Drawn<'a> {
         .map(|(month, _)| format!("{}/{}", &month[5..], &month[2..4]))
         .collect();
     let mut area = ChartBuilder::on(root)
-        .margin(12)
-        .x_label_area_size(28)
-        .y_label_area_size(44)
+        .margin(px(12))
+        .x_label_area_size(px(30))
+        .y_label_area_size(px(56))
         .build_cartesian_2d((0..labels.len()).into_segmented(), 0.0..top)?;
     area.configure_mesh()
         .disable_x_mesh()
@@ -130,20 +161,20 @@ fn bars<'a>(root: &Area<'a>, chart: &SpendingChart) -> Drawn<'a> {
             SegmentValue::CenterOf(n) => labels.get(*n).cloned().unwrap_or_default(),
             _ => String::new(),
         })
-        .y_label_formatter(&|y| format!("{y:.0}"))
-        .label_style(("sans-serif", 13))
+        .y_label_formatter(&|y| thousands(y.round() as i64))
+        .label_style(font(15))
+        .axis_style(BLACK.stroke_width(SCALE as u32))
+        .light_line_style(WHITE)
+        .bold_line_style(RGBColor(221, 226, 232).stroke_width(SCALE as u32))
         .draw()?;
     area.draw_series(
         Histogram::vertical(&area)
             .style(COLOURS[0].filled())
-            .margin(8)
+            .margin(px(8) as u32)
             .data(chart.slices.iter().enumerate().map(|(n, (_, a))| (n, major(*a)))),
     )?;
-    // Each month's amount above its bar.
-    let style = ("sans-serif", 12)
-        .into_font()
-        .color(&BLACK)
-        .pos(Pos::new(HPos::Center, VPos::Bottom));
+    // Each month's amount above its bar, grouped as the table's.
+    let style = font(14).color(&BLACK).pos(Pos::new(HPos::Center, VPos::Bottom));
     area.draw_series(
         chart
             .slices
@@ -152,7 +183,7 @@ fn bars<'a>(root: &Area<'a>, chart: &SpendingChart) -> Drawn<'a> {
             .filter(|(_, (_, a))| *a > Amount::ZERO)
             .map(|(n, (_, amount))| {
                 let at = (SegmentValue::CenterOf(n), major(*amount) + top * 0.02);
-                Text::new(format!("{:.2}", major(*amount)), at, style.clone())
+                Text::new(decimal(*amount), at, style.clone())
             }),
     )?;
     Ok(())
@@ -163,17 +194,32 @@ fn pie<'a>(root: &Area<'a>, chart: &SpendingChart) -> Drawn<'a> {
     let sizes: Vec<f64> = chart.slices.iter().map(|(_, a)| major(*a)).collect();
     let colours: Vec<RGBColor> = (0..sizes.len()).map(|n| COLOURS[n % COLOURS.len()]).collect();
     let no_labels = vec![""; sizes.len()];
-    let (center, radius) = ((180, 112), 96.0);
+    let (center, radius) = ((px(180), px(112)), f64::from(px(96)));
     let mut pie = Pie::new(&center, &radius, &sizes, &colours, &no_labels);
     pie.start_angle(-90.0);
-    pie.percentages(("sans-serif", 13).into_font().color(&WHITE));
     root.draw(&pie)?;
+    // Each slice's share, on the slices wide enough to hold it.
+    let total: f64 = sizes.iter().sum();
+    let style = font(15).color(&WHITE).pos(Pos::new(HPos::Center, VPos::Center));
+    let mut start = -std::f64::consts::FRAC_PI_2;
+    for size in &sizes {
+        let share = size / total;
+        let middle = start + share * std::f64::consts::PI;
+        start += share * std::f64::consts::TAU;
+        if share >= LABELLED_SHARE {
+            let at = (
+                center.0 + (radius * 0.62 * middle.cos()).round() as i32,
+                center.1 + (radius * 0.62 * middle.sin()).round() as i32,
+            );
+            root.draw(&Text::new(format!("{:.0}%", share * 100.0), at, style.clone()))?;
+        }
+    }
     // The legend: each group's colour, name and amount.
     for (n, (group, amount)) in chart.slices.iter().enumerate() {
-        let y = 232 + 24 * n as i32;
-        root.draw(&Rectangle::new([(16, y), (30, y + 14)], colours[n].filled()))?;
+        let y = px(232 + 26 * n as i32);
+        root.draw(&Rectangle::new([(px(16), y), (px(32), y + px(16))], colours[n].filled()))?;
         let text = format!("{group}: {}", money(chart.currency, *amount));
-        root.draw(&Text::new(text, (38, y), ("sans-serif", 14).into_font().color(&BLACK)))?;
+        root.draw(&Text::new(text, (px(40), y), font(16).color(&BLACK)))?;
     }
     Ok(())
 }
@@ -188,6 +234,27 @@ mod tests {
         assert_eq!(at(5), "USD 0.05");
         assert_eq!(at(123_456_789), "USD 1,234,567.89");
         assert_eq!(at(100_000), "USD 1,000.00");
+        assert_eq!(thousands(1_500_000), "1,500,000");
+    }
+
+    /// Naira amounts run to millions: the bars' labels group them as the
+    /// table does, and a sliver of a pie carries no `0%`.
+    #[test]
+    fn bar_labels_group_thousands_and_thin_slices_carry_no_share() {
+        let months = vec![
+            ("2026-10".to_string(), Amount::from_minor(123_456_700).unwrap()),
+            ("2026-11".to_string(), Amount::from_minor(5_000).unwrap()),
+        ];
+        let svg = draw(&SpendingChart { kind: ChartKind::Bar, currency: Currency::Ngn, slices: months });
+        assert!(svg.contains("1,234,567.00"), "{svg}");
+        let slices = vec![
+            ("Retail".to_string(), Amount::from_minor(1_000_000).unwrap()),
+            ("Fees".to_string(), Amount::from_minor(1).unwrap()),
+        ];
+        let svg = draw(&SpendingChart { kind: ChartKind::Pie, currency: Currency::Ngn, slices });
+        let shares: Vec<&str> = svg.lines().filter(|l| l.ends_with('%')).collect();
+        assert_eq!(shares, ["100%"], "the sliver's share is not written");
+        assert!(svg.contains("Fees: NGN 0.01"));
     }
 
     #[test]

@@ -91,7 +91,7 @@ pub async fn claim(app: web::Data<app::App>, req: HttpRequest, form: web::Form<C
     }
 }
 
-fn promo_code(code: &PromoCode) -> maud::Markup {
+pub(crate) fn promo_code(code: &PromoCode) -> maud::Markup {
     html! {
         h1 { "Your promo code" }
         p.muted { (code.merchant) ": " (code.description) }

@@ -22,18 +22,24 @@ pub fn respond(mut response: HttpResponseBuilder, title: &str, body: Markup) -> 
             head {
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
+                // No icon: the browser asks for none (no 404 in its console).
+                link rel="icon" href="data:,";
                 title { (title) }
                 link rel="stylesheet" href=(crate::STYLESHEET);
             }
             body { main { (body) } }
         }
     };
+    headed(&mut response).body(markup.into_string())
+}
+
+/// The headers every page carries.
+fn headed(response: &mut HttpResponseBuilder) -> &mut HttpResponseBuilder {
     response
         .content_type("text/html; charset=utf-8")
         .insert_header(("Content-Security-Policy", CSP))
         .insert_header(("Referrer-Policy", "no-referrer"))
         .insert_header(("X-Content-Type-Options", "nosniff"))
-        .body(markup.into_string())
 }
 
 /// The page an error shows: what went wrong and what to do, never more.
@@ -41,7 +47,7 @@ pub fn error_page(error: PageError) -> HttpResponse {
     let (status, title) = match &error {
         PageError::BadLink { .. } => (StatusCode::BAD_REQUEST, "This link is not right"),
         PageError::Expired => (StatusCode::UNAUTHORIZED, "This link has expired"),
-        PageError::Claimed => (StatusCode::CONFLICT, "Already claimed"),
+        PageError::Claimed(_) => (StatusCode::CONFLICT, "Already claimed"),
         PageError::Store(e) => {
             tracing::error!(error = %e, "a hosted page failed");
             (StatusCode::SERVICE_UNAVAILABLE, "Please try again")
@@ -57,8 +63,18 @@ pub fn error_page(error: PageError) -> HttpResponse {
         html! {
             h1 { (title) }
             p.error role="alert" { (message) }
+            // Shown to its own cardholder: the code they claimed.
+            @if let PageError::Claimed(Some(code)) = &error {
+                (crate::deal::promo_code(code))
+            }
         },
     )
+}
+
+/// `HEAD` of a page: its headers, and no work (a link previewer asking
+/// must not use up the link's single-use tokens).
+pub async fn head() -> HttpResponse {
+    headed(&mut HttpResponse::Ok()).finish()
 }
 
 /// Another method than the page's: 405, naming the allowed ones.

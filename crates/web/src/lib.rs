@@ -40,14 +40,16 @@ pub fn configure(cfg: &mut web::ServiceConfig, paths: &PagePaths) {
                 .app_data(bad_input::<web::QueryConfig>("the link's query"))
                 .app_data(bad_input::<web::FormConfig>("the form"))
                 .route(web::get().to(deal::open))
+                .route(web::head().to(layout::head))
                 .route(web::post().to(deal::claim))
-                .default_service(web::to(|| layout::not_allowed("GET, POST"))),
+                .default_service(web::to(|| layout::not_allowed("GET, HEAD, POST"))),
         )
         .service(
             web::resource(paths.graphs.as_str())
                 .app_data(bad_input::<web::QueryConfig>("the link's query"))
                 .route(web::get().to(charts::show))
-                .default_service(web::to(|| layout::not_allowed("GET"))),
+                .route(web::head().to(layout::head))
+                .default_service(web::to(|| layout::not_allowed("GET, HEAD"))),
         );
 }
 

@@ -48,6 +48,12 @@ pub type ShownCard = (CardRecord, ShownDetails);
 
 const TOKEN_LEN: usize = 48;
 
+/// Whether `token` has the shape of a card-details token: 48 letters and
+/// digits.
+pub(crate) fn is_card_token(token: &str) -> bool {
+    token.len() == TOKEN_LEN && token.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
 /// The one limit every reveal of a card's details counts against: sealed
 /// on the base address, in clear on the relay, and by token.
 const REVEAL: &str = "card_details";

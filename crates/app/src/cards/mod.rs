@@ -21,6 +21,7 @@ mod transfers;
 pub use create_card::{ActivationRequest, CardRequest, MigrationRequest};
 pub use debit::MockDebit;
 pub use details::{Details, DetailsView, RevealedDetails, SealedDetails, ShownCard, ShownDetails};
+pub(crate) use details::is_card_token;
 pub use processor::{AuthorizationAnswer, AuthorizationRequest, Verdict};
 pub use three_ds::{ChallengeAnswer, Completion};
 pub use transfers::TransferRequest;

@@ -23,11 +23,16 @@ pub enum PageError {
     #[error("{field}: {rule}")]
     BadLink { field: &'static str, rule: &'static str },
     /// The link's token is unknown, expired or used, or the page session
-    /// ended.
-    #[error("this link has expired or was already used; open it again from the app")]
+    /// ended (or a sandbox link left out `environment=sandbox`, which
+    /// looks the same).
+    #[error(
+        "this link has expired or was already used; open it again from the app (a sandbox link needs \
+         environment=sandbox)"
+    )]
     Expired,
+    /// The deal is a promo code already: shown to its own cardholder.
     #[error("this deal was claimed already")]
-    Claimed,
+    Claimed(Option<Box<PromoCode>>),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -106,7 +111,16 @@ impl App {
             .ok_or(PageError::bad("reward_token", "is required"))?;
         let card_token = query.card_token.ok_or(PageError::bad("card_token", "is required"))?;
         let merchant = query.merchant.ok_or(PageError::bad("merchant", "is required"))?;
-        let (id, mac) = token.split_once('.').ok_or(PageError::Expired)?;
+        // Shapes only, which tell nothing of any reward or card: a token cut
+        // short or mistyped says so, one of the right shape is looked up.
+        let (id, mac) = token
+            .split_once('.')
+            .filter(|(id, mac)| !id.is_empty() && mac.len() == 64 && mac.bytes().all(|b| b.is_ascii_hexdigit()))
+            .ok_or(PageError::bad(
+                "reward_token",
+                "is not a reward token: copy it whole from the reward's entry",
+            ))?;
+        check_card_token(&card_token)?;
         if !same(mac, &self.ports.vault.keyed_hash(id, "reward_token")) {
             return Err(PageError::Expired);
         }
@@ -126,8 +140,9 @@ impl App {
         if card.account_id != reward.account_id || card.cardholder_id != reward.cardholder_id {
             return Err(PageError::Expired);
         }
-        let Reward::Deal(deal) = &reward.reward else {
-            return Err(PageError::Claimed);
+        let deal = match &reward.reward {
+            Reward::Deal(deal) => deal,
+            Reward::PromoCode(code) => return Err(PageError::Claimed(Some(Box::new(code.clone())))),
         };
         if deal.merchant != merchant {
             return Err(PageError::bad("merchant", "is not this deal's merchant"));
@@ -182,12 +197,12 @@ impl App {
             let stored = self.ports.rewards.get(id).await?.ok_or(PageError::Expired)?;
             return match stored.reward {
                 Reward::PromoCode(code) => Ok(code),
-                Reward::Deal(_) => Err(PageError::Claimed),
+                Reward::Deal(_) => Err(PageError::Claimed(None)),
             };
         }
         match claimed {
             Reward::PromoCode(code) => Ok(code),
-            Reward::Deal(_) => Err(PageError::Claimed),
+            Reward::Deal(_) => Err(PageError::Claimed(None)),
         }
     }
 
@@ -205,6 +220,7 @@ impl App {
             None => return Err(PageError::bad("chart_type", "is required")),
         };
         let token = card_token.ok_or(PageError::bad("card_token", "is required"))?;
+        check_card_token(&token)?;
         let card = self.use_card_token(None, &Secret::new(token), false).await?;
         let now = self.now_for(&card.account_id, card.mode).await?;
         let (from, _) = now.month_bounds(CHART_MONTHS - 1);
@@ -266,6 +282,17 @@ impl App {
             }
         }
         Ok(debits)
+    }
+}
+
+/// A card token's shape: what `generate_token_for_card_details` hands out.
+fn check_card_token(token: &str) -> Result<(), PageError> {
+    match crate::cards::is_card_token(token) {
+        true => Ok(()),
+        false => Err(PageError::bad(
+            "card_token",
+            "is not a card token: ask generate_token_for_card_details for one",
+        )),
     }
 }
 
