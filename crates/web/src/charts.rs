@@ -162,7 +162,7 @@ fn bars<'a>(root: &Area<'a>, chart: &SpendingChart) -> Drawn<'a> {
             _ => String::new(),
         })
         .y_label_formatter(&|y| thousands(y.round() as i64))
-        .label_style(font(15))
+        .label_style(font(16))
         .axis_style(BLACK.stroke_width(SCALE as u32))
         .light_line_style(WHITE)
         .bold_line_style(RGBColor(221, 226, 232).stroke_width(SCALE as u32))
@@ -174,7 +174,7 @@ fn bars<'a>(root: &Area<'a>, chart: &SpendingChart) -> Drawn<'a> {
             .data(chart.slices.iter().enumerate().map(|(n, (_, a))| (n, major(*a)))),
     )?;
     // Each month's amount above its bar, grouped as the table's.
-    let style = font(14).color(&BLACK).pos(Pos::new(HPos::Center, VPos::Bottom));
+    let style = font(15).color(&BLACK).pos(Pos::new(HPos::Center, VPos::Bottom));
     area.draw_series(
         chart
             .slices
@@ -200,7 +200,7 @@ fn pie<'a>(root: &Area<'a>, chart: &SpendingChart) -> Drawn<'a> {
     root.draw(&pie)?;
     // Each slice's share, on the slices wide enough to hold it.
     let total: f64 = sizes.iter().sum();
-    let style = font(15).color(&WHITE).pos(Pos::new(HPos::Center, VPos::Center));
+    let style = font(16).color(&WHITE).pos(Pos::new(HPos::Center, VPos::Center));
     let mut start = -std::f64::consts::FRAC_PI_2;
     for size in &sizes {
         let share = size / total;
@@ -219,7 +219,7 @@ fn pie<'a>(root: &Area<'a>, chart: &SpendingChart) -> Drawn<'a> {
         let y = px(232 + 26 * n as i32);
         root.draw(&Rectangle::new([(px(16), y), (px(32), y + px(16))], colours[n].filled()))?;
         let text = format!("{group}: {}", money(chart.currency, *amount));
-        root.draw(&Text::new(text, (px(40), y), font(16).color(&BLACK)))?;
+        root.draw(&Text::new(text, (px(40), y), font(17).color(&BLACK)))?;
     }
     Ok(())
 }
