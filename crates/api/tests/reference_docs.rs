@@ -157,3 +157,73 @@ fn every_event_is_in_the_webhooks_table() {
     let sent: BTreeSet<&str> = domain::events::ALL.into_iter().collect();
     assert_eq!(documented, sent);
 }
+
+/// A path as the docs write it, without the parts they vary: the relay's
+/// address, `/v1/issuing`, and the sandbox segment (bracketed or not).
+fn bare(path: &str) -> String {
+    let path = path.trim_start_matches("{relay}");
+    ["/v1/issuing[/sandbox]", "/v1/issuing/sandbox", "/v1/issuing"]
+        .iter()
+        .find_map(|prefix| path.strip_prefix(prefix))
+        .unwrap_or(path)
+        .to_string()
+}
+
+/// The query parameters an operation of the document takes.
+fn query_parameters(op: &serde_json::Value) -> BTreeSet<String> {
+    op["parameters"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| p["in"] == "query")
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Every request docs/api.md writes out runs as written: `GET
+/// /cards/get_card_balance?card_id=` is an operation of the document with
+/// that method, and takes those query parameters; `get_all_lga?state=`
+/// (an operation by its name) takes them too. A reader following the docs
+/// literally once sent a query parameter no endpoint read.
+#[test]
+fn every_request_docs_api_writes_out_is_one_the_service_takes() {
+    let docs = read("docs/api.md");
+    let (doc, named) = operations();
+    let mut checked = 0;
+    let with_method = Regex::new(r"`(GET|POST|PATCH|PUT|DELETE) (\{relay\})?(/[^`?\s]*)(\?[^`\s]*)?`").unwrap();
+    for found in with_method.captures_iter(&docs) {
+        let (method, path) = (found[1].to_lowercase(), bare(&format!("{}{}", found.get(2).map_or("", |m| m.as_str()), &found[3])));
+        let ops: Vec<&serde_json::Value> = doc["paths"]
+            .as_object()
+            .unwrap()
+            .iter()
+            .filter(|(p, _)| bare(p) == path)
+            .filter_map(|(_, item)| item.get(&method))
+            .collect();
+        assert!(!ops.is_empty(), "docs/api.md writes {}: no such operation", &found[0]);
+        let asked = found.get(4).map_or("", |q| q.as_str());
+        for name in asked.trim_start_matches('?').split('&').filter(|p| !p.is_empty()) {
+            let name = name.split('=').next().unwrap();
+            assert!(
+                ops.iter().all(|op| query_parameters(op).contains(name)),
+                "docs/api.md writes {}: the operation takes no query parameter {name}",
+                &found[0]
+            );
+        }
+        checked += 1;
+    }
+    let by_name = Regex::new(r"`([a-z_]+)\?([a-z_]+=[^`\s]*)`").unwrap();
+    for found in by_name.captures_iter(&docs) {
+        let ops: Vec<&serde_json::Value> = named.iter().filter(|(n, _)| *n == found[1]).map(|(_, op)| op).collect();
+        assert!(!ops.is_empty(), "docs/api.md writes {}: no such operation", &found[0]);
+        for name in found[2].split('&').filter_map(|p| p.split('=').next()) {
+            assert!(
+                ops.iter().any(|op| query_parameters(op).contains(name)),
+                "docs/api.md writes {}: the operation takes no query parameter {name}",
+                &found[0]
+            );
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked} requests checked");
+}

@@ -1,7 +1,7 @@
 //! The command line. Every flag can also be set by its environment
 //! variable (`ISSUING_*`, and `DATABASE_URL`).
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use domain::Amount;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -24,6 +24,73 @@ pub struct Cli {
     /// Logs as text lines or JSON objects (to stderr).
     #[arg(long, env = "ISSUING_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text, global = true)]
     pub log_format: LogFormat,
+}
+
+impl Cli {
+    /// The command line as given, each command's `--help` showing only
+    /// the global flags it reads.
+    pub fn read() -> Cli {
+        let matches = command().get_matches();
+        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+    }
+}
+
+/// The global flags (the database's, its keys', the logs'), by id.
+const GLOBAL: [&str; 8] = [
+    "database_url",
+    "master_key",
+    "master_key_file",
+    "previous_master_key",
+    "previous_master_key_file",
+    "db_pool_size",
+    "max_wallet_balance",
+    "log_format",
+];
+
+/// What the commands that read few of the global flags read: the others'
+/// read them all (they load the master key and the service's settings).
+const READS: &[(&[&str], &[&str])] = &[
+    (&["openapi"], &[]),
+    (&["master-key", "generate"], &[]),
+    (&["migrate"], &["database_url", "db_pool_size"]),
+    (&["ledger", "check"], &["database_url", "db_pool_size", "max_wallet_balance"]),
+    (&["ledger", "totals"], &["database_url", "db_pool_size"]),
+    (&["accounts", "keys"], &["database_url", "db_pool_size"]),
+    (&["accounts", "revoke-key"], &["database_url", "db_pool_size"]),
+    (
+        &["master-key", "rotate"],
+        &[
+            "database_url",
+            "db_pool_size",
+            "master_key",
+            "master_key_file",
+            "previous_master_key",
+            "previous_master_key_file",
+        ],
+    ),
+];
+
+/// The command line's definition, with the global flags a command does
+/// not read hidden from its help (still accepted, as every command has).
+pub fn command() -> clap::Command {
+    let mut cli = Cli::command();
+    cli.build();
+    for (path, reads) in READS {
+        cli = hide_unread(cli, path, reads);
+    }
+    cli
+}
+
+fn hide_unread(command: clap::Command, path: &[&str], reads: &[&str]) -> clap::Command {
+    match path.split_first() {
+        Some((name, rest)) => command.mut_subcommand(*name, |sub| hide_unread(sub, rest, reads)),
+        // In place: the built command finds its arguments by position.
+        None => command.mut_args(|arg| {
+            let id = arg.get_id().as_str();
+            let unread = GLOBAL.contains(&id) && !reads.contains(&id);
+            arg.hide(unread)
+        }),
+    }
 }
 
 /// A mode on the command line.
@@ -124,8 +191,9 @@ pub struct DbArgs {
     pub db_pool_size: usize,
 
     /// The most an account may hold in an issuing wallet, in minor units
-    /// of its currency (at most 1000000000000000). Wallet fundings past it
-    /// are refused; `ledger check` reports any wallet above it.
+    /// of its currency (at most 1000000000000000). Sandbox fundings and
+    /// operator credits past it are refused; money the account's own cards
+    /// return is always taken.
     #[arg(long, env = "ISSUING_MAX_WALLET_BALANCE", default_value = "10000000000000", value_parser = parse_max_wallet, global = true)]
     pub max_wallet_balance: Amount,
 }
@@ -457,4 +525,36 @@ pub enum LedgerCommand {
     /// currency over all accounts, as one JSON object:
     /// `{"live": {"USD": {"card": ...}}, "test": {...}}`.
     Totals,
+}
+
+#[cfg(test)]
+mod help_tests {
+    use super::GLOBAL;
+
+    /// The global flags `path`'s `--help` shows.
+    fn shown(path: &[&str]) -> Vec<String> {
+        let mut command = super::command();
+        let mut at = &mut command;
+        for name in path {
+            at = at.find_subcommand_mut(name).expect("a command");
+        }
+        at.get_arguments()
+            .filter(|arg| !arg.is_hide_set() && GLOBAL.contains(&arg.get_id().as_str()))
+            .map(|arg| arg.get_id().to_string())
+            .collect()
+    }
+
+    #[test]
+    fn each_commands_help_shows_the_global_flags_it_reads() {
+        super::command().debug_assert();
+        assert_eq!(
+            shown(&["ledger", "check"]),
+            ["database_url", "db_pool_size", "max_wallet_balance"]
+        );
+        assert!(shown(&["openapi"]).is_empty());
+        assert!(shown(&["master-key", "generate"]).is_empty());
+        for command in [&["serve"][..], &["worker"], &["review", "list"], &["wallets", "credit"]] {
+            assert_eq!(shown(command).len(), GLOBAL.len(), "{command:?}");
+        }
+    }
 }

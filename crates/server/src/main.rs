@@ -6,7 +6,7 @@ mod master_key;
 mod wiring;
 mod workers;
 
-use clap::Parser;
+
 use cli::{
     AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, MasterKeyCommand, ReviewCommand,
     RewardsCommand, WalletsCommand,
@@ -64,7 +64,7 @@ fn end_quietly_when_stdout_closes() {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::read();
     init_logs(cli.log_format);
     if !matches!(cli.command, None | Some(Command::Serve(_) | Command::Worker(_))) {
         end_quietly_when_stdout_closes();
