@@ -544,14 +544,21 @@ async fn update_and_delete() {
         let queried: Value = queried.json().await.unwrap();
         assert_eq!(queried["data"]["first_name"], "Adaora");
         for (query, body, says) in [
-            (format!("?cardholder_id={}", id(&b)), json!({"cardholder_id": id(&a)}), "different values"),
+            (
+                format!("?cardholder_id={}", id(&b)),
+                json!({"cardholder_id": id(&a)}),
+                "different values",
+            ),
             (String::new(), json!({"first_name": "Adaora"}), "is required"),
         ] {
             let refused = by_query(query, body).await.unwrap();
             assert_eq!(refused.status(), 400);
             let refused: Value = refused.json().await.unwrap();
             let message = refused["message"].as_str().unwrap();
-            assert!(message.starts_with("cardholder_id: ") && message.contains(says), "{message}");
+            assert!(
+                message.starts_with("cardholder_id: ") && message.contains(says),
+                "{message}"
+            );
         }
         let bad_email = patch(json!({"cardholder_id": id(&a), "email_address": "not an email"}))
             .await

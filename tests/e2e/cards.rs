@@ -430,12 +430,17 @@ async fn create_card_sent_twice_with_one_reference_issues_one_card_and_funds_it_
             again.body
         );
         assert_eq!(s.wallet().await, 9_000, "the funding was taken once");
-        let cards = s.get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}")).await;
+        let cards = s
+            .get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}"))
+            .await;
         assert_eq!(cards.body["data"]["total"], 1);
         // A funding may not take it later: one namespace of references.
         let card = first.body["data"]["card_id"].as_str().unwrap();
         let reused = s
-            .patch("/cards/fund_card_asynchronously", Sandbox::transfer(card, "100", "create-7f3a"))
+            .patch(
+                "/cards/fund_card_asynchronously",
+                Sandbox::transfer(card, "100", "create-7f3a"),
+            )
             .await;
         assert_eq!(reused.body["code"], "transaction_reference_used", "{}", reused.body);
         let created = event(&receiver, "card_creation_event.successful", |d| d["card_id"] == card).await;
@@ -450,7 +455,10 @@ async fn create_card_sent_twice_with_one_reference_issues_one_card_and_funds_it_
             let refused = s.post("/cards/create_card", body.clone()).await;
             assert_eq!(refused.status, 400, "{}", refused.body);
             let message = refused.body["message"].as_str().unwrap();
-            assert!(message.starts_with("transaction_reference: ") && message.contains(rule), "{message}");
+            assert!(
+                message.starts_with("transaction_reference: ") && message.contains(rule),
+                "{message}"
+            );
         }
         assert_eq!(s.wallet().await, 9_000);
         // A Naira card does not read funding_amount, but holds it to its rule.
@@ -458,7 +466,12 @@ async fn create_card_sent_twice_with_one_reference_issues_one_card_and_funds_it_
                            "card_currency": "NGN", "funding_amount": "-49613458169970580"});
         let refused = s.post("/cards/create_card", naira).await;
         assert_eq!(refused.status, 400, "{}", refused.body);
-        assert!(refused.body["message"].as_str().unwrap().starts_with("funding_amount: "));
+        assert!(
+            refused.body["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("funding_amount: ")
+        );
         assert_ledger(&db);
     }
 }
@@ -728,18 +741,29 @@ async fn a_migrated_card_keeps_the_months_spend_of_the_card_it_replaces() {
         let holder = s.cardholder(41).await;
         let old = s.card(&holder, "500000").await;
         let debit = async |card: &str, amount: &str| {
-            s.patch("/cards/mock_debit_transaction", json!({"card_id": card, "amount": amount}))
-                .await
+            s.patch(
+                "/cards/mock_debit_transaction",
+                json!({"card_id": card, "amount": amount}),
+            )
+            .await
         };
         assert_eq!(debit(&old, "450000").await.status, 200);
         let body = json!({"cardholder_id": holder, "card_id": old, "card_type": "virtual",
                           "target_card_brand": "Mastercard", "target_card_currency": "USD", "card_limit": "500000"});
         let migrated = s.post("/cards/migrate_card", body).await;
         assert_eq!(migrated.status, 201, "{}: {}", db.backend(), migrated.body);
-        let new = event(&receiver, "card_creation_event.successful", |d| d["migrated_from"] == old.as_str()).await;
+        let new = event(&receiver, "card_creation_event.successful", |d| {
+            d["migrated_from"] == old.as_str()
+        })
+        .await;
         let new = new["card_id"].as_str().unwrap().to_string();
         s.advance(301).await;
-        let funded = s.patch("/cards/fund_card_asynchronously", Sandbox::transfer(&new, "100000", "mig-fund")).await;
+        let funded = s
+            .patch(
+                "/cards/fund_card_asynchronously",
+                Sandbox::transfer(&new, "100000", "mig-fund"),
+            )
+            .await;
         assert_eq!(funded.status, 202, "{}", funded.body);
         s.settled(&new, 150_000).await;
         // 450,000 spent this month on the old card: 60,000 more passes 500,000.

@@ -302,7 +302,10 @@ async fn the_aes_everywhere_snippets_run_with_the_reference_library() {
         return;
     }
     let key = "sk_test_0123456789abcdef";
-    let pin = format!("import sys\nKEY = sys.argv[1]\n{}\nprint(pin)", block(README, "python", 0));
+    let pin = format!(
+        "import sys\nKEY = sys.argv[1]\n{}\nprint(pin)",
+        block(README, "python", 0)
+    );
     let ciphertext = run_with("python3", &["-c", &pin, key], &[]);
     let plain = adapters::crypto::aes_everywhere::decrypt(&ciphertext, &domain::Secret::new(key.to_string()));
     assert_eq!(plain.unwrap().expose(), b"1234", "{ciphertext}");

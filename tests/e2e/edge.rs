@@ -82,7 +82,9 @@ async fn a_nul_behind_a_deeply_nested_field_is_refused_before_any_parse() {
         let body: serde_json::Value = answer.json().await.unwrap();
         assert_eq!(body["message"], "body: must not contain NUL characters", "{body}");
         // No debit was recorded.
-        let list = s.get(&format!("/cards/get_card_transactions?card_id={card}&page=1")).await;
+        let list = s
+            .get(&format!("/cards/get_card_transactions?card_id={card}&page=1"))
+            .await;
         assert_eq!(list.body["data"]["transactions"], json!([]), "{}", list.body);
     }
 }

@@ -204,7 +204,11 @@ async fn a_deal_is_assigned_listed_and_claimed_once_on_its_page() {
         for merchant in ["Jumia", "Konga"] {
             let url = deal_url(&token, &strangers_token, merchant, Some("sandbox"));
             let theirs = page(&s, &url, None).await;
-            assert_eq!((theirs.status, text(&theirs)), (forged.status, text(&forged)), "{merchant}");
+            assert_eq!(
+                (theirs.status, text(&theirs)),
+                (forged.status, text(&forged)),
+                "{merchant}"
+            );
         }
 
         let opened = page(&s, &deal_url(&token, &card_token, "Jumia", Some("sandbox")), None).await;
@@ -265,7 +269,11 @@ async fn a_deal_is_assigned_listed_and_claimed_once_on_its_page() {
         )
         .await;
         assert_eq!(claimed.status, 409, "{}", text(&claimed));
-        assert!(text(&claimed).contains("CASE15"), "the code claimed is shown: {}", text(&claimed));
+        assert!(
+            text(&claimed).contains("CASE15"),
+            "the code claimed is shown: {}",
+            text(&claimed)
+        );
         // Shapes are told apart from lookups, and a HEAD does no work.
         for (reward_token, card_token, says) in [
             ("garbage", "x".repeat(48), "reward_token"),
@@ -508,7 +516,10 @@ async fn the_charts_page_draws_a_cards_spending_by_month_and_by_category() {
         .await;
         assert_eq!(empty.status, 200);
         assert!(text(&empty).contains("No spending") && !text(&empty).contains("<svg"));
-        for (method, path, allow) in [("DELETE", "/web/graphs", "GET, HEAD"), ("PUT", "/web/rewards", "GET, HEAD, POST")] {
+        for (method, path, allow) in [
+            ("DELETE", "/web/graphs", "GET, HEAD"),
+            ("PUT", "/web/rewards", "GET, HEAD, POST"),
+        ] {
             let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
             let refused = html(client().request(method, s.server.url(path)).send().await.unwrap()).await;
             assert_eq!(

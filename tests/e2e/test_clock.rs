@@ -88,7 +88,12 @@ async fn advances_raced_together_stop_at_the_century_as_a_state_refusal() {
         };
         let answers = futures::future::join_all((0..30).map(|_| advance())).await;
         let statuses: Vec<u16> = answers.iter().map(|a| a.as_ref().unwrap().status().as_u16()).collect();
-        assert_eq!(statuses.iter().filter(|s| **s == 200).count(), 10, "{}: {statuses:?}", db.backend());
+        assert_eq!(
+            statuses.iter().filter(|s| **s == 200).count(),
+            10,
+            "{}: {statuses:?}",
+            db.backend()
+        );
         assert_eq!(statuses.iter().filter(|s| **s == 409).count(), 20, "{statuses:?}");
         let refused = advance().await.unwrap();
         let body: Value = refused.json().await.unwrap();

@@ -12,7 +12,12 @@ async fn health_docs_and_openapi_are_served_with_request_ids() {
         let body: Value = health.json().await.unwrap();
         assert_eq!(body["data"]["database"], "reachable");
         // It takes no key: it tells readiness and nothing of the accounts' work.
-        assert_eq!(body["data"], serde_json::json!({"database": "reachable"}), "{}", db.backend());
+        assert_eq!(
+            body["data"],
+            serde_json::json!({"database": "reachable"}),
+            "{}",
+            db.backend()
+        );
 
         let doc = openapi(&server).await;
         assert!(doc["openapi"].as_str().unwrap().starts_with("3."));

@@ -144,9 +144,9 @@ fn nul_in(value: &serde_json::Value, path: &str) -> Option<String> {
 /// `\u0000`, its backslash not itself escaped (`\\u0000` is a backslash
 /// and text). JSON allows no raw NUL byte, which the parse refuses.
 fn escapes_nul(body: &[u8]) -> bool {
-    body.windows(6).enumerate().any(|(at, w)| {
-        w == b"\\u0000" && body[..=at].iter().rev().take_while(|b| **b == b'\\').count() % 2 == 1
-    })
+    body.windows(6)
+        .enumerate()
+        .any(|(at, w)| w == b"\\u0000" && body[..=at].iter().rev().take_while(|b| **b == b'\\').count() % 2 == 1)
 }
 
 /// A whole JSON body as `T`: one object and nothing after it but
@@ -320,7 +320,12 @@ mod tests {
 
     #[test]
     fn a_nul_is_refused_however_deep_an_extra_field_nests() {
-        let message = |body: &str| parse_json::<Reference>(body.as_bytes()).map(|_| ()).unwrap_err().to_string();
+        let message = |body: &str| {
+            parse_json::<Reference>(body.as_bytes())
+                .map(|_| ())
+                .unwrap_err()
+                .to_string()
+        };
         assert_eq!(
             message(r#"{"transaction_reference": "a\u0000b"}"#),
             "400 invalid_request: transaction_reference: must not contain NUL characters"
@@ -331,7 +336,10 @@ mod tests {
             "[".repeat(200),
             "]".repeat(200)
         );
-        assert_eq!(message(&deep), "400 invalid_request: body: must not contain NUL characters");
+        assert_eq!(
+            message(&deep),
+            "400 invalid_request: body: must not contain NUL characters"
+        );
         // An escaped backslash and the text `u0000` hold no NUL.
         let text = parse_json::<Reference>(br#"{"transaction_reference": "a\\u0000"}"#).unwrap();
         assert_eq!(text.transaction_reference, "a\\u0000");

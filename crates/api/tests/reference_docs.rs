@@ -193,7 +193,10 @@ fn every_request_docs_api_writes_out_is_one_the_service_takes() {
     let with_method = Regex::new(r"`(GET|POST|PATCH|PUT|DELETE) (\{relay\})?(/[^`?\s]*)(\?[^`\s]*)?`").unwrap();
     // The document describes the API, not itself.
     let the_document = ["/v1/openapi.json", "/v1/docs"];
-    for found in with_method.captures_iter(&docs).filter(|f| !the_document.contains(&&f[3])) {
+    for found in with_method
+        .captures_iter(&docs)
+        .filter(|f| !the_document.contains(&&f[3]))
+    {
         let relay = found.get(2).map_or("", |m| m.as_str());
         let (method, path) = (found[1].to_lowercase(), bare(&format!("{relay}{}", &found[3])));
         let ops: Vec<&serde_json::Value> = doc["paths"]

@@ -14,7 +14,9 @@ pub enum RequestError {
     #[error("no endpoint has this path: sandbox helpers are under /v1/issuing/sandbox/, with a test key")]
     SandboxOnly,
     /// The sandbox clock would pass the most it may run ahead.
-    #[error("seconds: the sandbox clock may run at most {0} seconds (a century) ahead, and this advance would take it past that")]
+    #[error(
+        "seconds: the sandbox clock may run at most {0} seconds (a century) ahead, and this advance would take it past that"
+    )]
     ClockLimit(i64),
     /// A funding would take the issuing wallet past the most it may hold.
     #[error("amount: the wallet would hold more than {0}, the most an issuing wallet may hold")]

@@ -77,6 +77,9 @@ mod tests {
         let e = m.app().advance_test_clock(&caller(Mode::Test), 11).await.unwrap_err();
         assert!(e.to_string().contains("a century"), "{e}");
         // The state refuses it, not the request's shape.
-        assert_eq!((e.kind(), e.code()), (domain::ErrorKind::Conflict, "sandbox_clock_limit"));
+        assert_eq!(
+            (e.kind(), e.code()),
+            (domain::ErrorKind::Conflict, "sandbox_clock_limit")
+        );
     }
 }

@@ -212,7 +212,10 @@ impl Issuing {
         let usd = totals["test"]["USD"].as_object().cloned().unwrap_or_default();
         usd.into_iter()
             .map(|(kind, total)| {
-                let total: i64 = total.as_str().and_then(|t| t.parse().ok()).context("a total is a digit string")?;
+                let total: i64 = total
+                    .as_str()
+                    .and_then(|t| t.parse().ok())
+                    .context("a total is a digit string")?;
                 Ok((kind, Value::from(total)))
             })
             .collect()

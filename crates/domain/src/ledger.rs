@@ -223,13 +223,21 @@ pub enum Breach {
     DeletedCardHolds { card_id: String, balance: i64 },
     /// A card's transit account differs from what its pending transfers
     /// (fundings and unloadings reserved, not yet settled) hold.
-    TransitMismatch { card_id: String, transit: i64, pending: i64 },
+    TransitMismatch {
+        card_id: String,
+        transit: i64,
+        pending: i64,
+    },
     /// A posting to a deposits account with no operator credit
     /// (`wallet_credits`) of its entry and amount.
     UnrecordedDeposit { entry_id: String, ledger_account: String },
     /// What a card spent and was charged in fees differs from its approved
     /// card transactions.
-    SpendMismatch { card_id: String, posted: i64, recorded: i64 },
+    SpendMismatch {
+        card_id: String,
+        posted: i64,
+        recorded: i64,
+    },
     /// A job that moves money (a settlement, a fee) gave up after its last
     /// attempt: money waits in transit, or a fee is uncharged, until an
     /// operator retries it (`issuing jobs retry`).

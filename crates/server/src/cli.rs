@@ -53,7 +53,10 @@ const READS: &[(&[&str], &[&str])] = &[
     (&["openapi"], &[]),
     (&["master-key", "generate"], &[]),
     (&["migrate"], &["database_url", "db_pool_size"]),
-    (&["ledger", "check"], &["database_url", "db_pool_size", "max_wallet_balance"]),
+    (
+        &["ledger", "check"],
+        &["database_url", "db_pool_size", "max_wallet_balance"],
+    ),
     (&["ledger", "totals"], &["database_url", "db_pool_size"]),
     (&["accounts", "keys"], &["database_url", "db_pool_size"]),
     (&["accounts", "revoke-key"], &["database_url", "db_pool_size"]),

@@ -6,7 +6,6 @@ mod master_key;
 mod wiring;
 mod workers;
 
-
 use cli::{
     AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, MasterKeyCommand, ReviewCommand,
     RewardsCommand, WalletsCommand,

@@ -95,7 +95,8 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
             test: processor_secret("--sandbox-processor-secret", &serve.sandbox_processor_secret)?,
         }),
         network: Arc::new(
-            NetworkSimulator::new(&serve.card_bin, serve.allow_long_bin).map_err(|e| anyhow::anyhow!("--card-bin: {}", e.rule))?,
+            NetworkSimulator::new(&serve.card_bin, serve.allow_long_bin)
+                .map_err(|e| anyhow::anyhow!("--card-bin: {}", e.rule))?,
         ),
         field_cipher: Arc::new(AesEverywhere),
         wallets: db.clone(),

@@ -217,7 +217,10 @@ fn pie<'a>(root: &Area<'a>, chart: &SpendingChart) -> Drawn<'a> {
     // The legend: each group's colour, name and amount.
     for (n, (group, amount)) in chart.slices.iter().enumerate() {
         let y = px(232 + 26 * n as i32);
-        root.draw(&Rectangle::new([(px(16), y), (px(32), y + px(16))], colours[n].filled()))?;
+        root.draw(&Rectangle::new(
+            [(px(16), y), (px(32), y + px(16))],
+            colours[n].filled(),
+        ))?;
         let text = format!("{group}: {}", money(chart.currency, *amount));
         root.draw(&Text::new(text, (px(40), y), font(17).color(&BLACK)))?;
     }
@@ -245,13 +248,21 @@ mod tests {
             ("2026-10".to_string(), Amount::from_minor(123_456_700).unwrap()),
             ("2026-11".to_string(), Amount::from_minor(5_000).unwrap()),
         ];
-        let svg = draw(&SpendingChart { kind: ChartKind::Bar, currency: Currency::Ngn, slices: months });
+        let svg = draw(&SpendingChart {
+            kind: ChartKind::Bar,
+            currency: Currency::Ngn,
+            slices: months,
+        });
         assert!(svg.contains("1,234,567.00"), "{svg}");
         let slices = vec![
             ("Retail".to_string(), Amount::from_minor(1_000_000).unwrap()),
             ("Fees".to_string(), Amount::from_minor(1).unwrap()),
         ];
-        let svg = draw(&SpendingChart { kind: ChartKind::Pie, currency: Currency::Ngn, slices });
+        let svg = draw(&SpendingChart {
+            kind: ChartKind::Pie,
+            currency: Currency::Ngn,
+            slices,
+        });
         let shares: Vec<&str> = svg.lines().filter(|l| l.ends_with('%')).collect();
         assert_eq!(shares, ["100%"], "the sliver's share is not written");
         assert!(svg.contains("Fees: NGN 0.01"));

@@ -8,9 +8,7 @@ use super::jobs::JobRow;
 use super::ledger::{
     CardLedger, LedgerAccountRow, LedgerCode, card_ledger_account_id, ledger_account_id, post_transfer, transfer_rows,
 };
-use super::money_steps::{
-    TxError, clear_deleted_balance, mine, refused_or_failed, take_reference, violates, wallet,
-};
+use super::money_steps::{TxError, clear_deleted_balance, mine, refused_or_failed, take_reference, violates, wallet};
 use super::reservations::Waiting;
 use super::schema::{
     card_details_tokens, card_transactions, card_transfers, cardholders, cards, jobs, ledger_accounts,

@@ -431,9 +431,15 @@ impl ports::ledger::LedgerAudit for Db {
                 .await?;
             let books = Books {
                 cross: diesel::sql_query(CROSS_BOOKS).load::<EntryAccountRow>(conn).await?,
-                deleted: diesel::sql_query(DELETED_CARDS_HOLDING).load::<CardAmountsRow>(conn).await?,
-                transit: diesel::sql_query(TRANSIT_MISMATCHED).load::<CardAmountsRow>(conn).await?,
-                deposits: diesel::sql_query(UNRECORDED_DEPOSITS).load::<EntryAccountRow>(conn).await?,
+                deleted: diesel::sql_query(DELETED_CARDS_HOLDING)
+                    .load::<CardAmountsRow>(conn)
+                    .await?,
+                transit: diesel::sql_query(TRANSIT_MISMATCHED)
+                    .load::<CardAmountsRow>(conn)
+                    .await?,
+                deposits: diesel::sql_query(UNRECORDED_DEPOSITS)
+                    .load::<EntryAccountRow>(conn)
+                    .await?,
                 spend: diesel::sql_query(SPEND_MISMATCHED).load::<CardAmountsRow>(conn).await?,
             };
             Ok::<_, diesel::result::Error>((unbalanced, short, mismatched, balances, currency, parked, books))

@@ -39,7 +39,10 @@ impl TestClocks for Db {
                     .set(test_clocks::offset_secs.eq(test_clocks::offset_secs + secs));
                 // `ON CONFLICT ... DO UPDATE ... WHERE`: the trait, named,
                 // as `QueryDsl::filter` does not reach insert statements.
-                let guarded = diesel::query_dsl::methods::FilterDsl::filter(upsert, (test_clocks::offset_secs + secs).le(max_offset));
+                let guarded = diesel::query_dsl::methods::FilterDsl::filter(
+                    upsert,
+                    (test_clocks::offset_secs + secs).le(max_offset),
+                );
                 let Some(offset) = guarded
                     .returning(test_clocks::offset_secs)
                     .get_result::<i64>(conn)

@@ -15,8 +15,8 @@ use domain::ledger::DEFAULT_MAX_WALLET;
 use domain::{Amount, Currency, Mode};
 use ports::cardholders::CardholderStore;
 use ports::cards::{
-    CardRecord, CardStore, CreateCardError, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, NewTransfer, ReserveError,
-    SealedDetails, Settled, SettlementItem, Transfer,
+    CardRecord, CardStore, CreateCardError, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, NewTransfer,
+    ReserveError, SealedDetails, Settled, SettlementItem, Transfer,
 };
 use ports::events::{EventStore, NewEvent};
 use ports::jobs::JobStore;
@@ -126,16 +126,32 @@ fn new_card(id: &str, reference: Option<&str>) -> NewCard {
 async fn a_card_created_again_under_its_reference_is_refused_and_takes_nothing() {
     for t in TestDb::all().await {
         let (db, _) = setup(&t, 10_000).await;
-        let wallet = async || db.balances(&AccountId::new(ACCOUNT), Mode::Test).await.unwrap().usd.minor();
+        let wallet = async || {
+            db.balances(&AccountId::new(ACCOUNT), Mode::Test)
+                .await
+                .unwrap()
+                .usd
+                .minor()
+        };
         let (e, d) = event("first");
-        db.create(new_card("card_r1", Some("create-1")), e, vec![d], Timestamp::from_unix(1))
-            .await
-            .unwrap();
+        db.create(
+            new_card("card_r1", Some("create-1")),
+            e,
+            vec![d],
+            Timestamp::from_unix(1),
+        )
+        .await
+        .unwrap();
         assert_eq!(wallet().await, 9_400, "{}", t.backend());
         // The integration's retry after a timeout.
         let (e, d) = event("again");
         let again = db
-            .create(new_card("card_r2", Some("create-1")), e, vec![d], Timestamp::from_unix(1))
+            .create(
+                new_card("card_r2", Some("create-1")),
+                e,
+                vec![d],
+                Timestamp::from_unix(1),
+            )
             .await;
         assert!(matches!(again, Err(CreateCardError::ReferenceUsed)), "{}", t.backend());
         assert_eq!(wallet().await, 9_400, "{}: funded twice", t.backend());
@@ -144,7 +160,10 @@ async fn a_card_created_again_under_its_reference_is_refused_and_takes_nothing()
         // A funding may not reuse it either.
         let reused = db
             .reserve(
-                NewTransfer { transaction_reference: "create-1".into(), ..transfer("ctr_r", &CardId::new("card_r1"), TransferKind::Fund, 100, 5) },
+                NewTransfer {
+                    transaction_reference: "create-1".into(),
+                    ..transfer("ctr_r", &CardId::new("card_r1"), TransferKind::Fund, 100, 5)
+                },
                 job("ctr_r", JobKind::SettleCardTransfer),
             )
             .await;

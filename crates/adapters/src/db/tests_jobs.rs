@@ -115,7 +115,10 @@ async fn each_queue_leases_exactly_its_own_kinds() {
             db.schedule(job, &account, Mode::Test).await.unwrap();
         }
         for queue in [Queue::Work, Queue::Webhooks] {
-            let claimed = db.claim(queue, &lease(), Timestamp::from_unix(10), 100, &[]).await.unwrap();
+            let claimed = db
+                .claim(queue, &lease(), Timestamp::from_unix(10), 100, &[])
+                .await
+                .unwrap();
             let mut kinds: Vec<&str> = claimed.iter().map(|j| j.kind.as_str()).collect();
             kinds.sort_unstable();
             let mut expected = queue.kinds();
@@ -446,7 +449,12 @@ async fn advancing_a_test_clock_brings_only_that_sandboxs_pending_jobs_forward()
             .unwrap();
         let acct = domain::ids::AccountId::new("acct_a");
         assert_eq!(db.offset(&acct).await.unwrap(), 0);
-        assert_eq!(db.advance(&acct, 600, 1_000).await.unwrap(), Some(600), "{}", t.backend());
+        assert_eq!(
+            db.advance(&acct, 600, 1_000).await.unwrap(),
+            Some(600),
+            "{}",
+            t.backend()
+        );
         assert_eq!(db.advance(&acct, 1, 1_000).await.unwrap(), Some(601));
         // Past the limit: nothing moves, the jobs included.
         assert_eq!(db.advance(&acct, 400, 1_000).await.unwrap(), None);
@@ -501,7 +509,10 @@ async fn the_ledger_check_reports_a_parked_job_that_moves_money_and_not_a_parked
             .unwrap();
         // Each queue leases its own kinds only.
         for (queue, id) in [(Queue::Work, "job_s"), (Queue::Webhooks, "job_d")] {
-            let claimed = db.claim(queue, &lease(), Timestamp::from_unix(10), 10, &[]).await.unwrap();
+            let claimed = db
+                .claim(queue, &lease(), Timestamp::from_unix(10), 10, &[])
+                .await
+                .unwrap();
             let ids: Vec<&str> = claimed.iter().map(|j| j.id.as_str()).collect();
             assert_eq!(ids, [id], "{queue:?}");
             db.park(&claimed[0], "network refused", Timestamp::from_unix(11))
@@ -534,9 +545,13 @@ async fn a_claim_skips_the_accounts_it_is_told_to() {
         with_account(&db, "acct_b").await;
         for n in 0..20 {
             let id = format!("job_a{n}");
-            db.emit(event(&format!("evt_a{n}"), "acct_a", Mode::Test), job(&id, 1)).await.unwrap();
+            db.emit(event(&format!("evt_a{n}"), "acct_a", Mode::Test), job(&id, 1))
+                .await
+                .unwrap();
         }
-        db.emit(event("evt_b", "acct_b", Mode::Test), job("job_b", 9)).await.unwrap();
+        db.emit(event("evt_b", "acct_b", Mode::Test), job("job_b", 9))
+            .await
+            .unwrap();
         let busy = [domain::ids::AccountId::new("acct_a")];
         let claimed = db
             .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(10), 5, &busy)
@@ -544,7 +559,10 @@ async fn a_claim_skips_the_accounts_it_is_told_to() {
             .unwrap();
         let ids: Vec<&str> = claimed.iter().map(|j| j.id.as_str()).collect();
         assert_eq!(ids, ["job_b"], "{}", t.backend());
-        let rest = db.claim(Queue::Webhooks, &lease(), Timestamp::from_unix(10), 50, &[]).await.unwrap();
+        let rest = db
+            .claim(Queue::Webhooks, &lease(), Timestamp::from_unix(10), 50, &[])
+            .await
+            .unwrap();
         assert_eq!(rest.len(), 20, "{}", t.backend());
     }
 }

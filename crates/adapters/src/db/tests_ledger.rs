@@ -42,14 +42,28 @@ async fn books_that_balance_but_break_a_rule_fail_the_check_naming_the_account_a
     let cases: [(&str, Vec<String>, fn(&Breach) -> bool, &str, &str); 6] = [
         (
             "sandbox money moved into a live wallet",
-            post("e1", TEST, "wallet_funding", "la_acct_c_test_faucet_USD", LIVE_WALLET, 100),
+            post(
+                "e1",
+                TEST,
+                "wallet_funding",
+                "la_acct_c_test_faucet_USD",
+                LIVE_WALLET,
+                100,
+            ),
             |b| matches!(b, Breach::CrossBooks { .. }),
             LIVE_WALLET,
             "within one account and one mode",
         ),
         (
             "money moved between two accounts' wallets",
-            post("e2", TEST, "card_funding", TEST_WALLET, "la_acct_z_test_issuing_wallet_USD", 100),
+            post(
+                "e2",
+                TEST,
+                "card_funding",
+                TEST_WALLET,
+                "la_acct_z_test_issuing_wallet_USD",
+                100,
+            ),
             |b| matches!(b, Breach::CrossBooks { .. }),
             "la_acct_z_test_issuing_wallet_USD",
             "within one account and one mode",
@@ -63,14 +77,37 @@ async fn books_that_balance_but_break_a_rule_fail_the_check_naming_the_account_a
         ),
         (
             "money in transit with no pending transfer",
-            post("e4", TEST, "card_transfer_reserve", TEST_WALLET, "la_card_c_transit", 100),
-            |b| matches!(b, Breach::TransitMismatch { transit: 100, pending: 0, .. }),
+            post(
+                "e4",
+                TEST,
+                "card_transfer_reserve",
+                TEST_WALLET,
+                "la_card_c_transit",
+                100,
+            ),
+            |b| {
+                matches!(
+                    b,
+                    Breach::TransitMismatch {
+                        transit: 100,
+                        pending: 0,
+                        ..
+                    }
+                )
+            },
             "card_c",
             "transit is what pending transfers hold",
         ),
         (
             "a live wallet credited from deposits with no record",
-            post("e5", LIVE, "wallet_credit", "la_acct_c_live_deposits_USD", LIVE_WALLET, 100),
+            post(
+                "e5",
+                LIVE,
+                "wallet_credit",
+                "la_acct_c_live_deposits_USD",
+                LIVE_WALLET,
+                100,
+            ),
             |b| matches!(b, Breach::UnrecordedDeposit { .. }),
             "la_acct_c_live_deposits_USD",
             "every deposit credit has its record",
@@ -78,7 +115,16 @@ async fn books_that_balance_but_break_a_rule_fail_the_check_naming_the_account_a
         (
             "a card's spend with no transaction",
             post("e6", TEST, "card_debit", "la_card_c", "la_card_c_spend", 100),
-            |b| matches!(b, Breach::SpendMismatch { posted: 100, recorded: 0, .. }),
+            |b| {
+                matches!(
+                    b,
+                    Breach::SpendMismatch {
+                        posted: 100,
+                        recorded: 0,
+                        ..
+                    }
+                )
+            },
             "card_c",
             "every debit and fee is a transaction of the card",
         ),
@@ -109,7 +155,8 @@ async fn a_wallet_above_the_maximum_by_what_its_cards_returned_passes_the_check(
         // The wallet holds 10,000 with a maximum of 9,800.
         let max = domain::Amount::from_const(9_800);
         let breaches = db.breaches(max).await.unwrap();
-        let wallet = |b: &Breach| matches!(b, Breach::OutOfRange { ledger_account, .. } if ledger_account == TEST_WALLET);
+        let wallet =
+            |b: &Breach| matches!(b, Breach::OutOfRange { ledger_account, .. } if ledger_account == TEST_WALLET);
         assert!(!breaches.iter().any(wallet), "{}: {breaches:?}", t.backend());
     }
 }

@@ -383,7 +383,9 @@ pub async fn update_cardholder(
             return Err(InvalidInput::new("cardholder_id", rule).into());
         }
         (_, Some(id)) | (Some(id), None) => id,
-        (None, None) => return Err(InvalidInput::new("cardholder_id", "is required (in the body or the query)").into()),
+        (None, None) => {
+            return Err(InvalidInput::new("cardholder_id", "is required (in the body or the query)").into());
+        }
     };
     let update = CardholderUpdate {
         first_name: body.first_name,
@@ -394,9 +396,7 @@ pub async fn update_cardholder(
         identity: body.identity.map(IdentityInput::from),
         meta_data: meta_text(body.meta_data),
     };
-    let record = app
-        .update_cardholder(&caller.0, &CardholderId::new(id), update)
-        .await?;
+    let record = app.update_cardholder(&caller.0, &CardholderId::new(id), update).await?;
     Ok(success(
         StatusCode::OK,
         "Cardholder was updated successfully",

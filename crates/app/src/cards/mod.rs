@@ -20,8 +20,8 @@ mod transfers;
 
 pub use create_card::{ActivationRequest, CardRequest, MigrationRequest};
 pub use debit::MockDebit;
-pub use details::{Details, DetailsView, RevealedDetails, SealedDetails, ShownCard, ShownDetails};
 pub(crate) use details::is_card_token;
+pub use details::{Details, DetailsView, RevealedDetails, SealedDetails, ShownCard, ShownDetails};
 pub use processor::{AuthorizationAnswer, AuthorizationRequest, Verdict};
 pub use three_ds::{ChallengeAnswer, Completion};
 pub use transfers::TransferRequest;
@@ -278,7 +278,11 @@ impl App {
             Permit::Granted => Ok(()),
             Permit::Denied { retry_after_secs } => Err(CardError::RateLimited {
                 window,
-                per: if subject == account.as_str() { "account and mode" } else { "card" },
+                per: if subject == account.as_str() {
+                    "account and mode"
+                } else {
+                    "card"
+                },
                 retry_after_secs,
             }),
         }

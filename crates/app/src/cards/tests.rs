@@ -178,7 +178,9 @@ async fn an_empty_pin_defaults_to_digits_7_to_10_and_a_sent_pin_is_decrypted_wit
                     pin: pin.map(str::to_string),
                     meta_data: None,
                 };
-                app.activate_physical_card(&caller(Mode::Test), activation).await.unwrap()
+                app.activate_physical_card(&caller(Mode::Test), activation)
+                    .await
+                    .unwrap()
             }
             false => {
                 let mut r = request();

@@ -94,7 +94,10 @@ impl App {
     /// Makes a claim's deliveries, all at once; those delivered leave the
     /// queue together.
     pub async fn run_deliveries(&self, deliveries: Deliveries) -> Result<(), StoreError> {
-        let running = deliveries.admitted.into_iter().map(|(job, slot)| self.run_delivery(job, slot));
+        let running = deliveries
+            .admitted
+            .into_iter()
+            .map(|(job, slot)| self.run_delivery(job, slot));
         let mut done = vec![];
         for finished in futures::future::join_all(running).await {
             done.extend(finished?);
@@ -243,13 +246,16 @@ mod tests {
         let mut m = Mocks::default();
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.ids.expect_unique().return_const("tok".to_string());
-        m.jobs.expect_claim().times(1).returning(|queue, lease, _, limit, skip| {
-            assert_eq!(
-                (queue, lease.token.as_str(), lease.secs, limit, skip),
-                (Queue::Work, "tok", 15, 8, &[][..])
-            );
-            Ok(vec![job(1)])
-        });
+        m.jobs
+            .expect_claim()
+            .times(1)
+            .returning(|queue, lease, _, limit, skip| {
+                assert_eq!(
+                    (queue, lease.token.as_str(), lease.secs, limit, skip),
+                    (Queue::Work, "tok", 15, 8, &[][..])
+                );
+                Ok(vec![job(1)])
+            });
         m.jobs
             .expect_extend()
             .withf(|lease, until| lease == "tok" && until.unix() == 1_015)
