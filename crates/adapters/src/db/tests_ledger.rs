@@ -37,9 +37,19 @@ const LIVE: (&str, bool) = ("acct_c", true);
 const TEST_WALLET: &str = "la_acct_c_test_issuing_wallet_USD";
 const LIVE_WALLET: &str = "la_acct_c_live_issuing_wallet_USD";
 
+/// A broken state: what it is, the statements that write it, the breach
+/// it must raise, and the account and rule the breach must name.
+type Broken = (
+    &'static str,
+    Vec<String>,
+    fn(&Breach) -> bool,
+    &'static str,
+    &'static str,
+);
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn books_that_balance_but_break_a_rule_fail_the_check_naming_the_account_and_the_rule() {
-    let cases: [(&str, Vec<String>, fn(&Breach) -> bool, &str, &str); 6] = [
+    let cases: [Broken; 6] = [
         (
             "sandbox money moved into a live wallet",
             post(
