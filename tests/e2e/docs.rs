@@ -200,29 +200,36 @@ fn run_with(program: &str, args: &[&str], env: &[(&str, &str)]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
+/// A new account's sandbox test event, as its endpoint received it, with
+/// the account's test key and test webhook secret.
+async fn a_delivered_test_event() -> (crate::receiver::Delivery, String, String) {
+    let receiver = crate::receiver::Receiver::start();
+    let db = TestDb::sqlite();
+    let server = Server::start(&db);
+    let created = crate::harness::create_account(&db, Some(&receiver.url));
+    let (key, secret) = (
+        created["test_secret_key"].as_str().unwrap().to_string(),
+        created["test_webhook_secret"].as_str().unwrap().to_string(),
+    );
+    let sent = crate::harness::client()
+        .post(server.url("/v1/issuing/sandbox/webhook/test"))
+        .header("token", crate::harness::bearer(&key))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sent.status(), 202);
+    assert!(receiver.wait_for(20, |r| !r.deliveries().is_empty()).await);
+    (receiver.deliveries().remove(0), key, secret)
+}
+
 /// docs/webhooks.md's Python and Node `verify` accept what the service
 /// signs and refuse another secret, another body, and a malformed header,
 /// without throwing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_webhook_verification_snippets_verify_a_real_delivery() {
     let doc = include_str!("../../docs/webhooks.md");
-    let receiver = crate::receiver::Receiver::start();
-    let db = TestDb::sqlite();
-    let server = Server::start(&db);
-    let created = crate::harness::create_account(&db, Some(&receiver.url));
-    let (key, secret) = (
-        created["test_secret_key"].as_str().unwrap(),
-        created["test_webhook_secret"].as_str().unwrap(),
-    );
-    let sent = crate::harness::client()
-        .post(server.url("/v1/issuing/sandbox/webhook/test"))
-        .header("token", crate::harness::bearer(key))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(sent.status(), 202);
-    assert!(receiver.wait_for(20, |r| !r.deliveries().is_empty()).await);
-    let delivery = receiver.deliveries().remove(0);
+    let (delivery, _, secret) = a_delivered_test_event().await;
+    let secret = secret.as_str();
     let dir = tempfile::tempdir().unwrap();
     let body = dir.path().join("body");
     std::fs::write(&body, &delivery.body).unwrap();
@@ -310,23 +317,8 @@ async fn the_aes_everywhere_snippets_run_with_the_reference_library() {
     let plain = adapters::crypto::aes_everywhere::decrypt(&ciphertext, &domain::Secret::new(key.to_string()));
     assert_eq!(plain.unwrap().expose(), b"1234", "{ciphertext}");
 
-    let receiver = crate::receiver::Receiver::start();
-    let db = TestDb::sqlite();
-    let server = Server::start(&db);
-    let created = crate::harness::create_account(&db, Some(&receiver.url));
-    let (key, secret) = (
-        created["test_secret_key"].as_str().unwrap(),
-        created["test_webhook_secret"].as_str().unwrap(),
-    );
-    let sent = crate::harness::client()
-        .post(server.url("/v1/issuing/sandbox/webhook/test"))
-        .header("token", crate::harness::bearer(key))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(sent.status(), 202);
-    assert!(receiver.wait_for(20, |r| !r.deliveries().is_empty()).await);
-    let header = receiver.deliveries().remove(0).webhook_signature;
+    let (delivery, key, secret) = a_delivered_test_event().await;
+    let (header, key, secret) = (delivery.webhook_signature, key.as_str(), secret.as_str());
     let check = format!(
         "import sys\n{}\nprint(legacy_signature_ok(*sys.argv[1:]))",
         block(include_str!("../../docs/webhooks.md"), "python", 1)
