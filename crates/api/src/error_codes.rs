@@ -60,7 +60,7 @@ pub const CATALOGUE: &[ErrorCode] = &[
     code(
         "wallet_balance_limit",
         400,
-        "the sandbox faucet would take the issuing wallet past the most it may hold",
+        "the issuing wallet would pass the most it may hold, or the sandbox faucet would have given the account more than that",
     ),
     code(
         "sandbox_clock_limit",

@@ -18,9 +18,16 @@ pub enum RequestError {
         "seconds: the sandbox clock may run at most {0} seconds (a century) ahead, and this advance would take it past that"
     )]
     ClockLimit(i64),
-    /// A funding would take the issuing wallet past the most it may hold.
+    /// A credit would take the issuing wallet past the most it may hold.
     #[error("amount: the wallet would hold more than {0}, the most an issuing wallet may hold")]
     WalletFull(domain::Amount),
+    /// The sandbox faucet would have given the account more than the most
+    /// a wallet may hold: all it ever gave counts, wherever it went.
+    #[error(
+        "amount: the sandbox would have given this account more than {0} in this currency, the most an issuing \
+         wallet may hold (what its wallet and cards hold and what they spent count together)"
+    )]
+    SandboxFull(domain::Amount),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -31,7 +38,7 @@ impl DomainError for RequestError {
             RequestError::Invalid(e) => e.kind(),
             RequestError::SandboxOnly => ErrorKind::NotFound,
             RequestError::ClockLimit(_) => ErrorKind::Conflict,
-            RequestError::WalletFull(_) => ErrorKind::InvalidRequest,
+            RequestError::WalletFull(_) | RequestError::SandboxFull(_) => ErrorKind::InvalidRequest,
             RequestError::Store(e) => e.kind(),
         }
     }
@@ -40,7 +47,7 @@ impl DomainError for RequestError {
             RequestError::Invalid(e) => e.code(),
             RequestError::SandboxOnly => "not_found",
             RequestError::ClockLimit(_) => "sandbox_clock_limit",
-            RequestError::WalletFull(_) => "wallet_balance_limit",
+            RequestError::WalletFull(_) | RequestError::SandboxFull(_) => "wallet_balance_limit",
             RequestError::Store(e) => e.code(),
         }
     }

@@ -12,6 +12,12 @@ use std::ops::RangeInclusive;
 /// minor units (100 billion USD or NGN), a hundredth of [`Amount::MAX`].
 pub const DEFAULT_MAX_WALLET: Amount = Amount::from_const(10_000_000_000_000);
 
+/// The largest wallet maximum an operator may set: a tenth of
+/// [`Amount::MAX`], so that money the account's own cards return (always
+/// taken, past the maximum) has nine tenths of the bound every balance
+/// guard keeps to land in.
+pub const MAX_WALLET_LIMIT: Amount = Amount::from_const(100_000_000_000_000);
+
 /// How low the accounts that only ever go down (deposits, losses) may
 /// go: a thousand times [`Amount::MAX`], 10^16 USD or NGN over an
 /// account's life, while two balances and an amount still fit in i64.

@@ -80,13 +80,16 @@ pub trait CardholderStore: Send + Sync {
     /// `false` when there is no such cardholder (or it was deleted).
     async fn update_profile(&self, record: CardholderRecord) -> Result<bool, SaveCardholderError>;
 
-    /// `false` when there was no such cardholder.
+    /// Marks the cardholder deleted and stores `finish` (the job that
+    /// deletes its cards) in the same transaction. `false` when there was
+    /// no such cardholder (nothing is stored).
     async fn delete(
         &self,
         account: &AccountId,
         mode: Mode,
         id: &CardholderId,
         now: Timestamp,
+        finish: NewJob,
     ) -> Result<bool, StoreError>;
 
     /// Newest first, and the total.

@@ -23,6 +23,10 @@ pub enum JobKind {
     /// (after a debit), or its id and the debit time an inactivity check
     /// counts from, space-separated.
     RewardRules,
+    /// Delete what cards a deleted cardholder still has, returning their
+    /// money: stored with the cardholder's deletion, so a deletion cut
+    /// short (a crash, a refused step) is finished; subject: its id.
+    DeleteCardholderCards,
 }
 
 /// The runners a job waits for. Money, checks and rules never queue
@@ -61,6 +65,7 @@ impl JobKind {
             JobKind::CardMaintenanceFee => "card_maintenance_fee",
             JobKind::ExpireChallenge => "expire_challenge",
             JobKind::RewardRules => "reward_rules",
+            JobKind::DeleteCardholderCards => "delete_cardholder_cards",
         }
     }
 
@@ -68,7 +73,9 @@ impl JobKind {
     pub fn retry_schedule(self) -> RetrySchedule {
         match self {
             JobKind::DeliverWebhook => RetrySchedule::WEBHOOKS,
-            JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee => RetrySchedule::MONEY,
+            JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee | JobKind::DeleteCardholderCards => {
+                RetrySchedule::MONEY
+            }
             JobKind::VerifyCardholder | JobKind::CardInactivity | JobKind::ExpireChallenge | JobKind::RewardRules => {
                 RetrySchedule::CHECKS
             }
@@ -76,12 +83,16 @@ impl JobKind {
     }
 
     /// Whether a parked job of this kind leaves money where it should not
-    /// stay (in transit, or a fee uncharged): `issuing ledger check` reports it.
+    /// stay (in transit, a fee uncharged, or on a deleted cardholder's
+    /// card): `issuing ledger check` reports it.
     pub fn moves_money(self) -> bool {
-        matches!(self, JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee)
+        matches!(
+            self,
+            JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee | JobKind::DeleteCardholderCards
+        )
     }
 
-    pub const ALL: [JobKind; 7] = [
+    pub const ALL: [JobKind; 8] = [
         JobKind::DeliverWebhook,
         JobKind::VerifyCardholder,
         JobKind::SettleCardTransfer,
@@ -89,6 +100,7 @@ impl JobKind {
         JobKind::CardMaintenanceFee,
         JobKind::ExpireChallenge,
         JobKind::RewardRules,
+        JobKind::DeleteCardholderCards,
     ];
 
     pub fn parse(value: &str) -> Option<Self> {

@@ -194,7 +194,7 @@ pub struct DbArgs {
     pub db_pool_size: usize,
 
     /// The most an account may hold in an issuing wallet, in minor units
-    /// of its currency (at most 1000000000000000). Sandbox fundings and
+    /// of its currency (at most 100000000000000). Sandbox fundings and
     /// operator credits past it are refused; money the account's own cards
     /// return is always taken.
     #[arg(long, env = "ISSUING_MAX_WALLET_BALANCE", default_value = "10000000000000", value_parser = parse_max_wallet, global = true)]
@@ -373,7 +373,10 @@ fn parse_amount(value: &str) -> Result<Amount, String> {
 }
 
 fn parse_max_wallet(value: &str) -> Result<Amount, String> {
-    Amount::parse_positive("max-wallet-balance", value).map_err(|e| e.to_string())
+    let rule = "the largest maximum, which leaves money returned by cards room to land";
+    Amount::parse_positive("max-wallet-balance", value)
+        .and_then(|max| max.at_most("max-wallet-balance", domain::ledger::MAX_WALLET_LIMIT, rule))
+        .map_err(|e| e.to_string())
 }
 
 #[derive(Subcommand)]
@@ -545,6 +548,19 @@ mod help_tests {
             .filter(|arg| !arg.is_hide_set() && GLOBAL.contains(&arg.get_id().as_str()))
             .map(|arg| arg.get_id().to_string())
             .collect()
+    }
+
+    /// At 10^15, the bound every balance guard keeps, a wallet at its
+    /// maximum could take back nothing its cards returned.
+    #[test]
+    fn the_wallet_maximum_leaves_room_for_money_returned_by_cards() {
+        assert!(super::parse_max_wallet("100000000000000").is_ok());
+        let refused = super::parse_max_wallet("1000000000000000").unwrap_err();
+        assert!(
+            refused.starts_with("max-wallet-balance: must be at most 100000000000000"),
+            "{refused}"
+        );
+        assert!(super::parse_max_wallet("0").is_err());
     }
 
     #[test]

@@ -357,22 +357,31 @@ impl CardholderStore for Db {
         mode: Mode,
         id: &CardholderId,
         now: Timestamp,
+        finish: NewJob,
     ) -> Result<bool, StoreError> {
         let now = now.unix();
+        let job = &JobRow::new(finish, account, mode);
         let (account, livemode) = live(account, mode);
         let deleted = with_conn!(self.pool(), |conn| {
-            diesel::update(
-                cardholders::table
-                    .filter(cardholders::id.eq(id.as_str()))
-                    .filter(cardholders::account_id.eq(&account))
-                    .filter(cardholders::livemode.eq(livemode))
-                    .filter(cardholders::deleted_at.is_null()),
-            )
-            .set(cardholders::deleted_at.eq(now))
-            .execute(conn)
+            conn.transaction::<_, DieselError, _>(async |conn| {
+                let deleted = diesel::update(
+                    cardholders::table
+                        .filter(cardholders::id.eq(id.as_str()))
+                        .filter(cardholders::account_id.eq(&account))
+                        .filter(cardholders::livemode.eq(livemode))
+                        .filter(cardholders::deleted_at.is_null()),
+                )
+                .set(cardholders::deleted_at.eq(now))
+                .execute(conn)
+                .await?;
+                if deleted == 1 {
+                    diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                }
+                Ok(deleted == 1)
+            })
             .await
         })?;
-        Ok(deleted == 1)
+        Ok(deleted)
     }
 
     async fn list(

@@ -72,16 +72,27 @@ async fn bvn_and_phone_are_unique_per_account_and_mode_until_deletion() {
         .await
         .unwrap();
         let acct = AccountId::new("acct_a");
+        let ch_1 = CardholderId::new("ch_1");
         assert!(
-            db.delete(&acct, Mode::Test, &CardholderId::new("ch_1"), Timestamp::from_unix(9))
+            db.delete(&acct, Mode::Test, &ch_1, Timestamp::from_unix(9), finish("ch_1", "a"))
                 .await
                 .unwrap()
         );
+        // Deleted once: the second stores no second job.
         assert!(
-            !db.delete(&acct, Mode::Test, &CardholderId::new("ch_1"), Timestamp::from_unix(9))
+            !db.delete(&acct, Mode::Test, &ch_1, Timestamp::from_unix(9), finish("ch_1", "b"))
                 .await
                 .unwrap()
         );
+        let jobs: Vec<String> = db
+            .claim(Queue::Work, &lease(), Timestamp::from_unix(10), 10, &[])
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|j| j.kind == JobKind::DeleteCardholderCards)
+            .map(|j| format!("{} {}", j.id, j.subject))
+            .collect();
+        assert_eq!(jobs, ["job_finish_a ch_1"], "{}", t.backend());
         assert!(
             db.get(&acct, Mode::Test, &CardholderId::new("ch_1"))
                 .await
@@ -162,6 +173,17 @@ async fn a_decision_is_stored_with_its_event_and_delivery_job() {
                 .subject,
             "evt_1"
         );
+    }
+}
+
+/// The job that finishes the deletion of cardholder `id`.
+fn finish(id: &str, n: &str) -> NewJob {
+    NewJob {
+        id: JobId::new(format!("job_finish_{n}")),
+        kind: JobKind::DeleteCardholderCards,
+        subject: id.into(),
+        max_attempts: 3,
+        run_at: Timestamp::from_unix(1),
     }
 }
 
@@ -256,9 +278,15 @@ async fn a_decision_on_a_decided_or_deleted_cardholder_changes_nothing_and_store
         let deleted = CardholderId::new("ch_x");
         pending(&db, "ch_x", 2).await;
         assert!(
-            db.delete(&acct, Mode::Test, &deleted, Timestamp::from_unix(3))
-                .await
-                .unwrap()
+            db.delete(
+                &acct,
+                Mode::Test,
+                &deleted,
+                Timestamp::from_unix(3),
+                finish("ch_x", "x")
+            )
+            .await
+            .unwrap()
         );
         let (d, e, j) = verdict("ch_x", CardholderStatus::Verified);
         let late = e.id.clone();

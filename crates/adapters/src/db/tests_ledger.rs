@@ -170,3 +170,57 @@ async fn a_wallet_above_the_maximum_by_what_its_cards_returned_passes_the_check(
         assert!(!breaches.iter().any(wallet), "{}: {breaches:?}", t.backend());
     }
 }
+
+/// A card deleted before deletions wrote off negative balances kept its
+/// own: `old_write_offs` writes it off to its account's losses, and the
+/// check then passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cards_deleted_owing_before_losses_existed_are_written_off_by_a_migration() {
+    for t in TestDb::all().await {
+        let (db, _) = setup(&t, 10_000).await;
+        // As a forced post and the old deletion left it: -4,000 on a deleted card.
+        exec_all(
+            &db,
+            &post("old", TEST, "card_debit", "la_card_c", "la_card_c_spend", 4_300),
+        )
+        .await;
+        exec(&db, "UPDATE cards SET deleted_at = 5 WHERE id = 'card_c'").await;
+        exec(
+            &db,
+            "INSERT INTO card_transactions (id, account_id, livemode, card_id, cardholder_id, client_reference, status, \
+             amount, currency, description, enriched_data, merchant_name, created_at, approved_seq) VALUES \
+             ('ctx_old', 'acct_c', FALSE, 'card_c', 'ch_c', 'old', 'approved', 4300, 'USD', 'x', '{}', 'x', 5, 1)",
+        )
+        .await;
+        let before = db.breaches(DEFAULT_MAX_WALLET).await.unwrap();
+        assert!(
+            matches!(before[..], [Breach::DeletedCardHolds { balance: -4_000, .. }]),
+            "{before:?}"
+        );
+        let migration = include_str!("../../../../migrations/postgres/2026-12-01-000026_old_write_offs/up.sql");
+        for statement in migration
+            .split(';')
+            .map(str::trim)
+            .filter(|s| s.contains(char::is_alphabetic))
+        {
+            let statement: String = statement
+                .lines()
+                .filter(|l| !l.starts_with("--"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            exec(&db, &statement).await;
+        }
+        assert_eq!(
+            db.breaches(DEFAULT_MAX_WALLET).await.unwrap(),
+            vec![],
+            "{}",
+            t.backend()
+        );
+        let losses = db.totals().await.unwrap();
+        let losses = losses
+            .iter()
+            .find(|t| t.kind == "losses" && t.currency == "USD")
+            .unwrap();
+        assert_eq!(losses.balance, -4_000, "{}", t.backend());
+    }
+}

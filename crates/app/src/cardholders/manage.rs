@@ -10,6 +10,7 @@ use domain::paging::{Page, Paging};
 use domain::{DomainError, ErrorKind, InvalidInput};
 use ports::StoreError;
 use ports::cardholders::{CardholderRecord, SaveCardholderError};
+use ports::jobs::JobKind;
 
 #[derive(Debug, thiserror::Error)]
 pub enum CardholderError {
@@ -102,16 +103,18 @@ impl App {
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         // The cardholder first: from its commit no card can be created for
         // it (card creation requires it active, under its row lock), so the
-        // cards deleted next are all it will ever have.
+        // cards deleted next are all it will ever have. Its job finishes
+        // the deletion if this request is cut short.
+        let finish = self.job_now(JobKind::DeleteCardholderCards, id.to_string());
         if !self
             .ports
             .cardholders
-            .delete(&caller.account_id, caller.mode, id, now)
+            .delete(&caller.account_id, caller.mode, id, now, finish)
             .await?
         {
             return Err(CardholderError::NotFound);
         }
-        self.delete_cards_of(caller, id).await?;
+        self.delete_cards_of((&caller.account_id, caller.mode), id).await?;
         Ok(())
     }
 
@@ -149,6 +152,96 @@ mod tests {
             meta_data: None,
             created_at: domain::Timestamp::from_unix(1),
         }
+    }
+
+    fn card(id: &str) -> ports::cards::CardRecord {
+        use domain::cards::{CardLimit, CardType};
+        ports::cards::CardRecord {
+            id: domain::ids::CardId::new(id),
+            account_id: AccountId::new("acct_1"),
+            mode: Mode::Live,
+            cardholder_id: CardholderId::new("ch_1"),
+            card_type: CardType::Virtual,
+            currency: domain::Currency::Usd,
+            name: "Adaeze Okafor".into(),
+            details: ports::cards::SealedDetails {
+                pan: vec![],
+                cvv: vec![],
+                expiry_month: vec![],
+                expiry_year: vec![],
+            },
+            last_4: "6789".into(),
+            limit: CardLimit::Usd5k,
+            fee_hold: domain::Amount::from_const(300),
+            state: domain::cards::state::CardState::Active,
+            pin_3ds_activated: false,
+            meta_data: None,
+            created_at: domain::Timestamp::from_unix(1),
+            balance: 300,
+        }
+    }
+
+    /// A card of `ch_1` whose deletion fails the first time it is tried.
+    fn deleting(m: &mut Mocks, cards: &'static [&'static str], fails: &'static str) {
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
+        m.ids.expect_unique().return_const("u".to_string());
+        m.cards
+            .expect_for_cardholder()
+            .returning(move |_, _, _| Ok(cards.iter().map(|id| card(id)).collect()));
+        let tried = std::sync::Mutex::new(std::collections::HashSet::new());
+        m.cards.expect_delete().returning(move |_, _, id, _, _, _| {
+            match id.as_str() == fails && tried.lock().unwrap().insert(id.to_string()) {
+                true => Err(StoreError::new("the refund was refused")),
+                false => Ok(Some(domain::Amount::from_const(300))),
+            }
+        });
+    }
+
+    /// A deletion cut short (here a card's deletion fails; a crash does
+    /// the same) leaves the cardholder deleted with a card; the job stored
+    /// with the deletion deletes it.
+    #[tokio::test]
+    async fn a_cardholder_deletion_cut_short_is_finished_by_its_job() {
+        let mut m = Mocks::default();
+        deleting(&mut m, &["card_a", "card_b"], "card_a");
+        m.cardholders.expect_get().returning(|_, _, _| Ok(Some(stored())));
+        m.cardholders
+            .expect_delete()
+            .withf(|_, _, id, _, job| {
+                id.as_str() == "ch_1" && job.kind == JobKind::DeleteCardholderCards && job.subject == "ch_1"
+            })
+            .times(1)
+            .returning(|_, _, _, _, _| Ok(true));
+        let app = m.app();
+        assert!(
+            app.delete_cardholder(&caller(Mode::Live), &CardholderId::new("ch_1"))
+                .await
+                .is_err()
+        );
+
+        let mut m = Mocks::default();
+        deleting(&mut m, &["card_a"], "none");
+        m.jobs
+            .expect_complete()
+            .withf(|lease, ids| lease == "lease_1" && ids == [domain::ids::JobId::new("job_finish")])
+            .times(1)
+            .returning(|_, _| Ok(()));
+        m.cards.expect_transfers().returning(|_| Ok(vec![]));
+        let finish = ports::jobs::Job {
+            id: domain::ids::JobId::new("job_finish"),
+            lease: "lease_1".into(),
+            account_id: AccountId::new("acct_1"),
+            mode: Mode::Live,
+            kind: JobKind::DeleteCardholderCards,
+            subject: "ch_1".into(),
+            attempts: 1,
+            max_attempts: 10,
+        };
+        let claim = crate::jobs::Claim {
+            lease: "lease_1".into(),
+            jobs: vec![finish],
+        };
+        m.app().run_jobs(claim).await.unwrap();
     }
 
     #[tokio::test]

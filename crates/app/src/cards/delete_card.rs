@@ -5,9 +5,10 @@
 use super::CardError;
 use crate::{App, Caller};
 use domain::Amount;
+use domain::Mode;
 use domain::cards::state::DeletionReason;
 use domain::events::payloads::{CardDeleted, Event};
-use domain::ids::{CardId, CardholderId};
+use domain::ids::{AccountId, CardId, CardholderId};
 use ports::StoreError;
 
 impl App {
@@ -30,30 +31,31 @@ impl App {
 
     /// Deletes each of the cardholder's cards with a
     /// `card_delete_event.successful`; each deletion is its own
-    /// transaction, so a retried cardholder deletion finishes the rest.
-    pub(crate) async fn delete_cards_of(&self, caller: &Caller, cardholder: &CardholderId) -> Result<(), StoreError> {
-        let cards = self
-            .ports
-            .cards
-            .for_cardholder(&caller.account_id, caller.mode, cardholder)
-            .await?;
-        let now = self.now_for(&caller.account_id, caller.mode).await?;
+    /// transaction, so the cardholder's `DeleteCardholderCards` job, run
+    /// again, finishes the rest.
+    pub(crate) async fn delete_cards_of(
+        &self,
+        (account, mode): (&AccountId, Mode),
+        cardholder: &CardholderId,
+    ) -> Result<(), StoreError> {
+        let cards = self.ports.cards.for_cardholder(account, mode, cardholder).await?;
+        let now = self.now_for(account, mode).await?;
         for card in cards {
             let deleted = Event::CardDeleteSuccessful(CardDeleted {
                 card_id: card.id.to_string(),
                 cardholder_id: cardholder.to_string(),
                 currency: card.currency.code(),
                 reason: DeletionReason::CardholderDeleted.as_str().into(),
-                livemode: caller.mode.is_live(),
-                issuing_app_id: caller.account_id.to_string(),
+                livemode: mode.is_live(),
+                issuing_app_id: account.to_string(),
             });
-            let event = self.new_event(&caller.account_id, caller.mode, deleted).await?;
+            let event = self.new_event(account, mode, deleted).await?;
             let delivery = self.delivery_job(&event.id);
             self.ports
                 .cards
                 .delete(
-                    &caller.account_id,
-                    caller.mode,
+                    account,
+                    mode,
                     &card.id,
                     DeletionReason::CardholderDeleted,
                     now,

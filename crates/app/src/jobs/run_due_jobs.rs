@@ -135,6 +135,10 @@ impl App {
                 JobKind::CardMaintenanceFee => self.charge_maintenance_fee(&job.subject).await,
                 JobKind::ExpireChallenge => self.expire_challenge((&job.account_id, job.mode), &job.subject).await,
                 JobKind::RewardRules => self.run_reward_rules((&job.account_id, job.mode), &job.subject).await,
+                JobKind::DeleteCardholderCards => self
+                    .delete_cards_of((&job.account_id, job.mode), &CardholderId::new(&job.subject))
+                    .await
+                    .map_err(|e| e.to_string()),
                 JobKind::SettleCardTransfer => settled.next().unwrap_or(Err("not in the settled batch".into())),
             };
             done.extend(self.done_or_retried(job, outcome).await?);

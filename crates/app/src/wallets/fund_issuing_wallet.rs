@@ -27,7 +27,7 @@ impl App {
             .await;
         match funded {
             Ok(balance) => Ok(balance),
-            Err(FundWalletError::BalanceLimit) => Err(RequestError::WalletFull(max_wallet)),
+            Err(FundWalletError::BalanceLimit) => Err(RequestError::SandboxFull(max_wallet)),
             Err(FundWalletError::UnknownAccount) => {
                 Err(ports::StoreError::new(format!("the caller's account {} is unknown", caller.account_id)).into())
             }
