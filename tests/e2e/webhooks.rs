@@ -543,6 +543,46 @@ async fn a_dozen_accounts_with_dead_endpoints_never_delay_a_quiet_accounts_deliv
     }
 }
 
+/// More dead endpoints than a process has places: the first deliveries
+/// to them take every place until they time out, and from then on their
+/// accounts are known to fail and stay out of the places kept for healthy
+/// accounts, so a quiet account's delivery goes at once (it once waited
+/// for the whole backlog: 40 to 50 s with 70 such accounts).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dead_endpoints_once_seen_failing_never_hold_a_quiet_accounts_place() {
+    use std::sync::atomic::Ordering::SeqCst;
+    for db in TestDb::all().await {
+        let hole = BlackHole::start();
+        let receiver = Receiver::start();
+        // Twice the wait allowed below: a quiet delivery behind a new wave
+        // of them would wait that long.
+        let server = Server::start_with(&db, &["--webhook-timeout-ms", "4000"]);
+        // More accounts than places: their first deliveries alone take them all.
+        let noisy: Vec<Keys> = (0..70).map(|_| keys(&create_account(&db, Some(&hole.url)))).collect();
+        let quiet = keys(&create_account(&db, Some(&receiver.url)));
+        for _ in 0..3 {
+            for account in &noisy {
+                send_test_event(&server, &account.test).await;
+            }
+        }
+        // Every place taken by a hanging delivery, then those time out.
+        let hanging = eventually(async || hole.accepted.load(SeqCst), |n| *n >= 64).await;
+        assert!(hanging >= 64, "{}: {hanging} deliveries hanging", db.backend());
+        tokio::time::sleep(Duration::from_millis(4_500)).await;
+        for n in 0..3 {
+            let started = std::time::Instant::now();
+            let id = send_test_event(&server, &quiet.test).await;
+            assert!(
+                receiver.wait_for(2, |r| r.accepted().contains_key(&id)).await,
+                "{}: the quiet account's event {n} waited {:?} behind {} deliveries to dead endpoints",
+                db.backend(),
+                started.elapsed(),
+                hole.accepted.load(SeqCst)
+            );
+        }
+    }
+}
+
 /// One claim of webhook deliveries holds its in-flight places until its
 /// slowest delivery ends. Here the first claim is all one account's, and
 /// all of them hang: the claims stay small enough that the rest of the
