@@ -892,6 +892,16 @@ async fn details_tokens_are_single_use_and_expire_and_reads_are_limited_per_card
         );
         s.advance(3).await;
         assert_eq!(details(&card).await.status, 200);
+        // A token for a card deleted since is no token.
+        s.advance(3).await;
+        let doomed = s.card(&holder, "300").await;
+        let a = s
+            .get(&format!("/cards/generate_token_for_card_details?card_id={doomed}"))
+            .await;
+        let t = a.body["data"]["token"].as_str().unwrap().to_string();
+        assert_eq!(s.delete(&format!("/cards/delete_card/{doomed}")).await.status, 200);
+        let gone: Value = redeem(BASE, t).await.unwrap().json().await.unwrap();
+        assert_eq!(gone["code"], "invalid_token", "{gone}");
     }
 }
 

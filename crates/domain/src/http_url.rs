@@ -4,9 +4,15 @@
 use crate::{InvalidInput, Mode};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
+/// The longest URL kept.
+const MAX_URL_LEN: usize = 2048;
+
 /// Checks that `value` is an absolute `http` or `https` URL with a host,
-/// and returns it as given.
+/// of at most 2,048 characters and none of them a control, invisible or
+/// bidirectional character (the URL parser would take some of them, and
+/// the URL is kept and shown as given), and returns it as given.
 pub fn parse(field: &str, value: &str) -> Result<String, InvalidInput> {
+    crate::text::plain(field, value, MAX_URL_LEN)?;
     let rule = "must be an absolute http:// or https:// URL with a host";
     let url = url::Url::parse(value).map_err(|_| InvalidInput::new(field, rule))?;
     let web = matches!(url.scheme(), "http" | "https");
@@ -220,6 +226,12 @@ mod tests {
             "mailto:a@b.c",
             "https://",
             "not a url",
+            // Kept and shown as given: nothing the parser would let by.
+            "https://bolt.eu/\0x",
+            "https://bolt.eu/\u{1b}[31m",
+            "https://bolt.eu/\u{202e}txt",
+            "https://bolt.eu/a\u{2028}b",
+            &format!("https://bolt.eu/{}", "x".repeat(2_040)),
         ] {
             let e = parse("url", bad).unwrap_err();
             assert_eq!(e.field, "url", "{bad}");

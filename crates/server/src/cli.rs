@@ -1,6 +1,7 @@
 //! The command line. Every flag can also be set by its environment
 //! variable (`ISSUING_*`, and `DATABASE_URL`).
 
+use clap::builder::{FalseyValueParser, RangedU64ValueParser};
 use clap::{Args, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 use domain::Amount;
 use std::net::SocketAddr;
@@ -30,8 +31,26 @@ impl Cli {
     /// The command line as given, each command's `--help` showing only
     /// the global flags it reads.
     pub fn read() -> Cli {
-        let matches = command().get_matches();
-        Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+        Cli::parse_args(std::env::args_os()).unwrap_or_else(|e| e.exit())
+    }
+
+    /// `args` read as the command line: a flag of `serve` or `worker` given
+    /// before that command's name is refused (it would be read for a
+    /// command-less `serve`, and silently not reach the command).
+    fn parse_args<T: Into<std::ffi::OsString> + Clone>(args: impl IntoIterator<Item = T>) -> Result<Cli, clap::Error> {
+        let mut command = command();
+        let matches = command.try_get_matches_from_mut(args)?;
+        if let Some(name @ ("serve" | "worker")) = matches.subcommand_name() {
+            let misplaced = command.get_arguments().find(|arg| {
+                let id = arg.get_id().as_str();
+                !GLOBAL.contains(&id) && matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
+            });
+            if let Some(flag) = misplaced.and_then(|arg| arg.get_long()) {
+                let rule = format!("--{flag} goes after the command's name: `issuing {name} --{flag} ...`");
+                return Err(command.error(clap::error::ErrorKind::ArgumentConflict, rule));
+            }
+        }
+        Cli::from_arg_matches(&matches)
     }
 }
 
@@ -157,7 +176,8 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://issuing.db";
 
 #[derive(Args, Clone)]
 pub struct DbArgs {
-    /// `sqlite://path` (created when missing) or `postgres://...`.
+    /// `sqlite://path` (`serve` and `migrate` create a missing file; other
+    /// commands open an existing one only) or `postgres://...`.
     #[arg(
         long,
         env = "DATABASE_URL",
@@ -189,8 +209,9 @@ pub struct DbArgs {
     #[arg(long, env = "ISSUING_PREVIOUS_MASTER_KEY_FILE", global = true)]
     pub previous_master_key_file: Option<PathBuf>,
 
-    /// Connections in the PostgreSQL pool (SQLite always uses one).
-    #[arg(long, env = "ISSUING_DB_POOL_SIZE", default_value_t = 16, global = true)]
+    /// Connections in the PostgreSQL pool, at least 1 (SQLite always uses one).
+    #[arg(long, env = "ISSUING_DB_POOL_SIZE", default_value_t = 16, global = true,
+          value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
     pub db_pool_size: usize,
 
     /// The most an account may hold in an issuing wallet, in minor units
@@ -242,21 +263,21 @@ pub struct ServeArgs {
     /// Accept a 7- or 8-digit --card-bin, whose last digits are then
     /// digits of every default PIN (digits 7 to 10 of the card number):
     /// an 8-digit BIN leaves 100 default PINs. Send a PIN with every card.
-    #[arg(long, env = "ISSUING_ALLOW_LONG_BIN")]
+    #[arg(long, env = "ISSUING_ALLOW_LONG_BIN", value_parser = FalseyValueParser::new())]
     pub allow_long_bin: bool,
 
     /// Do not apply migrations at start (PostgreSQL; SQLite always migrates).
-    #[arg(long, env = "ISSUING_NO_MIGRATE")]
+    #[arg(long, env = "ISSUING_NO_MIGRATE", value_parser = FalseyValueParser::new())]
     pub no_migrate: bool,
 
     /// Do not run background jobs in this process (run `issuing worker`).
-    #[arg(long, env = "ISSUING_NO_WORKERS")]
+    #[arg(long, env = "ISSUING_NO_WORKERS", value_parser = FalseyValueParser::new())]
     pub no_workers: bool,
 
     /// Create a demo account on an empty database and print its test key
     /// at every start. Always on with the default SQLite file, off
     /// elsewhere (a production database never gets one unasked).
-    #[arg(long, env = "ISSUING_DEMO")]
+    #[arg(long, env = "ISSUING_DEMO", value_parser = FalseyValueParser::new())]
     pub demo: bool,
 
     #[command(flatten)]
@@ -336,7 +357,7 @@ pub struct WorkerArgs {
     /// Let webhook URLs point at loopback, private and other non-public
     /// addresses, and at http:// in live mode: for local development and
     /// tests only. Off, such URLs are refused when set and never reached.
-    #[arg(long, env = "ISSUING_WEBHOOK_ALLOW_PRIVATE")]
+    #[arg(long, env = "ISSUING_WEBHOOK_ALLOW_PRIVATE", value_parser = FalseyValueParser::new())]
     pub webhook_allow_private: bool,
 }
 
@@ -561,6 +582,40 @@ mod help_tests {
             "{refused}"
         );
         assert!(super::parse_max_wallet("0").is_err());
+    }
+
+    /// `issuing --card-bin 222100 serve` once served under the default BIN.
+    #[test]
+    fn a_serve_flag_before_serve_is_refused_and_global_flags_go_anywhere() {
+        let parse = |args: &[&str]| super::Cli::parse_args(args.iter().copied()).map(|_| ());
+        let misplaced = parse(&["issuing", "--card-bin", "222100", "serve"]).unwrap_err();
+        assert!(
+            misplaced
+                .to_string()
+                .contains("--card-bin goes after the command's name"),
+            "{misplaced}"
+        );
+        assert!(parse(&["issuing", "--workers", "9", "worker"]).is_err());
+        assert!(parse(&["issuing", "serve", "--card-bin", "222100"]).is_ok());
+        assert!(parse(&["issuing", "--card-bin", "222100"]).is_ok(), "no command: serve");
+        assert!(parse(&["issuing", "--database-url", "sqlite://x.db", "serve"]).is_ok());
+        assert!(parse(&["issuing", "ledger", "check", "--database-url", "sqlite://x.db"]).is_ok());
+        // A pool of no connections would wait for one for ever.
+        assert!(parse(&["issuing", "ledger", "totals", "--db-pool-size", "0"]).is_err());
+    }
+
+    /// Switches read from the environment as operators write them.
+    #[test]
+    fn switches_from_the_environment_take_1_yes_and_empty() {
+        let read = |value: &str| {
+            // SAFETY: this test alone reads or writes ISSUING_DEMO.
+            unsafe { std::env::set_var("ISSUING_DEMO", value) };
+            let cli = super::Cli::parse_args(["issuing"]).unwrap();
+            unsafe { std::env::remove_var("ISSUING_DEMO") };
+            cli.serve.demo
+        };
+        assert!(read("1") && read("yes") && read("true"));
+        assert!(!read("") && !read("0") && !read("false"));
     }
 
     #[test]

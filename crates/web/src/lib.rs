@@ -33,24 +33,28 @@ pub const STYLESHEET: &str = "/web/page.css";
 
 /// Adds the pages to an application.
 pub fn configure(cfg: &mut web::ServiceConfig, paths: &PagePaths) {
-    cfg.service(web::resource(STYLESHEET).route(web::get().to(layout::stylesheet)))
-        .service(
-            web::resource(paths.rewards.as_str())
-                .app_data(web::Data::new(paths.clone()))
-                .app_data(bad_input::<web::QueryConfig>("the link's query"))
-                .app_data(bad_input::<web::FormConfig>("the form"))
-                .route(web::get().to(deal::open))
-                .route(web::head().to(layout::head))
-                .route(web::post().to(deal::claim))
-                .default_service(web::to(|| layout::not_allowed("GET, HEAD, POST"))),
-        )
-        .service(
-            web::resource(paths.graphs.as_str())
-                .app_data(bad_input::<web::QueryConfig>("the link's query"))
-                .route(web::get().to(charts::show))
-                .route(web::head().to(layout::head))
-                .default_service(web::to(|| layout::not_allowed("GET, HEAD"))),
-        );
+    cfg.service(
+        web::resource(STYLESHEET)
+            .route(web::get().to(layout::stylesheet))
+            .route(web::head().to(layout::stylesheet)),
+    )
+    .service(
+        web::resource(paths.rewards.as_str())
+            .app_data(web::Data::new(paths.clone()))
+            .app_data(bad_input::<web::QueryConfig>("the link's query"))
+            .app_data(bad_input::<web::FormConfig>("the form"))
+            .route(web::get().to(deal::open))
+            .route(web::head().to(layout::head))
+            .route(web::post().to(deal::claim))
+            .default_service(web::to(|| layout::not_allowed("GET, HEAD, POST"))),
+    )
+    .service(
+        web::resource(paths.graphs.as_str())
+            .app_data(bad_input::<web::QueryConfig>("the link's query"))
+            .route(web::get().to(charts::show))
+            .route(web::head().to(layout::head))
+            .default_service(web::to(|| layout::not_allowed("GET, HEAD"))),
+    );
 }
 
 /// A query or form the extractor cannot read: the error page, not text.

@@ -173,7 +173,8 @@ impl App {
             .cards
             .get(&stored.account_id, stored.mode, &stored.card_id)
             .await?
-            .ok_or(CardError::CardNotFound)?;
+            // The card was deleted since: the token is no use, as the docs say.
+            .ok_or(CardError::TokenInvalid)?;
         Ok(((hash, now), card))
     }
 

@@ -36,24 +36,21 @@ pub fn is_luhn_valid(pan: &str) -> bool {
 /// digits 7 to 10 of the card number, so each digit past the sixth is a
 /// PIN digit everyone knows: an 8-digit BIN leaves 100 default PINs.
 pub fn check_bin(field: &str, bin: &str, allow_long: bool) -> Result<(), InvalidInput> {
-    let longest = if allow_long { 8 } else { 6 };
-    let digits = (6..=longest).contains(&bin.len()) && bin.bytes().all(|b| b.is_ascii_digit());
-    let in_range = digits && {
+    let mastercard = (6..=8).contains(&bin.len()) && bin.bytes().all(|b| b.is_ascii_digit()) && {
         let two: u32 = bin[..2].parse().unwrap_or(0);
         let four: u32 = bin[..4].parse().unwrap_or(0);
         (51..=55).contains(&two) || (2221..=2720).contains(&four)
     };
-    match (in_range, allow_long) {
-        (true, _) => Ok(()),
-        (false, true) => Err(InvalidInput::new(
+    match (mastercard, bin.len(), allow_long) {
+        (true, 6, _) | (true, _, true) => Ok(()),
+        (true, _, false) => Err(InvalidInput::new(
             field,
-            "must be 6 to 8 digits in a Mastercard range (51-55 or 2221-2720)",
+            "must be 6 digits: a 7- or 8-digit BIN puts its last digits in every default PIN (digits 7 to 10 \
+             of the card number); allow it with --allow-long-bin",
         )),
-        (false, false) => Err(InvalidInput::new(
+        (false, _, _) => Err(InvalidInput::new(
             field,
-            "must be 6 digits in a Mastercard range (51-55 or 2221-2720); a 7- or 8-digit BIN puts its \
-             last digits in every default PIN (digits 7 to 10 of the card number): allow it with \
-             --allow-long-bin",
+            "must be 6 digits in a Mastercard range (51-55 or 2221-2720), or 7 or 8 with --allow-long-bin",
         )),
     }
 }
@@ -78,7 +75,12 @@ mod tests {
         assert!(check_bin("card_bin", "539983", false).is_ok());
         assert!(check_bin("card_bin", "22230012", true).is_ok());
         let long = check_bin("card_bin", "22230012", false).unwrap_err();
-        assert!(long.rule.contains("--allow-long-bin"), "{long}");
+        assert!(long.rule.contains("default PIN"), "{long}");
+        let visa = check_bin("card_bin", "411111", false).unwrap_err();
+        assert!(
+            !visa.rule.contains("default PIN"),
+            "only a long Mastercard BIN is told of PINs: {visa}"
+        );
         assert!(check_bin("card_bin", "5399831", false).is_err());
         for allow_long in [false, true] {
             assert!(check_bin("card_bin", "411111", allow_long).is_err());
