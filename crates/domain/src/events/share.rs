@@ -6,8 +6,10 @@
 //! flight, and never to a troubled account's (one whose endpoint failed
 //! lately, or has kept a delivery waiting longer than [`SLOW_SECS`]). A
 //! quiet, healthy account is then delivered at once while fewer than
-//! [`KEPT_FOR_QUIET`] healthy accounts have deliveries in flight,
-//! however many troubled ones do (see the property test).
+//! [`KEPT_FOR_QUIET`] accounts that were healthy when their deliveries
+//! began are in flight, however many troubled ones are (see the property
+//! test). Accounts not yet seen to be troubled (a first wave of dead
+//! endpoints) may hold every place until their deliveries time out.
 
 /// One account's deliveries in flight at once, per process.
 pub const PER_ACCOUNT: u32 = 8;
