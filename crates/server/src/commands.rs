@@ -443,7 +443,9 @@ pub async fn ledger_check(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
     let breaches = db.breaches(db_args.max_wallet_balance).await?;
     if breaches.is_empty() {
         println!(
-            "ledger check passed: every entry balances, every cached balance matches its postings and is within its range"
+            "ledger check passed: every entry balances within one account and mode, every cached balance matches its \
+             postings and is within its range, and the books agree with the cards, transfers, credits and \
+             transactions"
         );
         return Ok(ExitCode::SUCCESS);
     }
