@@ -1,7 +1,7 @@
 //! The HTTP conventions, checked through the real actix application over
 //! mocked ports: envelopes, error bodies and statuses, limits, headers.
 
-use actix_web::http::StatusCode;
+use actix_web::http::{Method, StatusCode};
 use actix_web::{test, web};
 use app::testing::Mocks;
 use domain::ids::AccountId;
@@ -99,6 +99,26 @@ async fn liveness_is_200_without_touching_the_database() {
     let (status, _, body) = call(m, test::TestRequest::get().uri("/health/live")).await;
     assert_eq!(status, 200);
     assert_eq!(body["data"]["process"], "live");
+}
+
+/// Load balancers and monitors send HEAD.
+#[actix_web::test]
+async fn health_checks_answer_head_too() {
+    let mut m = Mocks::default();
+    m.health.expect_ping().times(1).returning(|| Ok(()));
+    let (status, _, _) = call(m, test::TestRequest::default().method(Method::HEAD).uri("/health")).await;
+    assert_eq!(status, 200);
+    let (status, _, _) = call(
+        Mocks::default(),
+        test::TestRequest::default().method(Method::HEAD).uri("/health/live"),
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, headers, _) = call(Mocks::default(), test::TestRequest::post().uri("/health")).await;
+    assert_eq!(
+        (status.as_u16(), headers.get("allow").unwrap().to_str().unwrap()),
+        (405, "GET, HEAD")
+    );
 }
 
 #[actix_web::test]

@@ -45,60 +45,70 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
             ));
         }
     };
-    cfg.service(endpoint("/health", Method::GET, health::health))
-        .service(endpoint("/health/live", Method::GET, health::live))
-        .service(endpoint("/v1/openapi.json", Method::GET, crate::openapi::serve))
-        .service(crate::openapi::docs())
-        .service(web::redirect("/v1/docs", "/v1/docs/"))
-        .service(endpoint(
-            "/v1/processor/authorizations",
-            Method::POST,
-            processor::authorize,
-        ))
-        .service(endpoint(
-            "/v1/processor/authorizations/complete_3ds",
-            Method::POST,
-            processor::complete_3ds,
-        ))
-        // The sandbox scope first: `/v1/issuing` would otherwise claim its paths.
-        .service(
-            web::scope("/v1/issuing/sandbox")
-                .app_data(PathMode(Mode::Test))
-                .configure(both_modes)
-                .service(endpoint(
-                    "/cards/fund_issuing_wallet",
-                    Method::PATCH,
-                    wallets::fund_issuing_wallet,
-                ))
-                .service(endpoint("/webhook/test", Method::POST, events::send_test_event))
-                .service(endpoint(
-                    "/cards/mock_debit_transaction",
-                    Method::PATCH,
-                    card_transactions::mock_debit_transaction,
-                ))
-                .service(endpoint(
-                    "/naira_cards/mock_debit_naira_card",
-                    Method::PATCH,
-                    card_transactions::mock_debit_naira_card,
-                ))
-                .service(endpoint(
-                    "/naira_cards/complete_3ds",
-                    Method::POST,
-                    card_transactions::complete_3ds,
-                ))
-                .service(endpoint("/reward/assign_reward", Method::POST, rewards::assign_reward))
-                .service(endpoint("/test_clock", Method::GET, test_clock::get_test_clock))
-                .service(endpoint(
-                    "/test_clock/advance",
-                    Method::POST,
-                    test_clock::advance_test_clock,
-                )),
-        )
-        .service(
-            web::scope("/v1/issuing")
-                .app_data(PathMode(Mode::Live))
-                .configure(both_modes),
-        );
+    // Health checks answer HEAD too, as load balancers and monitors send it.
+    let checked = |path, get: Route, head: Route| resource(path, vec![(Method::GET, get), (Method::HEAD, head)]);
+    cfg.service(checked(
+        "/health",
+        web::get().to(health::health),
+        web::head().to(health::health),
+    ))
+    .service(checked(
+        "/health/live",
+        web::get().to(health::live),
+        web::head().to(health::live),
+    ))
+    .service(endpoint("/v1/openapi.json", Method::GET, crate::openapi::serve))
+    .service(crate::openapi::docs())
+    .service(web::redirect("/v1/docs", "/v1/docs/"))
+    .service(endpoint(
+        "/v1/processor/authorizations",
+        Method::POST,
+        processor::authorize,
+    ))
+    .service(endpoint(
+        "/v1/processor/authorizations/complete_3ds",
+        Method::POST,
+        processor::complete_3ds,
+    ))
+    // The sandbox scope first: `/v1/issuing` would otherwise claim its paths.
+    .service(
+        web::scope("/v1/issuing/sandbox")
+            .app_data(PathMode(Mode::Test))
+            .configure(both_modes)
+            .service(endpoint(
+                "/cards/fund_issuing_wallet",
+                Method::PATCH,
+                wallets::fund_issuing_wallet,
+            ))
+            .service(endpoint("/webhook/test", Method::POST, events::send_test_event))
+            .service(endpoint(
+                "/cards/mock_debit_transaction",
+                Method::PATCH,
+                card_transactions::mock_debit_transaction,
+            ))
+            .service(endpoint(
+                "/naira_cards/mock_debit_naira_card",
+                Method::PATCH,
+                card_transactions::mock_debit_naira_card,
+            ))
+            .service(endpoint(
+                "/naira_cards/complete_3ds",
+                Method::POST,
+                card_transactions::complete_3ds,
+            ))
+            .service(endpoint("/reward/assign_reward", Method::POST, rewards::assign_reward))
+            .service(endpoint("/test_clock", Method::GET, test_clock::get_test_clock))
+            .service(endpoint(
+                "/test_clock/advance",
+                Method::POST,
+                test_clock::advance_test_clock,
+            )),
+    )
+    .service(
+        web::scope("/v1/issuing")
+            .app_data(PathMode(Mode::Live))
+            .configure(both_modes),
+    );
 }
 
 fn both_modes(cfg: &mut web::ServiceConfig) {
