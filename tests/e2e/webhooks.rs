@@ -516,29 +516,59 @@ async fn a_dead_endpoint_rests_and_never_holds_another_accounts_deliveries() {
 /// delivery goes at once (it once waited 48 s for their timeouts).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_dozen_accounts_with_dead_endpoints_never_delay_a_quiet_accounts_delivery() {
-    use std::sync::atomic::Ordering::SeqCst;
     for db in TestDb::all().await {
-        let hole = BlackHole::start();
-        let receiver = Receiver::start();
         let server = Server::start(&db);
-        let noisy: Vec<Keys> = (0..12).map(|_| keys(&create_account(&db, Some(&hole.url)))).collect();
-        let quiet = keys(&create_account(&db, Some(&receiver.url)));
-        for account in &noisy {
+        let tenants = Tenants::new(&db, 12);
+        for account in &tenants.noisy {
             for _ in 0..100 {
                 send_test_event(&server, &account.test).await;
             }
         }
         // Each noisy account has its deliveries hanging, up to its share.
-        let hanging = eventually(async || hole.accepted.load(SeqCst), |n| *n >= 48).await;
-        assert!(hanging >= 48, "{}: {hanging} deliveries hanging", db.backend());
+        tenants.hanging(&db, 48).await;
+        tenants.quiet_delivered_at_once(&db, &server).await;
+    }
+}
+
+/// Accounts whose webhook endpoint is a black hole, and a quiet one with
+/// a receiver.
+struct Tenants {
+    hole: BlackHole,
+    receiver: Receiver,
+    noisy: Vec<Keys>,
+    quiet: Keys,
+}
+
+impl Tenants {
+    fn new(db: &TestDb, noisy: usize) -> Tenants {
+        let (hole, receiver) = (BlackHole::start(), Receiver::start());
+        let noisy = (0..noisy).map(|_| keys(&create_account(db, Some(&hole.url)))).collect();
+        let quiet = keys(&create_account(db, Some(&receiver.url)));
+        Tenants {
+            hole,
+            receiver,
+            noisy,
+            quiet,
+        }
+    }
+
+    /// Waits until at least `places` deliveries hang in the black hole.
+    async fn hanging(&self, db: &TestDb, places: usize) {
+        let accepted = &self.hole.accepted;
+        let hanging = eventually(async || accepted.load(std::sync::atomic::Ordering::SeqCst), |n| *n >= places).await;
+        assert!(hanging >= places, "{}: {hanging} deliveries hanging", db.backend());
+    }
+
+    /// The quiet account's test event reaches its receiver within 2 s.
+    async fn quiet_delivered_at_once(&self, db: &TestDb, server: &Server) {
         let started = std::time::Instant::now();
-        let id = send_test_event(&server, &quiet.test).await;
+        let id = send_test_event(server, &self.quiet.test).await;
         assert!(
-            receiver.wait_for(2, |r| r.accepted().contains_key(&id)).await,
-            "{}: the quiet account's event waited {:?} behind {} hanging deliveries",
+            self.receiver.wait_for(2, |r| r.accepted().contains_key(&id)).await,
+            "{}: the quiet account's event waited {:?} behind {} deliveries to dead endpoints",
             db.backend(),
             started.elapsed(),
-            hole.accepted.load(SeqCst)
+            self.hole.accepted.load(std::sync::atomic::Ordering::SeqCst)
         );
     }
 }
@@ -550,43 +580,30 @@ async fn a_dozen_accounts_with_dead_endpoints_never_delay_a_quiet_accounts_deliv
 /// for the whole backlog: 40 to 50 s with 70 such accounts).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn dead_endpoints_once_seen_failing_never_hold_a_quiet_accounts_place() {
-    use std::sync::atomic::Ordering::SeqCst;
     for db in TestDb::all().await {
-        let hole = BlackHole::start();
-        let receiver = Receiver::start();
         // Twice the wait allowed below: a quiet delivery behind a new wave
         // of them would wait that long.
         let server = Server::start_with(&db, &["--webhook-timeout-ms", "4000"]);
         // More accounts than places: their first deliveries alone take them all.
-        let noisy: Vec<Keys> = (0..70).map(|_| keys(&create_account(&db, Some(&hole.url)))).collect();
-        let quiet = keys(&create_account(&db, Some(&receiver.url)));
+        let tenants = Tenants::new(&db, 70);
         for _ in 0..3 {
-            for account in &noisy {
+            for account in &tenants.noisy {
                 send_test_event(&server, &account.test).await;
             }
         }
         // Every place taken by a hanging delivery, then those time out.
-        let hanging = eventually(async || hole.accepted.load(SeqCst), |n| *n >= 64).await;
-        assert!(hanging >= 64, "{}: {hanging} deliveries hanging", db.backend());
+        tenants.hanging(&db, 64).await;
         tokio::time::sleep(Duration::from_millis(4_500)).await;
-        for n in 0..3 {
-            let started = std::time::Instant::now();
-            let id = send_test_event(&server, &quiet.test).await;
-            assert!(
-                receiver.wait_for(2, |r| r.accepted().contains_key(&id)).await,
-                "{}: the quiet account's event {n} waited {:?} behind {} deliveries to dead endpoints",
-                db.backend(),
-                started.elapsed(),
-                hole.accepted.load(SeqCst)
-            );
+        for _ in 0..3 {
+            tenants.quiet_delivered_at_once(&db, &server).await;
         }
     }
 }
 
-/// One claim of webhook deliveries holds its in-flight places until its
-/// slowest delivery ends. Here the first claim is all one account's, and
-/// all of them hang: the claims stay small enough that the rest of the
-/// places still carry another account's delivery at once.
+/// A claim's hanging deliveries hold only their own places in flight (a
+/// claim once held all of its places until its slowest delivery ended).
+/// Here the first claim is all one account's, and all of them hang:
+/// another account's delivery still goes at once.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_claim_full_of_one_accounts_hanging_deliveries_never_holds_another_accounts() {
     use std::sync::atomic::Ordering::SeqCst;
