@@ -555,7 +555,11 @@ impl Tenants {
     /// Waits until at least `places` deliveries hang in the black hole.
     async fn hanging(&self, db: &TestDb, places: usize) {
         let accepted = &self.hole.accepted;
-        let hanging = eventually(async || accepted.load(std::sync::atomic::Ordering::SeqCst), |n| *n >= places).await;
+        let hanging = eventually(
+            async || accepted.load(std::sync::atomic::Ordering::SeqCst),
+            |n| *n >= places,
+        )
+        .await;
         assert!(hanging >= places, "{}: {hanging} deliveries hanging", db.backend());
     }
 
