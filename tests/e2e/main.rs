@@ -14,6 +14,7 @@ mod cardholders;
 mod cards;
 mod chaos;
 mod cli;
+mod connectors;
 mod docs;
 mod edge;
 mod extreme_amounts;

@@ -19,7 +19,7 @@
 use domain::Mode;
 use domain::cardholders::Registration;
 use domain::cardholders::kyc::{KycFailure, KycOutcome};
-use ports::kyc::{KycUnavailable, KycVerifier};
+use ports::kyc::{CallbackRefused, KycUnavailable, KycVerifier, Submission};
 
 pub struct SandboxKyc;
 
@@ -47,8 +47,26 @@ pub fn outcome_for(identity_number: &str) -> KycOutcome {
 
 #[async_trait::async_trait]
 impl KycVerifier for SandboxKyc {
-    async fn verify(&self, _mode: Mode, registration: &Registration) -> Result<KycOutcome, KycUnavailable> {
+    async fn verify(&self, _mode: Mode, _job: &str, registration: &Registration) -> Result<KycOutcome, KycUnavailable> {
         Ok(outcome_for(registration.identity.number()))
+    }
+
+    async fn submit(&self, _mode: Mode, _job: &str, registration: &Registration) -> Result<Submission, KycUnavailable> {
+        Ok(Submission::Decided(outcome_for(registration.identity.number())))
+    }
+
+    fn callback_job(&self, _body: &[u8]) -> Result<(Mode, String), CallbackRefused> {
+        Err(CallbackRefused("the sandbox verifier sends no callbacks"))
+    }
+
+    /// Never asked: it decides every job when submitted.
+    async fn outcome(
+        &self,
+        _mode: Mode,
+        _job: &str,
+        _registration: &Registration,
+    ) -> Result<Option<KycOutcome>, KycUnavailable> {
+        Ok(None)
     }
 }
 

@@ -3,6 +3,7 @@
 //! clock and randomness.
 
 pub mod card_network;
+pub mod connectors;
 pub mod crypto;
 pub mod db;
 pub mod kyc_sandbox;

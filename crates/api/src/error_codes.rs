@@ -220,6 +220,11 @@ pub const CATALOGUE: &[ErrorCode] = &[
         403,
         "no processor secret is configured for this mode",
     ),
+    code(
+        "bad_provider_signature",
+        401,
+        "a provider's callback does not carry that provider's signature for either mode",
+    ),
     code("storage_unavailable", 503, "the database could not be reached; retry"),
     code(
         "internal",

@@ -81,6 +81,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::card_transactions::complete_3ds,
         routes::processor::authorize,
         routes::processor::complete_3ds,
+        routes::connectors::smileid_callback,
         routes::events::list_events,
         routes::events::get_event,
         routes::events::redeliver_event,
@@ -114,6 +115,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         (name = "relay", description = "The relay address (`--relay-listen`) serves every path of the API with card numbers, \
             CVVs and expiry dates in clear; these paths only it serves"),
         (name = "processor", description = "For the card processor: real-time authorization, signed with the processor secret"),
+        (name = "connectors", description = "For the live connectors' providers: what they call back, authenticated as each documents"),
         (name = "events", description = "Webhook events: the log, redelivery, the endpoint"),
         (name = "sandbox", description = "Sandbox helpers"),
     )

@@ -86,6 +86,8 @@ pub struct Settings {
     /// keeps working in a running process for at most this long (0: every
     /// request looks its key up).
     pub key_cache_secs: i64,
+    /// What live mode runs on (reported by `/health`).
+    pub live_connectors: health::LiveConnectors,
 }
 
 #[derive(Clone)]
@@ -349,6 +351,7 @@ pub mod testing {
                     max_wallet: domain::ledger::DEFAULT_MAX_WALLET,
                     webhook_allow_private: false,
                     key_cache_secs: self.key_cache_secs,
+                    live_connectors: crate::health::LiveConnectors::Simulated,
                 },
             )
         }

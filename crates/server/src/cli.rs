@@ -131,6 +131,16 @@ impl From<ModeArg> for domain::Mode {
     }
 }
 
+/// Who verifies identities in a mode.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum KycProvider {
+    /// The simulator: the ID number's last four digits decide.
+    Sandbox,
+    /// Smile ID's Enhanced KYC (ISSUING_SMILEID_PARTNER_ID and
+    /// ISSUING_SMILEID_API_KEY; in the sandbox ISSUING_SANDBOX_SMILEID_*).
+    Smileid,
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 pub enum LogFormat {
     Text,
@@ -254,6 +264,20 @@ pub struct ServeArgs {
     /// With neither set the endpoint answers 403.
     #[arg(long, env = "ISSUING_SANDBOX_PROCESSOR_SECRET", hide_env_values = true)]
     pub sandbox_processor_secret: Option<String>,
+
+    /// Who verifies cardholders' identities in live mode. Credentials come
+    /// from the environment or files only (see docs/connectors.md).
+    #[arg(long, env = "ISSUING_KYC_PROVIDER", value_enum, default_value_t = KycProvider::Sandbox)]
+    pub kyc_provider: KycProvider,
+
+    /// The same for the sandbox.
+    #[arg(long, env = "ISSUING_SANDBOX_KYC_PROVIDER", value_enum, default_value_t = KycProvider::Sandbox)]
+    pub sandbox_kyc_provider: KycProvider,
+
+    /// Smile ID's API base. Default: its production URL in live mode, its
+    /// sandbox URL (testapi) in the sandbox.
+    #[arg(long, env = "ISSUING_SMILEID_API_URL")]
+    pub smileid_api_url: Option<String>,
 
     /// The BIN the card-network simulator issues numbers under: 6 digits
     /// in a Mastercard range (7 or 8 with --allow-long-bin).

@@ -45,6 +45,9 @@ pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCod
         false => None,
     };
     give_sandbox_webhook_secrets(&app).await?;
+    if let Some(warning) = simulated_live(&app) {
+        tracing::warn!("{warning}");
+    }
     let data = actix_web::web::Data::new(app);
     if !args.no_workers {
         workers::spawn(data.clone().into_inner(), &args.worker, sqlite);
@@ -87,6 +90,21 @@ pub async fn worker(db_args: &DbArgs, args: &WorkerCommand, serve: &ServeArgs) -
     workers::spawn(app, &args.worker, sqlite);
     tokio::signal::ctrl_c().await.context("waiting for a stop signal")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What `serve` says at start when live mode runs on a simulator: live
+/// keys would move no real money and verify no real person.
+fn simulated_live(app: &app::App) -> Option<&'static str> {
+    match app.live_connectors() {
+        app::health::LiveConnectors::Real => None,
+        app::health::LiveConnectors::Mixed => Some(
+            "live mode runs partly on simulators (see --kyc-provider): for trials only, never for real cardholders",
+        ),
+        app::health::LiveConnectors::Simulated => Some(
+            "live mode runs on the card-network and KYC simulators: for trials only, never for real cardholders \
+             (see --kyc-provider and docs/connectors.md)",
+        ),
+    }
 }
 
 /// Accounts made before each mode had its own webhook secret get their

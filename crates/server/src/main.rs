@@ -2,6 +2,8 @@
 
 mod cli;
 mod commands;
+mod connectors;
+mod credentials;
 mod master_key;
 mod wiring;
 mod workers;

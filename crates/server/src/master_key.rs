@@ -13,7 +13,7 @@ use domain::Secret;
 use ports::vault::{Place, SealedField, Vault};
 use std::fs::OpenOptions;
 use std::io::{ErrorKind, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// What the check value seals.
@@ -135,19 +135,7 @@ fn previous_key(args: &DbArgs) -> anyhow::Result<Option<Secret<String>>> {
 
 /// A key file that exists and only its owner can read.
 fn read(path: &Path) -> anyhow::Result<Secret<String>> {
-    let shown = path.display();
-    let mode = std::fs::metadata(path)
-        .with_context(|| format!("reading the master key file {shown}"))?
-        .permissions()
-        .mode();
-    if mode & 0o077 != 0 {
-        bail!(
-            "the master key file {shown} can be read by others (mode {:o}): `chmod 600 {shown}`",
-            mode & 0o777
-        );
-    }
-    let hex = std::fs::read_to_string(path).with_context(|| format!("reading the master key file {shown}"))?;
-    Ok(Secret::new(hex.trim().to_string()))
+    crate::credentials::from_file("master key", path)
 }
 
 /// The key file beside an SQLite database, generated when missing on a

@@ -1,12 +1,11 @@
 //! The composition root: adapters plugged into the use cases.
 
 use crate::cli::{DbArgs, ServeArgs, WorkerArgs};
-use crate::master_key;
+use crate::{connectors, master_key};
 use adapters::card_network::NetworkSimulator;
 use adapters::crypto::aes_everywhere::AesEverywhere;
 use adapters::crypto::signature::ProcessorSecrets;
 use adapters::db::{Db, migrate, pending_migrations, sqlite_path};
-use adapters::kyc_sandbox::SandboxKyc;
 use adapters::merchant_catalogue::ShippedCatalogue;
 use adapters::reference;
 use adapters::system::{RandomIds, SystemClock};
@@ -86,7 +85,7 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
     let ports = Ports {
         accounts: db.clone(),
         cardholders: db.clone(),
-        kyc: Arc::new(SandboxKyc),
+        kyc: connectors::kyc(serve)?,
         cards: db.clone(),
         card_transactions: db.clone(),
         merchants: Arc::new(ShippedCatalogue::load()),
@@ -123,6 +122,7 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
             max_wallet: args.max_wallet_balance,
             webhook_allow_private: worker.webhook_allow_private,
             key_cache_secs: serve.key_cache_secs,
+            live_connectors: connectors::live_connectors(serve),
         },
     ))
 }

@@ -10,6 +10,11 @@ pub struct HealthData {
     /// `reachable` when a database round trip succeeded.
     #[schema(example = "reachable")]
     database: &'static str,
+    /// What live mode runs on: `simulated` (the card-network and KYC
+    /// simulators: for trials only), `mixed`, or `real` (the providers'
+    /// connectors).
+    #[schema(example = "real")]
+    live_connectors: &'static str,
 }
 
 /// Readiness: a database round trip; 503 when the database is unreachable.
@@ -27,7 +32,10 @@ pub async fn health(app: web::Data<app::App>) -> Result<HttpResponse, ApiError> 
     Ok(success(
         StatusCode::OK,
         "The service is healthy",
-        HealthData { database: "reachable" },
+        HealthData {
+            database: "reachable",
+            live_connectors: app.live_connectors().as_str(),
+        },
     ))
 }
 

@@ -8,6 +8,7 @@ pub mod card_transactions;
 pub mod card_view;
 pub mod cardholders;
 pub mod cards;
+pub mod connectors;
 pub mod events;
 pub mod fx;
 pub mod health;
@@ -70,6 +71,14 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
         Method::POST,
         processor::complete_3ds,
     ))
+    .service(
+        endpoint(
+            "/v1/connectors/smileid/callback",
+            Method::POST,
+            connectors::smileid_callback,
+        )
+        .app_data(web::PayloadConfig::new(connectors::CALLBACK_MAX_BYTES)),
+    )
     // The sandbox scope first: `/v1/issuing` would otherwise claim its paths.
     .service(
         web::scope("/v1/issuing/sandbox")

@@ -9,3 +9,4 @@ mod verify;
 
 pub use manage::{CardholderError, CardholderUpdate};
 pub use register::RegisterError;
+pub use verify::{CallbackApplied, KycCallbackError};

@@ -104,8 +104,10 @@ impl App {
         if let Permit::Denied { retry_after_secs } = permit {
             return Err(RegisterError::RateLimited { retry_after_secs });
         }
+        // The provider's job is known by the cardholder's id.
+        let id = CardholderId::with_suffix(&self.ports.ids.unique());
         let (status, error_description) = if synchronous {
-            match self.ports.kyc.verify(caller.mode, &registration).await? {
+            match self.ports.kyc.verify(caller.mode, id.as_str(), &registration).await? {
                 KycOutcome::Verified => (CardholderStatus::Verified, None),
                 KycOutcome::ManualReview(reason) => (CardholderStatus::ManualReview, Some(reason.to_string())),
                 KycOutcome::Failed(failure) => return Err(RegisterError::Refused(failure)),
@@ -113,7 +115,6 @@ impl App {
         } else {
             (CardholderStatus::Pending, None)
         };
-        let id = CardholderId::with_suffix(&self.ports.ids.unique());
         let verification = (!synchronous).then(|| self.job_now(JobKind::VerifyCardholder, id.to_string()));
         let record = CardholderRecord {
             id: id.clone(),
@@ -161,7 +162,7 @@ mod tests {
     #[tokio::test]
     async fn synchronous_registration_stores_the_verified_cardholder() {
         let mut m = mocks(true, Permit::Granted);
-        m.kyc.expect_verify().returning(|_, _| Ok(KycOutcome::Verified));
+        m.kyc.expect_verify().returning(|_, _, _| Ok(KycOutcome::Verified));
         m.cardholders
             .expect_insert()
             .withf(|r, job| r.status == CardholderStatus::Verified && job.is_none())
@@ -180,7 +181,7 @@ mod tests {
         let mut m = mocks(true, Permit::Granted);
         m.kyc
             .expect_verify()
-            .returning(|_, _| Ok(KycOutcome::Failed(KycFailure::Blacklisted)));
+            .returning(|_, _, _| Ok(KycOutcome::Failed(KycFailure::Blacklisted)));
         let e = m
             .app()
             .register_cardholder(&caller(Mode::Test), &nigerian(), None, true)

@@ -7,8 +7,10 @@ use domain::cardholders::kyc::{KycFailure, KycOutcome};
 use domain::cardholders::{CardholderStatus, TransitionRefused};
 use domain::events::payloads::{CardholderVerification, Event};
 use domain::ids::CardholderId;
+use domain::{DomainError, ErrorKind};
 use ports::StoreError;
 use ports::cardholders::{CardholderRecord, Decision};
+use ports::kyc::{CallbackRefused, KycUnavailable, Submission};
 
 impl App {
     /// `Err` carries why the attempt failed, for the job to retry on.
@@ -19,12 +21,44 @@ impl App {
         if record.status != CardholderStatus::Pending {
             return Ok(()); // decided by an earlier attempt
         }
-        let outcome = self
+        let submitted = self
             .ports
             .kyc
-            .verify(record.mode, &record.registration)
+            .submit(record.mode, id.as_str(), &record.registration)
             .await
             .map_err(|e| e.to_string())?;
+        match submitted {
+            Submission::Decided(outcome) => self.apply_outcome(&record, outcome).await.map_err(|e| e.to_string()),
+            // The provider's callback decides ([`App::kyc_callback`]).
+            Submission::Awaiting => Ok(()),
+        }
+    }
+
+    /// `POST /v1/connectors/<provider>/callback`: a KYC provider says a
+    /// job is done. The body is authenticated, and only names the job:
+    /// its outcome is asked of the provider, and applied to the
+    /// cardholder only while it is still pending in the mode that signed,
+    /// so a repeated or late callback changes nothing.
+    pub async fn kyc_callback(&self, body: &[u8]) -> Result<CallbackApplied, KycCallbackError> {
+        let (mode, job) = self.ports.kyc.callback_job(body)?;
+        let record = match self.ports.cardholders.get_any(&CardholderId::new(&job)).await? {
+            Some(record) if record.mode == mode => record,
+            _ => return Ok(CallbackApplied::UnknownJob),
+        };
+        if record.status != CardholderStatus::Pending {
+            return Ok(CallbackApplied::AlreadyDecided);
+        }
+        match self.ports.kyc.outcome(mode, &job, &record.registration).await? {
+            None => Ok(CallbackApplied::NotDecidedYet),
+            Some(outcome) => {
+                self.apply_outcome(&record, outcome).await?;
+                Ok(CallbackApplied::Applied)
+            }
+        }
+    }
+
+    /// Records the provider's outcome for a pending cardholder.
+    async fn apply_outcome(&self, record: &CardholderRecord, outcome: KycOutcome) -> Result<(), StoreError> {
         let decision = match outcome {
             KycOutcome::Verified => Decision {
                 status: CardholderStatus::Verified,
@@ -42,10 +76,10 @@ impl App {
                 error_description: Some(failure.message().to_string()),
             },
         };
-        match self.record_decision(&record, decision).await {
+        match self.record_decision(record, decision).await {
             // Decided by review, or deleted, meanwhile: that stands.
             Ok(()) | Err(DecisionError::Refused(_)) => Ok(()),
-            Err(DecisionError::Store(e)) => Err(e.to_string()),
+            Err(DecisionError::Store(e)) => Err(e),
         }
     }
 
@@ -87,6 +121,45 @@ impl App {
     }
 }
 
+/// What a KYC callback did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallbackApplied {
+    Applied,
+    /// The cardholder was decided already (an earlier callback, or review).
+    AlreadyDecided,
+    /// The provider says the job is not done yet.
+    NotDecidedYet,
+    /// No cardholder of the signing mode has this job (deleted, say).
+    UnknownJob,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum KycCallbackError {
+    #[error(transparent)]
+    Refused(#[from] CallbackRefused),
+    #[error(transparent)]
+    Unavailable(#[from] KycUnavailable),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl DomainError for KycCallbackError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            KycCallbackError::Refused(_) => ErrorKind::Unauthorized,
+            KycCallbackError::Unavailable(_) => ErrorKind::RetryLater,
+            KycCallbackError::Store(e) => e.kind(),
+        }
+    }
+    fn code(&self) -> &'static str {
+        match self {
+            KycCallbackError::Refused(_) => "bad_provider_signature",
+            KycCallbackError::Unavailable(_) => "kyc_unavailable",
+            KycCallbackError::Store(e) => e.code(),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum DecisionError {
     /// Not allowed from the status read, or that status changed (or the
@@ -105,6 +178,7 @@ mod tests {
     use domain::cardholders::kyc::{KycFailure, KycOutcome};
     use domain::ids::{AccountId, CardholderId};
     use ports::cardholders::CardholderRecord;
+    use ports::kyc::{CallbackRefused, Submission};
 
     fn pending() -> CardholderRecord {
         CardholderRecord {
@@ -123,7 +197,9 @@ mod tests {
     fn mocks(outcome: KycOutcome, event: &'static str, status: CardholderStatus) -> Mocks {
         let mut m = Mocks::default();
         m.cardholders.expect_get_any().returning(|_| Ok(Some(pending())));
-        m.kyc.expect_verify().returning(move |_, _| Ok(outcome));
+        m.kyc
+            .expect_submit()
+            .returning(move |_, _, _| Ok(Submission::Decided(outcome)));
         m.ids.expect_unique().returning(|| "u".into());
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(10));
         m.test_clocks.expect_offset().returning(|_| Ok(0));
@@ -164,5 +240,49 @@ mod tests {
             let app = mocks(outcome, event, status).app();
             assert_eq!(app.verify_cardholder(&CardholderId::new("ch_1")).await, Ok(()));
         }
+    }
+
+    #[tokio::test]
+    async fn a_callback_applies_the_providers_outcome_once_in_the_mode_that_signed() {
+        use super::CallbackApplied;
+        let callback = |mode: Mode, status: CardholderStatus, asks: usize| {
+            let mut m = Mocks::default();
+            m.kyc
+                .expect_callback_job()
+                .returning(move |_| Ok((mode, "ch_1".to_string())));
+            m.cardholders
+                .expect_get_any()
+                .returning(move |_| Ok(Some(CardholderRecord { status, ..pending() })));
+            m.kyc
+                .expect_outcome()
+                .withf(|mode, job, _| *mode == Mode::Test && job == "ch_1")
+                .times(asks)
+                .returning(|_, _, _| Ok(Some(KycOutcome::Verified)));
+            m
+        };
+        let mut m = callback(Mode::Test, CardholderStatus::Pending, 1);
+        m.ids.expect_unique().returning(|| "u".into());
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(10));
+        m.test_clocks.expect_offset().returning(|_| Ok(0));
+        m.cardholders
+            .expect_decide()
+            .withf(|_, from, decision, _, _| {
+                *from == CardholderStatus::Pending && decision.status == CardholderStatus::Verified
+            })
+            .times(1)
+            .returning(|_, _, _, _, _| Ok(true));
+        assert_eq!(m.app().kyc_callback(b"{}").await.unwrap(), CallbackApplied::Applied);
+        let app = callback(Mode::Test, CardholderStatus::Verified, 0).app();
+        assert_eq!(app.kyc_callback(b"{}").await.unwrap(), CallbackApplied::AlreadyDecided);
+        let app = callback(Mode::Live, CardholderStatus::Pending, 0).app();
+        assert_eq!(app.kyc_callback(b"{}").await.unwrap(), CallbackApplied::UnknownJob);
+        let mut m = Mocks::default();
+        m.kyc
+            .expect_callback_job()
+            .returning(|_| Err(CallbackRefused("unsigned")));
+        assert!(matches!(
+            m.app().kyc_callback(b"{}").await,
+            Err(super::KycCallbackError::Refused(_))
+        ));
     }
 }

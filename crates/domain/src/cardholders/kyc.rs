@@ -58,3 +58,66 @@ pub enum KycOutcome {
     ManualReview(&'static str),
     Failed(KycFailure),
 }
+
+/// How the name a cardholder registered with compares with the name an ID
+/// authority holds for the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NameMatch {
+    /// First and last name both appear, in any order (authorities often
+    /// put the surname first).
+    Both,
+    /// Only one of them appears.
+    One,
+    Neither,
+}
+
+/// Compares `first` and `last` with the authority's `full_name`: case,
+/// punctuation and order do not matter; each registered name must appear
+/// whole (all of its words).
+pub fn match_name(first: &str, last: &str, full_name: &str) -> NameMatch {
+    fn words(name: &str) -> Vec<String> {
+        name.split(|c: char| !c.is_alphabetic())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    }
+    let held = words(full_name);
+    let appears = |name: &str| {
+        let name = words(name);
+        !name.is_empty() && name.iter().all(|w| held.contains(w))
+    };
+    match (appears(first), appears(last)) {
+        (true, true) => NameMatch::Both,
+        (false, false) => NameMatch::Neither,
+        _ => NameMatch::One,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn names_match_whole_in_any_order() {
+        assert_eq!(match_name("Ada", "Obi", "OBI, ADA CHIOMA"), NameMatch::Both);
+        assert_eq!(match_name("Mary-Jane", "Obi", "Obi Mary Jane"), NameMatch::Both);
+        assert_eq!(match_name("Ada", "Eze", "OBI ADA"), NameMatch::One);
+        assert_eq!(match_name("Ada", "Obi", "Adaeze Obinna"), NameMatch::Neither);
+        assert_eq!(match_name("Ada", "Obi", ""), NameMatch::Neither);
+    }
+
+    proptest! {
+        #[test]
+        fn a_name_matches_itself_in_either_order(first in "[A-Za-z]{3,12}", last in "[A-Za-z]{3,12}") {
+            prop_assert_eq!(match_name(&first, &last, &format!("{last} {first}")), NameMatch::Both);
+            prop_assert_eq!(match_name(&first, &last, &format!("{} {}", first.to_uppercase(), last)), NameMatch::Both);
+        }
+
+        #[test]
+        fn a_name_missing_from_the_record_never_matches_both(first in "[a-z]{3,12}", last in "[a-z]{3,12}", other in "[0-9 ]{0,8}") {
+            prop_assume!(first != last);
+            prop_assert_ne!(match_name(&first, &last, &format!("{first} {other}")), NameMatch::Both);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! The HTTP client every connector calls its provider with: TLS by rustls,
+//! bounded timeouts, no redirects, JSON in and out. A failure is either
+//! the provider being unavailable (timeout, connection, 429, 5xx: worth
+//! retrying later) or a refusal (any other 4xx, with the provider's own
+//! message), never the raw transport error.
+
+use serde::de::DeserializeOwned;
+use std::time::Duration;
+
+/// Longest a provider's message is kept, in characters.
+const MESSAGE_CHARS: usize = 300;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// Timed out, unreachable, rate limited (429) or failing (5xx).
+    #[error("{0}")]
+    Unavailable(String),
+    /// A 4xx other than 429: the provider refused what was sent.
+    #[error("{provider} answered {status}: {message}")]
+    Refused {
+        provider: &'static str,
+        status: u16,
+        message: String,
+    },
+}
+
+pub struct ProviderHttp {
+    client: reqwest::Client,
+    base: String,
+    provider: &'static str,
+}
+
+impl ProviderHttp {
+    /// A client for `provider` at `base` (no trailing slash needed).
+    pub fn new(provider: &'static str, base: &str, timeout: Duration) -> Result<Self, String> {
+        // rustls with the ring provider: pure Rust and assembly, no cmake.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .connect_timeout(timeout)
+            .timeout(timeout)
+            .redirect(reqwest::redirect::Policy::none())
+            .user_agent(concat!("issuing/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| format!("{provider} HTTP client: {e}"))?;
+        Ok(Self {
+            client,
+            base: base.trim_end_matches('/').to_string(),
+            provider,
+        })
+    }
+
+    pub fn provider(&self) -> &'static str {
+        self.provider
+    }
+
+    /// Sends `body` (if any) to `path` with `headers`, and reads the
+    /// answer as `T`. `message` finds the provider's words in an error
+    /// body.
+    pub async fn call<T: DeserializeOwned>(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<&serde_json::Value>,
+        message: fn(&serde_json::Value) -> Option<String>,
+    ) -> Result<T, CallError> {
+        let url = format!("{}{path}", self.base);
+        let mut request = self.client.request(method, &url);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let unavailable = |what: &str| CallError::Unavailable(format!("{} {what}", self.provider));
+        let response = request.send().await.map_err(|e| {
+            unavailable(match e.is_timeout() {
+                true => "did not answer in time",
+                false => "could not be reached",
+            })
+        })?;
+        let status = response.status();
+        let bytes = response
+            .bytes()
+            .await
+            .map_err(|_| unavailable("closed the connection mid-answer"))?;
+        let json: Option<serde_json::Value> = serde_json::from_slice(&bytes).ok();
+        if status.is_success() {
+            return serde_json::from_slice(&bytes)
+                .map_err(|e| unavailable(&format!("answered a body this connector cannot read ({e})")));
+        }
+        let words = json.as_ref().and_then(message).map(|m| clean(&m)).unwrap_or_default();
+        if status.as_u16() == 429 || status.is_server_error() {
+            return Err(unavailable(format!("answered {} {words}", status.as_u16()).trim_end()));
+        }
+        Err(CallError::Refused {
+            provider: self.provider,
+            status: status.as_u16(),
+            message: words,
+        })
+    }
+}
+
+/// A provider's message as we repeat it: printable characters only, and
+/// not too long.
+fn clean(message: &str) -> String {
+    message
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(MESSAGE_CHARS)
+        .collect()
+}

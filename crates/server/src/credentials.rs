@@ -1,0 +1,44 @@
+//! Secrets the service is given: from the environment (`NAME`) or from a
+//! file only its owner can read (`NAME_FILE`), never from the command
+//! line, where the process list shows them.
+
+use anyhow::{Context, bail};
+use domain::Secret;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+/// The secret in the file at `path`, trimmed; `what` names it in errors.
+pub fn from_file(what: &str, path: &Path) -> anyhow::Result<Secret<String>> {
+    let shown = path.display();
+    let mode = std::fs::metadata(path)
+        .with_context(|| format!("reading the {what} file {shown}"))?
+        .permissions()
+        .mode();
+    if mode & 0o077 != 0 {
+        bail!(
+            "the {what} file {shown} can be read by others (mode {:o}): `chmod 600 {shown}`",
+            mode & 0o777
+        );
+    }
+    let value = std::fs::read_to_string(path).with_context(|| format!("reading the {what} file {shown}"))?;
+    Ok(Secret::new(value.trim().to_string()))
+}
+
+/// `name` from the environment, or the file `name_FILE` names; an empty
+/// value counts as unset.
+pub fn from_env(name: &str) -> anyhow::Result<Option<Secret<String>>> {
+    let file = format!("{name}_FILE");
+    let value = std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    let path = std::env::var_os(&file).filter(|v| !v.is_empty());
+    match (value, path) {
+        (Some(_), Some(_)) => bail!("give {name} once: {name} or {file}, not both"),
+        (Some(value), None) => Ok(Some(Secret::new(value.trim().to_string()))),
+        (None, Some(path)) => from_file(name, Path::new(&path)).map(Some),
+        (None, None) => Ok(None),
+    }
+}
+
+/// `name` (or `name_FILE`), which `needed_by` cannot start without.
+pub fn required(name: &str, needed_by: &str) -> anyhow::Result<Secret<String>> {
+    from_env(name)?.with_context(|| format!("{needed_by} needs {name} (or {name}_FILE), which is not set"))
+}
