@@ -3,9 +3,11 @@
 //! configured as an operator would, with credentials from the environment.
 
 use crate::cardholders::{account_created, nigerian};
-use crate::harness::{Server, bearer, client, get_json, issuing, run};
+use crate::cards::Sandbox;
+use crate::harness::{Server, bearer, client, get_json, issuing, ledger_check, run};
 use crate::receiver::Receiver;
 use adapters::connectors::smileid::fake::FakeSmileId;
+use adapters::connectors::sudo::fake::FakeSudo;
 use adapters::test_db::TestDb;
 use serde_json::{Value, json};
 
@@ -170,4 +172,205 @@ async fn a_connector_without_its_credentials_refuses_to_start_naming_them() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("--public-url"), "{stderr}");
     assert!(!stderr.contains(LIVE_KEY), "{stderr}");
+}
+
+const SUDO_KEY: &str = "sk_sudo_sandbox_key";
+const FUNDING_SOURCE: &str = "63f0c0ffee0000000000000a";
+const GATEWAY_SECRET: &str = "gateway-secret-of-at-least-32-characters";
+
+fn sudo_env(fake: &FakeSudo) -> Vec<(&'static str, String)> {
+    vec![
+        ("ISSUING_SANDBOX_CARD_PROCESSOR", "sudo".into()),
+        ("ISSUING_SANDBOX_SUDO_API_KEY", SUDO_KEY.into()),
+        ("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET", GATEWAY_SECRET.into()),
+        ("ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID", FUNDING_SOURCE.into()),
+        ("ISSUING_SUDO_API_URL", fake.url()),
+        ("ISSUING_SUDO_VAULT_URL", fake.url()),
+    ]
+}
+
+/// Sudo's `authorization.request` for `amount` (major units, as Sudo
+/// writes it) on its card `card`.
+fn authorization(id: &str, card: &str, amount: &str) -> Vec<u8> {
+    format!(
+        r#"{{"type":"authorization.request","data":{{"object":{{"_id":"{id}","card":{{"_id":"{card}","type":"virtual"}},
+        "amount":0,"approved":false,"status":"pending","currency":"USD",
+        "pendingRequest":{{"amount":{amount},"currency":"USD","merchantAmount":{amount},"merchantCurrency":"USD"}},
+        "merchant":{{"category":"5812","name":"NETFLIX.COM","city":"LOS GATOS","country":"US"}},
+        "transactionMetadata":{{"channel":"web","type":"purchase","reference":"ref-{id}"}}}}}}}}"#
+    )
+    .into_bytes()
+}
+
+async fn gateway(server: &Server, credential: Option<&str>, body: Vec<u8>) -> (u16, Value) {
+    let mut request = client()
+        .post(server.url("/v1/connectors/sudo/gateway"))
+        .header("content-type", "application/json")
+        .body(body);
+    if let Some(credential) = credential {
+        request = request.header("authorization", credential);
+    }
+    let response = request.send().await.unwrap();
+    (response.status().as_u16(), response.json().await.unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sudo_issues_the_cards_and_its_gateway_spends_them_through_the_ledger() {
+    for db in TestDb::all().await {
+        let fake = FakeSudo::start(SUDO_KEY, FUNDING_SOURCE).await;
+        let s = Sandbox {
+            server: start(&db, &sudo_env(&fake)),
+            key: crate::cardholders::account(&db, None),
+        };
+        s.fund_wallet(1_000_000).await;
+        let holder = s.cardholder(1).await;
+        let card = s.card(&holder, "10300").await;
+        s.card(&holder, "300").await;
+        assert_eq!(fake.customers(), 1, "one customer per cardholder");
+        assert_eq!(fake.cards().len(), 2);
+        // The number is Sudo's, read from its vault at reveal time.
+        s.advance(3).await;
+        let shown = s
+            .call_at(
+                &s.server.relay,
+                reqwest::Method::GET,
+                &format!("/cards/get_card_details?card_id={card}"),
+                None,
+            )
+            .await;
+        assert_eq!(shown.status, 200, "{}", shown.body);
+        let number = shown.body["data"]["card_number"].as_str().unwrap().to_string();
+        let (sudo_id, kept) = fake
+            .cards()
+            .into_iter()
+            .find(|(_, c)| c.number == number)
+            .expect("the number shown is one Sudo keeps");
+        assert_eq!(shown.body["data"]["cvv"], kept.cvv2.as_str());
+        assert_eq!(shown.body["data"]["last_4"], &number[number.len() - 4..]);
+
+        // The gateway: authenticated, decided by the engine, exactly once.
+        let bearer_secret = format!("Bearer {GATEWAY_SECRET}");
+        let (status, refused) = gateway(&s.server, Some("Bearer wrong"), authorization("auth_0", &sudo_id, "1")).await;
+        assert_eq!(
+            (status, refused["code"].as_str()),
+            (401, Some("bad_provider_signature")),
+            "{refused}"
+        );
+        let (before, _) = s.balance(&card).await;
+        let (status, approved) = gateway(
+            &s.server,
+            Some(&bearer_secret),
+            authorization("auth_1", &sudo_id, "12.505"),
+        )
+        .await;
+        assert_eq!(
+            (status, approved["responseCode"].as_str()),
+            (200, Some("00")),
+            "{approved}"
+        );
+        assert_eq!(approved["data"]["responseCode"], "00");
+        let (after, _) = s.balance(&card).await;
+        assert!(
+            before - after >= 1251,
+            "12.505 USD is 1251 cents, rounded up: {before} -> {after}"
+        );
+        let (status, again) = gateway(
+            &s.server,
+            Some(GATEWAY_SECRET),
+            authorization("auth_1", &sudo_id, "12.505"),
+        )
+        .await;
+        assert_eq!((status, again["responseCode"].as_str()), (200, Some("00")), "{again}");
+        assert_eq!(
+            s.balance(&card).await.0,
+            after,
+            "a repeated authorization debits nothing more"
+        );
+        let (status, declined) = gateway(
+            &s.server,
+            Some(&bearer_secret),
+            authorization("auth_2", &sudo_id, "150"),
+        )
+        .await;
+        assert_eq!(
+            (status, declined["responseCode"].as_str()),
+            (400, Some("51")),
+            "{declined}"
+        );
+        let unknown = authorization("auth_3", "62a1ffffffffffffffffffff", "1");
+        let (_, unknown) = gateway(&s.server, Some(&bearer_secret), unknown).await;
+        assert_eq!(unknown["responseCode"], "14", "{unknown}");
+        let balance = format!(r#"{{"type":"card.balance","data":{{"object":{{"_id":"{sudo_id}"}}}}}}"#);
+        let (status, told) = gateway(&s.server, Some(&bearer_secret), balance.into_bytes()).await;
+        assert_eq!(status, 200, "{told}");
+        let (_, available) = s.balance(&card).await;
+        assert_eq!(
+            told["data"]["balance"].to_string(),
+            format!("{}.{:02}", available / 100, available % 100)
+        );
+        let (status, _) = gateway(
+            &s.server,
+            Some(&bearer_secret),
+            b"{\"type\":\"authorization.request\"}".to_vec(),
+        )
+        .await;
+        assert_eq!(status, 400);
+
+        // Its status follows ours.
+        let frozen = s.patch(&format!("/cards/freeze_card?card_id={card}"), json!({})).await;
+        assert_eq!(frozen.status, 200, "{}", frozen.body);
+        let at_sudo = async || fake.card(&sudo_id).unwrap().status;
+        assert_eq!(
+            crate::harness::eventually(at_sudo, |s| s == "inactive").await,
+            "inactive"
+        );
+        let (_, frozen_debit) = gateway(&s.server, Some(&bearer_secret), authorization("auth_4", &sudo_id, "1")).await;
+        assert_eq!(frozen_debit["responseCode"], "62", "{frozen_debit}");
+        let deleted = s.delete(&format!("/cards/delete_card/{card}")).await;
+        assert_eq!(deleted.status, 200, "{}", deleted.body);
+        assert_eq!(
+            crate::harness::eventually(at_sudo, |s| s == "canceled").await,
+            "canceled"
+        );
+
+        // Sudo down: no card here, none there, no money moved.
+        let wallet = s.wallet().await;
+        fake.fail("POST", "^/cards$", 503, 1).await;
+        let refused = s.post("/cards/create_card", s.card_body(&holder, "300")).await;
+        assert_eq!(
+            (refused.status, refused.body["code"].as_str()),
+            (504, Some("processor_unavailable")),
+            "{}",
+            refused.body
+        );
+        assert_eq!(s.wallet().await, wallet);
+        assert_eq!(fake.cards().len(), 2);
+        let (ok, report) = ledger_check(&db);
+        assert!(ok, "{report}");
+
+        // Reconciliation: nothing to say, then the card changed on Sudo's side.
+        let reconcile = || {
+            let mut cmd = issuing(&db);
+            cmd.envs(sudo_env(&fake)).args(["reconcile", "cards", "--mode", "test"]);
+            run(&mut cmd)
+        };
+        let clean = reconcile();
+        assert!(clean.status.success(), "{}", String::from_utf8_lossy(&clean.stderr));
+        assert!(clean.stdout.is_empty());
+        let (other, _) = fake.cards().into_iter().find(|(_, c)| c.status == "active").unwrap();
+        fake.set_status(&other, "inactive");
+        let found = reconcile();
+        assert_eq!(
+            found.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&found.stderr)
+        );
+        let line: Value = serde_json::from_slice(&found.stdout).unwrap();
+        assert_eq!(line["processor_card_id"], other.as_str());
+        assert_eq!(
+            (line["here"].as_str(), line["processor"].as_str()),
+            (Some("active"), Some("frozen"))
+        );
+    }
 }

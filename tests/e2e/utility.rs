@@ -11,10 +11,11 @@ async fn health_docs_and_openapi_are_served_with_request_ids() {
         assert!(health.headers().contains_key("x-request-id"));
         let body: Value = health.json().await.unwrap();
         assert_eq!(body["data"]["database"], "reachable");
-        // It takes no key: it tells readiness and nothing of the accounts' work.
+        // It takes no key: it tells readiness and what live mode runs on,
+        // nothing of the accounts' work nor any credential.
         assert_eq!(
             body["data"],
-            serde_json::json!({"database": "reachable"}),
+            serde_json::json!({"database": "reachable", "live_connectors": "simulated"}),
             "{}",
             db.backend()
         );

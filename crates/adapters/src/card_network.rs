@@ -4,11 +4,15 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Datelike};
+use domain::cards::VALIDITY_MONTHS;
 use domain::cards::pan::{check_bin, luhn_check_digit};
-use domain::cards::{CardType, VALIDITY_MONTHS};
 use domain::ids::CardId;
-use domain::{Amount, InvalidInput, Secret, Timestamp};
-use ports::card_network::{CardNetwork, IssuedCard, NetworkDecline};
+use domain::{Amount, InvalidInput, Mode, Secret, Timestamp};
+use ports::card_network::{
+    CardNetwork, CardToIssue, IssuedCard, KeptDetails, NetworkCardState, NetworkDecline, NetworkUnavailable,
+    VaultedDetails,
+};
+use ports::cardholders::CardholderRecord;
 use rand::Rng;
 use rand::rngs::OsRng;
 
@@ -43,9 +47,9 @@ impl NetworkSimulator {
     }
 }
 
-#[async_trait]
-impl CardNetwork for NetworkSimulator {
-    async fn issue(&self, _card_type: CardType, now: Timestamp) -> IssuedCard {
+impl NetworkSimulator {
+    /// A card's details, valid three to five years from `now`.
+    fn details(&self, now: Timestamp) -> KeptDetails {
         let now = now.unix();
         let body = format!("{}{}", self.bin, Self::digits(15 - self.bin.len()));
         let pan = format!("{body}{}", luhn_check_digit(&body));
@@ -57,20 +61,53 @@ impl CardNetwork for NetworkSimulator {
             .date_naive()
             .checked_add_months(chrono::Months::new(months))
             .unwrap_or(issued.date_naive());
-        IssuedCard {
+        KeptDetails {
             pan: Secret::new(pan),
             cvv: Secret::new(Self::digits(3)),
             expiry_month: Secret::new(format!("{:02}", expires.month())),
             expiry_year: Secret::new(expires.year().to_string()),
         }
     }
+}
 
-    async fn load(&self, _card: &CardId, amount: Amount) -> Result<(), NetworkDecline> {
+/// What the simulator answers for a card a processor keeps: a mode whose
+/// cards a processor issued was switched back to the simulator.
+fn not_kept_here() -> NetworkUnavailable {
+    NetworkUnavailable("this card was issued by a processor, and the mode now runs on the simulator".into())
+}
+
+#[async_trait]
+impl CardNetwork for NetworkSimulator {
+    fn keeps_customers(&self, _mode: Mode) -> bool {
+        false
+    }
+
+    async fn create_customer(&self, _mode: Mode, _cardholder: &CardholderRecord) -> Result<String, NetworkUnavailable> {
+        Err(NetworkUnavailable("the simulator has no customers".into()))
+    }
+
+    async fn issue<'a>(&self, _mode: Mode, card: CardToIssue<'a>) -> Result<IssuedCard, NetworkUnavailable> {
+        Ok(IssuedCard::Kept(self.details(card.now)))
+    }
+
+    async fn load(&self, _mode: Mode, _card: &CardId, amount: Amount) -> Result<(), NetworkDecline> {
         Self::decide(amount, "load")
     }
 
-    async fn unload(&self, _card: &CardId, amount: Amount) -> Result<(), NetworkDecline> {
+    async fn unload(&self, _mode: Mode, _card: &CardId, amount: Amount) -> Result<(), NetworkDecline> {
         Self::decide(amount, "unload")
+    }
+
+    async fn set_state(&self, _mode: Mode, _card: &str, _state: NetworkCardState) -> Result<(), NetworkUnavailable> {
+        Err(not_kept_here())
+    }
+
+    async fn reveal(&self, _mode: Mode, _card: &str) -> Result<VaultedDetails, NetworkUnavailable> {
+        Err(not_kept_here())
+    }
+
+    async fn state(&self, _mode: Mode, _card: &str) -> Result<Option<NetworkCardState>, NetworkUnavailable> {
+        Err(not_kept_here())
     }
 }
 
@@ -79,13 +116,13 @@ mod tests {
     use super::*;
     use domain::cards::pan::is_luhn_valid;
 
-    #[tokio::test]
-    async fn issues_luhn_valid_numbers_under_the_bin_valid_three_to_five_years() {
+    #[test]
+    fn issues_luhn_valid_numbers_under_the_bin_valid_three_to_five_years() {
         let network = NetworkSimulator::new("539983", false).unwrap();
         let now = 1_795_305_600; // 2026-11-22
         let (mut seen, mut expiries) = (std::collections::HashSet::new(), std::collections::BTreeSet::new());
         for _ in 0..200 {
-            let card = network.issue(CardType::Virtual, Timestamp::from_unix(now)).await;
+            let card = network.details(Timestamp::from_unix(now));
             let pan = card.pan.expose();
             assert_eq!(pan.len(), 16);
             assert!(pan.starts_with("539983"));
@@ -108,10 +145,11 @@ mod tests {
     async fn declines_only_the_documented_amounts() {
         let network = NetworkSimulator::new("22230012", true).unwrap();
         let card = CardId::new("card_1");
-        assert!(network.load(&card, Amount::from_const(10_013)).await.is_err());
-        assert!(network.unload(&card, Amount::from_const(13)).await.is_err());
-        assert!(network.load(&card, Amount::from_const(1_013)).await.is_ok());
-        assert!(network.load(&card, Amount::from_const(10_000)).await.is_ok());
+        let live = Mode::Live;
+        assert!(network.load(live, &card, Amount::from_const(10_013)).await.is_err());
+        assert!(network.unload(live, &card, Amount::from_const(13)).await.is_err());
+        assert!(network.load(live, &card, Amount::from_const(1_013)).await.is_ok());
+        assert!(network.load(live, &card, Amount::from_const(10_000)).await.is_ok());
         assert!(NetworkSimulator::new("411111", true).is_err());
         assert!(NetworkSimulator::new("22230012", false).is_err());
     }

@@ -221,6 +221,11 @@ pub const CATALOGUE: &[ErrorCode] = &[
         "no processor secret is configured for this mode",
     ),
     code(
+        "processor_unavailable",
+        504,
+        "the card processor did not complete the call (unreachable, slow, failing or refusing); nothing changed, retry",
+    ),
+    code(
         "bad_provider_signature",
         401,
         "a provider's callback does not carry that provider's signature for either mode",

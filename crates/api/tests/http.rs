@@ -72,10 +72,11 @@ async fn health_is_200_with_the_envelope_and_a_request_id() {
     assert_eq!(status, 200);
     assert_eq!(body["status"], "success");
     assert_eq!(body["data"]["database"], "reachable");
+    assert_eq!(body["data"]["live_connectors"], "simulated");
     assert_eq!(
         body["data"].as_object().unwrap().len(),
-        1,
-        "nothing but readiness: {body}"
+        2,
+        "nothing but readiness and what live mode runs on: {body}"
     );
     assert!(!headers.get("x-request-id").unwrap().is_empty());
 }

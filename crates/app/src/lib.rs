@@ -38,6 +38,7 @@ use ports::jobs::JobStore;
 use ports::kyc::KycVerifier;
 use ports::merchants::MerchantCatalogue;
 use ports::processor_auth::ProcessorAuth;
+use ports::processor_gateway::ProcessorGateway;
 use ports::rate_limits::RateLimits;
 use ports::rewards::RewardStore;
 use ports::test_clocks::TestClocks;
@@ -57,6 +58,8 @@ pub struct Ports {
     pub merchants: Arc<dyn MerchantCatalogue>,
     pub processor_auth: Arc<dyn ProcessorAuth>,
     pub network: Arc<dyn CardNetwork>,
+    /// The live connectors' processor gateway (Sudo's funding source).
+    pub gateway: Arc<dyn ProcessorGateway>,
     pub field_cipher: Arc<dyn FieldCipher>,
     pub wallets: Arc<dyn WalletStore>,
     pub rate_limits: Arc<dyn RateLimits>,
@@ -282,6 +285,7 @@ pub mod testing {
     use ports::kyc::MockKycVerifier;
     use ports::merchants::MockMerchantCatalogue;
     use ports::processor_auth::MockProcessorAuth;
+    use ports::processor_gateway::MockProcessorGateway;
     use ports::rate_limits::MockRateLimits;
     use ports::rewards::MockRewardStore;
     use ports::test_clocks::MockTestClocks;
@@ -299,6 +303,7 @@ pub mod testing {
         pub merchants: MockMerchantCatalogue,
         pub processor_auth: MockProcessorAuth,
         pub network: MockCardNetwork,
+        pub gateway: MockProcessorGateway,
         pub field_cipher: MockFieldCipher,
         pub wallets: MockWalletStore,
         pub rate_limits: MockRateLimits,
@@ -326,6 +331,7 @@ pub mod testing {
                 merchants: Arc::new(self.merchants),
                 processor_auth: Arc::new(self.processor_auth),
                 network: Arc::new(self.network),
+                gateway: Arc::new(self.gateway),
                 field_cipher: Arc::new(self.field_cipher),
                 wallets: Arc::new(self.wallets),
                 rate_limits: Arc::new(self.rate_limits),

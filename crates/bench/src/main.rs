@@ -119,6 +119,8 @@ async fn scenarios(run: &mut Run, work: &std::path::Path) -> anyhow::Result<()> 
         eprintln!("- pgbench: the debit path's SQL");
         run.debit_baseline(work)?;
     }
+    eprintln!("- gateway");
+    run.gateway().await?;
     eprintln!("- debit-hot");
     run.debit_hot(&spread).await?;
     eprintln!("- history");

@@ -70,6 +70,15 @@ impl Sandbox {
         self.client.get(format!("{}{path}", self.base))
     }
 
+    /// A call of Sudo's gateway, with the funding source's credential.
+    pub fn gateway(&self, secret: &str, body: Vec<u8>) -> reqwest::RequestBuilder {
+        self.client
+            .post(format!("{}/v1/connectors/sudo/gateway", self.base))
+            .header("authorization", format!("Bearer {secret}"))
+            .header("content-type", "application/json")
+            .body(body)
+    }
+
     /// Runs `load`; request numbers continue from the last run's.
     pub async fn drive(&self, load: Load, make: MakeRequest) -> Outcome {
         let first = self.sequence.fetch_add(1 << 32, Ordering::Relaxed);
@@ -216,6 +225,26 @@ fn card_body(holder: &str, cents: i64) -> Value {
         "cardholder_id": holder, "card_type": "virtual", "card_brand": "Mastercard",
         "card_currency": "USD", "card_limit": "500000", "funding_amount": cents.to_string()
     })
+}
+
+/// Sudo's `authorization.request` of `cents` (written, as Sudo writes
+/// amounts, in dollars) on its card `card`, its id unique to request `n`.
+pub fn sudo_authorization(card: &str, cents: i64, n: u64) -> Vec<u8> {
+    json!({
+        "type": "authorization.request",
+        "data": {"object": {
+            "_id": format!("auth_bench_{n}"),
+            "card": {"_id": card},
+            "amount": 0,
+            "approved": false,
+            "status": "pending",
+            "currency": "USD",
+            "pendingRequest": {"amount": cents as f64 / 100.0, "currency": "USD"},
+            "merchant": {"category": "5812", "name": "NETFLIX.COM", "city": "LOS GATOS", "country": "US"},
+        }},
+    })
+    .to_string()
+    .into_bytes()
 }
 
 /// A mock debit of `cents` with a reference unique to request `n`.

@@ -5,8 +5,9 @@
 use crate::driver::{Load, Outcome, Until};
 use crate::pgbench;
 use crate::report::Row;
-use crate::sandbox::{DEBIT_CENTS, Sandbox, debit_body, funding_body};
+use crate::sandbox::{DEBIT_CENTS, Sandbox, debit_body, funding_body, sudo_authorization};
 use crate::server::{Database, Issuing, Server, psql};
+use adapters::connectors::sudo::fake::FakeSudo;
 use anyhow::{Context, ensure};
 use domain::cards::product::Product;
 use reqwest::Method;
@@ -94,7 +95,12 @@ impl Run {
     }
 
     fn start(&self) -> anyhow::Result<(Server, Arc<Sandbox>)> {
-        let server = self.issuing.serve(&[])?;
+        self.start_with(&[])
+    }
+
+    /// [`Run::start`] with `env` added to the server's.
+    fn start_with(&self, env: &[(&str, String)]) -> anyhow::Result<(Server, Arc<Sandbox>)> {
+        let server = self.issuing.serve(env)?;
         let database = self
             .db
             .server_and_name()
@@ -222,6 +228,55 @@ impl Run {
         self.row("debit", format!("open {per_second}/s"), &outcome);
         self.finish(server, first)?;
         Ok(rates)
+    }
+
+    /// Sudo's gateway: authorizations of cards a (fake) Sudo issued, sent
+    /// as Sudo sends them, one card per cardholder, closed loops at 1 and
+    /// 32 calls: what Sudo's 4-second deadline is measured against.
+    pub async fn gateway(&mut self) -> anyhow::Result<()> {
+        const KEY: &str = "sk_bench_sudo";
+        const FUNDING: &str = "63f0c0ffee0000000000beef";
+        const SECRET: &str = "bench-gateway-secret-0123456789abcdef";
+        let fake = FakeSudo::start(KEY, FUNDING).await;
+        let env = [
+            ("ISSUING_SANDBOX_CARD_PROCESSOR", "sudo".to_string()),
+            ("ISSUING_SANDBOX_SUDO_API_KEY", KEY.to_string()),
+            ("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET", SECRET.to_string()),
+            ("ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID", FUNDING.to_string()),
+            ("ISSUING_SUDO_API_URL", fake.url()),
+            ("ISSUING_SUDO_VAULT_URL", fake.url()),
+        ];
+        let (server, sandbox) = self.start_with(&env)?;
+        let first = self.rows.len();
+        let per_card = 50_000;
+        let count = self.size.debit_cards.min(u64::try_from(self.holders.len())?);
+        self.fund_wallet(&sandbox, per_card * i64::try_from(count)?).await?;
+        sandbox.cards(&self.holders, count, per_card).await?;
+        let at_sudo: Arc<Vec<String>> = Arc::new(fake.cards().into_iter().map(|(id, _)| id).collect());
+        ensure!(
+            at_sudo.len() == usize::try_from(count)?,
+            "Sudo issued {} cards",
+            at_sudo.len()
+        );
+        for concurrency in [1, 32] {
+            let (s, cards) = (sandbox.clone(), at_sudo.clone());
+            let make = Arc::new(move |n: u64| {
+                let card = &cards[(n.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize % cards.len()];
+                s.gateway(SECRET, sudo_authorization(card, DEBIT_CENTS, n))
+            });
+            let outcome = sandbox
+                .drive(Load::closed(concurrency, Until::Elapsed(self.size.run)), make)
+                .await;
+            self.spent += i64::try_from(outcome.count(200))? * DEBIT_CENTS;
+            ensure!(
+                outcome.errors() == 0,
+                "{}: gateway calls answered {}",
+                self.backend(),
+                outcome.error_summary()
+            );
+            self.row("gateway authorization (Sudo)", concurrency.to_string(), &outcome);
+        }
+        self.finish(server, first)
     }
 
     /// Sends debits of the spread cards, or of the hot card; counts what

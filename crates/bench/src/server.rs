@@ -221,12 +221,12 @@ impl Issuing {
             .collect()
     }
 
-    /// Starts `issuing serve` on free ports.
-    pub fn serve(&self, extra: &[&str]) -> anyhow::Result<Server> {
+    /// Starts `issuing serve` on free ports, with `env` added.
+    pub fn serve(&self, env: &[(&str, String)]) -> anyhow::Result<Server> {
         let mut child = self
             .command()
             .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
-            .args(extra)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

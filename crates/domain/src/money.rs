@@ -95,6 +95,37 @@ impl Amount {
     pub const fn minor(self) -> i64 {
         self.0
     }
+
+    /// An amount a card processor writes in major units (`25.375`, `12`,
+    /// `0.5`): in minor units of two decimals, a fraction of a minor unit
+    /// rounded up, so an authorization never holds less than the network
+    /// settles. `None`: not digits with an optional decimal point (no
+    /// sign, no exponent), or past [`Amount::MAX`].
+    pub fn from_major_rounded_up(text: &str) -> Option<Amount> {
+        /// More is no amount, just a long string.
+        const MAX_DIGITS: usize = 40;
+        let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+        let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+        if whole.is_empty() || !digits(whole) || !digits(fraction) || text.len() > MAX_DIGITS {
+            return None;
+        }
+        if text.contains('.') && fraction.is_empty() {
+            return None;
+        }
+        let whole = whole.trim_start_matches('0');
+        let whole: i64 = if whole.is_empty() { 0 } else { whole.parse().ok()? };
+        let cents = fraction.bytes().chain(std::iter::repeat(b'0')).take(2);
+        let cents = cents.fold(0i64, |n, b| n * 10 + i64::from(b - b'0'));
+        let past = fraction.get(2..).unwrap_or_default();
+        let round_up = i64::from(past.bytes().any(|b| b != b'0'));
+        let minor = whole.checked_mul(100)?.checked_add(cents)?.checked_add(round_up)?;
+        Amount::from_minor(minor)
+    }
+
+    /// In major units with two decimals (`12.34`), as a processor reads it.
+    pub fn major_text(self) -> String {
+        format!("{}.{:02}", self.0 / 100, self.0 % 100)
+    }
 }
 
 impl fmt::Display for Amount {
@@ -107,6 +138,52 @@ impl fmt::Display for Amount {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn major_units_become_minor_rounding_fractions_up() {
+        let minor = |t: &str| Amount::from_major_rounded_up(t).map(Amount::minor);
+        assert_eq!(minor("25.375"), Some(2538));
+        assert_eq!(minor("25.37"), Some(2537));
+        assert_eq!(minor("25.3700"), Some(2537));
+        assert_eq!(minor("12"), Some(1200));
+        assert_eq!(minor("0.5"), Some(50));
+        assert_eq!(minor("0.001"), Some(1));
+        assert_eq!(minor("0"), Some(0));
+        assert_eq!(minor("10000000000000"), Some(1_000_000_000_000_000));
+        for bad in [
+            "",
+            ".5",
+            "5.",
+            "-1",
+            "+1",
+            "1e3",
+            "1,5",
+            " 1",
+            "10000000000000.01",
+            "92233720368547758.07",
+        ] {
+            assert_eq!(minor(bad), None, "{bad:?}");
+        }
+        assert_eq!(minor(&"9".repeat(41)), None);
+        assert_eq!(Amount::from_const(1234).major_text(), "12.34");
+        assert_eq!(Amount::from_const(5).major_text(), "0.05");
+        assert_eq!(Amount::MAX.major_text(), "10000000000000.00");
+    }
+
+    proptest! {
+        #[test]
+        fn major_text_reads_back(minor in 0..=Amount::MAX.minor()) {
+            let amount = Amount::from_minor(minor).unwrap();
+            prop_assert_eq!(Amount::from_major_rounded_up(&amount.major_text()), Some(amount));
+        }
+
+        #[test]
+        fn a_fraction_of_a_minor_unit_costs_one_more(minor in 0..Amount::MAX.minor(), tail in 1u32..=9) {
+            let amount = Amount::from_minor(minor).unwrap();
+            let text = format!("{}{tail}", amount.major_text());
+            prop_assert_eq!(Amount::from_major_rounded_up(&text).map(Amount::minor), Some(minor + 1));
+        }
+    }
 
     #[test]
     fn accepts_digits() {

@@ -1,15 +1,74 @@
-use domain::Timestamp;
+use crate::cardholders::CardholderRecord;
 use domain::cards::CardType;
 use domain::ids::CardId;
-use domain::{Amount, Secret};
+use domain::{Amount, Currency, Mode, Secret, Timestamp};
 
-/// What the network issued: the card's sensitive data, never printed.
+/// A card to issue: what it is, and for whom.
+#[derive(Debug, Clone, Copy)]
+pub struct CardToIssue<'a> {
+    pub card_type: CardType,
+    pub currency: Currency,
+    pub now: Timestamp,
+    pub cardholder: &'a CardholderRecord,
+    /// The processor's customer for this cardholder
+    /// ([`CardNetwork::create_customer`]).
+    pub customer: Option<&'a str>,
+}
+
+/// What the network issued.
 #[derive(Debug, Clone)]
-pub struct IssuedCard {
+pub enum IssuedCard {
+    /// The simulator: the card's details, for the service to seal and keep.
+    Kept(KeptDetails),
+    /// A real processor keeps the number and CVV in its vault; the service
+    /// keeps its reference, the last 4 digits and the expiry.
+    AtProcessor(ProcessorCard),
+}
+
+/// A card's sensitive data, never printed.
+#[derive(Debug, Clone)]
+pub struct KeptDetails {
     pub pan: Secret<String>,
     pub cvv: Secret<String>,
     pub expiry_month: Secret<String>,
     pub expiry_year: Secret<String>,
+}
+
+/// A card a processor keeps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProcessorCard {
+    /// The processor's id of the card.
+    pub card: String,
+    pub last_4: String,
+    /// Two digits.
+    pub expiry_month: String,
+    /// Four digits.
+    pub expiry_year: String,
+}
+
+/// A card's number and CVV, fetched from the processor's vault.
+#[derive(Debug, Clone)]
+pub struct VaultedDetails {
+    pub pan: Secret<String>,
+    pub cvv: Secret<String>,
+}
+
+/// A card's status at its processor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkCardState {
+    Active,
+    Frozen,
+    Terminated,
+}
+
+impl NetworkCardState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NetworkCardState::Active => "active",
+            NetworkCardState::Frozen => "frozen",
+            NetworkCardState::Terminated => "terminated",
+        }
+    }
 }
 
 /// The network refused a load or unload; the reason is safe to show.
@@ -17,17 +76,42 @@ pub struct IssuedCard {
 #[error("{0}")]
 pub struct NetworkDecline(pub String);
 
-/// The card processor: what a real processor integration implements. The
-/// network simulator is the default in both modes.
+/// A call to the processor did not complete: unreachable, timed out,
+/// rate limited, failing, or refusing what was sent. Nothing it names is
+/// secret; the request should be retried later.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the card processor: {0}")]
+pub struct NetworkUnavailable(pub String);
+
+/// The card processor: the network simulator by default in both modes,
+/// or a real processor's connector. Each call names the mode, whose
+/// connector answers it.
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait::async_trait]
 pub trait CardNetwork: Send + Sync {
-    /// Issues a card at `now` (Unix seconds): number, CVV and expiry.
-    async fn issue(&self, card_type: CardType, now: Timestamp) -> IssuedCard;
+    /// Whether the mode's processor knows cardholders as customers of its
+    /// own, made once per cardholder before the first card.
+    fn keeps_customers(&self, mode: Mode) -> bool;
+
+    /// Makes the cardholder a customer of the mode's processor: its id.
+    async fn create_customer(&self, mode: Mode, cardholder: &CardholderRecord) -> Result<String, NetworkUnavailable>;
+
+    /// Issues a card.
+    async fn issue<'a>(&self, mode: Mode, card: CardToIssue<'a>) -> Result<IssuedCard, NetworkUnavailable>;
 
     /// Moves `amount` onto the card at the network.
-    async fn load(&self, card: &CardId, amount: Amount) -> Result<(), NetworkDecline>;
+    async fn load(&self, mode: Mode, card: &CardId, amount: Amount) -> Result<(), NetworkDecline>;
 
     /// Moves `amount` off the card at the network.
-    async fn unload(&self, card: &CardId, amount: Amount) -> Result<(), NetworkDecline>;
+    async fn unload(&self, mode: Mode, card: &CardId, amount: Amount) -> Result<(), NetworkDecline>;
+
+    /// Sets a processor-kept card's status (`card`: the processor's id).
+    async fn set_state(&self, mode: Mode, card: &str, state: NetworkCardState) -> Result<(), NetworkUnavailable>;
+
+    /// A processor-kept card's number and CVV, from the processor's vault.
+    async fn reveal(&self, mode: Mode, card: &str) -> Result<VaultedDetails, NetworkUnavailable>;
+
+    /// A processor-kept card's status at the processor; `None`: it does
+    /// not know the card.
+    async fn state(&self, mode: Mode, card: &str) -> Result<Option<NetworkCardState>, NetworkUnavailable>;
 }

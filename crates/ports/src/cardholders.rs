@@ -38,6 +38,20 @@ pub struct Decision {
     pub error_description: Option<String>,
 }
 
+/// A cardholder's customer at the mode's processor, as a request that
+/// needs it finds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CustomerClaim {
+    /// Made before: its id.
+    Known(String),
+    /// None yet, and this request is the one to make it (then
+    /// [`CardholderStore::set_processor_customer`], or
+    /// [`CardholderStore::release_processor_customer`] if it failed).
+    Claimed,
+    /// Another request is making it now.
+    Busy,
+}
+
 #[cfg_attr(feature = "mocks", mockall::automock)]
 #[async_trait::async_trait]
 pub trait CardholderStore: Send + Sync {
@@ -99,6 +113,21 @@ pub trait CardholderStore: Send + Sync {
         mode: Mode,
         page: Page,
     ) -> Result<(Vec<CardholderRecord>, u64), StoreError>;
+
+    /// The cardholder's processor customer, or the claim to make it: one
+    /// request at a time, a claim older than `stale_secs` taken over.
+    async fn claim_processor_customer(
+        &self,
+        id: &CardholderId,
+        now: Timestamp,
+        stale_secs: i64,
+    ) -> Result<CustomerClaim, StoreError>;
+
+    /// Records the customer the claiming request made.
+    async fn set_processor_customer(&self, id: &CardholderId, customer: &str) -> Result<(), StoreError>;
+
+    /// Gives up a claim whose customer could not be made.
+    async fn release_processor_customer(&self, id: &CardholderId) -> Result<(), StoreError>;
 
     /// Every case waiting for manual review, oldest first.
     async fn in_review(&self) -> Result<Vec<CardholderRecord>, StoreError>;

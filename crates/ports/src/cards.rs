@@ -1,4 +1,5 @@
 use crate::StoreError;
+use crate::card_network::NetworkCardState;
 use crate::events::NewEvent;
 use crate::jobs::NewJob;
 use domain::Timestamp;
@@ -66,6 +67,9 @@ pub struct NewCard {
     /// The creation request's `transaction_reference`, taken in the
     /// clients' namespace (fundings, unloadings, debits) with the card.
     pub reference: Option<String>,
+    /// The processor's id of the card, when a processor keeps its number
+    /// (unique per mode).
+    pub processor_card: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -283,6 +287,17 @@ pub trait CardStore: Send + Sync {
 
     /// Freezes (`false`) or unfreezes (`true`); `false` when no such card.
     async fn set_active(&self, account: &AccountId, mode: Mode, id: &CardId, active: bool) -> Result<bool, StoreError>;
+
+    /// The processor's id of each of these cards a processor keeps (a
+    /// deleted card's too).
+    async fn processor_cards(&self, ids: &[CardId]) -> Result<Vec<(CardId, String)>, StoreError>;
+
+    /// Every card of `mode` a processor keeps: its id, the processor's,
+    /// and its status here (terminated once deleted).
+    async fn kept_cards(&self, mode: Mode) -> Result<Vec<(CardId, String, NetworkCardState)>, StoreError>;
+
+    /// The card of `mode` a processor knows as `processor_card`.
+    async fn by_processor_card(&self, mode: Mode, processor_card: &str) -> Result<Option<CardId>, StoreError>;
 
     /// Replaces a sealed PIN; `false` when no such card.
     async fn set_pin(

@@ -27,6 +27,10 @@ pub enum JobKind {
     /// money: stored with the cardholder's deletion, so a deletion cut
     /// short (a crash, a refused step) is finished; subject: its id.
     DeleteCardholderCards,
+    /// Set a processor-kept card's status at the processor to the
+    /// card's own (active, frozen, or terminated once deleted); subject:
+    /// the card id.
+    SyncProcessorCard,
 }
 
 /// The runners a job waits for. Money, checks and rules never queue
@@ -66,6 +70,7 @@ impl JobKind {
             JobKind::ExpireChallenge => "expire_challenge",
             JobKind::RewardRules => "reward_rules",
             JobKind::DeleteCardholderCards => "delete_cardholder_cards",
+            JobKind::SyncProcessorCard => "sync_processor_card",
         }
     }
 
@@ -76,9 +81,11 @@ impl JobKind {
             JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee | JobKind::DeleteCardholderCards => {
                 RetrySchedule::MONEY
             }
-            JobKind::VerifyCardholder | JobKind::CardInactivity | JobKind::ExpireChallenge | JobKind::RewardRules => {
-                RetrySchedule::CHECKS
-            }
+            JobKind::VerifyCardholder
+            | JobKind::CardInactivity
+            | JobKind::ExpireChallenge
+            | JobKind::RewardRules
+            | JobKind::SyncProcessorCard => RetrySchedule::CHECKS,
         }
     }
 
@@ -92,7 +99,7 @@ impl JobKind {
         )
     }
 
-    pub const ALL: [JobKind; 8] = [
+    pub const ALL: [JobKind; 9] = [
         JobKind::DeliverWebhook,
         JobKind::VerifyCardholder,
         JobKind::SettleCardTransfer,
@@ -101,6 +108,7 @@ impl JobKind {
         JobKind::ExpireChallenge,
         JobKind::RewardRules,
         JobKind::DeleteCardholderCards,
+        JobKind::SyncProcessorCard,
     ];
 
     pub fn parse(value: &str) -> Option<Self> {

@@ -17,6 +17,7 @@ pub mod kyc;
 pub mod ledger;
 pub mod merchants;
 pub mod processor_auth;
+pub mod processor_gateway;
 pub mod rate_limits;
 pub mod rewards;
 pub mod test_clocks;

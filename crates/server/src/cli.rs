@@ -131,6 +131,16 @@ impl From<ModeArg> for domain::Mode {
     }
 }
 
+/// Who issues a mode's cards and decides their authorizations' funding.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CardProcessor {
+    /// The card-network simulator: numbers under --card-bin.
+    Simulator,
+    /// Sudo Africa, with a gateway funding source (ISSUING_SUDO_API_KEY,
+    /// ISSUING_SUDO_GATEWAY_SECRET; in the sandbox ISSUING_SANDBOX_SUDO_*).
+    Sudo,
+}
+
 /// Who verifies identities in a mode.
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum KycProvider {
@@ -170,6 +180,9 @@ pub enum Command {
     /// Inspect the ledger.
     #[command(subcommand)]
     Ledger(LedgerCommand),
+    /// Compare what is here with what the card processor holds.
+    #[command(subcommand)]
+    Reconcile(ReconcileCommand),
     /// The rewards catalogue and each account's reward rules.
     #[command(subcommand)]
     Rewards(RewardsCommand),
@@ -264,6 +277,34 @@ pub struct ServeArgs {
     /// With neither set the endpoint answers 403.
     #[arg(long, env = "ISSUING_SANDBOX_PROCESSOR_SECRET", hide_env_values = true)]
     pub sandbox_processor_secret: Option<String>,
+
+    /// Who issues live cards. Credentials come from the environment or
+    /// files only (see docs/connectors.md).
+    #[arg(long, env = "ISSUING_CARD_PROCESSOR", value_enum, default_value_t = CardProcessor::Simulator)]
+    pub card_processor: CardProcessor,
+
+    /// The same for the sandbox.
+    #[arg(long, env = "ISSUING_SANDBOX_CARD_PROCESSOR", value_enum, default_value_t = CardProcessor::Simulator)]
+    pub sandbox_card_processor: CardProcessor,
+
+    /// Sudo's API base. Default: its production URL in live mode, its
+    /// sandbox URL in the sandbox.
+    #[arg(long, env = "ISSUING_SUDO_API_URL")]
+    pub sudo_api_url: Option<String>,
+
+    /// Sudo's vault (card numbers and CVVs), likewise.
+    #[arg(long, env = "ISSUING_SUDO_VAULT_URL")]
+    pub sudo_vault_url: Option<String>,
+
+    /// The id of the live gateway funding source cards are issued on
+    /// (made once on Sudo, its `jitGateway.url` this service's
+    /// `/v1/connectors/sudo/gateway`).
+    #[arg(long, env = "ISSUING_SUDO_FUNDING_SOURCE_ID")]
+    pub sudo_funding_source_id: Option<String>,
+
+    /// The same for the sandbox.
+    #[arg(long, env = "ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID")]
+    pub sandbox_sudo_funding_source_id: Option<String>,
 
     /// Who verifies cardholders' identities in live mode. Credentials come
     /// from the environment or files only (see docs/connectors.md).
@@ -565,6 +606,16 @@ pub enum ReviewCommand {
         /// Sent as the event's `error_description`.
         #[arg(long)]
         reason: Option<String>,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum ReconcileCommand {
+    /// Each processor-kept card's status here against the processor's:
+    /// one JSON object per difference; exits 1 when there is any.
+    Cards {
+        #[arg(long, value_enum, default_value_t = ModeArg::Live)]
+        mode: ModeArg,
     },
 }
 

@@ -98,11 +98,11 @@ fn simulated_live(app: &app::App) -> Option<&'static str> {
     match app.live_connectors() {
         app::health::LiveConnectors::Real => None,
         app::health::LiveConnectors::Mixed => Some(
-            "live mode runs partly on simulators (see --kyc-provider): for trials only, never for real cardholders",
+            "live mode runs partly on simulators (see --card-processor and --kyc-provider): for trials only, never for real cardholders",
         ),
         app::health::LiveConnectors::Simulated => Some(
             "live mode runs on the card-network and KYC simulators: for trials only, never for real cardholders \
-             (see --kyc-provider and docs/connectors.md)",
+             (see --card-processor, --kyc-provider and docs/connectors.md)",
         ),
     }
 }
@@ -453,6 +453,34 @@ pub async fn credit_wallet(db_args: &DbArgs, serve: &ServeArgs, args: &CreditArg
     });
     println!("{out}");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Each processor-kept card of `mode` whose status differs at the
+/// processor, as a JSON line; exit status 1 when any does.
+pub async fn reconcile_cards(db_args: &DbArgs, serve: &ServeArgs, mode: Mode) -> anyhow::Result<ExitCode> {
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
+    let report = app.reconcile_cards(mode).await?;
+    for difference in &report.differences {
+        let line = json!({
+            "card_id": difference.card_id.as_str(),
+            "processor_card_id": difference.processor_card,
+            "here": difference.here.as_str(),
+            "processor": difference.there.map_or("unknown", |s| s.as_str()),
+        });
+        println!("{line}");
+    }
+    eprintln!(
+        "{} processor card(s) compared in {} mode, {} difference(s)",
+        report.compared,
+        mode.as_str(),
+        report.differences.len()
+    );
+    Ok(if report.differences.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// Reads the ledger only: needs no master key.

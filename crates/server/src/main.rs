@@ -9,8 +9,8 @@ mod wiring;
 mod workers;
 
 use cli::{
-    AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, MasterKeyCommand, ReviewCommand,
-    RewardsCommand, WalletsCommand,
+    AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, MasterKeyCommand, ReconcileCommand,
+    ReviewCommand, RewardsCommand, WalletsCommand,
 };
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -148,6 +148,9 @@ async fn main() -> ExitCode {
         Some(Command::Wallets(WalletsCommand::Credit(args))) => commands::credit_wallet(&db, &serve, &args).await,
         Some(Command::Ledger(LedgerCommand::Check)) => commands::ledger_check(&db).await,
         Some(Command::Ledger(LedgerCommand::Totals)) => commands::ledger_totals(&db).await,
+        Some(Command::Reconcile(ReconcileCommand::Cards { mode })) => {
+            commands::reconcile_cards(&db, &serve, mode.into()).await
+        }
         Some(Command::Openapi) => commands::openapi(),
     };
     match outcome {

@@ -93,10 +93,12 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
             live: processor_secret("--processor-secret", &serve.processor_secret)?,
             test: processor_secret("--sandbox-processor-secret", &serve.sandbox_processor_secret)?,
         }),
-        network: Arc::new(
+        network: connectors::network(
+            serve,
             NetworkSimulator::new(&serve.card_bin, serve.allow_long_bin)
                 .map_err(|e| anyhow::anyhow!("--card-bin: {}", e.rule))?,
-        ),
+        )?,
+        gateway: connectors::gateway(serve)?,
         field_cipher: Arc::new(AesEverywhere),
         wallets: db.clone(),
         rate_limits: db.clone(),

@@ -5,10 +5,16 @@
 
 pub mod http;
 pub mod smileid;
+pub mod sudo;
 
-use domain::Mode;
 use domain::cardholders::Registration;
 use domain::cardholders::kyc::KycOutcome;
+use domain::ids::CardId;
+use domain::{Amount, Mode};
+use ports::card_network::{
+    CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline, NetworkUnavailable, VaultedDetails,
+};
+use ports::cardholders::CardholderRecord;
 use ports::kyc::{CallbackRefused, KycUnavailable, KycVerifier, Submission};
 use std::sync::Arc;
 
@@ -50,5 +56,40 @@ impl KycVerifier for ByMode<dyn KycVerifier> {
         registration: &Registration,
     ) -> Result<Option<KycOutcome>, KycUnavailable> {
         self.of(mode).outcome(mode, job, registration).await
+    }
+}
+
+#[async_trait::async_trait]
+impl CardNetwork for ByMode<dyn CardNetwork> {
+    fn keeps_customers(&self, mode: Mode) -> bool {
+        self.of(mode).keeps_customers(mode)
+    }
+
+    async fn create_customer(&self, mode: Mode, cardholder: &CardholderRecord) -> Result<String, NetworkUnavailable> {
+        self.of(mode).create_customer(mode, cardholder).await
+    }
+
+    async fn issue<'a>(&self, mode: Mode, card: CardToIssue<'a>) -> Result<IssuedCard, NetworkUnavailable> {
+        self.of(mode).issue(mode, card).await
+    }
+
+    async fn load(&self, mode: Mode, card: &CardId, amount: Amount) -> Result<(), NetworkDecline> {
+        self.of(mode).load(mode, card, amount).await
+    }
+
+    async fn unload(&self, mode: Mode, card: &CardId, amount: Amount) -> Result<(), NetworkDecline> {
+        self.of(mode).unload(mode, card, amount).await
+    }
+
+    async fn set_state(&self, mode: Mode, card: &str, state: NetworkCardState) -> Result<(), NetworkUnavailable> {
+        self.of(mode).set_state(mode, card, state).await
+    }
+
+    async fn reveal(&self, mode: Mode, card: &str) -> Result<VaultedDetails, NetworkUnavailable> {
+        self.of(mode).reveal(mode, card).await
+    }
+
+    async fn state(&self, mode: Mode, card: &str) -> Result<Option<NetworkCardState>, NetworkUnavailable> {
+        self.of(mode).state(mode, card).await
     }
 }

@@ -3,7 +3,7 @@
 
 use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
-use super::schema::{accounts, cardholders, jobs};
+use super::schema::{accounts, cardholders, jobs, processor_customers};
 use super::{Db, DbError, with_conn};
 use chrono::NaiveDate;
 use diesel::prelude::*;
@@ -15,7 +15,7 @@ use domain::ids::{AccountId, CardholderId};
 use domain::paging::Page;
 use domain::{Mode, Timestamp};
 use ports::StoreError;
-use ports::cardholders::{CardholderRecord, CardholderStore, Decision, SaveCardholderError};
+use ports::cardholders::{CardholderRecord, CardholderStore, CustomerClaim, Decision, SaveCardholderError};
 use ports::events::NewEvent;
 use ports::jobs::NewJob;
 
@@ -426,5 +426,69 @@ impl CardholderStore for Db {
                 .await
         })?;
         rows.into_iter().map(CardholderRow::record).collect()
+    }
+
+    async fn claim_processor_customer(
+        &self,
+        id: &CardholderId,
+        now: Timestamp,
+        stale_secs: i64,
+    ) -> Result<CustomerClaim, StoreError> {
+        use processor_customers::dsl as pc;
+        let (id, now) = (id.as_str(), now.unix());
+        let claim = with_conn!(self.pool(), |conn| {
+            async {
+                let fresh = diesel::insert_into(pc::processor_customers)
+                    .values((pc::cardholder_id.eq(id), pc::claimed_at.eq(now)))
+                    .on_conflict_do_nothing()
+                    .execute(conn)
+                    .await?;
+                let stale = now.saturating_sub(stale_secs);
+                let taken_over = match fresh {
+                    1 => 0,
+                    _ => {
+                        diesel::update(pc::processor_customers.filter(pc::cardholder_id.eq(id)))
+                            .filter(pc::customer_id.is_null())
+                            .filter(pc::claimed_at.lt(stale))
+                            .set(pc::claimed_at.eq(now))
+                            .execute(conn)
+                            .await?
+                    }
+                };
+                if fresh + taken_over == 1 {
+                    return Ok(CustomerClaim::Claimed);
+                }
+                let known = pc::processor_customers
+                    .filter(pc::cardholder_id.eq(id))
+                    .select(pc::customer_id)
+                    .first::<Option<String>>(conn)
+                    .await?;
+                Ok::<_, DieselError>(known.map_or(CustomerClaim::Busy, CustomerClaim::Known))
+            }
+            .await
+        })?;
+        Ok(claim)
+    }
+
+    async fn set_processor_customer(&self, id: &CardholderId, customer: &str) -> Result<(), StoreError> {
+        use processor_customers::dsl as pc;
+        with_conn!(self.pool(), |conn| {
+            diesel::update(pc::processor_customers.filter(pc::cardholder_id.eq(id.as_str())))
+                .set(pc::customer_id.eq(customer))
+                .execute(conn)
+                .await
+        })?;
+        Ok(())
+    }
+
+    async fn release_processor_customer(&self, id: &CardholderId) -> Result<(), StoreError> {
+        use processor_customers::dsl as pc;
+        with_conn!(self.pool(), |conn| {
+            diesel::delete(pc::processor_customers.filter(pc::cardholder_id.eq(id.as_str())))
+                .filter(pc::customer_id.is_null())
+                .execute(conn)
+                .await
+        })?;
+        Ok(())
     }
 }

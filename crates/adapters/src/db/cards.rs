@@ -11,7 +11,7 @@ use super::ledger::{
 use super::money_steps::{TxError, clear_deleted_balance, mine, refused_or_failed, take_reference, violates, wallet};
 use super::reservations::Waiting;
 use super::schema::{
-    card_details_tokens, card_transactions, card_transfers, cardholders, cards, jobs, ledger_accounts,
+    card_details_tokens, card_transactions, card_transfers, cardholders, cards, jobs, ledger_accounts, processor_cards,
     transaction_references,
 };
 use super::{Db, DbError, with_conn};
@@ -27,6 +27,7 @@ use domain::ids::{AccountId, CardId, CardholderId, TransferId};
 use domain::paging::Page;
 use domain::{Amount, Currency, Mode, Timestamp};
 use ports::StoreError;
+use ports::card_network::NetworkCardState;
 use ports::cards::{
     CardRecord, CardStore, CreateCardError, DetailsToken, FeeCharge, FeeOutcome, Funding, NewCard, NewTransfer,
     PinKind, ReserveError, RuleState, SealedDetails, Settled, SettlementItem, Transfer,
@@ -208,6 +209,7 @@ impl CardStore for Db {
             .map(|which| LedgerAccountRow::card(&account, mode, &id, which, product.currency, now));
         let funding = card.funding.clone();
         let reference = card.reference.clone();
+        let processor_card = card.processor_card.clone();
         let row = &CardRow::new(card);
         let job_rows = &jobs
             .into_iter()
@@ -247,6 +249,16 @@ impl CardStore for Db {
                             true => TxError::Refused(CreateCardError::TokenNumberUsed),
                             false => TxError::from(e),
                         })?;
+                    if let Some(processor_card) = &processor_card {
+                        diesel::insert_into(processor_cards::table)
+                            .values((
+                                processor_cards::card_id.eq(&id),
+                                processor_cards::livemode.eq(mode.is_live()),
+                                processor_cards::processor_card_id.eq(processor_card),
+                            ))
+                            .execute(conn)
+                            .await?;
+                    }
                     for ledger_account in &opening {
                         diesel::insert_into(ledger_accounts::table)
                             .values(ledger_account)
@@ -403,6 +415,59 @@ impl CardStore for Db {
                 .await
         })?;
         Ok(changed == 1)
+    }
+
+    async fn processor_cards(&self, ids: &[CardId]) -> Result<Vec<(CardId, String)>, StoreError> {
+        let ids: Vec<&str> = ids.iter().map(CardId::as_str).collect();
+        let rows = with_conn!(self.pool(), |conn| {
+            processor_cards::table
+                .filter(processor_cards::card_id.eq_any(&ids))
+                .select((processor_cards::card_id, processor_cards::processor_card_id))
+                .load::<(String, String)>(conn)
+                .await
+        })?;
+        Ok(rows.into_iter().map(|(card, at)| (CardId::new(card), at)).collect())
+    }
+
+    async fn kept_cards(&self, mode: Mode) -> Result<Vec<(CardId, String, NetworkCardState)>, StoreError> {
+        let rows = with_conn!(self.pool(), |conn| {
+            processor_cards::table
+                .inner_join(cards::table.on(cards::id.eq(processor_cards::card_id)))
+                .filter(processor_cards::livemode.eq(mode.is_live()))
+                .order(processor_cards::card_id)
+                .select((
+                    processor_cards::card_id,
+                    processor_cards::processor_card_id,
+                    cards::is_active,
+                    cards::deleted_at.is_not_null(),
+                ))
+                .load::<(String, String, bool, bool)>(conn)
+                .await
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|(card, at, active, deleted)| {
+                let state = match (deleted, active) {
+                    (true, _) => NetworkCardState::Terminated,
+                    (false, true) => NetworkCardState::Active,
+                    (false, false) => NetworkCardState::Frozen,
+                };
+                (CardId::new(card), at, state)
+            })
+            .collect())
+    }
+
+    async fn by_processor_card(&self, mode: Mode, processor_card: &str) -> Result<Option<CardId>, StoreError> {
+        let card = with_conn!(self.pool(), |conn| {
+            processor_cards::table
+                .filter(processor_cards::livemode.eq(mode.is_live()))
+                .filter(processor_cards::processor_card_id.eq(processor_card))
+                .select(processor_cards::card_id)
+                .first::<String>(conn)
+                .await
+                .optional()
+        })?;
+        Ok(card.map(CardId::new))
     }
 
     async fn set_pin(

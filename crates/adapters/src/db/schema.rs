@@ -320,6 +320,22 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    processor_cards (card_id) {
+        card_id -> Text,
+        livemode -> Bool,
+        processor_card_id -> Text,
+    }
+}
+
+diesel::table! {
+    processor_customers (cardholder_id) {
+        cardholder_id -> Text,
+        customer_id -> Nullable<Text>,
+        claimed_at -> BigInt,
+    }
+}
+
 diesel::allow_tables_to_appear_in_same_query!(
     accounts,
     api_keys,
@@ -334,6 +350,8 @@ diesel::allow_tables_to_appear_in_same_query!(
     ledger_accounts,
     ledger_entries,
     ledger_postings,
+    processor_cards,
+    processor_customers,
     rate_limits,
     rewards,
     test_clocks,

@@ -119,6 +119,7 @@ fn new_card(id: &str, reference: Option<&str>) -> NewCard {
         funding: Funding::Wallet(amount(300)),
         fee_anchor_at: Timestamp::from_unix(1),
         reference: reference.map(str::to_string),
+        processor_card: None,
     }
 }
 

@@ -126,6 +126,8 @@ const RULES: &[(&str, Rule)] = &[
     ("meta_data", Rule::Typed),
     ("identity", Rule::Typed),
     ("x-processor-signature", Rule::Typed),
+    // The gateway funding source's authorizationHeader, as Sudo sends it.
+    ("authorization", Rule::Typed),
 ];
 
 /// The most each operation's amount field takes, and whether it takes zero.

@@ -72,6 +72,10 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
         processor::complete_3ds,
     ))
     .service(
+        endpoint("/v1/connectors/sudo/gateway", Method::POST, connectors::sudo_gateway)
+            .app_data(web::PayloadConfig::new(connectors::GATEWAY_MAX_BYTES)),
+    )
+    .service(
         endpoint(
             "/v1/connectors/smileid/callback",
             Method::POST,

@@ -227,6 +227,7 @@ mod tests {
             .times(1)
             .returning(|_, _| Ok(()));
         m.cards.expect_transfers().returning(|_| Ok(vec![]));
+        m.cards.expect_processor_cards().returning(|_| Ok(vec![]));
         let finish = ports::jobs::Job {
             id: domain::ids::JobId::new("job_finish"),
             lease: "lease_1".into(),

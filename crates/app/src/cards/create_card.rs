@@ -12,6 +12,7 @@ use domain::cards::{self, CardLimit, CardType};
 use domain::events::payloads::{CardCreated, Event};
 use domain::ids::{CardId, CardholderId};
 use domain::{Amount, Currency, InvalidInput, Timestamp, amount_text, required};
+use ports::card_network::{CardToIssue, IssuedCard, NetworkCardState};
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, Funding, NewCard, SealedDetails};
 use ports::vault::{Place, SealedField};
@@ -242,7 +243,10 @@ impl App {
             reference: None,
             fee_anchor: anchor,
         };
-        self.issue(caller, &owner, issue).await
+        let new = self.issue(caller, &owner, issue).await?;
+        self.card_status_changed((&caller.account_id, caller.mode), &old)
+            .await?;
+        Ok(new)
     }
 
     /// The `pin` field decrypted and checked; empty or absent: none (the
@@ -256,13 +260,64 @@ impl App {
 
     async fn issue(&self, caller: &Caller, owner: &CardholderRecord, issue: Issue<'_>) -> Result<CardId, CardError> {
         let now = self.now_for(&caller.account_id, caller.mode).await?;
-        let issued = self.ports.network.issue(issue.card_type, now).await;
-        let pin = issue.pin.unwrap_or_else(|| Pin::default_for(&issued.pan));
+        let customer = self.processor_customer(caller.mode, owner).await?;
+        let to_issue = CardToIssue {
+            card_type: issue.card_type,
+            currency: issue.currency,
+            now,
+            cardholder: owner,
+            customer: customer.as_deref(),
+        };
+        let issued = self.ports.network.issue(caller.mode, to_issue).await?;
+        let stored = self.store_issued(caller, owner, issue, &issued, now).await;
+        if let (Err(_), IssuedCard::AtProcessor(at)) = (&stored, &issued) {
+            // No card here: none may stay usable there.
+            let cancelled = self
+                .ports
+                .network
+                .set_state(caller.mode, &at.card, NetworkCardState::Terminated)
+                .await;
+            if let Err(e) = cancelled {
+                tracing::error!(processor_card = %at.card, error = %e, "a card issued at the processor but not stored here could not be terminated there: `issuing reconcile cards` lists it");
+            }
+        }
+        stored
+    }
+
+    /// Stores a card the network issued, funded, with its event and jobs.
+    async fn store_issued(
+        &self,
+        caller: &Caller,
+        owner: &CardholderRecord,
+        issue: Issue<'_>,
+        issued: &IssuedCard,
+        now: Timestamp,
+    ) -> Result<CardId, CardError> {
         let vault = &self.ports.vault;
         let id = CardId::with_suffix(&self.ports.ids.unique());
         let seal = |field, plain: &str| {
             let place = Place::card(field, id.as_str(), caller.account_id.as_str(), caller.mode);
             vault.seal(plain.as_bytes(), &place)
+        };
+        // A processor keeps its cards' numbers and CVVs: nothing of them is
+        // sealed here (an empty value stands in), and without a PIN asked
+        // for, the processor's own default PIN applies.
+        let (pan, cvv, expiry_month, expiry_year) = match issued {
+            IssuedCard::Kept(d) => (
+                d.pan.expose().as_str(),
+                d.cvv.expose().as_str(),
+                d.expiry_month.expose().as_str(),
+                d.expiry_year.expose().as_str(),
+            ),
+            IssuedCard::AtProcessor(at) => ("", "", at.expiry_month.as_str(), at.expiry_year.as_str()),
+        };
+        let (last_4, pin, processor_card) = match issued {
+            IssuedCard::Kept(d) => (
+                pan[pan.len() - 4..].to_string(),
+                Some(issue.pin.unwrap_or_else(|| Pin::default_for(&d.pan))),
+                None,
+            ),
+            IssuedCard::AtProcessor(at) => (at.last_4.clone(), issue.pin, Some(at.card.clone())),
         };
         let card = CardRecord {
             id: id.clone(),
@@ -273,12 +328,12 @@ impl App {
             currency: issue.currency,
             name: format!("{} {}", owner.registration.first_name, owner.registration.last_name),
             details: SealedDetails {
-                pan: seal(SealedField::CardNumber, issued.pan.expose()),
-                cvv: seal(SealedField::CardCvv, issued.cvv.expose()),
-                expiry_month: seal(SealedField::CardExpiryMonth, issued.expiry_month.expose()),
-                expiry_year: seal(SealedField::CardExpiryYear, issued.expiry_year.expose()),
+                pan: seal(SealedField::CardNumber, pan),
+                cvv: seal(SealedField::CardCvv, cvv),
+                expiry_month: seal(SealedField::CardExpiryMonth, expiry_month),
+                expiry_year: seal(SealedField::CardExpiryYear, expiry_year),
             },
-            last_4: issued.pan.expose()[issued.pan.expose().len() - 4..].to_string(),
+            last_4,
             limit: issue.limit,
             fee_hold: issue.limit.fee_hold(),
             state: CardState::Active,
@@ -315,12 +370,13 @@ impl App {
         }
         let new_card = NewCard {
             card,
-            sealed_pin: seal(SealedField::CardPin, pin.expose()),
+            sealed_pin: seal(SealedField::CardPin, pin.as_ref().map_or("", Pin::expose)),
             sealed_nin: issue.nin.map(|nin| seal(SealedField::CardNin, nin)),
             token_number: issue.token_number,
             funding: issue.funding,
             fee_anchor_at: fee_anchor.0,
             reference: issue.reference,
+            processor_card,
         };
         self.ports.cards.create(new_card, event, jobs, now).await?;
         Ok(id)

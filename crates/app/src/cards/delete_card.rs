@@ -15,7 +15,8 @@ impl App {
     /// Deletes the card; returns what went back to the wallet.
     pub async fn delete_card(&self, caller: &Caller, id: &CardId) -> Result<Amount, CardError> {
         let now = self.now_for(&caller.account_id, caller.mode).await?;
-        self.ports
+        let returned = self
+            .ports
             .cards
             .delete(
                 &caller.account_id,
@@ -26,7 +27,9 @@ impl App {
                 None,
             )
             .await?
-            .ok_or(CardError::CardNotFound)
+            .ok_or(CardError::CardNotFound)?;
+        self.card_status_changed((&caller.account_id, caller.mode), id).await?;
+        Ok(returned)
     }
 
     /// Deletes each of the cardholder's cards with a
@@ -62,6 +65,7 @@ impl App {
                     Some((event, delivery)),
                 )
                 .await?;
+            self.card_status_changed((account, mode), &card.id).await?;
         }
         Ok(())
     }

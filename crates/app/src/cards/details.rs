@@ -10,6 +10,7 @@ use domain::cards::{CardBalance, DETAILS_TOKEN_SECS, READ_WINDOW_SECS};
 use domain::ids::CardId;
 use domain::{Currency, Mode, Secret, Timestamp};
 use ports::StoreError;
+use ports::card_network::VaultedDetails;
 use ports::cards::{CardRecord, DetailsToken};
 use ports::vault::{Place, SealedField};
 
@@ -69,7 +70,7 @@ impl App {
         let card = self.card(caller, id).await?;
         self.rate_limit((&caller.account_id, caller.mode), REVEAL, id.as_str(), READ_WINDOW_SECS)
             .await?;
-        let details = self.show(&card, view)?;
+        let details = self.show(&card, view).await?;
         Ok((card, details))
     }
 
@@ -187,48 +188,85 @@ impl App {
         token: &Secret<String>,
     ) -> Result<(CardRecord, RevealedDetails), CardError> {
         let card = self.use_card_token(Some(mode), token, true).await?;
-        let details = self.open(&card)?;
+        let kept = self.kept_card(&card.id).await?;
+        let details = self.open(&card, self.vaulted(&card, kept.as_deref()).await?)?;
         Ok((card, details))
     }
 
-    /// The card's details as `view` shows them: opened from storage, and
-    /// for the base address sealed again under the transport key, in place.
-    pub(crate) fn show(&self, card: &CardRecord, view: DetailsView) -> Result<ShownDetails, StoreError> {
+    /// The card's details as `view` shows them: opened from storage (a
+    /// processor-kept card's number and CVV fetched from the processor's
+    /// vault now, never stored), and for the base address sealed again
+    /// under the transport key, in place.
+    pub(crate) async fn show(&self, card: &CardRecord, view: DetailsView) -> Result<ShownDetails, CardError> {
+        let kept = self.kept_card(&card.id).await?;
+        self.show_kept(card, kept.as_deref(), view).await
+    }
+
+    /// [`App::show`] for a card whose processor id (`kept`) is known.
+    pub(crate) async fn show_kept(
+        &self,
+        card: &CardRecord,
+        kept: Option<&str>,
+        view: DetailsView,
+    ) -> Result<ShownDetails, CardError> {
+        let vaulted = self.vaulted(card, kept).await?;
         Ok(match view {
-            DetailsView::Sealed => ShownDetails::Sealed(self.each_opened(card, |plain, place| {
+            DetailsView::Sealed => ShownDetails::Sealed(self.each_opened(card, vaulted, |plain, place| {
                 Ok(self.ports.vault.seal_for_transport(plain.expose(), place))
             })?),
-            DetailsView::Clear => ShownDetails::Clear(self.open(card)?),
+            DetailsView::Clear => ShownDetails::Clear(self.open(card, vaulted)?),
         })
     }
 
-    fn open(&self, card: &CardRecord) -> Result<RevealedDetails, StoreError> {
-        self.each_opened(card, |plain, _| {
+    /// A processor-kept card's number and CVV, from the processor's vault.
+    async fn vaulted(&self, card: &CardRecord, kept: Option<&str>) -> Result<Option<VaultedDetails>, CardError> {
+        match kept {
+            Some(at) => Ok(Some(self.ports.network.reveal(card.mode, at).await?)),
+            None => Ok(None),
+        }
+    }
+
+    fn open(&self, card: &CardRecord, vaulted: Option<VaultedDetails>) -> Result<RevealedDetails, StoreError> {
+        self.each_opened(card, vaulted, |plain, _| {
             String::from_utf8(plain.expose().clone())
                 .map(Secret::new)
                 .map_err(|_| StoreError::new("a sealed card detail is not text"))
         })
     }
 
-    /// `then` applied to each of the card's details, opened in its place.
+    /// `then` applied to each of the card's details in its place: opened
+    /// from storage, or the processor's vault's number and CVV.
     fn each_opened<T>(
         &self,
         card: &CardRecord,
+        vaulted: Option<VaultedDetails>,
         then: impl Fn(Secret<Vec<u8>>, &Place) -> Result<T, StoreError>,
     ) -> Result<Details<T>, StoreError> {
         let sealed = &card.details;
+        let place = |field| Place::card(field, card.id.as_str(), card.account_id.as_str(), card.mode);
         let open = |bytes: &[u8], field: SealedField| {
-            let place = Place::card(field, card.id.as_str(), card.account_id.as_str(), card.mode);
             let plain = self
                 .ports
                 .vault
-                .open(bytes, &place)
+                .open(bytes, &place(field))
                 .map_err(|_| StoreError::new(format!("sealed {} could not be opened", field.column())))?;
-            then(plain, &place)
+            then(plain, &place(field))
+        };
+        let given =
+            |value: &Secret<String>, field| then(Secret::new(value.expose().as_bytes().to_vec()), &place(field));
+        let (card_number, cvv) = match &vaulted {
+            Some(v) => (
+                given(&v.pan, SealedField::CardNumber)?,
+                given(&v.cvv, SealedField::CardCvv)?,
+            ),
+            None => (
+                open(&sealed.pan, SealedField::CardNumber)?,
+                open(&sealed.cvv, SealedField::CardCvv)?,
+            ),
         };
         Ok(Details {
-            card_number: open(&sealed.pan, SealedField::CardNumber)?,
-            cvv: open(&sealed.cvv, SealedField::CardCvv)?,
+            card_number,
+            cvv,
             expiry_month: open(&sealed.expiry_month, SealedField::CardExpiryMonth)?,
             expiry_year: open(&sealed.expiry_year, SealedField::CardExpiryYear)?,
         })

@@ -4,9 +4,8 @@ use super::CardError;
 use super::details::{DetailsView, ShownCard};
 use crate::{App, Caller};
 use domain::cards::READ_WINDOW_SECS;
-use domain::ids::CardholderId;
+use domain::ids::{CardId, CardholderId};
 use domain::paging::{Page, Paging};
-use ports::StoreError;
 use ports::cards::CardRecord;
 
 impl App {
@@ -28,7 +27,7 @@ impl App {
             .cards
             .for_cardholder(&caller.account_id, caller.mode, cardholder)
             .await?;
-        Ok(self.shown(cards, view)?)
+        self.shown(cards, view).await
     }
 
     /// A page of the account's cards, newest first.
@@ -40,7 +39,7 @@ impl App {
     ) -> Result<(Vec<ShownCard>, Paging), CardError> {
         self.clear_lists_limit(caller, view).await?;
         let (cards, total) = self.ports.cards.list(&caller.account_id, caller.mode, page).await?;
-        Ok((self.shown(cards, view)?, page.paging(total)))
+        Ok((self.shown(cards, view).await?, page.paging(total)))
     }
 
     /// Lists in clear show many cards' details at once: the account may
@@ -56,13 +55,15 @@ impl App {
         }
     }
 
-    fn shown(&self, cards: Vec<CardRecord>, view: DetailsView) -> Result<Vec<ShownCard>, StoreError> {
-        cards
-            .into_iter()
-            .map(|card| {
-                let details = self.show(&card, view)?;
-                Ok((card, details))
-            })
-            .collect()
+    async fn shown(&self, cards: Vec<CardRecord>, view: DetailsView) -> Result<Vec<ShownCard>, CardError> {
+        let ids: Vec<CardId> = cards.iter().map(|c| c.id.clone()).collect();
+        let kept = self.ports.cards.processor_cards(&ids).await?;
+        let mut shown = Vec::with_capacity(cards.len());
+        for card in cards {
+            let at = kept.iter().find(|(id, _)| *id == card.id).map(|(_, at)| at.as_str());
+            let details = self.show_kept(&card, at, view).await?;
+            shown.push((card, details));
+        }
+        Ok(shown)
     }
 }

@@ -27,6 +27,7 @@ impl App {
             .set_active(&caller.account_id, caller.mode, id, active)
             .await?
         {
+            self.card_status_changed((&caller.account_id, caller.mode), id).await?;
             Ok(())
         } else {
             Err(CardError::CardNotFound)

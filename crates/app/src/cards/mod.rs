@@ -8,10 +8,12 @@ mod create_card;
 mod debit;
 mod delete_card;
 mod details;
+mod gateway;
 mod lists;
 mod manage;
 mod naira;
 mod processor;
+mod processor_cards;
 mod rules;
 mod settle;
 mod three_ds;
@@ -22,7 +24,9 @@ pub use create_card::{ActivationRequest, CardRequest, MigrationRequest};
 pub use debit::MockDebit;
 pub(crate) use details::is_card_token;
 pub use details::{Details, DetailsView, RevealedDetails, SealedDetails, ShownCard, ShownDetails};
+pub use gateway::GatewayError;
 pub use processor::{AuthorizationAnswer, AuthorizationRequest, Verdict};
+pub use processor_cards::{CardDifference, Reconciliation};
 pub use three_ds::{ChallengeAnswer, Completion};
 pub use transfers::TransferRequest;
 
@@ -34,6 +38,7 @@ use domain::cards::transfer::TransferKind;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::{Currency, DomainError, ErrorKind, InvalidInput, Mode};
 use ports::StoreError;
+use ports::card_network::NetworkUnavailable;
 use ports::card_transactions::DebitError;
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, CreateCardError, ReserveError};
@@ -80,6 +85,8 @@ pub enum CardError {
     Create(CreateCardError),
     #[error(transparent)]
     Reserve(ReserveError),
+    #[error(transparent)]
+    Network(#[from] NetworkUnavailable),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -156,6 +163,7 @@ impl DomainError for CardError {
             | CardError::Reserve(ReserveError::Store(e)) => e.kind(),
             // Never answered: a money request's last stamping is not checked.
             CardError::Reserve(ReserveError::ClockMoved) => ErrorKind::Unavailable,
+            CardError::Network(_) => ErrorKind::RetryLater,
             CardError::CardholderNotFound
             | CardError::CardNotFound
             | CardError::Invalid(_)
@@ -196,6 +204,7 @@ impl DomainError for CardError {
             CardError::TransactionNotFound => "transaction_not_found",
             CardError::Declined(reason) => reason.code(),
             CardError::Request(e) => e.code(),
+            CardError::Network(_) => "processor_unavailable",
             CardError::Create(CreateCardError::WalletTooLow) | CardError::Reserve(ReserveError::WalletTooLow) => {
                 "insufficient_wallet_balance"
             }

@@ -123,6 +123,7 @@ impl App {
                     Some((event, delivery)),
                 )
                 .await?;
+            self.card_status_changed((account, mode), card).await?;
             return Ok(());
         }
         let next = if now >= deadline.minus(INACTIVITY_NOTICE_SECS) {

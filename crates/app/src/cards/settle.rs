@@ -54,7 +54,11 @@ impl App {
         // at the network, then return it to the wallet.
         let mut reversals = vec![];
         for (i, transfer) in refused {
-            let taken_back = self.ports.network.unload(&transfer.card_id, transfer.amount).await;
+            let taken_back = self
+                .ports
+                .network
+                .unload(transfer.mode, &transfer.card_id, transfer.amount)
+                .await;
             let item = match taken_back {
                 Err(d) => Err(format!("reversing a refused funding at the network: {d}")),
                 Ok(()) => self
@@ -76,8 +80,8 @@ impl App {
     async fn move_at_network(&self, transfer: &Transfer, clocks: &mut Clocks) -> Result<SettlementItem, String> {
         let network = &self.ports.network;
         let moved = match transfer.kind {
-            TransferKind::Fund => network.load(&transfer.card_id, transfer.amount).await,
-            TransferKind::Unload => network.unload(&transfer.card_id, transfer.amount).await,
+            TransferKind::Fund => network.load(transfer.mode, &transfer.card_id, transfer.amount).await,
+            TransferKind::Unload => network.unload(transfer.mode, &transfer.card_id, transfer.amount).await,
         };
         match &moved {
             Ok(()) => self.settlement(transfer, Settlement::Complete, None, clocks).await,

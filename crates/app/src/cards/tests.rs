@@ -7,7 +7,7 @@ use domain::cardholders::CardholderStatus;
 use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use domain::ids::{AccountId, CardId, CardholderId, TransferId};
 use domain::{Amount, DomainError, ErrorKind, Mode, Secret};
-use ports::card_network::{IssuedCard, NetworkDecline};
+use ports::card_network::{IssuedCard, KeptDetails, NetworkDecline};
 use ports::cardholders::CardholderRecord;
 use ports::cards::{ReserveError, Settled, Transfer};
 use ports::field_cipher::UndecryptableField;
@@ -47,11 +47,14 @@ fn issuing(m: &mut Mocks) {
     m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
     m.test_clocks.expect_offset().returning(|_| Ok(0));
     m.ids.expect_unique().returning(|| "u".into());
-    m.network.expect_issue().returning(|_, _| IssuedCard {
-        pan: Secret::new("5399830123456789".into()),
-        cvv: Secret::new("123".into()),
-        expiry_month: Secret::new("11".into()),
-        expiry_year: Secret::new("2029".into()),
+    m.network.expect_keeps_customers().return_const(false);
+    m.network.expect_issue().returning(|_, _| {
+        Ok(IssuedCard::Kept(KeptDetails {
+            pan: Secret::new("5399830123456789".into()),
+            cvv: Secret::new("123".into()),
+            expiry_month: Secret::new("11".into()),
+            expiry_year: Secret::new("2029".into()),
+        }))
     });
     m.vault.expect_seal().returning(|plain, _| plain.to_vec());
 }
@@ -239,7 +242,7 @@ async fn a_network_decline_reverses_the_transfer_with_a_failed_event() {
     m.network
         .expect_unload()
         .times(1)
-        .returning(|_, _| Err(NetworkDecline("declined".into())));
+        .returning(|_, _, _| Err(NetworkDecline("declined".into())));
     m.cards
         .expect_settle()
         .withf(|batch| {
@@ -258,8 +261,8 @@ async fn a_network_decline_reverses_the_transfer_with_a_failed_event() {
 async fn a_funding_the_ledger_refuses_is_taken_back_at_the_network_and_reversed() {
     let mut m = Mocks::default();
     settling(&mut m, pending(TransferKind::Fund));
-    m.network.expect_load().times(1).returning(|_, _| Ok(()));
-    m.network.expect_unload().times(1).returning(|_, _| Ok(()));
+    m.network.expect_load().times(1).returning(|_, _, _| Ok(()));
+    m.network.expect_unload().times(1).returning(|_, _, _| Ok(()));
     let mut seq = mockall::Sequence::new();
     m.cards
         .expect_settle()
@@ -280,7 +283,7 @@ async fn a_funding_the_ledger_refuses_is_taken_back_at_the_network_and_reversed(
 async fn a_settlement_the_store_leaves_unanswered_is_retried_not_completed() {
     let mut m = Mocks::default();
     settling(&mut m, pending(TransferKind::Fund));
-    m.network.expect_load().times(1).returning(|_, _| Ok(()));
+    m.network.expect_load().times(1).returning(|_, _, _| Ok(()));
     m.cards.expect_settle().times(1).returning(|_| vec![]);
     let outcomes = settle(m).await;
     assert!(

@@ -139,6 +139,10 @@ impl App {
                     .delete_cards_of((&job.account_id, job.mode), &CardholderId::new(&job.subject))
                     .await
                     .map_err(|e| e.to_string()),
+                JobKind::SyncProcessorCard => {
+                    self.sync_processor_card((&job.account_id, job.mode), &CardId::new(&job.subject))
+                        .await
+                }
                 JobKind::SettleCardTransfer => settled.next().unwrap_or(Err("not in the settled batch".into())),
             };
             done.extend(self.done_or_retried(job, outcome).await?);

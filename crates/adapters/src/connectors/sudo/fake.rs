@@ -1,0 +1,304 @@
+//! A fake Sudo Africa for tests, built from its documentation: customers,
+//! cards on a gateway funding source, card status, card tokens and the
+//! vault's secure data. It takes the API key as `Authorization: Bearer
+//! <key>` or bare (Sudo's pages show both), answers `{statusCode,
+//! message, data}`, and refuses what the reference pages mark required
+//! with a 400 whose `message` lists the problems, as Sudo's validation
+//! does. Every card it issues is a Luhn-valid number it keeps.
+
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use wiremock::matchers::{method, path_regex};
+use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// A card the fake keeps.
+#[derive(Debug, Clone)]
+pub struct FakeCard {
+    pub customer: String,
+    pub status: String,
+    pub number: String,
+    pub cvv2: String,
+    pub currency: String,
+    pub brand: String,
+}
+
+#[derive(Default)]
+struct State {
+    customers: HashMap<String, Value>,
+    cards: HashMap<String, FakeCard>,
+    /// Card tokens: token → card id.
+    tokens: HashMap<String, String>,
+    next: u64,
+}
+
+#[derive(Clone)]
+struct Sudo {
+    key: String,
+    funding_source: String,
+    state: Arc<Mutex<State>>,
+}
+
+pub struct FakeSudo {
+    pub server: MockServer,
+    sudo: Sudo,
+}
+
+fn answer(status: u16, message: &str, data: Value) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_json(json!({"statusCode": status, "message": message, "data": data}))
+}
+
+fn refused(status: u16, problems: Vec<String>, error: &str) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_json(json!({"statusCode": status, "message": problems, "error": error}))
+}
+
+fn luhn_complete(body: &str) -> String {
+    let sum: u32 = body
+        .bytes()
+        .rev()
+        .enumerate()
+        .map(|(i, b)| {
+            let d = u32::from(b - b'0');
+            if i % 2 == 0 {
+                let twice = d * 2;
+                if twice > 9 { twice - 9 } else { twice }
+            } else {
+                d
+            }
+        })
+        .sum();
+    format!("{body}{}", (10 - sum % 10) % 10)
+}
+
+impl Sudo {
+    fn authorized(&self, request: &Request) -> bool {
+        let given = request.headers.get("authorization").and_then(|v| v.to_str().ok());
+        given.is_some_and(|v| v == self.key || v.strip_prefix("Bearer ") == Some(&self.key))
+    }
+
+    fn id(&self, state: &mut State, prefix: &str) -> String {
+        state.next += 1;
+        format!("{prefix}{:020x}", state.next)
+    }
+
+    fn card_json(id: &str, card: &FakeCard) -> Value {
+        json!({
+            "_id": id,
+            "customer": card.customer,
+            "type": "virtual",
+            "brand": card.brand,
+            "currency": card.currency,
+            "maskedPan": format!("{}******{}", &card.number[..6], &card.number[card.number.len() - 4..]),
+            "expiryMonth": "09",
+            "expiryYear": "2029",
+            "status": card.status,
+        })
+    }
+
+    fn customers(&self, body: &Value) -> ResponseTemplate {
+        let mut problems = vec![];
+        for field in ["type", "name", "phoneNumber", "status"] {
+            if !body[field].is_string() {
+                problems.push(format!("{field} should not be empty"));
+            }
+        }
+        for field in ["line1", "city", "state", "postalCode", "country"] {
+            if !body["billingAddress"][field].is_string() {
+                problems.push(format!("billingAddress.{field} should not be empty"));
+            }
+        }
+        if !matches!(body["type"].as_str(), Some("individual" | "company")) {
+            problems.push("type must be one of the following values: individual, company".into());
+        }
+        if !problems.is_empty() {
+            return refused(400, problems, "Bad Request");
+        }
+        let mut state = self.state.lock().unwrap();
+        let id = self.id(&mut state, "61e5");
+        let mut customer = body.clone();
+        customer["_id"] = json!(id);
+        state.customers.insert(id, customer.clone());
+        answer(200, "Customer created successfully.", customer)
+    }
+
+    fn create_card(&self, body: &Value) -> ResponseTemplate {
+        let mut state = self.state.lock().unwrap();
+        let mut problems = vec![];
+        let customer = body["customerId"].as_str().unwrap_or_default().to_string();
+        if !state.customers.contains_key(&customer) {
+            problems.push("customerId must be an existing customer".to_string());
+        }
+        if body["fundingSourceId"] != self.funding_source.as_str() {
+            problems.push("fundingSourceId must be an existing funding source".into());
+        }
+        if body["type"] != "virtual" && body["type"] != "physical" {
+            problems.push("type must be one of the following values: physical, virtual".into());
+        }
+        if body["type"] == "physical" && !body["number"].is_string() {
+            problems.push("number is required for physical cards".into());
+        }
+        let brand = body["brand"].as_str().unwrap_or_default().to_string();
+        if body["type"] == "virtual" && !["Verve", "MasterCard", "Visa", "AfriGo"].contains(&brand.as_str()) {
+            problems.push("brand must be one of the following values: Verve, MasterCard, Visa, AfriGo".into());
+        }
+        let currency = body["currency"].as_str().unwrap_or_default().to_string();
+        if !["NGN", "USD"].contains(&currency.as_str()) {
+            problems.push("currency must be one of the following values: NGN, USD".into());
+        }
+        if !matches!(body["status"].as_str(), Some("active" | "inactive")) {
+            problems.push("status must be one of the following values: active, inactive".into());
+        }
+        if !problems.is_empty() {
+            return refused(400, problems, "Bad Request");
+        }
+        state.next += 1;
+        let bin = if brand == "Verve" { "506099" } else { "539983" };
+        let number = luhn_complete(&format!("{bin}{:09}", state.next));
+        let card = FakeCard {
+            customer,
+            status: body["status"].as_str().unwrap_or_default().into(),
+            cvv2: format!("{:03}", state.next % 1000),
+            number,
+            currency,
+            brand,
+        };
+        let id = self.id(&mut state, "62a1");
+        let json = Self::card_json(&id, &card);
+        state.cards.insert(id, card);
+        answer(200, "Card created successfully.", json)
+    }
+
+    fn update_card(&self, id: &str, body: &Value) -> ResponseTemplate {
+        let mut state = self.state.lock().unwrap();
+        let Some(card) = state.cards.get_mut(id) else {
+            return refused(404, vec!["Card not found.".into()], "Not Found");
+        };
+        let status = body["status"].as_str().unwrap_or_default();
+        if !["active", "inactive", "canceled"].contains(&status) {
+            return refused(
+                400,
+                vec!["status must be one of the following values: active, inactive, canceled".into()],
+                "Bad Request",
+            );
+        }
+        if status == "canceled" && !matches!(body["cancellationReason"].as_str(), Some("lost" | "stolen")) {
+            return refused(
+                400,
+                vec!["cancellationReason must be one of the following values: lost, stolen".into()],
+                "Bad Request",
+            );
+        }
+        if card.status == "canceled" {
+            return refused(400, vec!["A canceled card cannot be updated.".into()], "Bad Request");
+        }
+        card.status = status.into();
+        answer(200, "Card updated successfully.", Self::card_json(id, card))
+    }
+}
+
+impl Respond for Sudo {
+    fn respond(&self, request: &Request) -> ResponseTemplate {
+        let path: Vec<&str> = request.url.path().trim_start_matches('/').split('/').collect();
+        // The vault takes card tokens, never the API key.
+        if let ["cards", id, "secure-data", what] = path.as_slice() {
+            let state = self.state.lock().unwrap();
+            let token = request.headers.get("authorization").and_then(|v| v.to_str().ok());
+            let token = token.and_then(|t| t.strip_prefix("Bearer ")).unwrap_or_default();
+            let (Some(for_card), Some(card)) = (state.tokens.get(token), state.cards.get(*id)) else {
+                return refused(401, vec!["Unauthorized".into()], "Unauthorized");
+            };
+            if for_card != id {
+                return refused(401, vec!["Unauthorized".into()], "Unauthorized");
+            }
+            return match *what {
+                "number" => answer(200, "Card number retrieved.", json!({"number": card.number})),
+                "cvv2" => answer(200, "Card cvv2 retrieved.", json!({"cvv2": card.cvv2})),
+                "defaultPin" => answer(200, "Card default pin retrieved.", json!({"defaultPin": "1234"})),
+                _ => refused(404, vec!["Not Found".into()], "Not Found"),
+            };
+        }
+        if !self.authorized(request) {
+            return refused(401, vec!["Unauthorized".into()], "Unauthorized");
+        }
+        let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+        match (request.method.as_str(), path.as_slice()) {
+            ("POST", ["customers"]) => self.customers(&body),
+            ("POST", ["cards"]) => self.create_card(&body),
+            ("PUT", ["cards", id]) => self.update_card(id, &body),
+            ("GET", ["cards", id]) => match self.state.lock().unwrap().cards.get(*id) {
+                Some(card) => answer(200, "Card fetched successfully.", Self::card_json(id, card)),
+                None => refused(404, vec!["Card not found.".into()], "Not Found"),
+            },
+            ("GET", ["cards", id, "token"]) => {
+                let mut state = self.state.lock().unwrap();
+                if !state.cards.contains_key(*id) {
+                    return refused(404, vec!["Card not found.".into()], "Not Found");
+                }
+                let token = format!("eyJhbGciOiJIUzI1NiJ9.{}.{}", id, state.next);
+                state.next += 1;
+                state.tokens.insert(token.clone(), id.to_string());
+                answer(200, "Card token generated successfully.", json!({"token": token}))
+            }
+            _ => refused(
+                404,
+                vec![format!("Cannot {} {}", request.method, request.url.path())],
+                "Not Found",
+            ),
+        }
+    }
+}
+
+impl FakeSudo {
+    /// A fake Sudo taking `api_key`, with the gateway funding source
+    /// `funding_source`, on a free local port (the API and the vault).
+    pub async fn start(api_key: &str, funding_source: &str) -> FakeSudo {
+        let sudo = Sudo {
+            key: api_key.into(),
+            funding_source: funding_source.into(),
+            state: Arc::default(),
+        };
+        let server = MockServer::start().await;
+        Mock::given(path_regex("^/"))
+            .respond_with(sudo.clone())
+            .mount(&server)
+            .await;
+        FakeSudo { server, sudo }
+    }
+
+    pub fn url(&self) -> String {
+        self.server.uri()
+    }
+
+    /// The next `times` calls of `verb` to paths matching `path` answer
+    /// `status` (an outage, a rate limit).
+    pub async fn fail(&self, verb: &str, path: &str, status: u16, times: u64) {
+        Mock::given(method(verb))
+            .and(path_regex(path))
+            .respond_with(refused(status, vec!["Service Unavailable".into()], "Error"))
+            .up_to_n_times(times)
+            .with_priority(1)
+            .mount(&self.server)
+            .await;
+    }
+
+    pub fn card(&self, id: &str) -> Option<FakeCard> {
+        self.sudo.state.lock().unwrap().cards.get(id).cloned()
+    }
+
+    pub fn customers(&self) -> usize {
+        self.sudo.state.lock().unwrap().customers.len()
+    }
+
+    pub fn cards(&self) -> Vec<(String, FakeCard)> {
+        let state = self.sudo.state.lock().unwrap();
+        state.cards.iter().map(|(id, c)| (id.clone(), c.clone())).collect()
+    }
+
+    /// Changes a card's status behind the service's back (an operator on
+    /// Sudo's dashboard), for reconciliation to find.
+    pub fn set_status(&self, id: &str, status: &str) {
+        if let Some(card) = self.sudo.state.lock().unwrap().cards.get_mut(id) {
+            card.status = status.into();
+        }
+    }
+}

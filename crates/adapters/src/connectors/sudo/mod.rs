@@ -1,0 +1,305 @@
+//! Sudo Africa, the card processor, with a gateway funding source: Sudo
+//! keeps the cards (numbers and CVVs in its vault), and asks this service
+//! to approve each authorization and to tell each card's balance, so the
+//! money and the ledger stay here. A funding or unloading moves money in
+//! our ledger only: the processor step is a no-op. docs/connectors.md
+//! says which of Sudo's pages each call follows.
+
+#[cfg(any(test, feature = "test-support"))]
+pub mod fake;
+pub mod gateway;
+#[cfg(test)]
+mod tests;
+
+use crate::connectors::http::{CallError, ProviderHttp};
+use domain::cards::CardType;
+use domain::ids::CardId;
+use domain::{Amount, Currency, Mode, Secret};
+use ports::card_network::{
+    CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline, NetworkUnavailable, ProcessorCard,
+    VaultedDetails,
+};
+use ports::cardholders::CardholderRecord;
+use reqwest::Method;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+pub const PRODUCTION_URL: &str = "https://api.sudo.africa";
+pub const SANDBOX_URL: &str = "https://api.sandbox.sudo.cards";
+pub const PRODUCTION_VAULT_URL: &str = "https://vault.sudo.cards";
+pub const SANDBOX_VAULT_URL: &str = "https://vault.sandbox.sudo.cards";
+
+/// A card-management call is made while a client waits for its answer.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+pub struct SudoSettings {
+    pub api_url: String,
+    pub vault_url: String,
+    pub api_key: Secret<String>,
+    /// The gateway funding source every card is issued on.
+    pub funding_source: String,
+}
+
+/// The connector for one mode.
+pub struct Sudo {
+    http: ProviderHttp,
+    vault: ProviderHttp,
+    api_key: Secret<String>,
+    funding_source: String,
+}
+
+/// Sudo's answer envelope: `{statusCode, message, data}`.
+#[derive(Deserialize)]
+struct Envelope<T> {
+    data: T,
+}
+
+#[derive(Deserialize)]
+struct Created {
+    #[serde(rename = "_id")]
+    id: String,
+}
+
+#[derive(Deserialize)]
+struct SudoCard {
+    #[serde(rename = "_id")]
+    id: String,
+    #[serde(rename = "maskedPan")]
+    masked_pan: String,
+    #[serde(rename = "expiryMonth")]
+    expiry_month: Value,
+    #[serde(rename = "expiryYear")]
+    expiry_year: Value,
+    status: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Token {
+    token: String,
+}
+
+/// Sudo's words in an error body: `message` is a string, or (its
+/// validation errors) a list of strings or of objects with `constraints`.
+fn error_message(body: &Value) -> Option<String> {
+    let message = body.get("message")?;
+    let text = |v: &Value| match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Object(o) => o
+            .get("constraints")
+            .and_then(Value::as_object)
+            .map(|c| c.values().filter_map(Value::as_str).collect::<Vec<_>>().join("; ")),
+        _ => None,
+    };
+    match message {
+        Value::Array(items) => Some(items.iter().filter_map(text).collect::<Vec<_>>().join("; ")),
+        other => text(other),
+    }
+}
+
+/// Two digits, from Sudo's `"9"`, `"09"` or `9`.
+fn month(value: &Value) -> Option<String> {
+    let n: u32 = value
+        .as_u64()
+        .map(|n| n as u32)
+        .or_else(|| value.as_str()?.parse().ok())?;
+    (1..=12).contains(&n).then(|| format!("{n:02}"))
+}
+
+/// Four digits, from Sudo's `"2029"`, `"29"` or `2029` (both appear in its
+/// samples).
+fn year(value: &Value) -> Option<String> {
+    let text = value
+        .as_u64()
+        .map(|n| n.to_string())
+        .or_else(|| value.as_str().map(str::to_string))?;
+    let n: u32 = text.parse().ok()?;
+    match text.len() {
+        2 => Some(format!("20{n:02}")),
+        4 => Some(text),
+        _ => None,
+    }
+}
+
+fn unavailable(e: CallError) -> NetworkUnavailable {
+    NetworkUnavailable(e.to_string())
+}
+
+impl Sudo {
+    pub fn new(settings: SudoSettings) -> Result<Self, String> {
+        Ok(Self {
+            http: ProviderHttp::new("Sudo", &settings.api_url, TIMEOUT)?,
+            vault: ProviderHttp::new("Sudo's vault", &settings.vault_url, TIMEOUT)?,
+            api_key: settings.api_key,
+            funding_source: settings.funding_source,
+        })
+    }
+
+    async fn call<T: DeserializeOwned>(&self, method: Method, path: &str, body: Option<Value>) -> Result<T, CallError> {
+        let auth = format!("Bearer {}", self.api_key.expose());
+        let answer: Envelope<T> = self
+            .http
+            .call(method, path, &[("authorization", &auth)], body.as_ref(), error_message)
+            .await?;
+        Ok(answer.data)
+    }
+
+    /// One of a card's secure data from the vault, with a card token.
+    async fn secure(&self, card: &str, token: &str, what: &str) -> Result<Secret<String>, NetworkUnavailable> {
+        let auth = format!("Bearer {token}");
+        let path = format!("/cards/{card}/secure-data/{what}");
+        let answer: Envelope<Value> = self
+            .vault
+            .call(Method::GET, &path, &[("authorization", &auth)], None, error_message)
+            .await
+            .map_err(unavailable)?;
+        let value = answer.data.get(what).and_then(Value::as_str).map(str::to_string);
+        value
+            .map(Secret::new)
+            .ok_or_else(|| NetworkUnavailable(format!("Sudo's vault answered no {what}")))
+    }
+}
+
+/// A path segment: Sudo's ids are hex, never anything a path would read.
+fn segment(id: &str) -> Result<&str, NetworkUnavailable> {
+    let ok =
+        !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    ok.then_some(id)
+        .ok_or_else(|| NetworkUnavailable("a processor card id that is not Sudo's".into()))
+}
+
+#[async_trait::async_trait]
+impl CardNetwork for Sudo {
+    fn keeps_customers(&self, _mode: Mode) -> bool {
+        true
+    }
+
+    async fn create_customer(&self, _mode: Mode, cardholder: &CardholderRecord) -> Result<String, NetworkUnavailable> {
+        let r = &cardholder.registration;
+        let identity = &r.identity;
+        let mut individual = json!({ "firstName": r.first_name, "lastName": r.last_name });
+        if let Some(dob) = identity.date_of_birth {
+            individual["dob"] = json!(dob.format("%Y/%m/%d").to_string());
+        }
+        if let Some(bvn) = &identity.bvn {
+            individual["identity"] = json!({ "type": "BVN", "number": bvn });
+        }
+        let address = &r.address;
+        let mut body = json!({
+            "type": "individual",
+            "name": format!("{} {}", r.first_name, r.last_name),
+            "phoneNumber": r.phone,
+            "status": "active",
+            "billingAddress": {
+                "line1": format!("{} {}", address.house_no, address.address),
+                "city": address.city,
+                "state": address.state,
+                "postalCode": address.postal_code,
+                "country": address.country.iso(),
+            },
+            "individual": individual,
+        });
+        if let Some(email) = &r.email_address {
+            body["emailAddress"] = json!(email);
+        }
+        let created: Created = self
+            .call(Method::POST, "/customers", Some(body))
+            .await
+            .map_err(unavailable)?;
+        Ok(created.id)
+    }
+
+    async fn issue<'a>(&self, _mode: Mode, card: CardToIssue<'a>) -> Result<IssuedCard, NetworkUnavailable> {
+        let customer = card
+            .customer
+            .ok_or_else(|| NetworkUnavailable("Sudo issues cards to its customers only".into()))?;
+        if card.card_type == CardType::Physical {
+            return Err(NetworkUnavailable(
+                "physical cards through Sudo need the card's number at creation, which activation does not carry: not supported yet".into(),
+            ));
+        }
+        let (brand, issuer_country) = match card.currency {
+            Currency::Ngn => ("Verve", "NGA"),
+            Currency::Usd => ("MasterCard", "USA"),
+        };
+        let body = json!({
+            "customerId": customer,
+            "fundingSourceId": self.funding_source,
+            "type": "virtual",
+            "brand": brand,
+            "currency": card.currency.code(),
+            "issuerCountry": issuer_country,
+            "status": "active",
+        });
+        let issued: SudoCard = self
+            .call(Method::POST, "/cards", Some(body))
+            .await
+            .map_err(unavailable)?;
+        let unreadable = |what: &str| NetworkUnavailable(format!("Sudo answered a card with an unreadable {what}"));
+        let digits: String = issued.masked_pan.chars().filter(char::is_ascii_digit).collect();
+        let last_4 = issued
+            .masked_pan
+            .get(issued.masked_pan.len().saturating_sub(4)..)
+            .filter(|l| l.len() == 4 && l.bytes().all(|b| b.is_ascii_digit()) && digits.len() >= 4)
+            .ok_or_else(|| unreadable("maskedPan"))?;
+        Ok(IssuedCard::AtProcessor(ProcessorCard {
+            last_4: last_4.to_string(),
+            expiry_month: month(&issued.expiry_month).ok_or_else(|| unreadable("expiryMonth"))?,
+            expiry_year: year(&issued.expiry_year).ok_or_else(|| unreadable("expiryYear"))?,
+            card: segment(&issued.id)?.to_string(),
+        }))
+    }
+
+    /// The money is in our ledger; Sudo asks for it at authorization.
+    async fn load(&self, _mode: Mode, _card: &CardId, _amount: Amount) -> Result<(), NetworkDecline> {
+        Ok(())
+    }
+
+    /// As [`Sudo::load`].
+    async fn unload(&self, _mode: Mode, _card: &CardId, _amount: Amount) -> Result<(), NetworkDecline> {
+        Ok(())
+    }
+
+    async fn set_state(&self, _mode: Mode, card: &str, state: NetworkCardState) -> Result<(), NetworkUnavailable> {
+        let body = match state {
+            NetworkCardState::Active => json!({ "status": "active" }),
+            NetworkCardState::Frozen => json!({ "status": "inactive" }),
+            // Sudo's only reasons are `lost` and `stolen`; a card closed by
+            // its issuer is neither, and `lost` blocks it the same way.
+            NetworkCardState::Terminated => json!({ "status": "canceled", "cancellationReason": "lost" }),
+        };
+        let path = format!("/cards/{}", segment(card)?);
+        self.call::<Value>(Method::PUT, &path, Some(body))
+            .await
+            .map(|_| ())
+            .map_err(unavailable)
+    }
+
+    async fn reveal(&self, _mode: Mode, card: &str) -> Result<VaultedDetails, NetworkUnavailable> {
+        let card = segment(card)?;
+        let path = format!("/cards/{card}/token");
+        let token: Token = self.call(Method::GET, &path, None).await.map_err(unavailable)?;
+        Ok(VaultedDetails {
+            pan: self.secure(card, &token.token, "number").await?,
+            cvv: self.secure(card, &token.token, "cvv2").await?,
+        })
+    }
+
+    async fn state(&self, _mode: Mode, card: &str) -> Result<Option<NetworkCardState>, NetworkUnavailable> {
+        let path = format!("/cards/{}", segment(card)?);
+        let card = match self.call::<SudoCard>(Method::GET, &path, None).await {
+            Ok(card) => card,
+            Err(CallError::Refused { status: 404, .. }) => return Ok(None),
+            Err(e) => return Err(unavailable(e)),
+        };
+        match card.status.as_deref() {
+            Some("active") => Ok(Some(NetworkCardState::Active)),
+            Some("inactive") => Ok(Some(NetworkCardState::Frozen)),
+            Some("canceled") => Ok(Some(NetworkCardState::Terminated)),
+            _ => Err(NetworkUnavailable(
+                "Sudo answered a card status this connector does not know".into(),
+            )),
+        }
+    }
+}

@@ -1,0 +1,291 @@
+//! The connector against the fake Sudo ([`super::fake`]), and against the
+//! failures its docs name.
+
+use super::fake::FakeSudo;
+use super::*;
+use domain::cardholders::CardholderStatus;
+use domain::cardholders::fixtures::{nigerian, regions};
+use domain::ids::{AccountId, CardholderId};
+use domain::{Timestamp, cards::pan::is_luhn_valid};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const KEY: &str = "sk_sudo_test";
+const FUNDING: &str = "63f0c0ffee0000000000000a";
+
+fn cardholder() -> CardholderRecord {
+    CardholderRecord {
+        id: CardholderId::new("ch_1"),
+        account_id: AccountId::new("acct_1"),
+        mode: Mode::Live,
+        registration: nigerian().check(&regions()).unwrap(),
+        status: CardholderStatus::Verified,
+        blacklisted: false,
+        error_description: None,
+        meta_data: None,
+        created_at: Timestamp::from_unix(1),
+    }
+}
+
+fn connector(fake: &FakeSudo, key: &str) -> Sudo {
+    Sudo::new(SudoSettings {
+        api_url: fake.url(),
+        vault_url: fake.url(),
+        api_key: Secret::new(key.into()),
+        funding_source: FUNDING.into(),
+    })
+    .unwrap()
+}
+
+fn to_issue<'a>(holder: &'a CardholderRecord, customer: Option<&'a str>, currency: Currency) -> CardToIssue<'a> {
+    CardToIssue {
+        card_type: CardType::Virtual,
+        currency,
+        now: Timestamp::from_unix(1),
+        cardholder: holder,
+        customer,
+    }
+}
+
+#[tokio::test]
+async fn a_customer_then_its_cards_are_made_and_their_numbers_read_from_the_vault_only() {
+    let fake = FakeSudo::start(KEY, FUNDING).await;
+    let sudo = connector(&fake, KEY);
+    let holder = cardholder();
+    let customer = sudo.create_customer(Mode::Live, &holder).await.unwrap();
+    for currency in [Currency::Usd, Currency::Ngn] {
+        let IssuedCard::AtProcessor(card) = sudo
+            .issue(Mode::Live, to_issue(&holder, Some(&customer), currency))
+            .await
+            .unwrap()
+        else {
+            panic!("Sudo keeps its cards");
+        };
+        let kept = fake.card(&card.card).unwrap();
+        assert_eq!(kept.customer, customer);
+        assert_eq!(kept.currency, currency.code());
+        assert_eq!(
+            kept.brand,
+            if currency == Currency::Ngn {
+                "Verve"
+            } else {
+                "MasterCard"
+            }
+        );
+        assert_eq!((card.expiry_month.as_str(), card.expiry_year.as_str()), ("09", "2029"));
+        assert_eq!(card.last_4, kept.number[kept.number.len() - 4..]);
+        let shown = sudo.reveal(Mode::Live, &card.card).await.unwrap();
+        assert_eq!(shown.pan.expose(), &kept.number);
+        assert!(is_luhn_valid(shown.pan.expose()));
+        assert_eq!(shown.cvv.expose(), &kept.cvv2);
+    }
+    assert_eq!(fake.customers(), 1);
+}
+
+#[tokio::test]
+async fn a_cards_status_follows_ours_and_is_read_back() {
+    let fake = FakeSudo::start(KEY, FUNDING).await;
+    let sudo = connector(&fake, KEY);
+    let holder = cardholder();
+    let customer = sudo.create_customer(Mode::Live, &holder).await.unwrap();
+    let IssuedCard::AtProcessor(card) = sudo
+        .issue(Mode::Live, to_issue(&holder, Some(&customer), Currency::Usd))
+        .await
+        .unwrap()
+    else {
+        panic!("Sudo keeps its cards");
+    };
+    let id = card.card.as_str();
+    for (state, at_sudo) in [
+        (NetworkCardState::Frozen, "inactive"),
+        (NetworkCardState::Active, "active"),
+        (NetworkCardState::Terminated, "canceled"),
+    ] {
+        sudo.set_state(Mode::Live, id, state).await.unwrap();
+        assert_eq!(fake.card(id).unwrap().status, at_sudo);
+        assert_eq!(sudo.state(Mode::Live, id).await.unwrap(), Some(state));
+    }
+    assert_eq!(sudo.state(Mode::Live, "62a1ffffffffffffffffffff").await.unwrap(), None);
+    // Never a path of our making: a card id must be Sudo's shape.
+    assert!(sudo.state(Mode::Live, "../customers").await.is_err());
+}
+
+#[tokio::test]
+async fn refusals_and_outages_are_unavailable_with_sudos_words_and_no_secret() {
+    let fake = FakeSudo::start(KEY, FUNDING).await;
+    let holder = cardholder();
+    let e = connector(&fake, "sk_wrong")
+        .create_customer(Mode::Live, &holder)
+        .await
+        .unwrap_err();
+    assert!(e.0.contains("401") && !e.0.contains("sk_wrong"), "{e}");
+    let sudo = connector(&fake, KEY);
+    // Sudo's validation answer: `message` is a list.
+    let e = sudo
+        .issue(Mode::Live, to_issue(&holder, Some("61e5nobody"), Currency::Usd))
+        .await
+        .unwrap_err();
+    assert!(
+        e.0.contains("400") && e.0.contains("customerId must be an existing customer"),
+        "{e}"
+    );
+    for status in [429, 500, 503] {
+        fake.fail("POST", "^/customers$", status, 1).await;
+        let e = sudo.create_customer(Mode::Live, &holder).await.unwrap_err();
+        assert!(e.0.contains(&status.to_string()), "{e}");
+    }
+    assert_eq!(fake.customers(), 0);
+    let slow = MockServer::start().await;
+    Mock::given(wiremock::matchers::any())
+        .respond_with(ResponseTemplate::new(200).set_delay(Duration::from_secs(3)))
+        .mount(&slow)
+        .await;
+    let mut sudo = connector(&fake, KEY);
+    sudo.http = ProviderHttp::new("Sudo", &slow.uri(), Duration::from_millis(300)).unwrap();
+    let e = sudo.create_customer(Mode::Live, &holder).await.unwrap_err();
+    assert!(e.0.contains("did not answer in time"), "{e}");
+}
+
+#[tokio::test]
+async fn a_physical_card_is_refused_before_any_call() {
+    let fake = FakeSudo::start(KEY, FUNDING).await;
+    let holder = cardholder();
+    let card = CardToIssue {
+        card_type: CardType::Physical,
+        ..to_issue(&holder, Some("61e5"), Currency::Usd)
+    };
+    assert!(connector(&fake, KEY).issue(Mode::Live, card).await.is_err());
+    assert!(fake.server.received_requests().await.unwrap().is_empty());
+}
+
+#[test]
+fn sudos_error_bodies_and_expiry_forms_are_read_in_each_documented_shape() {
+    assert_eq!(
+        error_message(&json!({"message": "Card not found."})).unwrap(),
+        "Card not found."
+    );
+    assert_eq!(
+        error_message(&json!({"message": ["name should not be empty", "type must be one of"]})).unwrap(),
+        "name should not be empty; type must be one of"
+    );
+    let nested = json!({"message": [{"property": "status", "constraints": {"isIn": "status must be one of"}}]});
+    assert_eq!(error_message(&nested).unwrap(), "status must be one of");
+    assert_eq!(error_message(&json!({"statusCode": 500})), None);
+    assert_eq!(month(&json!("9")).as_deref(), Some("09"));
+    assert_eq!(month(&json!(12)).as_deref(), Some("12"));
+    assert_eq!(month(&json!("13")), None);
+    assert_eq!(year(&json!("29")).as_deref(), Some("2029"));
+    assert_eq!(year(&json!(2031)).as_deref(), Some("2031"));
+    assert_eq!(year(&json!("202")), None);
+}
+
+mod the_gateway {
+    use super::super::gateway::SudoGateway;
+    use domain::{Amount, Currency, Mode, Secret};
+    use ports::processor_gateway::{GatewayAnswer, GatewayCall, GatewayRefused, ProcessorGateway};
+    use serde_json::{Value, json};
+
+    const LIVE: &str = "live-gateway-secret-0123456789abcdef";
+    const TEST: &str = "test-gateway-secret-0123456789abcdef";
+
+    fn gateway() -> SudoGateway {
+        SudoGateway {
+            live: Some(Secret::new(LIVE.into())),
+            test: Some(Secret::new(TEST.into())),
+        }
+    }
+
+    #[test]
+    fn the_registered_header_says_the_mode_and_nothing_else_passes() {
+        let g = gateway();
+        assert_eq!(g.authenticate(Some(&format!("Bearer {LIVE}"))), Ok(Mode::Live));
+        assert_eq!(g.authenticate(Some(LIVE)), Ok(Mode::Live));
+        assert_eq!(g.authenticate(Some(&format!("Bearer {TEST}"))), Ok(Mode::Test));
+        let prefix = &LIVE[..LIVE.len() - 1];
+        for wrong in [
+            None,
+            Some(""),
+            Some("Bearer "),
+            Some(prefix),
+            Some("bearer live"),
+            Some(&*format!("{LIVE} ")),
+        ] {
+            assert_eq!(g.authenticate(wrong), Err(GatewayRefused::BadCredential), "{wrong:?}");
+        }
+        let off = SudoGateway { live: None, test: None };
+        assert_eq!(off.authenticate(Some(LIVE)), Err(GatewayRefused::Disabled));
+    }
+
+    fn authorization(card: Value, amount: &str, currency: &str) -> Vec<u8> {
+        format!(
+            r#"{{"type":"authorization.request","data":{{"object":{{"_id":"auth_1","card":{card},
+            "pendingRequest":{{"amount":{amount},"currency":"{currency}"}},
+            "merchant":{{"category":"5411","name":"SHOPRITE","city":"LAGOS","country":"NG"}}}}}}}}"#
+        )
+        .into_bytes()
+    }
+
+    #[test]
+    fn an_authorization_is_read_in_minor_units_rounded_up_whatever_names_the_card() {
+        let g = gateway();
+        for card in [json!("62a1aa"), json!({"_id": "62a1aa", "type": "virtual"})] {
+            let GatewayCall::Authorization(a) = g.read(&authorization(card, "25.375", "NGN")).unwrap() else {
+                panic!("an authorization");
+            };
+            assert_eq!((a.id.as_str(), a.card.as_str()), ("auth_1", "62a1aa"));
+            assert_eq!((a.amount, a.currency), (Amount::from_const(2538), Currency::Ngn));
+            assert_eq!(a.merchant, "SHOPRITE LAGOS NG");
+            assert_eq!(a.merchant_category_code.as_deref(), Some("5411"));
+        }
+        let read = |amount: &str, currency: &str| g.read(&authorization(json!("62a1aa"), amount, currency));
+        assert!(matches!(read("\"12.5\"", "USD"), Ok(GatewayCall::Authorization(a)) if a.amount.minor() == 1250));
+        for bad in ["-1", "1e3", "99999999999999999", "null", "\"\""] {
+            let e = read(bad, "USD").unwrap_err();
+            assert_eq!(e.field, "data.object.pendingRequest.amount", "{bad}");
+        }
+        assert_eq!(
+            read("1", "EUR").unwrap_err().field,
+            "data.object.pendingRequest.currency"
+        );
+        let balance = br#"{"type":"card.balance","data":{"object":{"_id":"62a1aa"}}}"#;
+        assert_eq!(g.read(balance).unwrap(), GatewayCall::Balance { card: "62a1aa".into() });
+        let other = br#"{"type":"transaction.created","data":{"object":{"_id":"t"}}}"#;
+        assert_eq!(g.read(other).unwrap(), GatewayCall::Other);
+        assert!(g.read(b"{\"type\":\"authorization.request\"}").is_err());
+        assert!(g.read(b"\0").is_err());
+    }
+
+    #[test]
+    fn each_answer_is_in_both_of_sudos_documented_shapes() {
+        let g = gateway();
+        let body = |answer: &GatewayAnswer| {
+            let (status, bytes) = g.reply(answer);
+            (status, serde_json::from_slice::<Value>(&bytes).unwrap())
+        };
+        let (status, approved) = body(&GatewayAnswer::Approved);
+        assert_eq!(status, 200);
+        assert_eq!(
+            approved,
+            json!({"statusCode": 200, "responseCode": "00", "data": {"responseCode": "00"}})
+        );
+        let (status, declined) = body(&GatewayAnswer::Declined("insufficient_balance"));
+        assert_eq!(
+            (
+                status,
+                declined["responseCode"].as_str(),
+                declined["data"]["responseCode"].as_str()
+            ),
+            (400, Some("51"), Some("51"))
+        );
+        let (_, frozen) = body(&GatewayAnswer::Declined("card_frozen"));
+        assert_eq!(frozen["responseCode"], "62");
+        let (_, balance) = g.reply(&GatewayAnswer::Balance(Amount::from_const(1234)));
+        let text = String::from_utf8(balance).unwrap();
+        assert!(text.contains(r#""balance":12.34"#), "{text}");
+        let (_, most) = g.reply(&GatewayAnswer::Balance(Amount::MAX));
+        assert!(
+            String::from_utf8(most)
+                .unwrap()
+                .contains(r#""balance":10000000000000.00"#)
+        );
+    }
+}

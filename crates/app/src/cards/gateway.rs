@@ -1,0 +1,120 @@
+//! `POST /v1/connectors/sudo/gateway`: a card processor's gateway funding
+//! source asks, in real time, whether to approve an authorization and what
+//! a card may spend. The processor's own connector authenticates and reads
+//! the call and words the answer; the authorization engine of
+//! `/v1/processor/authorizations` decides it, with the same rules, fees,
+//! records, events and decline counting.
+
+use super::CardError;
+use super::processor::{AuthorizationRequest, Verdict};
+use crate::App;
+use domain::cards::CardBalance;
+use domain::{Amount, Currency, DomainError, ErrorKind, InvalidInput, Mode};
+use ports::card_transactions::Reference;
+use ports::cards::ReserveError;
+use ports::processor_gateway::{GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayRefused};
+
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    #[error(transparent)]
+    Refused(#[from] GatewayRefused),
+    #[error(transparent)]
+    Invalid(#[from] InvalidInput),
+    #[error(transparent)]
+    Card(#[from] CardError),
+}
+
+impl DomainError for GatewayError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            GatewayError::Refused(e) => e.kind(),
+            GatewayError::Invalid(_) => ErrorKind::InvalidRequest,
+            GatewayError::Card(e) => e.kind(),
+        }
+    }
+    fn code(&self) -> &'static str {
+        match self {
+            GatewayError::Refused(e) => e.code(),
+            GatewayError::Invalid(e) => e.code(),
+            GatewayError::Card(e) => e.code(),
+        }
+    }
+}
+
+impl App {
+    /// Answers a gateway call: its HTTP status and body, in the
+    /// processor's terms. A call without the mode's gateway credential is
+    /// refused before its body is read.
+    pub async fn gateway_call(&self, authorization: Option<&str>, body: &[u8]) -> Result<(u16, Vec<u8>), GatewayError> {
+        let gateway = &self.ports.gateway;
+        let mode = gateway.authenticate(authorization)?;
+        let answer = match gateway.read(body)? {
+            GatewayCall::Authorization(authorization) => self.gateway_authorization(mode, authorization).await?,
+            GatewayCall::Balance { card } => match self.spendable(mode, &card).await? {
+                Some(spendable) => GatewayAnswer::Balance(spendable),
+                None => GatewayAnswer::Declined("card_not_found"),
+            },
+            GatewayCall::Other => GatewayAnswer::Acknowledged,
+        };
+        Ok(gateway.reply(&answer))
+    }
+
+    /// What the card of `mode` the processor knows as `processor_card`
+    /// may spend: a USD card's balance less its held fee, a Naira card's
+    /// balance, nothing once deleted.
+    async fn spendable(&self, mode: Mode, processor_card: &str) -> Result<Option<Amount>, CardError> {
+        let Some(id) = self.ports.cards.by_processor_card(mode, processor_card).await? else {
+            return Ok(None);
+        };
+        let Some(state) = self.ports.cards.rule_state(&id).await? else {
+            return Ok(None);
+        };
+        let spendable = match self.ports.cards.get(&state.account_id, mode, &id).await? {
+            Some(card) if card.currency == Currency::Usd => CardBalance::new(card.balance, card.fee_hold).available,
+            Some(card) => card.balance,
+            None => 0,
+        };
+        Ok(Some(Amount::from_minor(spendable.max(0)).unwrap_or(Amount::MAX)))
+    }
+
+    async fn gateway_authorization(&self, mode: Mode, call: GatewayAuthorization) -> Result<GatewayAnswer, CardError> {
+        let Some(id) = self.ports.cards.by_processor_card(mode, &call.card).await? else {
+            return Ok(GatewayAnswer::Declined("card_not_found"));
+        };
+        let Some(state) = self.ports.cards.rule_state(&id).await? else {
+            return Ok(GatewayAnswer::Declined("card_not_found"));
+        };
+        if state.currency != call.currency {
+            return Ok(GatewayAnswer::Declined("currency_mismatch"));
+        }
+        let request = AuthorizationRequest {
+            card_id: id.to_string(),
+            amount: call.amount.minor().to_string(),
+            merchant: call.merchant,
+            merchant_category_code: call.merchant_category_code,
+            transaction_reference: call.id.clone(),
+            force: false,
+            three_ds: false,
+        };
+        match self.authorize(mode, request).await {
+            Ok(answer) if answer.verdict == Verdict::Approve => Ok(GatewayAnswer::Approved),
+            Ok(answer) => Ok(GatewayAnswer::Declined(answer.reason_code)),
+            // The processor asked again (its answer was lost): the first
+            // decision stands, and nothing is debited twice.
+            Err(CardError::Reserve(ReserveError::ReferenceUsed)) => {
+                let reference = Reference::Client(call.id);
+                let first = self
+                    .ports
+                    .card_transactions
+                    .transaction(&state.account_id, mode, &id, reference)
+                    .await?;
+                Ok(match first {
+                    Some(_) => GatewayAnswer::Approved,
+                    None => GatewayAnswer::Declined("duplicate"),
+                })
+            }
+            Err(CardError::Invalid(_)) => Ok(GatewayAnswer::Declined("invalid_amount")),
+            Err(e) => Err(e),
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! What a card processor that keeps cards needs beyond the simulator: the
+//! cardholder made its customer once, a card's status pushed to it after
+//! every change, and its id of a card.
+
+use super::CardError;
+use crate::App;
+use domain::Mode;
+use domain::ids::{AccountId, CardId};
+use ports::StoreError;
+use ports::card_network::{NetworkCardState, NetworkUnavailable};
+use ports::cardholders::{CardholderRecord, CustomerClaim};
+use ports::jobs::JobKind;
+
+/// How long a request may take to make a cardholder's customer before
+/// another may take its claim over (its request died): longer than any
+/// processor call is allowed.
+const CUSTOMER_CLAIM_SECS: i64 = 60;
+
+impl App {
+    /// The processor's id of a card it keeps (`None`: the card's details are sealed here).
+    pub(crate) async fn kept_card(&self, id: &CardId) -> Result<Option<String>, StoreError> {
+        let kept = self.ports.cards.processor_cards(std::slice::from_ref(id)).await?;
+        Ok(kept.into_iter().next().map(|(_, at)| at))
+    }
+
+    /// The cardholder's customer at the mode's processor, made with the
+    /// first card there, once: a second request meanwhile is told to
+    /// retry (504), never makes a second customer.
+    pub(crate) async fn processor_customer(
+        &self,
+        mode: Mode,
+        owner: &CardholderRecord,
+    ) -> Result<Option<String>, CardError> {
+        if !self.ports.network.keeps_customers(mode) {
+            return Ok(None);
+        }
+        let now = self.ports.clock.now();
+        let cardholders = &self.ports.cardholders;
+        match cardholders
+            .claim_processor_customer(&owner.id, now, CUSTOMER_CLAIM_SECS)
+            .await?
+        {
+            CustomerClaim::Known(customer) => Ok(Some(customer)),
+            CustomerClaim::Busy => Err(NetworkUnavailable(
+                "another request is making this cardholder a customer of the processor; retry".into(),
+            )
+            .into()),
+            CustomerClaim::Claimed => match self.ports.network.create_customer(mode, owner).await {
+                Ok(customer) => {
+                    cardholders.set_processor_customer(&owner.id, &customer).await?;
+                    Ok(Some(customer))
+                }
+                Err(e) => {
+                    cardholders.release_processor_customer(&owner.id).await?;
+                    Err(e.into())
+                }
+            },
+        }
+    }
+
+    /// After a card's status changed here: a processor-kept card's is
+    /// pushed to the processor by a job, retried until it is there.
+    pub(crate) async fn card_status_changed(
+        &self,
+        (account, mode): (&AccountId, Mode),
+        id: &CardId,
+    ) -> Result<(), StoreError> {
+        if self.kept_card(id).await?.is_some() {
+            let job = self.job_now(JobKind::SyncProcessorCard, id.to_string());
+            self.ports.jobs.schedule(job, account, mode).await?;
+            self.work_queued();
+        }
+        Ok(())
+    }
+
+    /// The `SyncProcessorCard` job: the card's own status, set at its
+    /// processor (terminated once the card is deleted here).
+    pub(crate) async fn sync_processor_card(
+        &self,
+        (account, mode): (&AccountId, Mode),
+        id: &CardId,
+    ) -> Result<(), String> {
+        let Some(at) = self.kept_card(id).await.map_err(|e| e.to_string())? else {
+            return Ok(());
+        };
+        let state = match self
+            .ports
+            .cards
+            .get(account, mode, id)
+            .await
+            .map_err(|e| e.to_string())?
+        {
+            Some(card) if card.state.is_active() => NetworkCardState::Active,
+            Some(_) => NetworkCardState::Frozen,
+            None => NetworkCardState::Terminated,
+        };
+        self.ports
+            .network
+            .set_state(mode, &at, state)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// Every card of `mode` a processor keeps, its status here against
+    /// the processor's.
+    pub async fn reconcile_cards(&self, mode: Mode) -> Result<Reconciliation, CardError> {
+        let kept = self.ports.cards.kept_cards(mode).await?;
+        let mut differences = vec![];
+        for (card_id, processor_card, here) in &kept {
+            let there = self.ports.network.state(mode, processor_card).await?;
+            if there != Some(*here) {
+                differences.push(CardDifference {
+                    card_id: card_id.clone(),
+                    processor_card: processor_card.clone(),
+                    here: *here,
+                    there,
+                });
+            }
+        }
+        Ok(Reconciliation {
+            compared: kept.len(),
+            differences,
+        })
+    }
+}
+
+/// What `issuing reconcile cards` found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reconciliation {
+    pub compared: usize,
+    pub differences: Vec<CardDifference>,
+}
+
+/// A card whose status here is not the processor's (`there`: `None` when
+/// the processor does not know it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardDifference {
+    pub card_id: CardId,
+    pub processor_card: String,
+    pub here: NetworkCardState,
+    pub there: Option<NetworkCardState>,
+}

@@ -1,0 +1,2 @@
+DROP TABLE processor_customers;
+DROP TABLE processor_cards;
