@@ -299,3 +299,55 @@ async fn a_decision_on_a_decided_or_deleted_cardholder_changes_nothing_and_store
         assert!(!db.update_profile(edited).await.unwrap(), "{}", t.backend());
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_request_at_a_time_makes_a_cardholders_processor_customer() {
+    use ports::cardholders::CustomerClaim;
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        with_account(&db, "acct_a").await;
+        db.insert(
+            record("ch_1", "acct_a", Mode::Live, "22212345678", "+2348031234567"),
+            None,
+        )
+        .await
+        .unwrap();
+        let id = CardholderId::new("ch_1");
+        let at = |secs| Timestamp::from_unix(secs);
+        // Twenty requests at once: one claim, the others told to wait.
+        let claims = futures::future::join_all((0..20).map(|_| db.claim_processor_customer(&id, at(100), 60))).await;
+        let claims: Vec<CustomerClaim> = claims.into_iter().map(Result::unwrap).collect();
+        let claimed = claims.iter().filter(|c| **c == CustomerClaim::Claimed).count();
+        assert_eq!(claimed, 1, "{}: {claims:?}", t.backend());
+        assert!(
+            claims
+                .iter()
+                .all(|c| matches!(c, CustomerClaim::Claimed | CustomerClaim::Busy))
+        );
+        // A failed creation gives the claim up; the next request claims.
+        db.release_processor_customer(&id).await.unwrap();
+        assert_eq!(
+            db.claim_processor_customer(&id, at(101), 60).await.unwrap(),
+            CustomerClaim::Claimed
+        );
+        // A claim whose request died is taken over after the minute, once.
+        assert_eq!(
+            db.claim_processor_customer(&id, at(160), 60).await.unwrap(),
+            CustomerClaim::Busy
+        );
+        assert_eq!(
+            db.claim_processor_customer(&id, at(162), 60).await.unwrap(),
+            CustomerClaim::Claimed
+        );
+        assert_eq!(
+            db.claim_processor_customer(&id, at(162), 60).await.unwrap(),
+            CustomerClaim::Busy
+        );
+        db.set_processor_customer(&id, "61e5cafe").await.unwrap();
+        let known = CustomerClaim::Known("61e5cafe".into());
+        assert_eq!(db.claim_processor_customer(&id, at(999), 60).await.unwrap(), known);
+        // A made customer is never released nor taken over.
+        db.release_processor_customer(&id).await.unwrap();
+        assert_eq!(db.claim_processor_customer(&id, at(9_999), 60).await.unwrap(), known);
+    }
+}

@@ -756,3 +756,68 @@ async fn fundings_at_once_from_one_wallet_decide_as_one_after_another() {
         );
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_processor_kept_card_is_found_by_the_processors_id_in_its_mode_only() {
+    use ports::card_network::NetworkCardState;
+    for t in TestDb::all().await {
+        let (db, _) = setup(&t, 10_000).await;
+        let kept = |id: &str, at: &str| NewCard {
+            processor_card: Some(at.into()),
+            ..new_card(id, None)
+        };
+        let wallet = async || {
+            db.balances(&AccountId::new(ACCOUNT), Mode::Test)
+                .await
+                .unwrap()
+                .usd
+                .minor()
+        };
+        let (e, d) = event("kept");
+        db.create(kept("card_k1", "62a1aa"), e, vec![d], Timestamp::from_unix(1))
+            .await
+            .unwrap();
+        let funded = wallet().await;
+        // One processor card is one card here.
+        let (e, d) = event("twice");
+        let twice = db
+            .create(kept("card_k2", "62a1aa"), e, vec![d], Timestamp::from_unix(1))
+            .await;
+        assert!(twice.is_err(), "{}", t.backend());
+        assert_eq!(wallet().await, funded, "{}: the refused card took nothing", t.backend());
+        let card = CardId::new("card_k1");
+        assert_eq!(
+            db.by_processor_card(Mode::Test, "62a1aa").await.unwrap(),
+            Some(card.clone())
+        );
+        assert_eq!(db.by_processor_card(Mode::Live, "62a1aa").await.unwrap(), None);
+        assert_eq!(db.by_processor_card(Mode::Test, "62a1ab").await.unwrap(), None);
+        let ids = [card.clone(), CardId::new("card_none")];
+        assert_eq!(
+            db.processor_cards(&ids).await.unwrap(),
+            vec![(card.clone(), "62a1aa".to_string())]
+        );
+        let state = async || db.kept_cards(Mode::Test).await.unwrap();
+        assert_eq!(
+            state().await,
+            vec![(card.clone(), "62a1aa".into(), NetworkCardState::Active)]
+        );
+        let account = AccountId::new(ACCOUNT);
+        assert!(db.set_active(&account, Mode::Test, &card, false).await.unwrap());
+        assert_eq!(state().await[0].2, NetworkCardState::Frozen);
+        CardStore::delete(
+            &db,
+            &account,
+            Mode::Test,
+            &card,
+            DeletionReason::Requested,
+            Timestamp::from_unix(2),
+            None,
+        )
+        .await
+        .unwrap();
+        assert_eq!(state().await[0].2, NetworkCardState::Terminated);
+        assert!(db.kept_cards(Mode::Live).await.unwrap().is_empty());
+        assert!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap().is_empty());
+    }
+}
