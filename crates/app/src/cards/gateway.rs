@@ -98,7 +98,20 @@ impl App {
         };
         match self.authorize(mode, request).await {
             Ok(answer) if answer.verdict == Verdict::Approve => Ok(GatewayAnswer::Approved),
-            Ok(answer) => Ok(GatewayAnswer::Declined(answer.reason_code)),
+            Ok(answer) => {
+                // A decline may have deleted the card (too many in a row):
+                // Sudo is told, as after any deletion.
+                let deleted = self
+                    .ports
+                    .cards
+                    .rule_state(&id)
+                    .await?
+                    .is_some_and(|s| s.deleted.is_some());
+                if deleted && state.deleted.is_none() {
+                    self.card_status_changed((&state.account_id, mode), &id).await?;
+                }
+                Ok(GatewayAnswer::Declined(answer.reason_code))
+            }
             // The processor asked again (its answer was lost): the first
             // decision stands, and nothing is debited twice.
             Err(CardError::Reserve(ReserveError::ReferenceUsed)) => {

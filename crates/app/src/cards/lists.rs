@@ -58,12 +58,13 @@ impl App {
     async fn shown(&self, cards: Vec<CardRecord>, view: DetailsView) -> Result<Vec<ShownCard>, CardError> {
         let ids: Vec<CardId> = cards.iter().map(|c| c.id.clone()).collect();
         let kept = self.ports.cards.processor_cards(&ids).await?;
-        let mut shown = Vec::with_capacity(cards.len());
-        for card in cards {
+        // A processor's vault is asked for each of its cards at once, not
+        // one after another.
+        let shown = cards.into_iter().map(|card| async {
             let at = kept.iter().find(|(id, _)| *id == card.id).map(|(_, at)| at.as_str());
             let details = self.show_kept(&card, at, view).await?;
-            shown.push((card, details));
-        }
-        Ok(shown)
+            Ok::<_, CardError>((card, details))
+        });
+        futures::future::try_join_all(shown).await
     }
 }
