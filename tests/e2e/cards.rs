@@ -82,6 +82,13 @@ impl Sandbox {
         Answer { status, body, headers }
     }
 
+    /// The card's details in clear, from the relay.
+    pub async fn details_in_clear(&self, card: &str) -> Answer {
+        let path = format!("/cards/get_card_details?card_id={card}");
+        self.call_at(&self.server.relay, reqwest::Method::GET, &path, None)
+            .await
+    }
+
     pub async fn get(&self, path: &str) -> Answer {
         self.call(reqwest::Method::GET, path, None).await
     }
@@ -221,14 +228,7 @@ async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_da
         assert_eq!(d["meta_data"]["user_id"], 7);
         // One reveal per card per 3 seconds, sealed or in clear.
         s.advance(3).await;
-        let clear = s
-            .call_at(
-                &s.server.relay,
-                reqwest::Method::GET,
-                &format!("/cards/get_card_details?card_id={card}"),
-                None,
-            )
-            .await;
+        let clear = s.details_in_clear(&card).await;
         assert_eq!(clear.status, 200, "{}", clear.body);
         let c = &clear.body["data"];
         let pan = c["card_number"].as_str().unwrap().to_string();

@@ -222,7 +222,7 @@ async fn sudo_issues_the_cards_and_its_gateway_spends_them_through_the_ledger() 
             server: start(&db, &sudo_env(&fake)),
             key: crate::cardholders::account(&db, None),
         };
-        s.fund_wallet(1_000_000).await;
+        s.fund_wallet(20_000).await;
         let holder = s.cardholder(1).await;
         let card = s.card(&holder, "10300").await;
         s.card(&holder, "300").await;
@@ -230,14 +230,7 @@ async fn sudo_issues_the_cards_and_its_gateway_spends_them_through_the_ledger() 
         assert_eq!(fake.cards().len(), 2);
         // The number is Sudo's, read from its vault at reveal time.
         s.advance(3).await;
-        let shown = s
-            .call_at(
-                &s.server.relay,
-                reqwest::Method::GET,
-                &format!("/cards/get_card_details?card_id={card}"),
-                None,
-            )
-            .await;
+        let shown = s.details_in_clear(&card).await;
         assert_eq!(shown.status, 200, "{}", shown.body);
         let number = shown.body["data"]["card_number"].as_str().unwrap().to_string();
         let (sudo_id, kept) = fake
@@ -247,6 +240,33 @@ async fn sudo_issues_the_cards_and_its_gateway_spends_them_through_the_ledger() 
             .expect("the number shown is one Sudo keeps");
         assert_eq!(shown.body["data"]["cvv"], kept.cvv2.as_str());
         assert_eq!(shown.body["data"]["last_4"], &number[number.len() - 4..]);
+        // Lists never ask Sudo's vault: the last 4 digits only.
+        let calls = fake.server.received_requests().await.unwrap().len();
+        s.advance(3).await;
+        let listed = s
+            .call_at(
+                &s.server.relay,
+                reqwest::Method::GET,
+                "/cards/get_all_cards?page=1",
+                None,
+            )
+            .await;
+        assert_eq!(listed.status, 200, "{}", listed.body);
+        let numbers: Vec<&str> = listed.body["data"]["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["card_number"].as_str().unwrap())
+            .collect();
+        assert!(
+            numbers.iter().all(|n| n.starts_with("************") && n.len() == 16),
+            "{numbers:?}"
+        );
+        assert_eq!(fake.server.received_requests().await.unwrap().len(), calls);
+        // A card the wallet cannot fund is refused before Sudo issues one.
+        let too_much = s.post("/cards/create_card", s.card_body(&holder, "10000")).await;
+        assert_eq!(too_much.status, 401, "{}", too_much.body);
+        assert_eq!(fake.cards().len(), 2, "nothing issued at Sudo for a refused card");
 
         // The gateway: authenticated, decided by the engine, exactly once.
         let bearer_secret = format!("Bearer {GATEWAY_SECRET}");

@@ -425,14 +425,7 @@ async fn the_charts_page_draws_a_cards_spending_by_month_and_by_category() {
         let holder = s.cardholder(64).await;
         let card = s.card(&holder, "20000").await;
         s.spend_in_three_categories(&card).await;
-        let pan = s
-            .call_at(
-                &s.server.relay,
-                reqwest::Method::GET,
-                &format!("/cards/get_card_details?card_id={card}"),
-                None,
-            )
-            .await;
+        let pan = s.details_in_clear(&card).await;
         let pan = pan.body["data"]["card_number"].as_str().unwrap().to_string();
 
         let pie = page(

@@ -46,6 +46,23 @@ pub const INVISIBLE: &[(char, char)] = &[
     ('\u{FFF0}', '\u{FFF8}'),
 ];
 
+/// Free text a network sent, made fit to keep (a merchant's name): each
+/// control, invisible or bidirectional character a space, runs of spaces
+/// one, trimmed, at most `max` characters; `None` when nothing is left.
+/// A network's data is taken as it comes, never refused for its form.
+pub fn printable(value: &str, max: usize) -> Option<String> {
+    let spaced: String = value.chars().map(|c| if misleading(c) { ' ' } else { c }).collect();
+    let text: String = spaced
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .take(max)
+        .collect();
+    let text = text.trim_end().to_string();
+    (!text.is_empty()).then_some(text)
+}
+
 fn misleading(c: char) -> bool {
     c.is_control() || INVISIBLE.iter().any(|(low, high)| (*low..=*high).contains(&c))
 }
@@ -71,6 +88,18 @@ pub fn reference_key(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn network_text_is_made_plain_never_refused() {
+        assert_eq!(
+            printable("SHOP\tLAGOS\u{200B} NG ", 200).as_deref(),
+            Some("SHOP LAGOS NG")
+        );
+        assert_eq!(printable("\u{0}\u{202E} ", 200), None);
+        assert_eq!(printable(&"A".repeat(300), 200).map(|t| t.chars().count()), Some(200));
+        let kept = printable("ÉPICERIE  ☕ ABUJA", 200).unwrap();
+        assert!(plain("merchant", &kept, 200).is_ok(), "{kept}");
+    }
     use proptest::prelude::*;
 
     #[test]

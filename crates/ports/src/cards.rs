@@ -292,6 +292,10 @@ pub trait CardStore: Send + Sync {
     /// deleted card's too).
     async fn processor_cards(&self, ids: &[CardId]) -> Result<Vec<(CardId, String)>, StoreError>;
 
+    /// Whether `reference` is taken in the account's and mode's clients'
+    /// namespace (fundings, unloadings, debits, card creations).
+    async fn reference_taken(&self, account: &AccountId, mode: Mode, reference: &str) -> Result<bool, StoreError>;
+
     /// Every card of `mode` a processor keeps: its id, the processor's,
     /// and its status here (terminated once deleted).
     async fn kept_cards(&self, mode: Mode) -> Result<Vec<(CardId, String, NetworkCardState)>, StoreError>;

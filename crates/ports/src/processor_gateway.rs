@@ -7,6 +7,10 @@ pub enum GatewayCall {
     Authorization(GatewayAuthorization),
     /// The card's spendable balance (`card`: the processor's id).
     Balance { card: String },
+    /// An authorization this service cannot take as sent (an amount out
+    /// of bounds, an unknown currency, no card): declined for this reason
+    /// code, in the processor's terms.
+    Unusable(&'static str),
     /// Anything else the processor sends there: acknowledged, no effect.
     Other,
 }

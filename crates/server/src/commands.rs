@@ -462,12 +462,18 @@ pub async fn reconcile_cards(db_args: &DbArgs, serve: &ServeArgs, mode: Mode) ->
     let app = wiring::app(db, db_args, serve, &serve.worker).await?;
     let report = app.reconcile_cards(mode).await?;
     for difference in &report.differences {
-        let line = json!({
+        let mut line = json!({
             "card_id": difference.card_id.as_str(),
             "processor_card_id": difference.processor_card,
             "here": difference.here.as_str(),
-            "processor": difference.there.map_or("unknown", |s| s.as_str()),
         });
+        match &difference.there {
+            Ok(there) => line["processor"] = json!(there.map_or("unknown", |s| s.as_str())),
+            Err(why) => {
+                line["processor"] = json!("unreadable");
+                line["error"] = json!(why);
+            }
+        }
         println!("{line}");
     }
     eprintln!(

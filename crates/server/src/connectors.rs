@@ -107,6 +107,15 @@ pub fn gateway(args: &ServeArgs) -> anyhow::Result<Arc<dyn ProcessorGateway>> {
         if secret.expose().chars().count() < MIN_CHARS {
             bail!("{name}: must be at least {MIN_CHARS} characters");
         }
+        // Sudo presents it as registered, `Bearer <secret>` or bare: a
+        // secret that is itself `Bearer ...` could match the other mode's.
+        if secret
+            .expose()
+            .get(..7)
+            .is_some_and(|p| p.eq_ignore_ascii_case("bearer "))
+        {
+            bail!("{name}: the secret itself, without `Bearer ` (Sudo's header may carry it either way)");
+        }
         Ok(Some(secret))
     };
     let (live, test) = (secret(Mode::Live)?, secret(Mode::Test)?);
@@ -157,6 +166,10 @@ fn kyc_for(mode: Mode, provider: KycProvider, args: &ServeArgs) -> anyhow::Resul
 
 /// The KYC verifier of each mode.
 pub fn kyc(args: &ServeArgs) -> anyhow::Result<Arc<dyn KycVerifier>> {
+    let verifiers = ByMode {
+        live: kyc_for(Mode::Live, args.kyc_provider, args)?,
+        test: kyc_for(Mode::Test, args.sandbox_kyc_provider, args)?,
+    };
     if args.kyc_provider == KycProvider::Smileid && args.sandbox_kyc_provider == KycProvider::Smileid {
         let (live, test) = (smileid_env(Mode::Live).1, smileid_env(Mode::Test).1);
         let same = credentials::from_env(live)?.map(|k| k.expose().clone())
@@ -165,10 +178,7 @@ pub fn kyc(args: &ServeArgs) -> anyhow::Result<Arc<dyn KycVerifier>> {
             bail!("{live} and {test} must differ: Smile ID gives each environment its own key");
         }
     }
-    Ok(Arc::new(ByMode {
-        live: kyc_for(Mode::Live, args.kyc_provider, args)?,
-        test: kyc_for(Mode::Test, args.sandbox_kyc_provider, args)?,
-    }))
+    Ok(Arc::new(verifiers))
 }
 
 /// What live mode runs on, for `/health` and the start-up warning.

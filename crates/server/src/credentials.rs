@@ -21,6 +21,9 @@ pub fn from_file(what: &str, path: &Path) -> anyhow::Result<Secret<String>> {
         );
     }
     let value = std::fs::read_to_string(path).with_context(|| format!("reading the {what} file {shown}"))?;
+    if value.trim().is_empty() {
+        bail!("the {what} file {shown} is empty");
+    }
     Ok(Secret::new(value.trim().to_string()))
 }
 

@@ -86,8 +86,10 @@ impl ProviderHttp {
             .map_err(|_| unavailable("closed the connection mid-answer"))?;
         let json: Option<serde_json::Value> = serde_json::from_slice(&bytes).ok();
         if status.is_success() {
+            // Not the parser's words: they quote the body, which may hold
+            // a card token or number.
             return serde_json::from_slice(&bytes)
-                .map_err(|e| unavailable(&format!("answered a body this connector cannot read ({e})")));
+                .map_err(|_| unavailable("answered a body this connector cannot read"));
         }
         let words = json.as_ref().and_then(message).map(|m| clean(&m)).unwrap_or_default();
         if status.as_u16() == 429 || status.is_server_error() {
@@ -101,12 +103,50 @@ impl ProviderHttp {
     }
 }
 
-/// A provider's message as we repeat it: printable characters only, and
-/// not too long.
+/// A provider's message as it is repeated (in logs, a job's last error):
+/// printable characters only, not too long, and nothing that could be a
+/// card number, an identity number or a token it echoed back: runs of 6
+/// or more digits and words of 24 or more characters are replaced.
 fn clean(message: &str) -> String {
-    message
+    let printable: String = message
         .chars()
-        .filter(|c| !c.is_control())
+        .map(|c| if c.is_control() { ' ' } else { c })
         .take(MESSAGE_CHARS)
-        .collect()
+        .collect();
+    printable
+        .split_whitespace()
+        .map(|word| {
+            let digits = word.chars().filter(char::is_ascii_digit).count();
+            if word.chars().count() >= 24 {
+                "[redacted]".to_string()
+            } else if digits >= 6 {
+                "[digits]".to_string()
+            } else {
+                word.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// For a provider whose error words are never repeated (a vault).
+pub fn no_message(_body: &serde_json::Value) -> Option<String> {
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean;
+
+    #[test]
+    fn numbers_and_tokens_a_provider_echoes_are_never_repeated() {
+        let said = "bad token eyJhbGciOiJIUzI1NiJ9.eyJfaWQiOiI2MmExIn0.sig for card 5399830000000024, BVN 22212345678";
+        let cleaned = clean(said);
+        for secret in ["eyJhbGci", "5399830000000024", "22212345678"] {
+            assert!(!cleaned.contains(secret), "{cleaned}");
+        }
+        assert_eq!(clean("name should not be empty"), "name should not be empty");
+        assert_eq!(clean("Card\u{0}not\nfound"), "Card not found");
+        assert!(clean(&"x ".repeat(1_000)).chars().count() <= super::MESSAGE_CHARS);
+    }
 }

@@ -429,6 +429,19 @@ impl CardStore for Db {
         Ok(rows.into_iter().map(|(card, at)| (CardId::new(card), at)).collect())
     }
 
+    async fn reference_taken(&self, account: &AccountId, mode: Mode, reference: &str) -> Result<bool, StoreError> {
+        let taken = with_conn!(self.pool(), |conn| {
+            transaction_references::table
+                .filter(transaction_references::account_id.eq(account.as_str()))
+                .filter(transaction_references::livemode.eq(mode.is_live()))
+                .filter(transaction_references::reference.eq(reference))
+                .count()
+                .get_result::<i64>(conn)
+                .await
+        })?;
+        Ok(taken > 0)
+    }
+
     async fn kept_cards(&self, mode: Mode) -> Result<Vec<(CardId, String, NetworkCardState)>, StoreError> {
         let rows = with_conn!(self.pool(), |conn| {
             processor_cards::table

@@ -28,7 +28,11 @@ impl App {
             .await
             .map_err(|e| e.to_string())?;
         match submitted {
-            Submission::Decided(outcome) => self.apply_outcome(&record, outcome).await.map_err(|e| e.to_string()),
+            Submission::Decided(outcome) => self
+                .apply_outcome(&record, outcome)
+                .await
+                .map(drop)
+                .map_err(|e| e.to_string()),
             // The provider's callback decides ([`App::kyc_callback`]).
             Submission::Awaiting => Ok(()),
         }
@@ -50,15 +54,17 @@ impl App {
         }
         match self.ports.kyc.outcome(mode, &job, &record.registration).await? {
             None => Ok(CallbackApplied::NotDecidedYet),
-            Some(outcome) => {
-                self.apply_outcome(&record, outcome).await?;
-                Ok(CallbackApplied::Applied)
-            }
+            Some(outcome) => match self.apply_outcome(&record, outcome).await? {
+                true => Ok(CallbackApplied::Applied),
+                // Another copy of the callback decided it meanwhile.
+                false => Ok(CallbackApplied::AlreadyDecided),
+            },
         }
     }
 
-    /// Records the provider's outcome for a pending cardholder.
-    async fn apply_outcome(&self, record: &CardholderRecord, outcome: KycOutcome) -> Result<(), StoreError> {
+    /// Records the provider's outcome for a pending cardholder; `false`
+    /// when it was decided (or deleted) meanwhile, which stands.
+    async fn apply_outcome(&self, record: &CardholderRecord, outcome: KycOutcome) -> Result<bool, StoreError> {
         let decision = match outcome {
             KycOutcome::Verified => Decision {
                 status: CardholderStatus::Verified,
@@ -77,8 +83,8 @@ impl App {
             },
         };
         match self.record_decision(record, decision).await {
-            // Decided by review, or deleted, meanwhile: that stands.
-            Ok(()) | Err(DecisionError::Refused(_)) => Ok(()),
+            Ok(()) => Ok(true),
+            Err(DecisionError::Refused(_)) => Ok(false),
             Err(DecisionError::Store(e)) => Err(e),
         }
     }

@@ -14,7 +14,7 @@ use domain::ids::{CardId, CardholderId};
 use domain::{Amount, Currency, InvalidInput, Timestamp, amount_text, required};
 use ports::card_network::{CardToIssue, IssuedCard, NetworkCardState};
 use ports::cardholders::CardholderRecord;
-use ports::cards::{CardRecord, Funding, NewCard, SealedDetails};
+use ports::cards::{CardRecord, CreateCardError, Funding, NewCard, SealedDetails};
 use ports::vault::{Place, SealedField};
 
 /// The body of `create_card`, as sent.
@@ -260,6 +260,7 @@ impl App {
 
     async fn issue(&self, caller: &Caller, owner: &CardholderRecord, issue: Issue<'_>) -> Result<CardId, CardError> {
         let now = self.now_for(&caller.account_id, caller.mode).await?;
+        self.would_be_stored(caller, &issue).await?;
         let customer = self.processor_customer(caller.mode, owner).await?;
         let to_issue = CardToIssue {
             card_type: issue.card_type,
@@ -282,6 +283,30 @@ impl App {
             }
         }
         stored
+    }
+
+    /// What would refuse the card once issued (its reference taken, the
+    /// wallet too low), refused before the network issues one: a real
+    /// processor's cards are not free, and each refusal would leave one
+    /// there. The creation's transaction still decides.
+    async fn would_be_stored(&self, caller: &Caller, issue: &Issue<'_>) -> Result<(), CardError> {
+        let cards = &self.ports.cards;
+        if let Some(reference) = &issue.reference
+            && cards
+                .reference_taken(&caller.account_id, caller.mode, reference)
+                .await?
+        {
+            return Err(CreateCardError::ReferenceUsed.into());
+        }
+        if let Funding::Wallet(amount) = issue.funding
+            && amount > Amount::ZERO
+        {
+            let wallets = self.ports.wallets.balances(&caller.account_id, caller.mode).await?;
+            if wallets.of(issue.currency) < amount {
+                return Err(CreateCardError::WalletTooLow.into());
+            }
+        }
+        Ok(())
     }
 
     /// Stores a card the network issued, funded, with its event and jobs.

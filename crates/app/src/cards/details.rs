@@ -199,17 +199,18 @@ impl App {
     /// under the transport key, in place.
     pub(crate) async fn show(&self, card: &CardRecord, view: DetailsView) -> Result<ShownDetails, CardError> {
         let kept = self.kept_card(&card.id).await?;
-        self.show_kept(card, kept.as_deref(), view).await
+        let vaulted = self.vaulted(card, kept.as_deref()).await?;
+        Ok(self.shown_as(card, vaulted, view)?)
     }
 
-    /// [`App::show`] for a card whose processor id (`kept`) is known.
-    pub(crate) async fn show_kept(
+    /// The card's details as `view` shows them, its number and CVV
+    /// `vaulted` when a processor keeps them.
+    pub(crate) fn shown_as(
         &self,
         card: &CardRecord,
-        kept: Option<&str>,
+        vaulted: Option<VaultedDetails>,
         view: DetailsView,
-    ) -> Result<ShownDetails, CardError> {
-        let vaulted = self.vaulted(card, kept).await?;
+    ) -> Result<ShownDetails, StoreError> {
         Ok(match view {
             DetailsView::Sealed => ShownDetails::Sealed(self.each_opened(card, vaulted, |plain, place| {
                 Ok(self.ports.vault.seal_for_transport(plain.expose(), place))

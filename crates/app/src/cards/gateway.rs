@@ -9,6 +9,7 @@ use super::CardError;
 use super::processor::{AuthorizationRequest, Verdict};
 use crate::App;
 use domain::cards::CardBalance;
+use domain::cards::authorization::DeclineReason;
 use domain::{Amount, Currency, DomainError, ErrorKind, InvalidInput, Mode};
 use ports::card_transactions::Reference;
 use ports::cards::ReserveError;
@@ -54,6 +55,7 @@ impl App {
                 Some(spendable) => GatewayAnswer::Balance(spendable),
                 None => GatewayAnswer::Declined("card_not_found"),
             },
+            GatewayCall::Unusable(reason) => GatewayAnswer::Declined(reason),
             GatewayCall::Other => GatewayAnswer::Acknowledged,
         };
         Ok(gateway.reply(&answer))
@@ -96,8 +98,25 @@ impl App {
             force: false,
             three_ds: false,
         };
+        let reference = call.id.clone();
+        let repeated = async || -> Result<Option<GatewayAnswer>, CardError> {
+            // Sudo asked again (its answer was lost): the first decision
+            // stands, for the same amount only, and nothing is debited twice.
+            let first = self
+                .ports
+                .card_transactions
+                .transaction(&state.account_id, mode, &id, Reference::Client(reference.clone()))
+                .await?;
+            Ok(first.map(|t| match t.amount == call.amount {
+                true => GatewayAnswer::Approved,
+                false => GatewayAnswer::Declined("duplicate"),
+            }))
+        };
         match self.authorize(mode, request).await {
             Ok(answer) if answer.verdict == Verdict::Approve => Ok(GatewayAnswer::Approved),
+            Ok(answer) if answer.reason_code == DeclineReason::CardDeleted.code() => {
+                Ok(repeated().await?.unwrap_or(GatewayAnswer::Declined(answer.reason_code)))
+            }
             Ok(answer) => {
                 // A decline may have deleted the card (too many in a row):
                 // Sudo is told, as after any deletion.
@@ -107,24 +126,13 @@ impl App {
                     .rule_state(&id)
                     .await?
                     .is_some_and(|s| s.deleted.is_some());
-                if deleted && state.deleted.is_none() {
+                if deleted {
                     self.card_status_changed((&state.account_id, mode), &id).await?;
                 }
                 Ok(GatewayAnswer::Declined(answer.reason_code))
             }
-            // The processor asked again (its answer was lost): the first
-            // decision stands, and nothing is debited twice.
             Err(CardError::Reserve(ReserveError::ReferenceUsed)) => {
-                let reference = Reference::Client(call.id);
-                let first = self
-                    .ports
-                    .card_transactions
-                    .transaction(&state.account_id, mode, &id, reference)
-                    .await?;
-                Ok(match first {
-                    Some(_) => GatewayAnswer::Approved,
-                    None => GatewayAnswer::Declined("duplicate"),
-                })
+                Ok(repeated().await?.unwrap_or(GatewayAnswer::Declined("duplicate")))
             }
             Err(CardError::Invalid(_)) => Ok(GatewayAnswer::Declined("invalid_amount")),
             Err(e) => Err(e),

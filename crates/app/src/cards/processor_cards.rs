@@ -107,8 +107,10 @@ impl App {
         let kept = self.ports.cards.kept_cards(mode).await?;
         let mut differences = vec![];
         for (card_id, processor_card, here) in &kept {
-            let there = self.ports.network.state(mode, processor_card).await?;
-            if there != Some(*here) {
+            // A card the processor could not tell about is a difference too,
+            // with why; the others are still compared.
+            let there = self.ports.network.state(mode, processor_card).await.map_err(|e| e.0);
+            if there != Ok(Some(*here)) {
                 differences.push(CardDifference {
                     card_id: card_id.clone(),
                     processor_card: processor_card.clone(),
@@ -132,11 +134,11 @@ pub struct Reconciliation {
 }
 
 /// A card whose status here is not the processor's (`there`: `None` when
-/// the processor does not know it).
+/// the processor does not know it, `Err` when it could not be asked).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CardDifference {
     pub card_id: CardId,
     pub processor_card: String,
     pub here: NetworkCardState,
-    pub there: Option<NetworkCardState>,
+    pub there: Result<Option<NetworkCardState>, String>,
 }

@@ -48,6 +48,12 @@ fn issuing(m: &mut Mocks) {
     m.test_clocks.expect_offset().returning(|_| Ok(0));
     m.ids.expect_unique().returning(|| "u".into());
     m.network.expect_keeps_customers().return_const(false);
+    m.wallets.expect_balances().returning(|_, _| {
+        Ok(ports::wallets::WalletBalances {
+            usd: Amount::MAX,
+            ngn: Amount::MAX,
+        })
+    });
     m.network.expect_issue().returning(|_, _| {
         Ok(IssuedCard::Kept(KeptDetails {
             pan: Secret::new("5399830123456789".into()),
@@ -581,5 +587,36 @@ mod debits {
                 .unwrap_err();
             assert!(e.to_string().starts_with(field), "{e}");
         }
+    }
+}
+
+#[tokio::test]
+async fn a_card_that_would_be_refused_is_never_issued_at_the_network() {
+    for (reference_taken, wallet, code) in [
+        (true, Amount::MAX, "transaction_reference_used"),
+        (false, Amount::from_const(299), "insufficient_wallet_balance"),
+    ] {
+        let mut m = Mocks::default();
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
+        m.test_clocks.expect_offset().returning(|_| Ok(0));
+        m.cardholders
+            .expect_get()
+            .returning(|_, _, _| Ok(Some(owner(CardholderStatus::Verified, false))));
+        m.cards
+            .expect_reference_taken()
+            .returning(move |_, _, reference| Ok(reference_taken && reference == "create-1"));
+        m.wallets.expect_balances().returning(move |_, _| {
+            Ok(ports::wallets::WalletBalances {
+                usd: wallet,
+                ngn: Amount::MAX,
+            })
+        });
+        m.network.expect_issue().times(0);
+        m.cards.expect_create().times(0);
+        let mut r = request();
+        r.transaction_reference = Some("create-1".into());
+        r.funding_amount = Some("300".into());
+        let e = m.app().create_card(&caller(Mode::Test), r).await.unwrap_err();
+        assert_eq!(e.code(), code);
     }
 }

@@ -6,6 +6,7 @@
 //! with a 400 whose `message` lists the problems, as Sudo's validation
 //! does. Every card it issues is a Luhn-valid number it keeps.
 
+use domain::cards::pan::luhn_check_digit;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -50,24 +51,6 @@ fn answer(status: u16, message: &str, data: Value) -> ResponseTemplate {
 
 fn refused(status: u16, problems: Vec<String>, error: &str) -> ResponseTemplate {
     ResponseTemplate::new(status).set_body_json(json!({"statusCode": status, "message": problems, "error": error}))
-}
-
-fn luhn_complete(body: &str) -> String {
-    let sum: u32 = body
-        .bytes()
-        .rev()
-        .enumerate()
-        .map(|(i, b)| {
-            let d = u32::from(b - b'0');
-            if i % 2 == 0 {
-                let twice = d * 2;
-                if twice > 9 { twice - 9 } else { twice }
-            } else {
-                d
-            }
-        })
-        .sum();
-    format!("{body}{}", (10 - sum % 10) % 10)
 }
 
 impl Sudo {
@@ -153,7 +136,8 @@ impl Sudo {
         }
         state.next += 1;
         let bin = if brand == "Verve" { "506099" } else { "539983" };
-        let number = luhn_complete(&format!("{bin}{:09}", state.next));
+        let digits = format!("{bin}{:09}", state.next);
+        let number = format!("{digits}{}", luhn_check_digit(&digits));
         let card = FakeCard {
             customer,
             status: body["status"].as_str().unwrap_or_default().into(),

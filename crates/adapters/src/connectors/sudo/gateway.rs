@@ -4,7 +4,7 @@
 //! funding source as its `Authorization` header, and waits 4 seconds for
 //! the answer. Amounts are in major units with decimals (`25.375`).
 
-use domain::{Amount, Currency, InvalidInput, Mode, Secret};
+use domain::{Amount, Currency, InvalidInput, Mode, Secret, text};
 use ports::processor_gateway::{GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayRefused, ProcessorGateway};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -52,25 +52,19 @@ struct Data {
 struct Authorization {
     #[serde(rename = "_id")]
     id: String,
-    card: Value,
-    #[serde(rename = "pendingRequest")]
-    pending_request: PendingRequest,
     #[serde(default)]
-    merchant: Merchant,
+    card: Value,
+    #[serde(rename = "pendingRequest", default)]
+    pending_request: Option<PendingRequest>,
+    #[serde(default)]
+    merchant: Value,
 }
 
+/// The amount is read as written, never through a float.
 #[derive(Deserialize)]
 struct PendingRequest {
-    amount: Box<RawValue>,
-    currency: String,
-}
-
-#[derive(Deserialize, Default)]
-struct Merchant {
-    category: Option<String>,
-    name: Option<String>,
-    city: Option<String>,
-    country: Option<String>,
+    amount: Option<Box<RawValue>>,
+    currency: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -102,6 +96,59 @@ pub fn response_code(reason: &str) -> &'static str {
         "invalid_amount" => "13",
         _ => "05",
     }
+}
+
+/// The longest merchant descriptor kept, as the processor endpoint's.
+const MERCHANT_CHARS: usize = 200;
+
+/// An authorization as the engine takes it, or why it cannot be: Sudo's
+/// data is taken as it comes (a merchant's name with a tab, a numeric
+/// category, no merchant at all), never refused for its form.
+fn authorization(auth: Authorization) -> GatewayCall {
+    if text::reference(&auth.id).is_err() {
+        return GatewayCall::Unusable("invalid_reference");
+    }
+    let Some(card) = card_id(&auth.card) else {
+        return GatewayCall::Unusable("card_not_found");
+    };
+    let Some(pending) = auth.pending_request else {
+        return GatewayCall::Unusable("invalid_amount");
+    };
+    let currency = pending
+        .currency
+        .as_deref()
+        .and_then(|c| Currency::parse("currency", c).ok());
+    let Some(currency) = currency else {
+        return GatewayCall::Unusable("currency_mismatch");
+    };
+    // A number as written, or a string holding one.
+    let written = pending.amount.as_ref().map(|raw| raw.get().trim_matches('"'));
+    let amount = written.and_then(Amount::from_major_rounded_up);
+    let Some(amount) = amount.filter(|a| *a > Amount::ZERO) else {
+        return GatewayCall::Unusable("invalid_amount");
+    };
+    let merchant = &auth.merchant;
+    let text = |field: &str| {
+        merchant[field]
+            .as_str()
+            .and_then(|t| text::printable(t, MERCHANT_CHARS))
+    };
+    let place: Vec<String> = ["city", "country"].into_iter().filter_map(text).collect();
+    let name = text("name").unwrap_or_else(|| "Card transaction".into());
+    let descriptor = std::iter::once(name).chain(place).collect::<Vec<_>>().join(" ");
+    let category = match &merchant["category"] {
+        Value::String(code) => Some(code.clone()),
+        Value::Number(code) => Some(format!("{code:0>4}")),
+        _ => None,
+    };
+    GatewayCall::Authorization(GatewayAuthorization {
+        id: auth.id,
+        card,
+        amount,
+        currency,
+        merchant: text::printable(&descriptor, MERCHANT_CHARS).unwrap_or_else(|| "Card transaction".into()),
+        merchant_category_code: category.filter(|c| c.len() == 4 && c.bytes().all(|b| b.is_ascii_digit())),
+    })
 }
 
 impl SudoGateway {
@@ -136,37 +183,9 @@ impl ProcessorGateway for SudoGateway {
             .map_err(|_| invalid("body", "must be Sudo's event: {type, data: {object}}"))?;
         match call.kind.as_str() {
             "authorization.request" => {
-                let auth: Authorization = serde_json::from_str(call.data.object.get()).map_err(|_| {
-                    invalid(
-                        "data.object",
-                        "must be an authorization with _id, card and pendingRequest",
-                    )
-                })?;
-                let currency = Currency::parse("data.object.pendingRequest.currency", &auth.pending_request.currency)?;
-                let amount = auth.pending_request.amount.get().trim_matches('"');
-                let amount = Amount::from_major_rounded_up(amount).ok_or_else(|| {
-                    invalid(
-                        "data.object.pendingRequest.amount",
-                        "must be a non-negative amount in major units, at most 10000000000000",
-                    )
-                })?;
-                let card = card_id(&auth.card).ok_or_else(|| invalid("data.object.card", "must name the card"))?;
-                let merchant = &auth.merchant;
-                let name = merchant.name.as_deref().unwrap_or("Card transaction");
-                let place = [merchant.city.as_deref(), merchant.country.as_deref()];
-                let place: Vec<&str> = place.into_iter().flatten().filter(|p| !p.is_empty()).collect();
-                let descriptor = match place.is_empty() {
-                    true => name.to_string(),
-                    false => format!("{name} {}", place.join(" ")),
-                };
-                Ok(GatewayCall::Authorization(GatewayAuthorization {
-                    id: auth.id,
-                    card,
-                    amount,
-                    currency,
-                    merchant: descriptor,
-                    merchant_category_code: merchant.category.clone(),
-                }))
+                let auth: Authorization = serde_json::from_str(call.data.object.get())
+                    .map_err(|_| invalid("data.object", "must be an authorization with its _id"))?;
+                Ok(authorization(auth))
             }
             "card.balance" => {
                 let card: Card = serde_json::from_str(call.data.object.get())

@@ -11,7 +11,7 @@ pub mod gateway;
 #[cfg(test)]
 mod tests;
 
-use crate::connectors::http::{CallError, ProviderHttp};
+use crate::connectors::http::{CallError, ProviderHttp, no_message};
 use domain::cards::CardType;
 use domain::ids::CardId;
 use domain::{Amount, Currency, Mode, Secret};
@@ -151,7 +151,7 @@ impl Sudo {
         let path = format!("/cards/{card}/secure-data/{what}");
         let answer: Envelope<Value> = self
             .vault
-            .call(Method::GET, &path, &[("authorization", &auth)], None, error_message)
+            .call(Method::GET, &path, &[("authorization", &auth)], None, no_message)
             .await
             .map_err(unavailable)?;
         let value = answer.data.get(what).and_then(Value::as_str).map(str::to_string);

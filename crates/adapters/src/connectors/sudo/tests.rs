@@ -176,6 +176,9 @@ fn sudos_error_bodies_and_expiry_forms_are_read_in_each_documented_shape() {
     assert_eq!(year(&json!("29")).as_deref(), Some("2029"));
     assert_eq!(year(&json!(2031)).as_deref(), Some("2031"));
     assert_eq!(year(&json!("202")), None);
+    for odd in ["+029", "0029", "+9", "-1", " 29", "2029.0", ""] {
+        assert_eq!((year(&json!(odd)), month(&json!(odd))), (None, None), "{odd:?}");
+    }
 }
 
 mod the_gateway {
@@ -236,15 +239,30 @@ mod the_gateway {
             assert_eq!(a.merchant, "SHOPRITE LAGOS NG");
             assert_eq!(a.merchant_category_code.as_deref(), Some("5411"));
         }
-        let read = |amount: &str, currency: &str| g.read(&authorization(json!("62a1aa"), amount, currency));
-        assert!(matches!(read("\"12.5\"", "USD"), Ok(GatewayCall::Authorization(a)) if a.amount.minor() == 1250));
-        for bad in ["-1", "1e3", "99999999999999999", "null", "\"\""] {
-            let e = read(bad, "USD").unwrap_err();
-            assert_eq!(e.field, "data.object.pendingRequest.amount", "{bad}");
+        let read = |amount: &str, currency: &str| g.read(&authorization(json!("62a1aa"), amount, currency)).unwrap();
+        assert!(matches!(read("\"12.5\"", "USD"), GatewayCall::Authorization(a) if a.amount.minor() == 1250));
+        for bad in ["0", "-1", "1e3", "1E-2", "99999999999999999", "null", "\"\"", "true"] {
+            assert_eq!(read(bad, "USD"), GatewayCall::Unusable("invalid_amount"), "{bad}");
         }
+        assert_eq!(read("1", "EUR"), GatewayCall::Unusable("currency_mismatch"));
+        // A network's merchant data is taken as it comes.
+        let odd = br#"{"type":"authorization.request","data":{"object":{"_id":"a2","card":"62a1aa",
+            "pendingRequest":{"amount":1,"currency":"USD"},"merchant":{"name":"SHOP\tLAGOS","category":5812}}}}"#;
+        let GatewayCall::Authorization(a) = g.read(odd).unwrap() else {
+            panic!("an authorization")
+        };
         assert_eq!(
-            read("1", "EUR").unwrap_err().field,
-            "data.object.pendingRequest.currency"
+            (a.merchant.as_str(), a.merchant_category_code.as_deref()),
+            ("SHOP LAGOS", Some("5812"))
+        );
+        let bare = br#"{"type":"authorization.request","data":{"object":{"_id":"a3","card":"62a1aa",
+            "pendingRequest":{"amount":1,"currency":"USD"},"merchant":null}}}"#;
+        let GatewayCall::Authorization(a) = g.read(bare).unwrap() else {
+            panic!("an authorization")
+        };
+        assert_eq!(
+            (a.merchant.as_str(), a.merchant_category_code),
+            ("Card transaction", None)
         );
         let balance = br#"{"type":"card.balance","data":{"object":{"_id":"62a1aa"}}}"#;
         assert_eq!(g.read(balance).unwrap(), GatewayCall::Balance { card: "62a1aa".into() });
