@@ -172,6 +172,27 @@ async fn a_connector_without_its_credentials_refuses_to_start_naming_them() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("--public-url"), "{stderr}");
     assert!(!stderr.contains(LIVE_KEY), "{stderr}");
+    // An empty key file, and a gateway secret that is itself a header.
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("sudo.key");
+    std::fs::write(&empty, " \n").unwrap();
+    std::fs::set_permissions(&empty, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let sudo = |key: (&str, &str), secret: &str| {
+        run(issuing(&db)
+            .env("ISSUING_SANDBOX_CARD_PROCESSOR", "sudo")
+            .env("ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID", FUNDING_SOURCE)
+            .env(key.0, key.1)
+            .env("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET", secret)
+            .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"]))
+    };
+    let out = sudo(("ISSUING_SANDBOX_SUDO_API_KEY_FILE", empty.to_str().unwrap()), GATEWAY_SECRET);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("is empty"), "{stderr}");
+    let bearer = format!("Bearer {GATEWAY_SECRET}");
+    let out = sudo(("ISSUING_SANDBOX_SUDO_API_KEY", SUDO_KEY), &bearer);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET"), "{stderr}");
+    assert!(!stderr.contains(GATEWAY_SECRET), "{stderr}");
 }
 
 const SUDO_KEY: &str = "sk_sudo_sandbox_key";
@@ -263,10 +284,42 @@ async fn sudo_issues_the_cards_and_its_gateway_spends_them_through_the_ledger() 
             "{numbers:?}"
         );
         assert_eq!(fake.server.received_requests().await.unwrap().len(), calls);
+        // PINs of Sudo's Verve cards are Sudo's: set at creation from the
+        // default one, then changed from the one set.
+        let naira = json!({"cardholder_id": holder, "card_type": "virtual", "card_brand": "Mastercard",
+                           "card_currency": "NGN", "pin": s.pin("2468")});
+        let naira = s.post("/cards/create_card", naira).await;
+        assert_eq!(naira.status, 200, "{}", naira.body);
+        let naira = naira.body["data"]["card_id"].as_str().unwrap().to_string();
+        let verve = || fake.cards().into_iter().find(|(_, c)| c.brand == "Verve").unwrap().1;
+        assert_eq!(verve().pin, "2468");
+        let changed = s
+            .post(
+                "/cards/update_card_pin",
+                json!({"card_id": naira, "card_pin": s.pin("1357")}),
+            )
+            .await;
+        assert_eq!(changed.status, 201, "{}", changed.body);
+        assert_eq!(verve().pin, "1357");
+        // A Mastercard's PIN stays the service's own.
+        let usd = s
+            .post(
+                "/cards/update_card_pin",
+                json!({"card_id": card, "card_pin": s.pin("9753")}),
+            )
+            .await;
+        assert_eq!(usd.status, 201, "{}", usd.body);
+        let deleted_naira = s.delete(&format!("/cards/delete_card/{naira}")).await;
+        assert_eq!(deleted_naira.status, 200, "{}", deleted_naira.body);
+        let verve_status = async || verve().status;
+        assert_eq!(
+            crate::harness::eventually(verve_status, |s| s == "canceled").await,
+            "canceled"
+        );
         // A card the wallet cannot fund is refused before Sudo issues one.
         let too_much = s.post("/cards/create_card", s.card_body(&holder, "10000")).await;
         assert_eq!(too_much.status, 401, "{}", too_much.body);
-        assert_eq!(fake.cards().len(), 2, "nothing issued at Sudo for a refused card");
+        assert_eq!(fake.cards().len(), 3, "nothing issued at Sudo for a refused card");
 
         // The gateway: authenticated, decided by the engine, exactly once.
         let bearer_secret = format!("Bearer {GATEWAY_SECRET}");
@@ -364,7 +417,7 @@ async fn sudo_issues_the_cards_and_its_gateway_spends_them_through_the_ledger() 
             refused.body
         );
         assert_eq!(s.wallet().await, wallet);
-        assert_eq!(fake.cards().len(), 2);
+        assert_eq!(fake.cards().len(), 3);
         let (ok, report) = ledger_check(&db);
         assert!(ok, "{report}");
 

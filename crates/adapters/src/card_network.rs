@@ -6,10 +6,11 @@ use async_trait::async_trait;
 use chrono::{DateTime, Datelike};
 use domain::cards::VALIDITY_MONTHS;
 use domain::cards::pan::{check_bin, luhn_check_digit};
+use domain::cards::pin::Pin;
 use domain::ids::CardId;
 use domain::{Amount, InvalidInput, Mode, Secret, Timestamp};
 use ports::card_network::{
-    CardNetwork, CardToIssue, IssuedCard, KeptDetails, NetworkCardState, NetworkDecline, NetworkUnavailable,
+    CardNetwork, CardToIssue, IssuedCard, KeptDetails, NetworkCardState, NetworkDecline, NetworkUnavailable, PinChange,
     VaultedDetails,
 };
 use ports::cardholders::CardholderRecord;
@@ -99,6 +100,16 @@ impl CardNetwork for NetworkSimulator {
     }
 
     async fn set_state(&self, _mode: Mode, _card: &str, _state: NetworkCardState) -> Result<(), NetworkUnavailable> {
+        Err(not_kept_here())
+    }
+
+    async fn change_pin<'a>(
+        &self,
+        _mode: Mode,
+        _card: &str,
+        _old: Option<&'a Pin>,
+        _new: &Pin,
+    ) -> Result<PinChange, NetworkUnavailable> {
         Err(not_kept_here())
     }
 

@@ -1,5 +1,6 @@
 use crate::cardholders::CardholderRecord;
 use domain::cards::CardType;
+use domain::cards::pin::Pin;
 use domain::ids::CardId;
 use domain::{Amount, Currency, Mode, Secret, Timestamp};
 
@@ -71,6 +72,15 @@ impl NetworkCardState {
     }
 }
 
+/// What became of a PIN change at the processor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PinChange {
+    Changed,
+    /// The processor changes no PIN of this card (its brand): the PIN is
+    /// the service's own.
+    NotSupported,
+}
+
 /// The network refused a load or unload; the reason is safe to show.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -107,6 +117,16 @@ pub trait CardNetwork: Send + Sync {
 
     /// Sets a processor-kept card's status (`card`: the processor's id).
     async fn set_state(&self, mode: Mode, card: &str, state: NetworkCardState) -> Result<(), NetworkUnavailable>;
+
+    /// Changes a processor-kept card's PIN from `old` (`None`: the
+    /// processor's default PIN) to `new`.
+    async fn change_pin<'a>(
+        &self,
+        mode: Mode,
+        card: &str,
+        old: Option<&'a Pin>,
+        new: &Pin,
+    ) -> Result<PinChange, NetworkUnavailable>;
 
     /// A processor-kept card's number and CVV, from the processor's vault.
     async fn reveal(&self, mode: Mode, card: &str) -> Result<VaultedDetails, NetworkUnavailable>;

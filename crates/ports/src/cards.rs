@@ -292,6 +292,10 @@ pub trait CardStore: Send + Sync {
     /// deleted card's too).
     async fn processor_cards(&self, ids: &[CardId]) -> Result<Vec<(CardId, String)>, StoreError>;
 
+    /// The card's sealed PIN (`PinKind::Card`), if the card is the
+    /// account's and mode's and not deleted.
+    async fn sealed_pin(&self, account: &AccountId, mode: Mode, id: &CardId) -> Result<Option<Vec<u8>>, StoreError>;
+
     /// Whether `reference` is taken in the account's and mode's clients'
     /// namespace (fundings, unloadings, debits, card creations).
     async fn reference_taken(&self, account: &AccountId, mode: Mode, reference: &str) -> Result<bool, StoreError>;

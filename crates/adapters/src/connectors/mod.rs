@@ -9,10 +9,12 @@ pub mod sudo;
 
 use domain::cardholders::Registration;
 use domain::cardholders::kyc::KycOutcome;
+use domain::cards::pin::Pin;
 use domain::ids::CardId;
 use domain::{Amount, Mode};
 use ports::card_network::{
-    CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline, NetworkUnavailable, VaultedDetails,
+    CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline, NetworkUnavailable, PinChange,
+    VaultedDetails,
 };
 use ports::cardholders::CardholderRecord;
 use ports::kyc::{CallbackRefused, KycUnavailable, KycVerifier, Submission};
@@ -83,6 +85,16 @@ impl CardNetwork for ByMode<dyn CardNetwork> {
 
     async fn set_state(&self, mode: Mode, card: &str, state: NetworkCardState) -> Result<(), NetworkUnavailable> {
         self.of(mode).set_state(mode, card, state).await
+    }
+
+    async fn change_pin<'a>(
+        &self,
+        mode: Mode,
+        card: &str,
+        old: Option<&'a Pin>,
+        new: &Pin,
+    ) -> Result<PinChange, NetworkUnavailable> {
+        self.of(mode).change_pin(mode, card, old, new).await
     }
 
     async fn reveal(&self, mode: Mode, card: &str) -> Result<VaultedDetails, NetworkUnavailable> {

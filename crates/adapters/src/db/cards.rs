@@ -429,6 +429,18 @@ impl CardStore for Db {
         Ok(rows.into_iter().map(|(card, at)| (CardId::new(card), at)).collect())
     }
 
+    async fn sealed_pin(&self, account: &AccountId, mode: Mode, id: &CardId) -> Result<Option<Vec<u8>>, StoreError> {
+        let sealed = with_conn!(self.pool(), |conn| {
+            mine!(account, mode)
+                .filter(cards::id.eq(id.as_str()))
+                .select(cards::pin_sealed)
+                .first::<Vec<u8>>(conn)
+                .await
+                .optional()
+        })?;
+        Ok(sealed)
+    }
+
     async fn reference_taken(&self, account: &AccountId, mode: Mode, reference: &str) -> Result<bool, StoreError> {
         let taken = with_conn!(self.pool(), |conn| {
             transaction_references::table

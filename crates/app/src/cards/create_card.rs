@@ -270,7 +270,21 @@ impl App {
             customer: customer.as_deref(),
         };
         let issued = self.ports.network.issue(caller.mode, to_issue).await?;
-        let stored = self.store_issued(caller, owner, issue, &issued, now).await;
+        // A PIN asked for goes to a processor that keeps the card, from its
+        // default one, before the card is stored.
+        let pin_set = match (&issued, &issue.pin) {
+            (IssuedCard::AtProcessor(at), Some(pin)) => self
+                .ports
+                .network
+                .change_pin(caller.mode, &at.card, None, pin)
+                .await
+                .map(drop),
+            _ => Ok(()),
+        };
+        let stored = match pin_set {
+            Ok(()) => self.store_issued(caller, owner, issue, &issued, now).await,
+            Err(e) => Err(e.into()),
+        };
         if let (Err(_), IssuedCard::AtProcessor(at)) = (&stored, &issued) {
             // No card here: none may stay usable there.
             let cancelled = self

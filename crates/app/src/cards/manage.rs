@@ -4,7 +4,10 @@
 use super::CardError;
 use crate::{App, Caller};
 use domain::Currency;
+use domain::Secret;
+use domain::cards::pin::Pin;
 use domain::ids::CardId;
+use ports::StoreError;
 use ports::cards::PinKind;
 use ports::vault::{Place, SealedField};
 
@@ -49,6 +52,11 @@ impl App {
             PinKind::ThreeDSecure => SealedField::Card3dsPin,
         };
         let place = Place::card(field, id.as_str(), caller.account_id.as_str(), caller.mode);
+        if kind == PinKind::Card
+            && let Some(at) = self.kept_card(id).await?
+        {
+            self.change_pin_at_processor((caller, id), &at, &place, &pin).await?;
+        }
         let sealed = self.ports.vault.seal(pin.expose().as_bytes(), &place);
         if self
             .ports
@@ -60,5 +68,32 @@ impl App {
         } else {
             Err(CardError::CardNotFound)
         }
+    }
+
+    /// A processor-kept card's PIN changed there first, from the one
+    /// stored sealed (none stored: the processor's default PIN).
+    async fn change_pin_at_processor(
+        &self,
+        (caller, id): (&Caller, &CardId),
+        at: &str,
+        place: &Place<'_>,
+        pin: &Pin,
+    ) -> Result<(), CardError> {
+        let sealed = self.ports.cards.sealed_pin(&caller.account_id, caller.mode, id).await?;
+        let sealed = sealed.ok_or(CardError::CardNotFound)?;
+        let stored = self
+            .ports
+            .vault
+            .open(&sealed, place)
+            .map_err(|_| StoreError::new("the card's sealed PIN could not be opened"))?;
+        let old = match String::from_utf8(stored.expose().clone()) {
+            Ok(text) if !text.is_empty() => Some(Pin::parse("card_pin", &Secret::new(text))?),
+            _ => None,
+        };
+        self.ports
+            .network
+            .change_pin(caller.mode, at, old.as_ref(), pin)
+            .await?;
+        Ok(())
     }
 }

@@ -22,6 +22,8 @@ pub struct FakeCard {
     pub cvv2: String,
     pub currency: String,
     pub brand: String,
+    /// The card's PIN, its default one (`1234`) until changed.
+    pub pin: String,
 }
 
 #[derive(Default)]
@@ -145,11 +147,40 @@ impl Sudo {
             number,
             currency,
             brand,
+            pin: "1234".into(),
         };
         let id = self.id(&mut state, "62a1");
         let json = Self::card_json(&id, &card);
         state.cards.insert(id, card);
         answer(200, "Card created successfully.", json)
+    }
+
+    /// `PUT /cards/{id}/pin`: Verve and AfriGo cards, from the right old
+    /// PIN, to 4 digits.
+    fn change_pin(&self, id: &str, body: &Value) -> ResponseTemplate {
+        let mut state = self.state.lock().unwrap();
+        let Some(card) = state.cards.get_mut(id) else {
+            return refused(404, vec!["Card not found.".into()], "Not Found");
+        };
+        let four = |v: &Value| {
+            v.as_str()
+                .is_some_and(|p| p.len() == 4 && p.bytes().all(|b| b.is_ascii_digit()))
+        };
+        if !four(&body["oldPin"]) || !four(&body["newPin"]) {
+            return refused(400, vec!["oldPin and newPin must be 4 digits".into()], "Bad Request");
+        }
+        if !["Verve", "AfriGo"].contains(&card.brand.as_str()) {
+            return refused(
+                400,
+                vec!["PIN change is available for Verve and AfriGo cards only.".into()],
+                "Bad Request",
+            );
+        }
+        if body["oldPin"] != card.pin.as_str() {
+            return refused(400, vec!["Incorrect old pin.".into()], "Bad Request");
+        }
+        card.pin = body["newPin"].as_str().unwrap_or_default().into();
+        answer(200, "Card pin changed successfully.", json!({}))
     }
 
     fn update_card(&self, id: &str, body: &Value) -> ResponseTemplate {
@@ -209,6 +240,7 @@ impl Respond for Sudo {
             ("POST", ["customers"]) => self.customers(&body),
             ("POST", ["cards"]) => self.create_card(&body),
             ("PUT", ["cards", id]) => self.update_card(id, &body),
+            ("PUT", ["cards", id, "pin"]) => self.change_pin(id, &body),
             ("GET", ["cards", id]) => match self.state.lock().unwrap().cards.get(*id) {
                 Some(card) => answer(200, "Card fetched successfully.", Self::card_json(id, card)),
                 None => refused(404, vec!["Card not found.".into()], "Not Found"),

@@ -13,11 +13,12 @@ mod tests;
 
 use crate::connectors::http::{CallError, ProviderHttp, no_message};
 use domain::cards::CardType;
+use domain::cards::pin::Pin;
 use domain::ids::CardId;
 use domain::{Amount, Currency, Mode, Secret};
 use ports::card_network::{
-    CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline, NetworkUnavailable, ProcessorCard,
-    VaultedDetails,
+    CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline, NetworkUnavailable, PinChange,
+    ProcessorCard, VaultedDetails,
 };
 use ports::cardholders::CardholderRecord;
 use reqwest::Method;
@@ -98,26 +99,25 @@ fn error_message(body: &Value) -> Option<String> {
     }
 }
 
+/// Sudo's number written as digits only (`"09"`, `9`).
+fn digits(value: &Value) -> Option<String> {
+    let text = (value.as_u64().map(|n| n.to_string())).or_else(|| value.as_str().map(str::to_string))?;
+    (!text.is_empty() && text.len() <= 4 && text.bytes().all(|b| b.is_ascii_digit())).then_some(text)
+}
+
 /// Two digits, from Sudo's `"9"`, `"09"` or `9`.
 fn month(value: &Value) -> Option<String> {
-    let n: u32 = value
-        .as_u64()
-        .map(|n| n as u32)
-        .or_else(|| value.as_str()?.parse().ok())?;
+    let n: u32 = digits(value)?.parse().ok()?;
     (1..=12).contains(&n).then(|| format!("{n:02}"))
 }
 
 /// Four digits, from Sudo's `"2029"`, `"29"` or `2029` (both appear in its
 /// samples).
 fn year(value: &Value) -> Option<String> {
-    let text = value
-        .as_u64()
-        .map(|n| n.to_string())
-        .or_else(|| value.as_str().map(str::to_string))?;
-    let n: u32 = text.parse().ok()?;
+    let text = digits(value)?;
     match text.len() {
-        2 => Some(format!("20{n:02}")),
-        4 => Some(text),
+        2 => Some(format!("20{text}")),
+        4 if text.starts_with("20") => Some(text),
         _ => None,
     }
 }
@@ -274,6 +274,39 @@ impl CardNetwork for Sudo {
             .await
             .map(|_| ())
             .map_err(unavailable)
+    }
+
+    /// Sudo changes the PINs of Verve and AfriGo cards only (its PIN page
+    /// says Verve in one version, both in another), from the old PIN: the
+    /// default one is read from the vault.
+    async fn change_pin<'a>(
+        &self,
+        _mode: Mode,
+        card: &str,
+        old: Option<&'a Pin>,
+        new: &Pin,
+    ) -> Result<PinChange, NetworkUnavailable> {
+        let card = segment(card)?;
+        let path = format!("/cards/{card}");
+        let kept: Value = self.call(Method::GET, &path, None).await.map_err(unavailable)?;
+        if !matches!(kept["brand"].as_str(), Some("Verve" | "AfriGo")) {
+            return Ok(PinChange::NotSupported);
+        }
+        let old = match old {
+            Some(old) => Secret::new(old.expose().to_string()),
+            None => {
+                let token: Token = self
+                    .call(Method::GET, &format!("{path}/token"), None)
+                    .await
+                    .map_err(unavailable)?;
+                self.secure(card, &token.token, "defaultPin").await?
+            }
+        };
+        let body = json!({ "oldPin": old.expose(), "newPin": new.expose() });
+        self.call::<Value>(Method::PUT, &format!("{path}/pin"), Some(body))
+            .await
+            .map_err(unavailable)?;
+        Ok(PinChange::Changed)
     }
 
     async fn reveal(&self, _mode: Mode, card: &str) -> Result<VaultedDetails, NetworkUnavailable> {

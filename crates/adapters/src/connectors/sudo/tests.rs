@@ -146,6 +146,45 @@ async fn refusals_and_outages_are_unavailable_with_sudos_words_and_no_secret() {
 }
 
 #[tokio::test]
+async fn a_verve_cards_pin_changes_at_sudo_from_the_old_one_and_a_mastercards_never() {
+    let fake = FakeSudo::start(KEY, FUNDING).await;
+    let sudo = connector(&fake, KEY);
+    let holder = cardholder();
+    let customer = sudo.create_customer(Mode::Live, &holder).await.unwrap();
+    let issue = async |currency| match sudo
+        .issue(Mode::Live, to_issue(&holder, Some(&customer), currency))
+        .await
+    {
+        Ok(IssuedCard::AtProcessor(card)) => card.card,
+        other => panic!("{other:?}"),
+    };
+    let pin = |p: &str| domain::cards::pin::Pin::parse("pin", &Secret::new(p.into())).unwrap();
+    let verve = issue(Currency::Ngn).await;
+    let changed = sudo.change_pin(Mode::Live, &verve, None, &pin("2468")).await.unwrap();
+    assert_eq!(
+        (changed, fake.card(&verve).unwrap().pin.as_str()),
+        (PinChange::Changed, "2468")
+    );
+    sudo.change_pin(Mode::Live, &verve, Some(&pin("2468")), &pin("1357"))
+        .await
+        .unwrap();
+    assert_eq!(fake.card(&verve).unwrap().pin, "1357");
+    let wrong = sudo
+        .change_pin(Mode::Live, &verve, Some(&pin("0000")), &pin("1111"))
+        .await;
+    assert!(wrong.is_err() && !wrong.unwrap_err().0.contains("1111"));
+    let mastercard = issue(Currency::Usd).await;
+    let unchanged = sudo
+        .change_pin(Mode::Live, &mastercard, None, &pin("2468"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (unchanged, fake.card(&mastercard).unwrap().pin.as_str()),
+        (PinChange::NotSupported, "1234")
+    );
+}
+
+#[tokio::test]
 async fn a_physical_card_is_refused_before_any_call() {
     let fake = FakeSudo::start(KEY, FUNDING).await;
     let holder = cardholder();
