@@ -49,10 +49,6 @@ impl ProviderHttp {
         })
     }
 
-    pub fn provider(&self) -> &'static str {
-        self.provider
-    }
-
     /// Sends `body` (if any) to `path` with `headers`, and reads the
     /// answer as `T`. `message` finds the provider's words in an error
     /// body.
