@@ -185,13 +185,19 @@ async fn a_connector_without_its_credentials_refuses_to_start_naming_them() {
             .env("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET", secret)
             .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"]))
     };
-    let out = sudo(("ISSUING_SANDBOX_SUDO_API_KEY_FILE", empty.to_str().unwrap()), GATEWAY_SECRET);
+    let out = sudo(
+        ("ISSUING_SANDBOX_SUDO_API_KEY_FILE", empty.to_str().unwrap()),
+        GATEWAY_SECRET,
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("is empty"), "{stderr}");
     let bearer = format!("Bearer {GATEWAY_SECRET}");
     let out = sudo(("ISSUING_SANDBOX_SUDO_API_KEY", SUDO_KEY), &bearer);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success() && stderr.contains("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET"), "{stderr}");
+    assert!(
+        !out.status.success() && stderr.contains("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET"),
+        "{stderr}"
+    );
     assert!(!stderr.contains(GATEWAY_SECRET), "{stderr}");
 }
 

@@ -363,6 +363,34 @@ pub mod testing {
         }
     }
 
+    /// A live USD card of `ch_1` of `acct_1`, active, holding 300.
+    pub fn card(id: &str) -> ports::cards::CardRecord {
+        use domain::cards::{CardLimit, CardType};
+        ports::cards::CardRecord {
+            id: domain::ids::CardId::new(id),
+            account_id: AccountId::new("acct_1"),
+            mode: Mode::Live,
+            cardholder_id: domain::ids::CardholderId::new("ch_1"),
+            card_type: CardType::Virtual,
+            currency: domain::Currency::Usd,
+            name: "Adaeze Okafor".into(),
+            details: ports::cards::SealedDetails {
+                pan: vec![],
+                cvv: vec![],
+                expiry_month: vec![],
+                expiry_year: vec![],
+            },
+            last_4: "6789".into(),
+            limit: CardLimit::Usd5k,
+            fee_hold: domain::Amount::from_const(300),
+            state: domain::cards::state::CardState::Active,
+            pin_3ds_activated: false,
+            meta_data: None,
+            created_at: domain::Timestamp::from_unix(1),
+            balance: 300,
+        }
+    }
+
     pub fn caller(mode: Mode) -> Caller {
         Caller {
             account_id: AccountId::new("acct_1"),

@@ -154,40 +154,13 @@ mod tests {
         }
     }
 
-    fn card(id: &str) -> ports::cards::CardRecord {
-        use domain::cards::{CardLimit, CardType};
-        ports::cards::CardRecord {
-            id: domain::ids::CardId::new(id),
-            account_id: AccountId::new("acct_1"),
-            mode: Mode::Live,
-            cardholder_id: CardholderId::new("ch_1"),
-            card_type: CardType::Virtual,
-            currency: domain::Currency::Usd,
-            name: "Adaeze Okafor".into(),
-            details: ports::cards::SealedDetails {
-                pan: vec![],
-                cvv: vec![],
-                expiry_month: vec![],
-                expiry_year: vec![],
-            },
-            last_4: "6789".into(),
-            limit: CardLimit::Usd5k,
-            fee_hold: domain::Amount::from_const(300),
-            state: domain::cards::state::CardState::Active,
-            pin_3ds_activated: false,
-            meta_data: None,
-            created_at: domain::Timestamp::from_unix(1),
-            balance: 300,
-        }
-    }
-
     /// A card of `ch_1` whose deletion fails the first time it is tried.
     fn deleting(m: &mut Mocks, cards: &'static [&'static str], fails: &'static str) {
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(1_000));
         m.ids.expect_unique().return_const("u".to_string());
         m.cards
             .expect_for_cardholder()
-            .returning(move |_, _, _| Ok(cards.iter().map(|id| card(id)).collect()));
+            .returning(move |_, _, _| Ok(cards.iter().map(|id| crate::testing::card(id)).collect()));
         let tried = std::sync::Mutex::new(std::collections::HashSet::new());
         m.cards.expect_delete().returning(move |_, _, id, _, _, _| {
             match id.as_str() == fails && tried.lock().unwrap().insert(id.to_string()) {

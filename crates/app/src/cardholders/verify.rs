@@ -27,15 +27,25 @@ impl App {
             .submit(record.mode, id.as_str(), &record.registration)
             .await
             .map_err(|e| e.to_string())?;
-        match submitted {
-            Submission::Decided(outcome) => self
-                .apply_outcome(&record, outcome)
-                .await
-                .map(drop)
-                .map_err(|e| e.to_string()),
-            // The provider's callback decides ([`App::kyc_callback`]).
-            Submission::Awaiting => Ok(()),
-        }
+        let outcome = match submitted {
+            Submission::Decided(outcome) => outcome,
+            // The provider's callback decides ([`App::kyc_callback`]); this
+            // job asks again on its schedule meanwhile, so a callback that
+            // never comes leaves no one pending for ever (and a job parked
+            // after a day of asking shows the operator who is).
+            Submission::Awaiting => {
+                let kyc = &self.ports.kyc;
+                match kyc.outcome(record.mode, id.as_str(), &record.registration).await {
+                    Ok(Some(outcome)) => outcome,
+                    Ok(None) => return Err("the KYC provider has the job; its outcome is awaited".into()),
+                    Err(e) => return Err(e.to_string()),
+                }
+            }
+        };
+        self.apply_outcome(&record, outcome)
+            .await
+            .map(drop)
+            .map_err(|e| e.to_string())
     }
 
     /// `POST /v1/connectors/<provider>/callback`: a KYC provider says a
@@ -290,5 +300,32 @@ mod tests {
             m.app().kyc_callback(b"{}").await,
             Err(super::KycCallbackError::Refused(_))
         ));
+    }
+
+    #[tokio::test]
+    async fn a_job_the_provider_took_is_asked_about_until_it_is_decided() {
+        for (answer, decided) in [(None, false), (Some(KycOutcome::Verified), true)] {
+            let mut m = Mocks::default();
+            m.cardholders.expect_get_any().returning(|_| Ok(Some(pending())));
+            m.kyc.expect_submit().returning(|_, _, _| Ok(Submission::Awaiting));
+            m.kyc
+                .expect_outcome()
+                .withf(|_, job, _| job == "ch_1")
+                .returning(move |_, _, _| Ok(answer));
+            if decided {
+                m.ids.expect_unique().returning(|| "u".into());
+                m.clock.expect_now().return_const(domain::Timestamp::from_unix(10));
+                m.test_clocks.expect_offset().returning(|_| Ok(0));
+                m.cardholders
+                    .expect_decide()
+                    .times(1)
+                    .returning(|_, _, _, _, _| Ok(true));
+            }
+            let done = m.app().verify_cardholder(&CardholderId::new("ch_1")).await;
+            match decided {
+                true => assert_eq!(done, Ok(())),
+                false => assert!(done.unwrap_err().contains("awaited"), "retried on the job's schedule"),
+            }
+        }
     }
 }

@@ -94,11 +94,16 @@ impl App {
             Some(_) => NetworkCardState::Frozen,
             None => NetworkCardState::Terminated,
         };
-        self.ports
-            .network
-            .set_state(mode, &at, state)
-            .await
-            .map_err(|e| e.to_string())
+        // Pushed only when it differs: a card already in that state (an
+        // earlier job's work, two jobs queued for one change) needs
+        // nothing, and a terminated card cannot be changed again.
+        let network = &self.ports.network;
+        let there = network.state(mode, &at).await.map_err(|e| e.to_string())?;
+        match there {
+            Some(there) if there == state => Ok(()),
+            None if state == NetworkCardState::Terminated => Ok(()),
+            _ => network.set_state(mode, &at, state).await.map_err(|e| e.to_string()),
+        }
     }
 
     /// Every card of `mode` a processor keeps, its status here against

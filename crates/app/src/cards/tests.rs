@@ -620,3 +620,41 @@ async fn a_card_that_would_be_refused_is_never_issued_at_the_network() {
         assert_eq!(e.code(), code);
     }
 }
+
+#[tokio::test]
+async fn a_status_push_changes_the_processor_only_where_it_differs() {
+    use ports::card_network::NetworkCardState::{Active, Frozen, Terminated};
+    // (the card here, the processor's state, whether a change is sent)
+    for (here, there, sent) in [
+        (None, Some(Terminated), false),
+        (None, None, false),
+        (None, Some(Active), true),
+        (Some(false), Some(Active), true),
+        (Some(false), Some(Frozen), false),
+    ] {
+        let mut m = Mocks::default();
+        m.cards
+            .expect_processor_cards()
+            .returning(|ids| Ok(vec![(ids[0].clone(), "62a1aa".into())]));
+        m.cards.expect_get().returning(move |_, _, _| {
+            Ok(here.map(|active| ports::cards::CardRecord {
+                state: match active {
+                    true => domain::cards::state::CardState::Active,
+                    false => domain::cards::state::CardState::Frozen,
+                },
+                ..crate::testing::card("card_1")
+            }))
+        });
+        m.network.expect_state().returning(move |_, _| Ok(there));
+        m.network
+            .expect_set_state()
+            .times(usize::from(sent))
+            .returning(|_, _, _| Ok(()));
+        let account = AccountId::new("acct_1");
+        let done = m
+            .app()
+            .sync_processor_card((&account, Mode::Live), &CardId::new("card_1"))
+            .await;
+        assert_eq!(done, Ok(()), "{here:?} {there:?}");
+    }
+}

@@ -4,7 +4,9 @@
 //! their documented bodies, signed. It decides as Smile ID's sandbox does,
 //! by the ID number's last digit: 1 not found (1013), 2 bad format
 //! (1014), 3 authority unavailable (1015), 4 a record of another person;
-//! anything else valid, the authority holding the name sent.
+//! anything else valid, the authority holding the name sent. An
+//! asynchronous job stays in progress until the test has Smile ID finish
+//! it ([`FakeSmileId::callback`]).
 
 use super::signature;
 use serde_json::{Value, json};
@@ -20,8 +22,9 @@ pub const ANOTHER_PERSON: &str = "BELLO EMEKA";
 struct Partner {
     id: String,
     key: String,
-    /// Asynchronous jobs received, by job id: the request's body.
-    jobs: Arc<Mutex<HashMap<String, Value>>>,
+    /// Asynchronous jobs received, by job id: the request's body, and
+    /// whether Smile ID finished it.
+    jobs: Arc<Mutex<HashMap<String, (Value, bool)>>>,
 }
 
 pub struct FakeSmileId {
@@ -139,7 +142,7 @@ impl Respond for Lookup {
                 json!({"error": "Job already exists. Did you mean to set the retry flag to true", "code": "2215"});
             return ResponseTemplate::new(400).set_body_json(exists);
         }
-        jobs.insert(job, body);
+        jobs.insert(job, (body, false));
         ResponseTemplate::new(200).set_body_json(json!({"success": true}))
     }
 }
@@ -154,13 +157,16 @@ impl Respond for JobStatus {
         };
         let job = body["job_id"].as_str().unwrap_or_default();
         let jobs = self.0.jobs.lock().unwrap();
-        let Some(submitted) = jobs
+        let Some((submitted, done)) = jobs
             .get(job)
-            .filter(|s| s["partner_params"]["user_id"] == body["user_id"])
+            .filter(|(s, _)| s["partner_params"]["user_id"] == body["user_id"])
         else {
             return ResponseTemplate::new(400).set_body_json(json!({"error": "No job found", "code": "2210"}));
         };
-        let answer = json!({"job_complete": true, "job_success": true, "code": "2302", "result": verdict(submitted)});
+        let answer = match done {
+            true => json!({"job_complete": true, "job_success": true, "code": "2302", "result": verdict(submitted)}),
+            false => json!({"job_complete": false, "job_success": false, "code": "2314", "result": "In Progress"}),
+        };
         ResponseTemplate::new(200).set_body_json(self.0.signed(answer))
     }
 }
@@ -197,13 +203,15 @@ impl FakeSmileId {
 
     /// The asynchronous job's request, once it arrived.
     pub fn submitted(&self, job: &str) -> Option<Value> {
-        self.partner.jobs.lock().unwrap().get(job).cloned()
+        self.partner.jobs.lock().unwrap().get(job).map(|(body, _)| body.clone())
     }
 
-    /// The callback Smile ID posts when the job is done: the verdict,
-    /// signed.
+    /// Smile ID finishes the job: the callback it posts, the verdict
+    /// signed (and its job status says so from now on).
     pub fn callback(&self, job: &str) -> Option<Vec<u8>> {
-        let submitted = self.submitted(job)?;
-        serde_json::to_vec(&self.partner.signed(verdict(&submitted))).ok()
+        let mut jobs = self.partner.jobs.lock().unwrap();
+        let (submitted, done) = jobs.get_mut(job)?;
+        *done = true;
+        serde_json::to_vec(&self.partner.signed(verdict(submitted))).ok()
     }
 }

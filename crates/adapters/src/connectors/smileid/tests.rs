@@ -125,6 +125,11 @@ async fn an_asynchronous_job_is_submitted_once_and_read_back_after_its_callback(
         smile.submit(Mode::Live, "ch_1", &r).await.unwrap(),
         Submission::Awaiting
     );
+    assert_eq!(
+        smile.outcome(Mode::Live, "ch_1", &r).await.unwrap(),
+        None,
+        "in progress"
+    );
     let sent = fake.submitted("ch_1").unwrap();
     assert_eq!(
         sent["callback_url"],
