@@ -322,6 +322,18 @@ async fn sudo_issues_the_cards_and_its_gateway_spends_them_through_the_ledger() 
             crate::harness::eventually(verve_status, |s| s == "canceled").await,
             "canceled"
         );
+        // A physical card is refused before Sudo is asked anything.
+        let newcomer = s.cardholder(2).await;
+        let mut physical = s.card_body(&newcomer, "300");
+        physical["card_type"] = json!("physical");
+        let physical = s.post("/cards/create_card", physical).await;
+        assert_eq!(
+            (physical.status, physical.body["code"].as_str()),
+            (400, Some("card_type_unavailable")),
+            "{}",
+            physical.body
+        );
+        assert_eq!(fake.customers(), 1, "no customer made for a card that cannot be issued");
         // A card the wallet cannot fund is refused before Sudo issues one.
         let too_much = s.post("/cards/create_card", s.card_body(&holder, "10000")).await;
         assert_eq!(too_much.status, 401, "{}", too_much.body);

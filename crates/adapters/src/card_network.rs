@@ -83,6 +83,10 @@ impl CardNetwork for NetworkSimulator {
         false
     }
 
+    fn issues_physical(&self, _mode: Mode) -> bool {
+        true
+    }
+
     async fn create_customer(&self, _mode: Mode, _cardholder: &CardholderRecord) -> Result<String, NetworkUnavailable> {
         Err(NetworkUnavailable("the simulator has no customers".into()))
     }

@@ -103,6 +103,9 @@ pub trait CardNetwork: Send + Sync {
     /// own, made once per cardholder before the first card.
     fn keeps_customers(&self, mode: Mode) -> bool;
 
+    /// Whether the mode's processor issues physical cards here.
+    fn issues_physical(&self, mode: Mode) -> bool;
+
     /// Makes the cardholder a customer of the mode's processor: its id.
     async fn create_customer(&self, mode: Mode, cardholder: &CardholderRecord) -> Result<String, NetworkUnavailable>;
 

@@ -101,28 +101,41 @@ impl ProviderHttp {
 
 /// A provider's message as it is repeated (in logs, a job's last error):
 /// printable characters only, not too long, and nothing that could be a
-/// card number, an identity number or a token it echoed back: runs of 6
-/// or more digits and words of 24 or more characters are replaced.
+/// card number, an identity number or a token it echoed back: 6 or more
+/// digits in a word or in a run of words of digits (`5399 8300 ...`), and
+/// words of 24 or more characters, are replaced.
 fn clean(message: &str) -> String {
     let printable: String = message
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .take(MESSAGE_CHARS)
         .collect();
-    printable
-        .split_whitespace()
-        .map(|word| {
-            let digits = word.chars().filter(char::is_ascii_digit).count();
-            if word.chars().count() >= 24 {
-                "[redacted]".to_string()
-            } else if digits >= 6 {
-                "[digits]".to_string()
-            } else {
-                word.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    let digits = |word: &str| word.chars().filter(char::is_ascii_digit).count();
+    let all_digits = |word: &str| {
+        word.trim_matches(|c: char| !c.is_alphanumeric())
+            .bytes()
+            .all(|b| b.is_ascii_digit())
+    };
+    let words: Vec<&str> = printable.split_whitespace().collect();
+    let mut kept: Vec<String> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        // A run of words of digits only, counted together.
+        let run = words[i..].iter().take_while(|w| all_digits(w)).count();
+        if run > 1 && words[i..i + run].iter().map(|w| digits(w)).sum::<usize>() >= 6 {
+            kept.push("[digits]".into());
+            i += run;
+            continue;
+        }
+        let word = words[i];
+        kept.push(match (word.chars().count() >= 24, digits(word) >= 6) {
+            (true, _) => "[redacted]".into(),
+            (_, true) => "[digits]".into(),
+            _ => word.to_string(),
+        });
+        i += 1;
+    }
+    kept.join(" ")
 }
 
 /// For a provider whose error words are never repeated (a vault).
@@ -141,6 +154,9 @@ mod tests {
         for secret in ["eyJhbGci", "5399830000000024", "22212345678"] {
             assert!(!cleaned.contains(secret), "{cleaned}");
         }
+        let grouped = clean("card 5399 8300 0000 0024 declined");
+        assert_eq!(grouped, "card [digits] declined");
+        assert_eq!(clean("2215 Job already exists"), "2215 Job already exists");
         assert_eq!(clean("name should not be empty"), "name should not be empty");
         assert_eq!(clean("Card\u{0}not\nfound"), "Card not found");
         assert!(clean(&"x ".repeat(1_000)).chars().count() <= super::MESSAGE_CHARS);

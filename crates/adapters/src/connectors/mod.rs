@@ -67,6 +67,10 @@ impl CardNetwork for ByMode<dyn CardNetwork> {
         self.of(mode).keeps_customers(mode)
     }
 
+    fn issues_physical(&self, mode: Mode) -> bool {
+        self.of(mode).issues_physical(mode)
+    }
+
     async fn create_customer(&self, mode: Mode, cardholder: &CardholderRecord) -> Result<String, NetworkUnavailable> {
         self.of(mode).create_customer(mode, cardholder).await
     }

@@ -261,6 +261,10 @@ impl App {
     async fn issue(&self, caller: &Caller, owner: &CardholderRecord, issue: Issue<'_>) -> Result<CardId, CardError> {
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         self.would_be_stored(caller, &issue).await?;
+        if issue.card_type == CardType::Physical && !self.ports.network.issues_physical(caller.mode) {
+            let rule = "this card type is unavailable: this mode's card processor issues no physical card yet";
+            return Err(CardError::TypeUnavailable(InvalidInput::new("card_type", rule)));
+        }
         let customer = self.processor_customer(caller.mode, owner).await?;
         let to_issue = CardToIssue {
             card_type: issue.card_type,

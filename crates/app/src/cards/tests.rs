@@ -48,6 +48,7 @@ fn issuing(m: &mut Mocks) {
     m.test_clocks.expect_offset().returning(|_| Ok(0));
     m.ids.expect_unique().returning(|| "u".into());
     m.network.expect_keeps_customers().return_const(false);
+    m.network.expect_issues_physical().return_const(true);
     m.wallets.expect_balances().returning(|_, _| {
         Ok(ports::wallets::WalletBalances {
             usd: Amount::MAX,

@@ -35,6 +35,8 @@ const NOT_AVAILABLE: &str = "Not Available";
 
 pub const NAME_IN_PART: &str =
     "Smile ID matched the cardholder's name to the ID authority's only in part: a person compares them";
+pub const NO_NAME: &str =
+    "Smile ID validated the ID number but returned no name to compare with the cardholder's: a person compares them";
 pub const DOB_DIFFERS: &str = "the date of birth differs from the ID authority's record: a person compares them";
 
 impl Verdict {
@@ -44,12 +46,11 @@ impl Verdict {
     pub fn outcome(&self, registration: &Registration) -> Result<KycOutcome, KycUnavailable> {
         let code = self.result_code.as_deref().unwrap_or_default();
         let actions = &self.actions;
+        // The cardholder's own name (the card's, the processor customer's),
+        // never the identity object's, which a caller could set apart.
         let names = match self.full_name.as_deref() {
             Some(name) if !name.is_empty() && name != NOT_AVAILABLE => {
-                let identity = &registration.identity;
-                let first = identity.first_name.as_deref().unwrap_or(&registration.first_name);
-                let last = identity.last_name.as_deref().unwrap_or(&registration.last_name);
-                Some(match_name(first, last, name))
+                Some(match_name(&registration.first_name, &registration.last_name, name))
             }
             _ => None,
         };
@@ -63,7 +64,9 @@ impl Verdict {
                 }
                 (Some(NameMatch::One), _, _) | (_, Some("Partial Match"), _) => KycOutcome::ManualReview(NAME_IN_PART),
                 (_, _, Some("No Match")) => KycOutcome::ManualReview(DOB_DIFFERS),
-                _ => KycOutcome::Verified,
+                (Some(NameMatch::Both), _, _) | (_, Some("Exact Match" | "Transposed"), _) => KycOutcome::Verified,
+                // A valid number, but no name to compare: never a pass.
+                _ => KycOutcome::ManualReview(NO_NAME),
             }),
             "1013" | "1014" => Ok(KycOutcome::Failed(KycFailure::NotVerifiable)),
             "1015" => Err(KycUnavailable("Smile ID: the ID authority is unavailable".into())),
@@ -122,7 +125,8 @@ mod tests {
             KycOutcome::ManualReview(NAME_IN_PART)
         );
         assert_eq!(named("SOMEONE ELSE"), KycOutcome::Failed(KycFailure::NameMismatch));
-        assert_eq!(named("Not Available"), KycOutcome::Verified);
+        assert_eq!(named("Not Available"), KycOutcome::ManualReview(NO_NAME));
+        assert_eq!(named(""), KycOutcome::ManualReview(NO_NAME));
     }
 
     #[test]
@@ -148,6 +152,10 @@ mod tests {
         assert_eq!(
             ok(verdict("1012", "Verified", None, Some("No Match"))),
             KycOutcome::ManualReview(DOB_DIFFERS)
+        );
+        assert_eq!(
+            ok(verdict("1012", "Verified", None, None)),
+            KycOutcome::ManualReview(NO_NAME)
         );
         assert_eq!(
             ok(verdict("1012", "Not Verified", None, None)),

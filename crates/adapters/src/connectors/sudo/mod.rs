@@ -67,13 +67,31 @@ struct Created {
 struct SudoCard {
     #[serde(rename = "_id")]
     id: String,
-    #[serde(rename = "maskedPan")]
+    #[serde(rename = "maskedPan", default)]
     masked_pan: String,
-    #[serde(rename = "expiryMonth")]
+    #[serde(rename = "expiryMonth", default)]
     expiry_month: Value,
-    #[serde(rename = "expiryYear")]
+    #[serde(rename = "expiryYear", default)]
     expiry_year: Value,
     status: Option<String>,
+}
+
+impl SudoCard {
+    /// What is kept of a card Sudo made.
+    fn kept(&self) -> Result<ProcessorCard, NetworkUnavailable> {
+        let unreadable = |what: &str| NetworkUnavailable(format!("Sudo answered a card with an unreadable {what}"));
+        let last_4 = self
+            .masked_pan
+            .get(self.masked_pan.len().saturating_sub(4)..)
+            .filter(|l| l.len() == 4 && l.bytes().all(|b| b.is_ascii_digit()))
+            .ok_or_else(|| unreadable("maskedPan"))?;
+        Ok(ProcessorCard {
+            last_4: last_4.to_string(),
+            expiry_month: month(&self.expiry_month).ok_or_else(|| unreadable("expiryMonth"))?,
+            expiry_year: year(&self.expiry_year).ok_or_else(|| unreadable("expiryYear"))?,
+            card: segment(&self.id)?.to_string(),
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -175,6 +193,12 @@ impl CardNetwork for Sudo {
         true
     }
 
+    /// Sudo's `POST /cards` links a physical card by its number, which
+    /// activation does not carry.
+    fn issues_physical(&self, _mode: Mode) -> bool {
+        false
+    }
+
     async fn create_customer(&self, _mode: Mode, cardholder: &CardholderRecord) -> Result<String, NetworkUnavailable> {
         let r = &cardholder.registration;
         let identity = &r.identity;
@@ -210,14 +234,12 @@ impl CardNetwork for Sudo {
         Ok(created.id)
     }
 
-    async fn issue<'a>(&self, _mode: Mode, card: CardToIssue<'a>) -> Result<IssuedCard, NetworkUnavailable> {
+    async fn issue<'a>(&self, mode: Mode, card: CardToIssue<'a>) -> Result<IssuedCard, NetworkUnavailable> {
         let customer = card
             .customer
             .ok_or_else(|| NetworkUnavailable("Sudo issues cards to its customers only".into()))?;
         if card.card_type == CardType::Physical {
-            return Err(NetworkUnavailable(
-                "physical cards through Sudo need the card's number at creation, which activation does not carry: not supported yet".into(),
-            ));
+            return Err(NetworkUnavailable("Sudo issues no physical card here".into()));
         }
         let (brand, issuer_country) = match card.currency {
             Currency::Ngn => ("Verve", "NGA"),
@@ -236,19 +258,16 @@ impl CardNetwork for Sudo {
             .call(Method::POST, "/cards", Some(body))
             .await
             .map_err(unavailable)?;
-        let unreadable = |what: &str| NetworkUnavailable(format!("Sudo answered a card with an unreadable {what}"));
-        let digits: String = issued.masked_pan.chars().filter(char::is_ascii_digit).collect();
-        let last_4 = issued
-            .masked_pan
-            .get(issued.masked_pan.len().saturating_sub(4)..)
-            .filter(|l| l.len() == 4 && l.bytes().all(|b| b.is_ascii_digit()) && digits.len() >= 4)
-            .ok_or_else(|| unreadable("maskedPan"))?;
-        Ok(IssuedCard::AtProcessor(ProcessorCard {
-            last_4: last_4.to_string(),
-            expiry_month: month(&issued.expiry_month).ok_or_else(|| unreadable("expiryMonth"))?,
-            expiry_year: year(&issued.expiry_year).ok_or_else(|| unreadable("expiryYear"))?,
-            card: segment(&issued.id)?.to_string(),
-        }))
+        match issued.kept() {
+            Ok(kept) => Ok(IssuedCard::AtProcessor(kept)),
+            Err(unreadable) => {
+                // Made there, unusable here: none may stay usable there.
+                if segment(&issued.id).is_ok() {
+                    let _ = self.set_state(mode, &issued.id, NetworkCardState::Terminated).await;
+                }
+                Err(unreadable)
+            }
+        }
     }
 
     /// The money is in our ledger; Sudo asks for it at authorization.
@@ -303,7 +322,16 @@ impl CardNetwork for Sudo {
             }
         };
         let body = json!({ "oldPin": old.expose(), "newPin": new.expose() });
-        self.call::<Value>(Method::PUT, &format!("{path}/pin"), Some(body))
+        let auth = format!("Bearer {}", self.api_key.expose());
+        // Sudo's words are not repeated: they could quote a PIN.
+        self.http
+            .call::<Value>(
+                Method::PUT,
+                &format!("{path}/pin"),
+                &[("authorization", &auth)],
+                Some(&body),
+                no_message,
+            )
             .await
             .map_err(unavailable)?;
         Ok(PinChange::Changed)

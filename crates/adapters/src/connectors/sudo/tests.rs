@@ -185,6 +185,37 @@ async fn a_verve_cards_pin_changes_at_sudo_from_the_old_one_and_a_mastercards_ne
 }
 
 #[tokio::test]
+async fn a_card_sudo_answers_unreadably_is_cancelled_there_at_once() {
+    let fake = FakeSudo::start(KEY, FUNDING).await;
+    let sudo = connector(&fake, KEY);
+    let holder = cardholder();
+    let customer = sudo.create_customer(Mode::Live, &holder).await.unwrap();
+    let IssuedCard::AtProcessor(made) = sudo
+        .issue(Mode::Live, to_issue(&holder, Some(&customer), Currency::Usd))
+        .await
+        .unwrap()
+    else {
+        panic!("Sudo keeps its cards");
+    };
+    // Sudo makes the card, but answers it without a readable number.
+    let unreadable = json!({"statusCode": 200, "message": "Card created successfully.",
+        "data": {"_id": made.card, "maskedPan": "", "expiryMonth": "09", "expiryYear": "2029"}});
+    Mock::given(wiremock::matchers::method("POST"))
+        .and(wiremock::matchers::path("/cards"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(unreadable))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&fake.server)
+        .await;
+    let e = sudo
+        .issue(Mode::Live, to_issue(&holder, Some(&customer), Currency::Usd))
+        .await
+        .unwrap_err();
+    assert!(e.0.contains("maskedPan"), "{e}");
+    assert_eq!(fake.card(&made.card).unwrap().status, "canceled");
+}
+
+#[tokio::test]
 async fn a_physical_card_is_refused_before_any_call() {
     let fake = FakeSudo::start(KEY, FUNDING).await;
     let holder = cardholder();
