@@ -36,8 +36,8 @@ pub const GATEWAY_MAX_BYTES: usize = 256 * 1024;
     responses(
         (status = 200, description = "Approved, or the balance: Sudo's body"),
         (status = 400, description = "Declined (Sudo's body, with the ISO 8583 responseCode), or a body that is not Sudo's event", body = ErrorBody),
-        (status = 401, description = "Not the gateway credential of either mode", body = ErrorBody),
-        (status = 403, description = "No gateway credential is configured", body = ErrorBody),
+        (status = 401, description = "No credential, or not the gateway credential of either mode", body = ErrorBody),
+        (status = 403, description = "A credential, but no mode runs on Sudo", body = ErrorBody),
     )
 )]
 pub async fn sudo_gateway(

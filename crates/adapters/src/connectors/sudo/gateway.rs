@@ -161,17 +161,21 @@ impl SudoGateway {
 
 impl ProcessorGateway for SudoGateway {
     fn authenticate(&self, authorization: Option<&str>) -> Result<Mode, GatewayRefused> {
+        // No credential at all is refused as such, whatever is configured.
+        let given = authorization.unwrap_or_default().as_bytes();
+        if given.is_empty() {
+            return Err(GatewayRefused::BadCredential);
+        }
         if self.secrets().next().is_none() {
             return Err(GatewayRefused::Disabled);
         }
-        let given = authorization.unwrap_or_default().as_bytes();
         let mut found = None;
         // Every secret is compared, each in constant time.
         for (mode, secret) in self.secrets() {
             let bare = secret.expose().as_bytes();
             let bearer = format!("Bearer {}", secret.expose());
             let matches = given.ct_eq(bare) | given.ct_eq(bearer.as_bytes());
-            if bool::from(matches) && !given.is_empty() {
+            if bool::from(matches) {
                 found = Some(mode);
             }
         }

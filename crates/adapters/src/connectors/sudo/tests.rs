@@ -286,6 +286,7 @@ mod the_gateway {
         }
         let off = SudoGateway { live: None, test: None };
         assert_eq!(off.authenticate(Some(LIVE)), Err(GatewayRefused::Disabled));
+        assert_eq!(off.authenticate(None), Err(GatewayRefused::BadCredential));
     }
 
     fn authorization(card: Value, amount: &str, currency: &str) -> Vec<u8> {
