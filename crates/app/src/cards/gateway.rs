@@ -10,9 +10,10 @@ use super::processor::{AuthorizationRequest, Verdict};
 use crate::App;
 use domain::cards::CardBalance;
 use domain::cards::authorization::DeclineReason;
+use domain::ids::CardId;
 use domain::{Amount, Currency, DomainError, ErrorKind, InvalidInput, Mode};
 use ports::card_transactions::Reference;
-use ports::cards::ReserveError;
+use ports::cards::{ReserveError, RuleState};
 use ports::processor_gateway::{GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayRefused};
 
 #[derive(Debug, thiserror::Error)]
@@ -65,10 +66,7 @@ impl App {
     /// may spend: a USD card's balance less its held fee, a Naira card's
     /// balance, nothing once deleted.
     async fn spendable(&self, mode: Mode, processor_card: &str) -> Result<Option<Amount>, CardError> {
-        let Some(id) = self.ports.cards.by_processor_card(mode, processor_card).await? else {
-            return Ok(None);
-        };
-        let Some(state) = self.ports.cards.rule_state(&id).await? else {
+        let Some((id, state)) = self.gateway_card(mode, processor_card).await? else {
             return Ok(None);
         };
         let spendable = match self.ports.cards.get(&state.account_id, mode, &id).await? {
@@ -79,11 +77,17 @@ impl App {
         Ok(Some(Amount::from_minor(spendable.max(0)).unwrap_or(Amount::MAX)))
     }
 
-    async fn gateway_authorization(&self, mode: Mode, call: GatewayAuthorization) -> Result<GatewayAnswer, CardError> {
-        let Some(id) = self.ports.cards.by_processor_card(mode, &call.card).await? else {
-            return Ok(GatewayAnswer::Declined("card_not_found"));
+    /// The card of `mode` the processor knows as `processor_card`, and
+    /// its rules state.
+    async fn gateway_card(&self, mode: Mode, processor_card: &str) -> Result<Option<(CardId, RuleState)>, CardError> {
+        let Some(id) = self.ports.cards.by_processor_card(mode, processor_card).await? else {
+            return Ok(None);
         };
-        let Some(state) = self.ports.cards.rule_state(&id).await? else {
+        Ok(self.ports.cards.rule_state(&id).await?.map(|state| (id, state)))
+    }
+
+    async fn gateway_authorization(&self, mode: Mode, call: GatewayAuthorization) -> Result<GatewayAnswer, CardError> {
+        let Some((id, state)) = self.gateway_card(mode, &call.card).await? else {
             return Ok(GatewayAnswer::Declined("card_not_found"));
         };
         if state.currency != call.currency {

@@ -155,10 +155,22 @@ impl Sudo {
     }
 
     async fn call<T: DeserializeOwned>(&self, method: Method, path: &str, body: Option<Value>) -> Result<T, CallError> {
+        self.call_with(method, path, body, error_message).await
+    }
+
+    /// [`Sudo::call`], Sudo's words found by `message` (or, with
+    /// [`no_message`], never repeated).
+    async fn call_with<T: DeserializeOwned>(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+        message: fn(&Value) -> Option<String>,
+    ) -> Result<T, CallError> {
         let auth = format!("Bearer {}", self.api_key.expose());
         let answer: Envelope<T> = self
             .http
-            .call(method, path, &[("authorization", &auth)], body.as_ref(), error_message)
+            .call(method, path, &[("authorization", &auth)], body.as_ref(), message)
             .await?;
         Ok(answer.data)
     }
@@ -322,16 +334,8 @@ impl CardNetwork for Sudo {
             }
         };
         let body = json!({ "oldPin": old.expose(), "newPin": new.expose() });
-        let auth = format!("Bearer {}", self.api_key.expose());
         // Sudo's words are not repeated: they could quote a PIN.
-        self.http
-            .call::<Value>(
-                Method::PUT,
-                &format!("{path}/pin"),
-                &[("authorization", &auth)],
-                Some(&body),
-                no_message,
-            )
+        self.call_with::<Value>(Method::PUT, &format!("{path}/pin"), Some(body), no_message)
             .await
             .map_err(unavailable)?;
         Ok(PinChange::Changed)
