@@ -2,8 +2,8 @@
 //! managing, funding and unloading with their webhooks, and every card
 //! error of the contract that does not need card transactions.
 
-use crate::cardholders::{account, nigerian};
-use crate::harness::{Server, bearer, client, eventually, ledger_check, sandbox_totals};
+use crate::cardholders::{account, nigerian, shapes};
+use crate::harness::{Server, bearer, client, eventually, ledger_check, on_fakes, sandbox_totals};
 use crate::receiver::Receiver;
 use adapters::crypto::aes_everywhere;
 use adapters::test_db::TestDb;
@@ -358,7 +358,10 @@ async fn fundings_and_unloadings_settle_by_job_and_each_outcome_arrives_by_webho
         assert_eq!(credited["cardholder_id"], holder.as_str());
         assert_eq!(s.balance(&card).await, (5300, 5000), "{}", db.backend());
 
-        // The simulator declines amounts ending in 0013: the money comes back.
+        // The simulator declines amounts ending in 0013: the money comes
+        // back. On Sudo's gateway funding source a movement is ours alone,
+        // and nothing declines it.
+        let declined = !on_fakes();
         s.advance(300).await;
         let a = s
             .patch(
@@ -367,10 +370,19 @@ async fn fundings_and_unloadings_settle_by_job_and_each_outcome_arrives_by_webho
             )
             .await;
         assert_eq!(a.status, 202, "{}", a.body);
-        let failed = event(&receiver, "card_credit_event.failed", pick("fund-2")).await;
-        assert!(failed["error_description"].as_str().unwrap().contains("declined"));
-        assert_eq!(s.wallet().await, 100_000 - 300 - 5000);
-        assert_eq!(s.balance(&card).await, (5300, 5000));
+        let extra = match declined {
+            true => {
+                let failed = event(&receiver, "card_credit_event.failed", pick("fund-2")).await;
+                assert!(failed["error_description"].as_str().unwrap().contains("declined"));
+                0
+            }
+            false => {
+                event(&receiver, "card_credit_event.successful", pick("fund-2")).await;
+                10_013
+            }
+        };
+        assert_eq!(s.wallet().await, 100_000 - 300 - 5000 - extra);
+        assert_eq!(s.balance(&card).await, (5300 + extra, 5000 + extra));
 
         let a = s
             .patch(
@@ -380,8 +392,8 @@ async fn fundings_and_unloadings_settle_by_job_and_each_outcome_arrives_by_webho
             .await;
         assert_eq!(a.status, 202, "{}", a.body);
         event(&receiver, "card_unload_event.successful", pick("unload-1")).await;
-        assert_eq!(s.balance(&card).await, (3300, 3000));
-        assert_eq!(s.wallet().await, 100_000 - 300 - 3000);
+        assert_eq!(s.balance(&card).await, (3300 + extra, 3000 + extra));
+        assert_eq!(s.wallet().await, 100_000 - 300 - 3000 - extra);
 
         s.advance(300).await;
         let a = s
@@ -400,10 +412,20 @@ async fn fundings_and_unloadings_settle_by_job_and_each_outcome_arrives_by_webho
             .await;
         assert_eq!(a.status, 202, "{}", a.body);
         event(&receiver, "card_unload_event.successful", pick("unload-x")).await;
-        let failed = event(&receiver, "card_unload_event.failed", pick("unload-2")).await;
-        assert_eq!(failed["card_transaction_type"], "UNLOAD");
-        assert_eq!(s.balance(&card).await, (2300, 2000));
-        assert_eq!(s.wallet().await, 100_000 - 300 - 2000);
+        let unloaded = match declined {
+            true => {
+                let failed = event(&receiver, "card_unload_event.failed", pick("unload-2")).await;
+                assert_eq!(failed["card_transaction_type"], "UNLOAD");
+                0
+            }
+            false => {
+                event(&receiver, "card_unload_event.successful", pick("unload-2")).await;
+                13
+            }
+        };
+        let left = extra - unloaded;
+        assert_eq!(s.balance(&card).await, (2300 + left, 2000 + left));
+        assert_eq!(s.wallet().await, 100_000 - 300 - 2000 - left);
         assert_ledger(&db);
     }
 }
@@ -574,52 +596,48 @@ async fn every_usd_card_error_of_the_contract_has_its_status() {
             "invalid_request",
         );
 
-        // 401 cardholder deactivated (blacklisted) and not verified (in review).
-        let mut blacklisted = nigerian(4);
-        blacklisted["identity"]["bvn"] = json!("22000049999");
-        let mut in_review = nigerian(5);
-        in_review["identity"]["bvn"] = json!("22000051111");
-        let mut ids = vec![];
-        for registration in [blacklisted, in_review] {
+        // 401 cardholder deactivated (blacklisted) and not verified (in
+        // review, or failed). Smile ID blacklists no one; it has a person
+        // review a Kenyan voter's card, and finds no BVN ending in 1.
+        let registration = |n: u32, bvn: &str| {
+            let mut body = nigerian(n);
+            body["identity"]["bvn"] = json!(bvn);
+            body
+        };
+        let cases = match on_fakes() {
+            false => vec![
+                (registration(4, "22000049999"), "failed", "cardholder_deactivated"),
+                (
+                    registration(5, "22000051111"),
+                    "manual_review",
+                    "cardholder_not_verified",
+                ),
+            ],
+            true => vec![
+                (registration(4, "22000045671"), "failed", "cardholder_not_verified"),
+                (shapes().remove(4).1, "manual_review", "cardholder_not_verified"),
+            ],
+        };
+        for (registration, outcome, code) in cases {
             let a = s.post("/cardholder/register_cardholder", registration).await;
             assert_eq!(a.status, 201, "{}", a.body);
-            ids.push(a.body["data"]["cardholder_id"].as_str().unwrap().to_string());
-        }
-        let decided = |id: &str| {
-            let id = id.to_string();
-            let s = &s;
-            async move {
+            let id = a.body["data"]["cardholder_id"].as_str().unwrap().to_string();
+            let decided = async || {
                 s.get(&format!("/cardholder/get_cardholder?cardholder_id={id}"))
                     .await
                     .body["data"]["verification_status"]
                     .clone()
-            }
-        };
-        let both = async || (decided(&ids[0]).await, decided(&ids[1]).await);
-        eventually(both, |(first, second)| first == "failed" && second == "manual_review").await;
-        let for_holder = |id: &str| json!({"cardholder_id": id});
-        expect(
-            s.post("/cards/create_card", body(for_holder(&ids[0]))).await,
-            401,
-            "cardholder_deactivated",
-        );
-        expect(
-            s.post("/cards/activate_physical_card", activation(&ids[0], "1234567890123"))
-                .await,
-            401,
-            "cardholder_deactivated",
-        );
-        expect(
-            s.post("/cards/create_card", body(for_holder(&ids[1]))).await,
-            401,
-            "cardholder_not_verified",
-        );
-        expect(
-            s.post("/cards/activate_physical_card", activation(&ids[1], "1234567890123"))
-                .await,
-            401,
-            "cardholder_not_verified",
-        );
+            };
+            assert_eq!(eventually(decided, |status| status == outcome).await, outcome);
+            let for_holder = json!({"cardholder_id": id});
+            expect(s.post("/cards/create_card", body(for_holder)).await, 401, code);
+            expect(
+                s.post("/cards/activate_physical_card", activation(&id, "1234567890123"))
+                    .await,
+                401,
+                code,
+            );
+        }
 
         // 400 no card: details, balance, PIN, token, freeze, unfreeze, delete, fund, unload.
         expect(
@@ -782,6 +800,11 @@ async fn a_migrated_card_keeps_the_months_spend_of_the_card_it_replaces() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn physical_cards_activate_once_and_a_migration_moves_the_balance_to_a_new_card() {
+    if on_fakes() {
+        // Sudo maps a physical card by its PAN, which the contract's
+        // activation does not carry: refused (connectors.rs checks it).
+        return;
+    }
     for db in TestDb::all().await {
         let receiver = Receiver::start();
         let s = Sandbox::start(&db, Some(&receiver.url));
@@ -1009,7 +1032,10 @@ async fn a_card_number_copied_into_another_card_row_does_not_open_there() {
         let copied = s
             .call_at(&s.server.relay, reqwest::Method::GET, &details(&b), None)
             .await;
-        assert_ne!(copied.status, 200, "{}: {}", db.backend(), copied.body);
+        // On Sudo, B's number comes from its vault by B's own card: the
+        // copied field is never read. Here, it does not open under B's id.
+        let opens = on_fakes();
+        assert_eq!(copied.status == 200, opens, "{}: {}", db.backend(), copied.body);
         assert!(
             !copied.body.to_string().contains(&pan),
             "{}: A's number shows on B",

@@ -333,6 +333,10 @@ async fn sudo_issues_the_cards_and_its_gateway_spends_them_through_the_ledger() 
             "{}",
             physical.body
         );
+        let activation = json!({"cardholder_id": newcomer, "card_type": "physical", "card_brand": "Mastercard",
+                                "card_currency": "USD", "card_token_number": "1234567890123"});
+        let activated = s.post("/cards/activate_physical_card", activation).await;
+        assert_eq!(activated.body["code"], "card_type_unavailable", "{}", activated.body);
         assert_eq!(fake.customers(), 1, "no customer made for a card that cannot be issued");
         // A card the wallet cannot fund is refused before Sudo issues one.
         let too_much = s.post("/cards/create_card", s.card_body(&holder, "10000")).await;

@@ -1,11 +1,13 @@
 //! Starts the real binary on a free port against a test database, and
 //! runs its CLI against the same database.
 
+use adapters::connectors::smileid::fake::FakeSmileId;
+use adapters::connectors::sudo::fake::FakeSudo;
 use adapters::test_db::TestDb;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
-use std::sync::mpsc;
+use std::sync::{OnceLock, mpsc};
 use std::time::Duration;
 
 /// The master key the tests give PostgreSQL runs (SQLite runs let the
@@ -33,6 +35,66 @@ pub fn issuing(db: &TestDb) -> Command {
 
 pub fn run(cmd: &mut Command) -> Output {
     cmd.output().expect("the issuing binary runs")
+}
+
+/// With `ISSUING_E2E_RAILS=fakes` every server's sandbox runs on the real
+/// connectors, Sudo's and Smile ID's, pointed at fakes built from their
+/// documentation: CI runs the card and cardholder suites once more so.
+pub fn on_fakes() -> bool {
+    std::env::var("ISSUING_E2E_RAILS").is_ok_and(|v| v == "fakes")
+}
+
+/// The fakes every server's sandbox runs on (see [`on_fakes`]): one pair
+/// for the whole run, so a restarted server finds its cards at "Sudo".
+pub struct Rails {
+    pub sudo: FakeSudo,
+    pub smileid: FakeSmileId,
+}
+
+impl Rails {
+    const SUDO_KEY: &str = "sudo-sandbox-api-key";
+    const FUNDING_SOURCE: &str = "61e5a1ef0d3c3e7e4d3ff0a1";
+    const GATEWAY_SECRET: &str = "sandbox-gateway-secret-of-at-least-32-chars";
+    const PARTNER: &str = "2204";
+    const SMILEID_KEY: &str = "smile-sandbox-api-key";
+
+    /// The run's fakes, started on first use. Wiremock serves each on a
+    /// thread of its own, so the runtime that starts them may end.
+    pub fn get() -> &'static Rails {
+        static RAILS: OnceLock<Rails> = OnceLock::new();
+        RAILS.get_or_init(|| {
+            let started = std::thread::spawn(|| {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap();
+                runtime.block_on(async {
+                    let smileid = FakeSmileId::start(Rails::PARTNER, Rails::SMILEID_KEY).await;
+                    smileid.finish_jobs_at_once();
+                    Rails {
+                        sudo: FakeSudo::start(Rails::SUDO_KEY, Rails::FUNDING_SOURCE).await,
+                        smileid,
+                    }
+                })
+            });
+            started.join().expect("the fakes start")
+        })
+    }
+
+    /// The sandbox's connectors, pointed at these fakes.
+    fn configure(&self, cmd: &mut Command) {
+        cmd.env("ISSUING_SANDBOX_CARD_PROCESSOR", "sudo")
+            .env("ISSUING_SUDO_API_URL", self.sudo.url())
+            .env("ISSUING_SUDO_VAULT_URL", self.sudo.url())
+            .env("ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID", Rails::FUNDING_SOURCE)
+            .env("ISSUING_SANDBOX_SUDO_API_KEY", Rails::SUDO_KEY)
+            .env("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET", Rails::GATEWAY_SECRET)
+            .env("ISSUING_SANDBOX_KYC_PROVIDER", "smileid")
+            .env("ISSUING_SMILEID_API_URL", self.smileid.url())
+            .env("ISSUING_SANDBOX_SMILEID_PARTNER_ID", Rails::PARTNER)
+            .env("ISSUING_SANDBOX_SMILEID_API_KEY", Rails::SMILEID_KEY)
+            .env("ISSUING_PUBLIC_URL", "https://issuing.example");
+    }
 }
 
 pub struct Server {
@@ -72,6 +134,9 @@ impl Server {
     }
 
     fn spawn(cmd: &mut Command, args: &[&str]) -> Server {
+        if on_fakes() {
+            Rails::get().configure(cmd);
+        }
         let mut child = cmd
             .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
             .args(["--worker-poll-ms", "50", "--demo"])

@@ -10,11 +10,18 @@ use ports::StoreError;
 use ports::card_network::{NetworkCardState, NetworkUnavailable};
 use ports::cardholders::{CardholderRecord, CustomerClaim};
 use ports::jobs::JobKind;
+use std::time::Duration;
+use tokio::time::{Instant, sleep};
 
 /// How long a request may take to make a cardholder's customer before
 /// another may take its claim over (its request died): longer than any
 /// processor call is allowed.
 const CUSTOMER_CLAIM_SECS: i64 = 60;
+
+/// How long a request waits for another's making of the customer, and
+/// how often it looks: a processor call rarely takes longer.
+const CUSTOMER_WAIT: Duration = Duration::from_secs(5);
+const CUSTOMER_LOOK_EVERY: Duration = Duration::from_millis(25);
 
 impl App {
     /// The processor's id of a card it keeps (`None`: the card's details are sealed here).
@@ -24,8 +31,8 @@ impl App {
     }
 
     /// The cardholder's customer at the mode's processor, made with the
-    /// first card there, once: a second request meanwhile is told to
-    /// retry (504), never makes a second customer.
+    /// first card there, once: a second request meanwhile waits for it
+    /// (a while, then is told to retry: 504), never makes a second one.
     pub(crate) async fn processor_customer(
         &self,
         mode: Mode,
@@ -34,12 +41,19 @@ impl App {
         if !self.ports.network.keeps_customers(mode) {
             return Ok(None);
         }
-        let now = self.ports.clock.now();
         let cardholders = &self.ports.cardholders;
-        match cardholders
-            .claim_processor_customer(&owner.id, now, CUSTOMER_CLAIM_SECS)
-            .await?
-        {
+        let waited_enough = Instant::now() + CUSTOMER_WAIT;
+        let claim = loop {
+            let now = self.ports.clock.now();
+            match cardholders
+                .claim_processor_customer(&owner.id, now, CUSTOMER_CLAIM_SECS)
+                .await?
+            {
+                CustomerClaim::Busy if Instant::now() < waited_enough => sleep(CUSTOMER_LOOK_EVERY).await,
+                claim => break claim,
+            }
+        };
+        match claim {
             CustomerClaim::Known(customer) => Ok(Some(customer)),
             CustomerClaim::Busy => Err(NetworkUnavailable(
                 "another request is making this cardholder a customer of the processor; retry".into(),

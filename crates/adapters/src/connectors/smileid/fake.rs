@@ -11,6 +11,7 @@
 use super::signature;
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
@@ -25,6 +26,8 @@ struct Partner {
     /// Asynchronous jobs received, by job id: the request's body, and
     /// whether Smile ID finished it.
     jobs: Arc<Mutex<HashMap<String, (Value, bool)>>>,
+    /// Whether a job is finished as soon as it is received.
+    at_once: Arc<AtomicBool>,
 }
 
 pub struct FakeSmileId {
@@ -142,7 +145,7 @@ impl Respond for Lookup {
                 json!({"error": "Job already exists. Did you mean to set the retry flag to true", "code": "2215"});
             return ResponseTemplate::new(400).set_body_json(exists);
         }
-        jobs.insert(job, (body, false));
+        jobs.insert(job, (body, partner.at_once.load(Ordering::Relaxed)));
         ResponseTemplate::new(200).set_body_json(json!({"success": true}))
     }
 }
@@ -178,6 +181,7 @@ impl FakeSmileId {
             id: partner_id.into(),
             key: api_key.into(),
             jobs: Arc::default(),
+            at_once: Arc::default(),
         };
         let server = MockServer::start().await;
         let post = |at: &str| Mock::given(method("POST")).and(path(at));
@@ -204,6 +208,12 @@ impl FakeSmileId {
     /// The asynchronous job's request, once it arrived.
     pub fn submitted(&self, job: &str) -> Option<Value> {
         self.partner.jobs.lock().unwrap().get(job).map(|(body, _)| body.clone())
+    }
+
+    /// From now on Smile ID finishes each job as soon as it is received
+    /// (its job status says so; the callback it would post is not sent).
+    pub fn finish_jobs_at_once(&self) {
+        self.partner.at_once.store(true, Ordering::Relaxed);
     }
 
     /// Smile ID finishes the job: the callback it posts, the verdict
