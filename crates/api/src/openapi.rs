@@ -9,7 +9,7 @@ use crate::error_codes::CATALOGUE;
 use crate::{PublicUrls, routes};
 use actix_web::{HttpResponse, web};
 use domain::events::payloads::{
-    CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardMovement, CardTransferSettled, CardholderVerification,
+    CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardMovement, CardReversal, CardTransferSettled, CardholderVerification,
     RewardAssigned, WebhookTest,
 };
 use domain::events::*;
@@ -100,6 +100,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         CardMovement,
         CardTransferSettled,
         CardDebit,
+        CardReversal,
         CardDeleted,
         CardDeleteNotice,
         RewardAssigned,
@@ -266,6 +267,13 @@ const WEBHOOKS: [(&str, &str, &str); 17] = [
         CARD_MAINTENANCE_FEE_SUCCESSFUL,
         "CardDebit",
         "The monthly maintenance fee was charged from the held amount.",
+    ),
+    (
+        CARD_REVERSAL_SUCCESSFUL,
+        "CardReversal",
+        "Beyond the contract, as the original service sends it: the card processor gave back (part of) an \
+         approved debit (a refund, or a reversal of what it declined or cleared for less), to the card or, \
+         when the card is deleted or full, to the issuing wallet.",
     ),
     (
         CARD_DELETE_SUCCESSFUL,

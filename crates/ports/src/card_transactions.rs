@@ -2,6 +2,7 @@ use crate::StoreError;
 use crate::events::NewEvent;
 use crate::jobs::NewJob;
 use domain::cards::authorization::Decision;
+use domain::cards::reversal::{CreditTo, ReversalKind};
 use domain::cards::three_ds::ChallengeState;
 use domain::fx::FxRates;
 use domain::ids::{AccountId, CardId, CardholderId};
@@ -138,6 +139,15 @@ pub trait CardTransactionStore: Send + Sync {
         reference: Reference,
     ) -> Result<Option<CardTransaction>, StoreError>;
 
+    /// Gives back (part of) the card's approved debit, once by the
+    /// processor's reference: under the card's lock,
+    /// [`domain::cards::reversal::credit_back`] decides how much (never
+    /// more than the debit has left) and where (the card, or the issuing
+    /// wallet when the card is deleted or full); the money moves from the
+    /// card's spend account, the record and the notices are stored, in
+    /// one transaction.
+    async fn reverse(&self, reversal: NewReversal, notices: ReversalNotices) -> Result<ReversalOutcome, StoreError>;
+
     /// Stores a 3-D Secure challenge with the job that expires it, in one
     /// transaction; `ReferenceUsed` when its reference was taken (by a
     /// challenge or any money movement).
@@ -176,6 +186,48 @@ pub trait CardTransactionStore: Send + Sync {
         next: (ChallengeState, u32),
     ) -> Result<bool, StoreError>;
 }
+
+/// A card processor gives back (part of) a debit it had us approve.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewReversal {
+    /// The record's id (`crv_...`).
+    pub id: String,
+    pub account_id: AccountId,
+    pub mode: Mode,
+    pub card_id: CardId,
+    /// The debit's client reference.
+    pub debit_reference: String,
+    /// The processor's id of this refund or reversal: applied once by it.
+    pub reference: String,
+    pub kind: ReversalKind,
+    /// What the processor gives back, in the card's currency.
+    pub asked: Amount,
+    pub now: Timestamp,
+}
+
+/// A reversal credited.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reversed {
+    pub amount: Amount,
+    pub to: CreditTo,
+    /// The debit it gives back (part of).
+    pub debit: CardTransaction,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReversalOutcome {
+    Credited(Reversed),
+    /// The processor's reference was applied already: nothing moved.
+    AlreadyApplied,
+    /// The debit was given back in full already: nothing moved.
+    NothingLeft,
+    /// The card has no approved debit of that reference.
+    NoSuchDebit,
+}
+
+/// Makes the events a credited reversal is reported by; called inside
+/// its transaction.
+pub type ReversalNotices = Box<dyn Fn(&Reversed) -> Vec<(NewEvent, NewJob)> + Send + Sync>;
 
 /// A Naira card debit waiting for its 3-D Secure OTP.
 #[derive(Debug, Clone, PartialEq, Eq)]

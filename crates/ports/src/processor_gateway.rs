@@ -1,3 +1,4 @@
+use domain::cards::reversal::ReversalKind;
 use domain::{Amount, Currency, DomainError, ErrorKind, InvalidInput, Mode};
 
 /// A processor's real-time call through a gateway funding source, read.
@@ -7,6 +8,9 @@ pub enum GatewayCall {
     Authorization(GatewayAuthorization),
     /// The card's spendable balance (`card`: the processor's id).
     Balance { card: String },
+    /// The processor gives back (part of) an authorization it had us
+    /// approve: a refund, or the authorization declined in the end.
+    GiveBack(GatewayGiveBack),
     /// An authorization this service cannot take as sent (an amount out
     /// of bounds, an unknown currency, no card): declined for this reason
     /// code, in the processor's terms.
@@ -27,6 +31,20 @@ pub struct GatewayAuthorization {
     pub currency: Currency,
     pub merchant: String,
     pub merchant_category_code: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GatewayGiveBack {
+    /// The processor's id of this refund or reversal: applied once by it.
+    pub id: String,
+    /// The processor's id of the authorization: the debit's reference.
+    pub authorization: String,
+    /// The processor's id of the card.
+    pub card: String,
+    pub kind: ReversalKind,
+    /// What comes back, in minor units of `currency`; `None`: all the
+    /// authorization took.
+    pub amount: Option<(Amount, Currency)>,
 }
 
 /// What the service answers a gateway call.

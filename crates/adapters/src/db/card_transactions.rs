@@ -14,7 +14,8 @@ use domain::paging::Page;
 use domain::{Amount, Currency, Mode, Timestamp};
 use ports::StoreError;
 use ports::card_transactions::{
-    CardTransaction, CardTransactionStore, Challenge, DebitAttempt, DebitError, DebitOutcome, Notices, Reference,
+    CardTransaction, CardTransactionStore, Challenge, DebitAttempt, DebitError, DebitOutcome, NewReversal, Notices,
+    Reference, ReversalNotices, ReversalOutcome,
 };
 use ports::jobs::NewJob;
 
@@ -45,7 +46,7 @@ pub(super) struct TransactionRow {
 }
 
 impl TransactionRow {
-    fn record(self) -> Result<CardTransaction, StoreError> {
+    pub(super) fn record(self) -> Result<CardTransaction, StoreError> {
         let corrupt = |what: &str| StoreError::new(format!("card transaction {} has an unreadable {what}", self.id));
         Ok(CardTransaction {
             amount: Amount::from_minor(self.amount).ok_or_else(|| corrupt("amount"))?,
@@ -177,6 +178,10 @@ impl CardTransactionStore for Db {
             .optional()
         })?;
         row.map(TransactionRow::record).transpose()
+    }
+
+    async fn reverse(&self, reversal: NewReversal, notices: ReversalNotices) -> Result<ReversalOutcome, StoreError> {
+        super::reversals::reverse(self.pool(), &reversal, &notices).await
     }
 
     async fn open_challenge(&self, challenge: Challenge, expiry: NewJob) -> Result<(), DebitError> {

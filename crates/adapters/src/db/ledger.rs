@@ -318,13 +318,15 @@ const UNRECORDED_DEPOSITS: &str = "SELECT p.entry_id, p.ledger_account_id AS led
      LEFT JOIN wallet_credits w ON w.entry_id = p.entry_id AND w.amount = -p.amount \
      WHERE a.code = 'deposits' AND w.entry_id IS NULL ORDER BY p.entry_id";
 // What left a card for its spend account or as a fee, against its
-// approved transactions (debits and fees alike).
+// approved transactions (debits and fees alike) less what the processor
+// gave back of them (refunds, reversals).
 const SPEND_MISMATCHED: &str = "SELECT card_id, held, expected FROM (SELECT c.id AS card_id, \
      CAST(s.balance + COALESCE((SELECT -SUM(p.amount) FROM ledger_postings p \
          JOIN ledger_entries e ON e.id = p.entry_id \
          WHERE p.ledger_account_id = 'la_' || c.id AND e.kind = 'maintenance_fee'), 0) AS BIGINT) AS held, \
      CAST(COALESCE((SELECT SUM(t.amount) FROM card_transactions t \
-         WHERE t.card_id = c.id AND t.status = 'approved'), 0) AS BIGINT) AS expected \
+         WHERE t.card_id = c.id AND t.status = 'approved'), 0) \
+       - COALESCE((SELECT SUM(r.amount) FROM card_reversals r WHERE r.card_id = c.id), 0) AS BIGINT) AS expected \
      FROM cards c JOIN ledger_accounts s ON s.id = 'la_' || c.id || '_spend') books \
      WHERE held <> expected ORDER BY card_id";
 

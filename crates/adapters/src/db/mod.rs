@@ -19,6 +19,7 @@ mod pg_tls;
 mod rate_limits;
 mod reseal;
 mod reservations;
+mod reversals;
 mod rewards;
 mod schema;
 mod settlements;

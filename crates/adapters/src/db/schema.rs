@@ -321,6 +321,21 @@ diesel::table! {
 }
 
 diesel::table! {
+    card_reversals (id) {
+        id -> Text,
+        account_id -> Text,
+        livemode -> Bool,
+        card_id -> Text,
+        transaction_id -> Text,
+        reference -> Text,
+        kind -> Text,
+        amount -> BigInt,
+        credited_to -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
     processor_cards (card_id) {
         card_id -> Text,
         livemode -> Bool,
@@ -340,6 +355,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     accounts,
     api_keys,
     card_details_tokens,
+    card_reversals,
     card_transactions,
     card_transfers,
     cardholders,

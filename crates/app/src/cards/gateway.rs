@@ -56,6 +56,10 @@ impl App {
                 Some(spendable) => GatewayAnswer::Balance(spendable),
                 None => GatewayAnswer::Declined("card_not_found"),
             },
+            GatewayCall::GiveBack(call) => {
+                self.give_back(mode, call).await?;
+                GatewayAnswer::Acknowledged
+            }
             GatewayCall::Unusable(reason) => GatewayAnswer::Declined(reason),
             GatewayCall::Other => GatewayAnswer::Acknowledged,
         };
@@ -79,7 +83,7 @@ impl App {
 
     /// The card of `mode` the processor knows as `processor_card`, and
     /// its rules state.
-    async fn gateway_card(&self, mode: Mode, processor_card: &str) -> Result<Option<(CardId, RuleState)>, CardError> {
+    pub(super) async fn gateway_card(&self, mode: Mode, processor_card: &str) -> Result<Option<(CardId, RuleState)>, CardError> {
         let Some(id) = self.ports.cards.by_processor_card(mode, processor_card).await? else {
             return Ok(None);
         };

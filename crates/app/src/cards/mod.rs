@@ -9,6 +9,7 @@ mod debit;
 mod delete_card;
 mod details;
 mod gateway;
+mod give_back;
 mod lists;
 mod manage;
 mod naira;

@@ -8,6 +8,7 @@ pub mod pan;
 pub mod pin;
 pub mod product;
 pub mod reserve_run;
+pub mod reversal;
 pub mod settle_run;
 pub mod state;
 pub mod three_ds;

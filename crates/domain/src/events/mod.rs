@@ -24,13 +24,17 @@ pub const NAIRA_CARD_UNLOAD_SUCCESSFUL: &str = "naira_card_unload_event.successf
 /// Not named by the contract: the monthly fee charged from the held amount.
 pub const CARD_MAINTENANCE_FEE_SUCCESSFUL: &str = "card_maintenance_fee_event.successful";
 
+/// Not named by the contract: a processor gave back (part of) a debit (a
+/// refund, a reversal); the original service sends it.
+pub const CARD_REVERSAL_SUCCESSFUL: &str = "card_reversal_event.successful";
+
 pub const REWARD_ASSIGNED_SUCCESSFUL: &str = "reward_assigned_event.successful";
 
 /// A sandbox helper's event, to try an endpoint and its signature checks.
 pub const WEBHOOK_TEST: &str = "webhook.test";
 
 /// Every event name the service sends.
-pub const ALL: [&str; 17] = [
+pub const ALL: [&str; 18] = [
     CARDHOLDER_VERIFICATION_SUCCESSFUL,
     CARDHOLDER_VERIFICATION_MANUAL_REVIEW,
     CARDHOLDER_VERIFICATION_FAILED,
@@ -41,6 +45,7 @@ pub const ALL: [&str; 17] = [
     CARD_UNLOAD_FAILED,
     CARD_DEBIT_DECLINED,
     CARD_MAINTENANCE_FEE_SUCCESSFUL,
+    CARD_REVERSAL_SUCCESSFUL,
     CARD_DELETE_SUCCESSFUL,
     CARD_DELETE_NOTIFICATION,
     NAIRA_CARD_CREDIT_SUCCESSFUL,

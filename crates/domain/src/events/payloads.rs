@@ -99,6 +99,27 @@ pub struct CardDebit {
     pub decline_code: Option<&'static str>,
 }
 
+/// `card_reversal_event.successful`: a card processor gave back (part of)
+/// an approved debit, to the card or, when the card is gone or full, to
+/// the issuing wallet. `transaction_reference` is the debit's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(ToSchema))]
+pub struct CardReversal {
+    #[serde(flatten)]
+    pub movement: CardMovement,
+    /// The debit's issuer transaction reference.
+    pub issuer_transaction_reference: String,
+    /// The processor's id of the refund or reversal.
+    pub reversal_reference: String,
+    /// The debit's merchant descriptor.
+    pub description: String,
+    /// The debit's enriched_data object.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub enriched_data: serde_json::Value,
+    /// card or issuing_wallet
+    pub credited_to: &'static str,
+}
+
 /// `card_delete_event.successful`: a card was deleted by a rule or with
 /// its cardholder.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -162,6 +183,7 @@ pub enum Event {
     CardUnloadFailed(CardTransferSettled),
     CardDebitDeclined(CardDebit),
     CardMaintenanceFeeSuccessful(CardDebit),
+    CardReversalSuccessful(CardReversal),
     CardDeleteSuccessful(CardDeleted),
     CardDeleteNotification(CardDeleteNotice),
     NairaCardCreditSuccessful(CardTransferSettled),
@@ -185,6 +207,7 @@ impl Event {
             Event::CardUnloadFailed(_) => CARD_UNLOAD_FAILED,
             Event::CardDebitDeclined(_) => CARD_DEBIT_DECLINED,
             Event::CardMaintenanceFeeSuccessful(_) => CARD_MAINTENANCE_FEE_SUCCESSFUL,
+            Event::CardReversalSuccessful(_) => CARD_REVERSAL_SUCCESSFUL,
             Event::CardDeleteSuccessful(_) => CARD_DELETE_SUCCESSFUL,
             Event::CardDeleteNotification(_) => CARD_DELETE_NOTIFICATION,
             Event::NairaCardCreditSuccessful(_) => NAIRA_CARD_CREDIT_SUCCESSFUL,

@@ -2,10 +2,16 @@
 //! for each authorization (`authorization.request`) and balance enquiry
 //! (`card.balance`), with the `authorizationHeader` registered on the
 //! funding source as its `Authorization` header, and waits 4 seconds for
-//! the answer. Amounts are in major units with decimals (`25.375`).
+//! the answer. Its events are taken there too, with the same header:
+//! `transaction.refund` and `authorization.declined` give money back;
+//! any other is acknowledged. Amounts are in major units with decimals
+//! (`25.375`).
 
 use domain::{Amount, Currency, InvalidInput, Mode, Secret, text};
-use ports::processor_gateway::{GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayRefused, ProcessorGateway};
+use domain::cards::reversal::ReversalKind;
+use ports::processor_gateway::{
+    GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayGiveBack, GatewayRefused, ProcessorGateway,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
@@ -36,16 +42,41 @@ struct ReplyData<'a> {
     balance: Option<Box<RawValue>>,
 }
 
+/// An event as Sudo posts it. Its pages disagree on the shape: most put
+/// the object under `data.object`, the card termination page puts it in
+/// `data` itself, and some examples show no top-level `type` (the object's
+/// own `type` then tells a refund). Every form is taken.
 #[derive(Deserialize)]
 struct Call {
-    #[serde(rename = "type")]
-    kind: String,
-    data: Data,
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    data: Box<RawValue>,
 }
 
 #[derive(Deserialize)]
 struct Data {
-    object: Box<RawValue>,
+    object: Option<Box<RawValue>>,
+}
+
+/// What an object says of itself when the event does not.
+#[derive(Deserialize)]
+struct Peek {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+}
+
+/// A refund (`transaction.refund`): a transaction of `type` refund, its
+/// amounts in major units, naming the authorization it gives back.
+#[derive(Deserialize)]
+struct Refund {
+    #[serde(rename = "_id")]
+    id: String,
+    #[serde(default)]
+    card: Value,
+    #[serde(default)]
+    authorization: Value,
+    amount: Option<Box<RawValue>>,
+    currency: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -77,7 +108,8 @@ fn invalid(field: &str, rule: &str) -> InvalidInput {
     InvalidInput::new(field, rule)
 }
 
-/// A card as Sudo names it in a payload: its id, or the card object.
+/// An object as Sudo names it in a payload (a card, an authorization):
+/// its id, or the object.
 fn card_id(card: &Value) -> Option<String> {
     match card {
         Value::String(id) => Some(id.clone()),
@@ -151,6 +183,39 @@ fn authorization(auth: Authorization) -> GatewayCall {
     })
 }
 
+/// A refund as the engine takes it: its amount rounded up to the minor
+/// unit as an authorization's is, so a refund of all of one gives back
+/// exactly what it took (and never more: the store bounds it by the
+/// debit).
+fn give_back(refund: Refund) -> Result<GatewayGiveBack, InvalidInput> {
+    let field = |name: &str, rule: &str| invalid(&format!("data.object.{name}"), rule);
+    let id = |name: &str, value: Option<String>| {
+        value
+            .filter(|v| text::reference(v).is_ok())
+            .ok_or_else(|| field(name, "must be Sudo's id: printable, at most 100 characters"))
+    };
+    let card = id("card", card_id(&refund.card))?;
+    let authorization = id("authorization", card_id(&refund.authorization))?;
+    let refund_id = id("_id", Some(refund.id))?;
+    let currency = refund
+        .currency
+        .as_deref()
+        .and_then(|c| Currency::parse("currency", c).ok())
+        .ok_or_else(|| field("currency", "must be NGN or USD"))?;
+    let written = refund.amount.as_ref().map(|raw| raw.get().trim_matches('"'));
+    let amount = written
+        .and_then(Amount::from_major_rounded_up)
+        .filter(|a| *a > Amount::ZERO)
+        .ok_or_else(|| field("amount", "must be a positive amount within bounds, in major units"))?;
+    Ok(GatewayGiveBack {
+        id: refund_id,
+        authorization,
+        card,
+        kind: ReversalKind::Refund,
+        amount: Some((amount, currency)),
+    })
+}
+
 impl SudoGateway {
     fn secrets(&self) -> impl Iterator<Item = (Mode, &Secret<String>)> {
         [(Mode::Live, &self.live), (Mode::Test, &self.test)]
@@ -185,16 +250,49 @@ impl ProcessorGateway for SudoGateway {
     fn read(&self, body: &[u8]) -> Result<GatewayCall, InvalidInput> {
         let call: Call = serde_json::from_slice(body)
             .map_err(|_| invalid("body", "must be Sudo's event: {type, data: {object}}"))?;
-        match call.kind.as_str() {
+        let data: Data = serde_json::from_str(call.data.get())
+            .map_err(|_| invalid("data", "must be an object: Sudo's event's data"))?;
+        let object = data.object.unwrap_or(call.data);
+        let kind = match call.kind {
+            Some(kind) => kind,
+            None => {
+                let peek: Peek = serde_json::from_str(object.get()).map_err(|_| invalid("data.object", "must be an object"))?;
+                match peek.kind.as_deref() {
+                    Some("refund") => "transaction.refund".into(),
+                    _ => return Err(invalid("type", "is required: Sudo's event type")),
+                }
+            }
+        };
+        let read = |what: &str| invalid("data.object", what);
+        match kind.as_str() {
             "authorization.request" => {
-                let auth: Authorization = serde_json::from_str(call.data.object.get())
-                    .map_err(|_| invalid("data.object", "must be an authorization with its _id"))?;
+                let auth: Authorization =
+                    serde_json::from_str(object.get()).map_err(|_| read("must be an authorization with its _id"))?;
                 Ok(authorization(auth))
             }
             "card.balance" => {
-                let card: Card = serde_json::from_str(call.data.object.get())
-                    .map_err(|_| invalid("data.object", "must be the card, with its _id"))?;
+                let card: Card = serde_json::from_str(object.get()).map_err(|_| read("must be the card, with its _id"))?;
                 Ok(GatewayCall::Balance { card: card.id })
+            }
+            "authorization.declined" => {
+                let auth: Authorization =
+                    serde_json::from_str(object.get()).map_err(|_| read("must be an authorization with its _id"))?;
+                let card = card_id(&auth.card).ok_or_else(|| read("must name the authorization's card"))?;
+                if text::reference(&auth.id).is_err() {
+                    return Err(read("_id: must be Sudo's id: printable, at most 100 characters"));
+                }
+                Ok(GatewayCall::GiveBack(GatewayGiveBack {
+                    id: auth.id.clone(),
+                    authorization: auth.id,
+                    card,
+                    kind: ReversalKind::Reversal,
+                    amount: None,
+                }))
+            }
+            "transaction.refund" => {
+                let refund: Refund =
+                    serde_json::from_str(object.get()).map_err(|_| read("must be a refund transaction with its _id"))?;
+                Ok(GatewayCall::GiveBack(give_back(refund)?))
             }
             _ => Ok(GatewayCall::Other),
         }

@@ -253,6 +253,7 @@ fn sudos_error_bodies_and_expiry_forms_are_read_in_each_documented_shape() {
 
 mod the_gateway {
     use super::super::gateway::SudoGateway;
+    use domain::cards::reversal::ReversalKind;
     use domain::{Amount, Currency, Mode, Secret};
     use ports::processor_gateway::{GatewayAnswer, GatewayCall, GatewayRefused, ProcessorGateway};
     use serde_json::{Value, json};
@@ -341,6 +342,51 @@ mod the_gateway {
         assert_eq!(g.read(other).unwrap(), GatewayCall::Other);
         assert!(g.read(b"{\"type\":\"authorization.request\"}").is_err());
         assert!(g.read(b"\0").is_err());
+    }
+
+    /// `transaction.refund` as its page shows it (`data.object`, the
+    /// refund's own `type`), with and without the event's `type`.
+    fn refund(kind: &str, amount: &str, currency: &str) -> Vec<u8> {
+        format!(
+            r#"{{{kind}"environment":"production","business":"b1","data":{{"object":{{"_id":"rf_1","business":"b1",
+            "customer":"c1","card":"62a1aa","authorization":"auth_1","amount":{amount},"fee":5,"vat":0,
+            "currency":"{currency}","type":"refund","merchantAmount":20000,"merchant":{{"category":"6014"}}}}}}}}"#
+        )
+        .into_bytes()
+    }
+
+    #[test]
+    fn refunds_and_late_declines_give_back_by_sudos_ids_in_every_documented_shape() {
+        let g = gateway();
+        for kind in [r#""type":"transaction.refund","#, ""] {
+            let GatewayCall::GiveBack(back) = g.read(&refund(kind, "200.05", "NGN")).unwrap() else {
+                panic!("a refund");
+            };
+            assert_eq!(
+                (back.id.as_str(), back.authorization.as_str(), back.card.as_str()),
+                ("rf_1", "auth_1", "62a1aa")
+            );
+            assert_eq!(back.kind, ReversalKind::Refund);
+            assert_eq!(back.amount, Some((Amount::from_const(20005), Currency::Ngn)));
+        }
+        let kind = r#""type":"transaction.refund","#;
+        for bad in ["0", "-5", "1e3", "99999999999999999", "null"] {
+            let refused = g.read(&refund(kind, bad, "USD")).unwrap_err();
+            assert!(refused.to_string().contains("data.object.amount"), "{bad}: {refused}");
+        }
+        assert!(g.read(&refund(kind, "1", "EUR")).unwrap_err().to_string().contains("currency"));
+        let long = format!(r#"{{"type":"transaction.refund","data":{{"object":{{"_id":"{}","card":"c","authorization":"a","amount":1,"currency":"USD"}}}}}}"#, "x".repeat(101));
+        assert!(g.read(long.as_bytes()).is_err(), "an id past 100 characters");
+        // A late decline gives back all of the authorization, by its id;
+        // the card termination page's form (the object in `data`) reads too.
+        let declined = br#"{"type":"authorization.declined","data":{"_id":"auth_9","card":{"_id":"62a1aa"},"amount":0}}"#;
+        let GatewayCall::GiveBack(back) = g.read(declined).unwrap() else {
+            panic!("a reversal");
+        };
+        assert_eq!((back.id.as_str(), back.authorization.as_str()), ("auth_9", "auth_9"));
+        assert_eq!((back.kind, back.amount), (ReversalKind::Reversal, None));
+        let no_type = br#"{"data":{"object":{"_id":"t","type":"purchase"}}}"#;
+        assert!(g.read(no_type).unwrap_err().to_string().contains("type"));
     }
 
     #[test]

@@ -1,0 +1,133 @@
+//! Money a card processor gives back of an approved debit (refunds,
+//! reversals): [`ports::card_transactions::CardTransactionStore::reverse`].
+
+use super::card_transactions::{APPROVED, TransactionRow};
+use super::events::{EventRow, store_event};
+use super::jobs::JobRow;
+use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
+use super::money_steps::{TxError, violates, wallet};
+use super::schema::{card_reversals, card_transactions, cards, ledger_accounts};
+use super::{DbError, DbPool, with_conn};
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::Amount;
+use domain::cards::product::Product;
+use domain::cards::reversal::{CardRoom, CreditTo, credit_back};
+use ports::StoreError;
+use ports::card_transactions::{NewReversal, ReversalNotices, ReversalOutcome, Reversed};
+
+pub(super) async fn reverse(
+    pool: &DbPool,
+    r: &NewReversal,
+    notices: &ReversalNotices,
+) -> Result<ReversalOutcome, StoreError> {
+    let (account, mode, card) = (&r.account_id, r.mode, r.card_id.as_str());
+    let result = with_conn!(pool, |conn| {
+        let result = conn
+            .transaction::<_, TxError<ReversalOutcome>, _>(async |conn| {
+                // The card's lock first, as every money step of a card
+                // takes it (a write: SQLite's one writer). A deletion
+                // waits for this credit, or went first and is seen.
+                let deleted_at = diesel::update(
+                    cards::table
+                        .filter(cards::id.eq(card))
+                        .filter(cards::account_id.eq(account.as_str()))
+                        .filter(cards::livemode.eq(mode.is_live())),
+                )
+                .set(cards::consecutive_declines.eq(cards::consecutive_declines))
+                .returning(cards::deleted_at)
+                .get_result::<Option<i64>>(conn)
+                .await
+                .optional()?
+                .ok_or(TxError::Refused(ReversalOutcome::NoSuchDebit))?;
+                let debit = card_transactions::table
+                    .filter(card_transactions::account_id.eq(account.as_str()))
+                    .filter(card_transactions::livemode.eq(mode.is_live()))
+                    .filter(card_transactions::card_id.eq(card))
+                    .filter(card_transactions::client_reference.eq(&r.debit_reference))
+                    .filter(card_transactions::status.eq(APPROVED))
+                    .select(TransactionRow::as_select())
+                    .first::<TransactionRow>(conn)
+                    .await
+                    .optional()?
+                    .ok_or(TxError::Refused(ReversalOutcome::NoSuchDebit))?
+                    .record()?;
+                let applied = card_reversals::table
+                    .filter(card_reversals::livemode.eq(mode.is_live()))
+                    .filter(card_reversals::reference.eq(&r.reference))
+                    .count()
+                    .get_result::<i64>(conn)
+                    .await?;
+                if applied > 0 {
+                    return Err(TxError::Refused(ReversalOutcome::AlreadyApplied));
+                }
+                // Few per debit: summed here, checked.
+                let earlier = card_reversals::table
+                    .filter(card_reversals::transaction_id.eq(&debit.id))
+                    .select(card_reversals::amount)
+                    .load::<i64>(conn)
+                    .await?;
+                let reversed = earlier
+                    .into_iter()
+                    .try_fold(0i64, i64::checked_add)
+                    .and_then(Amount::from_minor)
+                    .ok_or(TxError::Db(DbError::Refused))?;
+                let card_account = card_ledger_account_id(card, CardLedger::Balance);
+                let balance = ledger_accounts::table
+                    .filter(ledger_accounts::id.eq(&card_account))
+                    .select(ledger_accounts::balance)
+                    .first::<i64>(conn)
+                    .await?;
+                let product = Product::of(debit.currency);
+                let room = CardRoom {
+                    deleted: deleted_at.is_some(),
+                    balance,
+                    max_balance: product.max_balance,
+                };
+                let (amount, to) = credit_back(debit.amount, reversed, r.asked, room)
+                    .ok_or(TxError::Refused(ReversalOutcome::NothingLeft))?;
+                diesel::insert_into(card_reversals::table)
+                    .values((
+                        card_reversals::id.eq(&r.id),
+                        card_reversals::account_id.eq(account.as_str()),
+                        card_reversals::livemode.eq(mode.is_live()),
+                        card_reversals::card_id.eq(card),
+                        card_reversals::transaction_id.eq(&debit.id),
+                        card_reversals::reference.eq(&r.reference),
+                        card_reversals::kind.eq(r.kind.as_str()),
+                        card_reversals::amount.eq(amount.minor()),
+                        card_reversals::credited_to.eq(to.as_str()),
+                        card_reversals::created_at.eq(r.now.unix()),
+                    ))
+                    .execute(conn)
+                    .await
+                    .map_err(|e| match violates(&e, "card_reversals") {
+                        true => TxError::Refused(ReversalOutcome::AlreadyApplied),
+                        false => TxError::from(e),
+                    })?;
+                let spend = card_ledger_account_id(card, CardLedger::Spend);
+                let (target, cap) = match to {
+                    CreditTo::Card => (card_account, product.max_balance.minor()),
+                    // Money back from the account's own card is always taken.
+                    CreditTo::IssuingWallet => (wallet(account, mode, debit.currency), Amount::MAX.minor()),
+                };
+                let now = r.now.unix();
+                let rows = &transfer_rows(account, mode, "card_reversal", (&spend, &target), debit.currency, amount, now)?;
+                if !post_transfer!(conn, rows, &spend, &target, amount, keep = 0, cap = cap)? {
+                    return Err(TxError::Db(DbError::Refused));
+                }
+                let reversed = Reversed { amount, to, debit };
+                for (event, job) in notices(&reversed) {
+                    let job = JobRow::new(job, account, mode);
+                    store_event!(conn, &EventRow::new(event), [&job]);
+                }
+                Ok(ReversalOutcome::Credited(reversed))
+            })
+            .await;
+        Ok::<_, DbError>(result)
+    })?;
+    match result {
+        Ok(outcome) | Err(TxError::Refused(outcome)) => Ok(outcome),
+        Err(TxError::Db(e)) => Err(e.into()),
+    }
+}

@@ -1,0 +1,98 @@
+//! A card processor gives back (part of) a debit it had us approve: a
+//! refund, or the authorization declined in the end (it gave up waiting
+//! for our answer). Applied once by the processor's id, in any order and
+//! however often it is told; the card (or, the card gone or full, the
+//! issuing wallet) is credited, and `card_reversal_event.successful`
+//! tells the account.
+
+use super::CardError;
+use crate::App;
+use crate::events::data_of;
+use domain::Mode;
+use domain::events::payloads::{CardMovement, CardReversal, Event};
+use domain::ids::EventId;
+use ports::card_transactions::{NewReversal, ReversalOutcome, Reversed};
+use ports::events::NewEvent;
+use ports::processor_gateway::GatewayGiveBack;
+
+impl App {
+    /// Applies what the processor gives back; what cannot be applied (an
+    /// unknown card or authorization, another currency, a debit given
+    /// back in full) changes nothing and is logged.
+    pub(super) async fn give_back(&self, mode: Mode, call: GatewayGiveBack) -> Result<ReversalOutcome, CardError> {
+        let Some((card, state)) = self.gateway_card(mode, &call.card).await? else {
+            tracing::warn!(card = %call.card, reference = %call.id, "the processor gave back money of a card unknown here: nothing applied");
+            return Ok(ReversalOutcome::NoSuchDebit);
+        };
+        let asked = match call.amount {
+            None => domain::Amount::MAX,
+            Some((amount, currency)) if currency == state.currency => amount,
+            Some(_) => {
+                tracing::warn!(card = %card, reference = %call.id, "the processor gave back money in another currency than the card's: nothing applied");
+                return Ok(ReversalOutcome::NoSuchDebit);
+            }
+        };
+        let account = state.account_id.clone();
+        let now = self.now_for(&account, mode).await?;
+        let event_id = EventId::with_suffix(&self.ports.ids.unique());
+        let delivery = self.delivery_job(&event_id);
+        let (told_account, reference, kind) = (account.clone(), call.id.clone(), call.kind);
+        let notices = move |reversed: &Reversed| {
+            let debit = &reversed.debit;
+            let payload = CardReversal {
+                movement: CardMovement {
+                    card_id: debit.card_id.to_string(),
+                    cardholder_id: debit.cardholder_id.to_string(),
+                    amount: reversed.amount.minor().to_string(),
+                    currency: debit.currency.code(),
+                    transaction_reference: debit.client_reference.clone(),
+                    livemode: mode.is_live(),
+                    issuing_app_id: told_account.to_string(),
+                    card_transaction_type: kind.transaction_type(),
+                    transaction_date: now.gmt(),
+                    transaction_timestamp: now.unix(),
+                },
+                issuer_transaction_reference: debit.id.clone(),
+                reversal_reference: reference.clone(),
+                description: debit.description.clone(),
+                enriched_data: serde_json::from_str(&debit.enriched_data).unwrap_or_default(),
+                credited_to: reversed.to.as_str(),
+            };
+            let event = Event::CardReversalSuccessful(payload);
+            let stored = NewEvent {
+                id: event_id.clone(),
+                account_id: told_account.clone(),
+                mode,
+                event: event.name(),
+                data: data_of(&event),
+                created_at: now,
+            };
+            vec![(stored, delivery.clone())]
+        };
+        let reversal = NewReversal {
+            id: format!("crv_{}", self.ports.ids.unique()),
+            account_id: account,
+            mode,
+            card_id: card.clone(),
+            debit_reference: call.authorization,
+            reference: call.id,
+            kind: call.kind,
+            asked,
+            now,
+        };
+        let reference = reversal.reference.clone();
+        let outcome = self
+            .ports
+            .card_transactions
+            .reverse(reversal, Box::new(notices))
+            .await?;
+        match &outcome {
+            ReversalOutcome::Credited(_) => self.work_queued(),
+            ReversalOutcome::AlreadyApplied => {}
+            ReversalOutcome::NothingLeft | ReversalOutcome::NoSuchDebit => {
+                tracing::warn!(card = %card, reference = %reference, outcome = ?outcome, "the processor gave back money of no debit left to give back: nothing applied");
+            }
+        }
+        Ok(outcome)
+    }
+}
