@@ -469,3 +469,139 @@ async fn sudo_issues_the_cards_and_its_gateway_spends_them_through_the_ledger() 
         );
     }
 }
+
+/// Sudo's `transaction.refund` of `amount` (major units) for its
+/// authorization `authorization`, as its webhook page shows it.
+fn refund(id: &str, card: &str, authorization: &str, amount: &str) -> Vec<u8> {
+    format!(
+        r#"{{"type":"transaction.refund","environment":"development","business":"b1","data":{{"object":{{"_id":"{id}",
+        "business":"b1","customer":"c1","account":"a1","card":"{card}","authorization":"{authorization}",
+        "amount":{amount},"fee":0,"vat":0,"currency":"USD","type":"refund","merchantAmount":{amount},
+        "merchant":{{"category":"5812","name":"NETFLIX.COM"}}}}}}}}"#
+    )
+    .into_bytes()
+}
+
+fn declined(authorization: &str, card: &str) -> Vec<u8> {
+    format!(
+        r#"{{"type":"authorization.declined","data":{{"object":{{"_id":"{authorization}","card":"{card}","amount":0,
+        "approved":false,"status":"closed","currency":"USD"}}}}}}"#
+    )
+    .into_bytes()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sudos_refunds_and_late_declines_give_money_back_once_and_never_more_than_was_taken() {
+    for db in TestDb::all().await {
+        let fake = FakeSudo::start(SUDO_KEY, FUNDING_SOURCE).await;
+        let receiver = Receiver::start();
+        let s = Sandbox {
+            server: start(&db, &sudo_env(&fake)),
+            key: crate::cardholders::account(&db, Some(&receiver.url)),
+        };
+        s.fund_wallet(20_000).await;
+        let holder = s.cardholder(1).await;
+        let card = s.card(&holder, "10300").await;
+        let (sudo_id, _) = fake.cards().pop().unwrap();
+        let secret = Some(GATEWAY_SECRET);
+        let call = async |body: Vec<u8>| gateway(&s.server, secret, body).await;
+        let (start, _) = s.balance(&card).await;
+        assert_eq!(
+            call(authorization("auth_1", &sudo_id, "40")).await.1["responseCode"],
+            "00"
+        );
+        assert_eq!(s.balance(&card).await.0, start - 4000);
+
+        // A partial refund, told twice: credited once, told once.
+        for _ in 0..2 {
+            let (status, answer) = call(refund("rf_1", &sudo_id, "auth_1", "15.00")).await;
+            assert_eq!((status, answer["responseCode"].as_str()), (200, Some("00")), "{answer}");
+        }
+        assert_eq!(s.balance(&card).await.0, start - 2500);
+        let told = crate::cards::event(&receiver, "card_reversal_event.successful", |d| {
+            d["reversal_reference"] == "rf_1"
+        })
+        .await;
+        assert_eq!(
+            (
+                told["amount"].as_str(),
+                told["transaction_reference"].as_str(),
+                told["card_transaction_type"].as_str(),
+                told["credited_to"].as_str(),
+                told["card_id"].as_str(),
+            ),
+            (
+                Some("1500"),
+                Some("auth_1"),
+                Some("REFUND"),
+                Some("card"),
+                Some(card.as_str())
+            ),
+            "{told}"
+        );
+        assert_eq!(told["enriched_data"]["merchant_name"].is_string(), true, "{told}");
+
+        // Ten refunds at once, each of all of it: what is left comes back, once.
+        let refunds = (0..10).map(|n| call(refund(&format!("rf_c{n}"), &sudo_id, "auth_1", "40")));
+        for (status, answer) in futures::future::join_all(refunds).await {
+            assert_eq!(status, 200, "{answer}");
+        }
+        assert_eq!(s.balance(&card).await.0, start, "never more than the debit took");
+        call(declined("auth_1", &sudo_id)).await;
+        assert_eq!(s.balance(&card).await.0, start);
+
+        // An approval Sudo declined in the end (it stopped waiting): all back.
+        assert_eq!(
+            call(authorization("auth_2", &sudo_id, "10")).await.1["responseCode"],
+            "00"
+        );
+        assert_eq!(s.balance(&card).await.0, start - 1000);
+        let (status, _) = call(declined("auth_2", &sudo_id)).await;
+        assert_eq!(status, 200);
+        assert_eq!(s.balance(&card).await.0, start);
+        let reversed = crate::cards::event(&receiver, "card_reversal_event.successful", |d| {
+            d["reversal_reference"] == "auth_2"
+        })
+        .await;
+        assert_eq!(
+            (reversed["amount"].as_str(), reversed["card_transaction_type"].as_str()),
+            (Some("1000"), Some("REVERSAL"))
+        );
+
+        // Nothing of another's, of no debit, or unauthenticated.
+        let before = s.balance(&card).await.0;
+        let (status, _) = gateway(&s.server, Some("Bearer wrong"), refund("rf_x", &sudo_id, "auth_2", "1")).await;
+        assert_eq!(status, 401);
+        for body in [
+            refund("rf_y", &sudo_id, "auth_none", "1"),
+            refund("rf_z", "62a1ffffffffffffffffffff", "auth_2", "1"),
+        ] {
+            assert_eq!(call(body).await.0, 200);
+        }
+        assert_eq!(s.balance(&card).await.0, before);
+
+        // A refund after the card is deleted goes to the wallet.
+        assert_eq!(
+            call(authorization("auth_3", &sudo_id, "5")).await.1["responseCode"],
+            "00"
+        );
+        let deleted = s.delete(&format!("/cards/delete_card/{card}")).await;
+        assert_eq!(deleted.status, 200, "{}", deleted.body);
+        let wallet = s.wallet().await;
+        assert_eq!(call(refund("rf_3", &sudo_id, "auth_3", "5")).await.0, 200);
+        assert_eq!(s.wallet().await, wallet + 500);
+        let to_wallet = crate::cards::event(&receiver, "card_reversal_event.successful", |d| {
+            d["reversal_reference"] == "rf_3"
+        })
+        .await;
+        assert_eq!(to_wallet["credited_to"], "issuing_wallet");
+        let reversals = receiver
+            .deliveries()
+            .iter()
+            .filter(|d| d.accepted && d.body.contains("card_reversal_event.successful"))
+            .count();
+        assert_eq!(reversals, 4, "rf_1, the one concurrent refund, auth_2, rf_3");
+        let (ok, report) = ledger_check(&db);
+        assert!(ok, "{}: {report}", db.backend());
+    }
+}

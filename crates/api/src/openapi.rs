@@ -9,8 +9,8 @@ use crate::error_codes::CATALOGUE;
 use crate::{PublicUrls, routes};
 use actix_web::{HttpResponse, web};
 use domain::events::payloads::{
-    CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardMovement, CardReversal, CardTransferSettled, CardholderVerification,
-    RewardAssigned, WebhookTest,
+    CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardMovement, CardReversal, CardTransferSettled,
+    CardholderVerification, RewardAssigned, WebhookTest,
 };
 use domain::events::*;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder};
@@ -221,7 +221,7 @@ fn name_the_servers(doc: &mut Document, urls: &PublicUrls) {
 
 /// Every event the service sends: its name, its payload's schema, and
 /// when it is sent.
-const WEBHOOKS: [(&str, &str, &str); 17] = [
+const WEBHOOKS: [(&str, &str, &str); 18] = [
     (
         CARDHOLDER_VERIFICATION_SUCCESSFUL,
         "CardholderVerification",

@@ -112,7 +112,15 @@ pub(super) async fn reverse(
                     CreditTo::IssuingWallet => (wallet(account, mode, debit.currency), Amount::MAX.minor()),
                 };
                 let now = r.now.unix();
-                let rows = &transfer_rows(account, mode, "card_reversal", (&spend, &target), debit.currency, amount, now)?;
+                let rows = &transfer_rows(
+                    account,
+                    mode,
+                    "card_reversal",
+                    (&spend, &target),
+                    debit.currency,
+                    amount,
+                    now,
+                )?;
                 if !post_transfer!(conn, rows, &spend, &target, amount, keep = 0, cap = cap)? {
                     return Err(TxError::Db(DbError::Refused));
                 }

@@ -83,7 +83,11 @@ impl App {
 
     /// The card of `mode` the processor knows as `processor_card`, and
     /// its rules state.
-    pub(super) async fn gateway_card(&self, mode: Mode, processor_card: &str) -> Result<Option<(CardId, RuleState)>, CardError> {
+    pub(super) async fn gateway_card(
+        &self,
+        mode: Mode,
+        processor_card: &str,
+    ) -> Result<Option<(CardId, RuleState)>, CardError> {
         let Some(id) = self.ports.cards.by_processor_card(mode, processor_card).await? else {
             return Ok(None);
         };

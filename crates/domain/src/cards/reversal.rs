@@ -122,7 +122,10 @@ mod tests {
             credit_back(amount(1_000), amount(0), amount(1_000), room(499_000)),
             Some((amount(1_000), CreditTo::Card))
         );
-        let deleted = CardRoom { deleted: true, ..room(0) };
+        let deleted = CardRoom {
+            deleted: true,
+            ..room(0)
+        };
         assert_eq!(
             credit_back(amount(10), amount(0), amount(10), deleted),
             Some((amount(10), CreditTo::IssuingWallet))

@@ -7,8 +7,8 @@
 //! any other is acknowledged. Amounts are in major units with decimals
 //! (`25.375`).
 
-use domain::{Amount, Currency, InvalidInput, Mode, Secret, text};
 use domain::cards::reversal::ReversalKind;
+use domain::{Amount, Currency, InvalidInput, Mode, Secret, text};
 use ports::processor_gateway::{
     GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayGiveBack, GatewayRefused, ProcessorGateway,
 };
@@ -256,7 +256,8 @@ impl ProcessorGateway for SudoGateway {
         let kind = match call.kind {
             Some(kind) => kind,
             None => {
-                let peek: Peek = serde_json::from_str(object.get()).map_err(|_| invalid("data.object", "must be an object"))?;
+                let peek: Peek =
+                    serde_json::from_str(object.get()).map_err(|_| invalid("data.object", "must be an object"))?;
                 match peek.kind.as_deref() {
                     Some("refund") => "transaction.refund".into(),
                     _ => return Err(invalid("type", "is required: Sudo's event type")),
@@ -271,7 +272,8 @@ impl ProcessorGateway for SudoGateway {
                 Ok(authorization(auth))
             }
             "card.balance" => {
-                let card: Card = serde_json::from_str(object.get()).map_err(|_| read("must be the card, with its _id"))?;
+                let card: Card =
+                    serde_json::from_str(object.get()).map_err(|_| read("must be the card, with its _id"))?;
                 Ok(GatewayCall::Balance { card: card.id })
             }
             "authorization.declined" => {
@@ -290,8 +292,8 @@ impl ProcessorGateway for SudoGateway {
                 }))
             }
             "transaction.refund" => {
-                let refund: Refund =
-                    serde_json::from_str(object.get()).map_err(|_| read("must be a refund transaction with its _id"))?;
+                let refund: Refund = serde_json::from_str(object.get())
+                    .map_err(|_| read("must be a refund transaction with its _id"))?;
                 Ok(GatewayCall::GiveBack(give_back(refund)?))
             }
             _ => Ok(GatewayCall::Other),

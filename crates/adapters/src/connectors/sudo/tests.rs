@@ -374,12 +374,21 @@ mod the_gateway {
             let refused = g.read(&refund(kind, bad, "USD")).unwrap_err();
             assert!(refused.to_string().contains("data.object.amount"), "{bad}: {refused}");
         }
-        assert!(g.read(&refund(kind, "1", "EUR")).unwrap_err().to_string().contains("currency"));
-        let long = format!(r#"{{"type":"transaction.refund","data":{{"object":{{"_id":"{}","card":"c","authorization":"a","amount":1,"currency":"USD"}}}}}}"#, "x".repeat(101));
+        assert!(
+            g.read(&refund(kind, "1", "EUR"))
+                .unwrap_err()
+                .to_string()
+                .contains("currency")
+        );
+        let long = format!(
+            r#"{{"type":"transaction.refund","data":{{"object":{{"_id":"{}","card":"c","authorization":"a","amount":1,"currency":"USD"}}}}}}"#,
+            "x".repeat(101)
+        );
         assert!(g.read(long.as_bytes()).is_err(), "an id past 100 characters");
         // A late decline gives back all of the authorization, by its id;
         // the card termination page's form (the object in `data`) reads too.
-        let declined = br#"{"type":"authorization.declined","data":{"_id":"auth_9","card":{"_id":"62a1aa"},"amount":0}}"#;
+        let declined =
+            br#"{"type":"authorization.declined","data":{"_id":"auth_9","card":{"_id":"62a1aa"},"amount":0}}"#;
         let GatewayCall::GiveBack(back) = g.read(declined).unwrap() else {
             panic!("a reversal");
         };
