@@ -108,6 +108,10 @@ async fn smile_id_verifies_live_registrations_on_the_spot_and_by_callback() {
             submitted["callback_url"],
             "https://issuing.example/v1/connectors/smileid/callback"
         );
+        // The job asked once and waits (its next look is 30 s away), so
+        // only a callback can decide now.
+        let asked = async || fake.status_asked(&id);
+        assert_eq!(crate::harness::eventually(asked, |n| *n > 0).await, 1);
         let signed = fake.callback(&id).unwrap();
         let mut forged: Value = serde_json::from_slice(&signed).unwrap();
         forged["signature"] = json!("bm90IHNtaWxlIGlk");
@@ -568,6 +572,17 @@ async fn sudos_refunds_and_late_declines_give_money_back_once_and_never_more_tha
             (Some("1000"), Some("REVERSAL"))
         );
 
+        // Asked again once given back: declined, nothing debited.
+        let (status, again) = call(authorization("auth_2", &sudo_id, "10")).await;
+        assert_eq!((status, again["responseCode"].as_str()), (400, Some("05")), "{again}");
+        assert_eq!(s.balance(&card).await.0, start);
+        // Declined before our approval was recorded (Sudo stopped waiting
+        // first): the approval, when it comes, debits nothing.
+        assert_eq!(call(declined("auth_late", &sudo_id)).await.0, 200);
+        let (status, late) = call(authorization("auth_late", &sudo_id, "10")).await;
+        assert_eq!((status, late["responseCode"].as_str()), (400, Some("05")), "{late}");
+        assert_eq!(s.balance(&card).await.0, start);
+
         // Nothing of another's, of no debit, or unauthenticated.
         let before = s.balance(&card).await.0;
         let (status, _) = gateway(&s.server, Some("Bearer wrong"), refund("rf_x", &sudo_id, "auth_2", "1")).await;
@@ -579,6 +594,17 @@ async fn sudos_refunds_and_late_declines_give_money_back_once_and_never_more_tha
             assert_eq!(call(body).await.0, 200);
         }
         assert_eq!(s.balance(&card).await.0, before);
+
+        // A monthly fee is no debit of Sudo's: nothing of it comes back.
+        s.advance(32 * 86_400).await;
+        let fee = crate::cards::event(&receiver, "card_maintenance_fee_event.successful", |d| {
+            d["card_id"] == card.as_str()
+        })
+        .await;
+        let charged = s.balance(&card).await.0;
+        let fee_reference = fee["transaction_reference"].as_str().unwrap();
+        assert_eq!(call(refund("rf_fee", &sudo_id, fee_reference, "3")).await.0, 200);
+        assert_eq!(s.balance(&card).await.0, charged, "{fee}");
 
         // A refund after the card is deleted goes to the wallet.
         assert_eq!(

@@ -148,6 +148,10 @@ pub trait CardTransactionStore: Send + Sync {
     /// one transaction.
     async fn reverse(&self, reversal: NewReversal, notices: ReversalNotices) -> Result<ReversalOutcome, StoreError>;
 
+    /// Whether anything of the debit `transaction` (its issuer reference)
+    /// was given back.
+    async fn given_back(&self, transaction: &str) -> Result<bool, StoreError>;
+
     /// Stores a 3-D Secure challenge with the job that expires it, in one
     /// transaction; `ReferenceUsed` when its reference was taken (by a
     /// challenge or any money movement).
@@ -202,6 +206,10 @@ pub struct NewReversal {
     pub kind: ReversalKind,
     /// What the processor gives back, in the card's currency.
     pub asked: Amount,
+    /// The processor voids the authorization (it declined it in the end):
+    /// when no debit of it is recorded yet, its reference is taken, so
+    /// none ever will be ([`ReversalOutcome::Voided`]).
+    pub void: bool,
     pub now: Timestamp,
 }
 
@@ -223,6 +231,9 @@ pub enum ReversalOutcome {
     NothingLeft,
     /// The card has no approved debit of that reference.
     NoSuchDebit,
+    /// A void came before its debit: the reference is taken, and the
+    /// debit, when it comes, is refused as a repeat. Nothing moved.
+    Voided,
 }
 
 /// Makes the events a credited reversal is reported by; called inside

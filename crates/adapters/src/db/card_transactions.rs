@@ -184,6 +184,10 @@ impl CardTransactionStore for Db {
         super::reversals::reverse(self.pool(), &reversal, &notices).await
     }
 
+    async fn given_back(&self, transaction: &str) -> Result<bool, StoreError> {
+        super::reversals::given_back(self.pool(), transaction).await
+    }
+
     async fn open_challenge(&self, challenge: Challenge, expiry: NewJob) -> Result<(), DebitError> {
         let (account, mode) = (&challenge.account_id.clone(), challenge.mode);
         let job = &JobRow::new(expiry, account, mode);

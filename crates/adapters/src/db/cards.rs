@@ -165,7 +165,9 @@ impl TransferRow {
 
 /// How the monthly fee shows in a card's history.
 pub(super) const MAINTENANCE_FEE: &str = "Monthly maintenance fee";
-const MAINTENANCE_FEE_ENRICHMENT: &str = r#"{"is_recurring":true,"merchant_city":null,"merchant_code":null,"merchant_logo":null,"merchant_name":"Monthly maintenance fee","merchant_website":null,"transaction_category":"Card fees","transaction_group":"Fees"}"#;
+/// A fee's enriched_data: no merchant's (its category, `Card fees`, is no
+/// merchant catalogue's), so it tells a fee from a debit.
+pub(super) const MAINTENANCE_FEE_ENRICHMENT: &str = r#"{"is_recurring":true,"merchant_city":null,"merchant_code":null,"merchant_logo":null,"merchant_name":"Monthly maintenance fee","merchant_website":null,"transaction_category":"Card fees","transaction_group":"Fees"}"#;
 
 /// The ledger balances of `cards`, by card id (one query).
 macro_rules! balances_of {

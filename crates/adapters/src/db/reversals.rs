@@ -2,11 +2,12 @@
 //! reversals): [`ports::card_transactions::CardTransactionStore::reverse`].
 
 use super::card_transactions::{APPROVED, TransactionRow};
+use super::cards::MAINTENANCE_FEE_ENRICHMENT;
 use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, violates, wallet};
-use super::schema::{card_reversals, card_transactions, cards, ledger_accounts};
+use super::schema::{card_reversals, card_transactions, cards, ledger_accounts, transaction_references};
 use super::{DbError, DbPool, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
@@ -46,12 +47,35 @@ pub(super) async fn reverse(
                     .filter(card_transactions::card_id.eq(card))
                     .filter(card_transactions::client_reference.eq(&r.debit_reference))
                     .filter(card_transactions::status.eq(APPROVED))
+                    // A fee never went to the processor: nothing of it comes back.
+                    .filter(card_transactions::enriched_data.ne(MAINTENANCE_FEE_ENRICHMENT))
                     .select(TransactionRow::as_select())
                     .first::<TransactionRow>(conn)
                     .await
-                    .optional()?
-                    .ok_or(TxError::Refused(ReversalOutcome::NoSuchDebit))?
-                    .record()?;
+                    .optional()?;
+                let Some(debit) = debit else {
+                    if !r.void {
+                        return Err(TxError::Refused(ReversalOutcome::NoSuchDebit));
+                    }
+                    // Voided before its debit was recorded (the card's lock
+                    // is held, so none is being recorded now): its reference
+                    // is taken, and the debit, when it comes, is a repeat.
+                    let taken = diesel::insert_into(transaction_references::table)
+                        .values((
+                            transaction_references::account_id.eq(account.as_str()),
+                            transaction_references::livemode.eq(mode.is_live()),
+                            transaction_references::reference.eq(&r.debit_reference),
+                            transaction_references::created_at.eq(r.now.unix()),
+                        ))
+                        .on_conflict_do_nothing()
+                        .execute(conn)
+                        .await?;
+                    return match taken {
+                        1 => Ok(ReversalOutcome::Voided),
+                        _ => Err(TxError::Refused(ReversalOutcome::NoSuchDebit)),
+                    };
+                };
+                let debit = debit.record()?;
                 let applied = card_reversals::table
                     .filter(card_reversals::livemode.eq(mode.is_live()))
                     .filter(card_reversals::reference.eq(&r.reference))
@@ -138,4 +162,11 @@ pub(super) async fn reverse(
         Ok(outcome) | Err(TxError::Refused(outcome)) => Ok(outcome),
         Err(TxError::Db(e)) => Err(e.into()),
     }
+}
+
+pub(super) async fn given_back(pool: &DbPool, transaction: &str) -> Result<bool, StoreError> {
+    let any = card_reversals::table.filter(card_reversals::transaction_id.eq(transaction));
+    Ok(with_conn!(pool, |conn| diesel::select(diesel::dsl::exists(any))
+        .get_result::<bool>(conn)
+        .await)?)
 }

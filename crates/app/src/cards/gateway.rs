@@ -113,13 +113,17 @@ impl App {
         let reference = call.id.clone();
         let repeated = async || -> Result<Option<GatewayAnswer>, CardError> {
             // Sudo asked again (its answer was lost): the first decision
-            // stands, for the same amount only, and nothing is debited twice.
-            let first = self
-                .ports
-                .card_transactions
+            // stands, for the same amount only, and nothing is debited
+            // twice; once anything of it was given back, it is declined.
+            let transactions = &self.ports.card_transactions;
+            let first = transactions
                 .transaction(&state.account_id, mode, &id, Reference::Client(reference.clone()))
                 .await?;
-            Ok(first.map(|t| match t.amount == call.amount {
+            let Some(first) = first else {
+                return Ok(None);
+            };
+            let stands = first.amount == call.amount && !transactions.given_back(&first.id).await?;
+            Ok(Some(match stands {
                 true => GatewayAnswer::Approved,
                 false => GatewayAnswer::Declined("duplicate"),
             }))

@@ -78,6 +78,7 @@ impl App {
             reference: call.id,
             kind: call.kind,
             asked,
+            void: call.amount.is_none(),
             now,
         };
         let reference = reversal.reference.clone();
@@ -88,7 +89,12 @@ impl App {
             .await?;
         match &outcome {
             ReversalOutcome::Credited(_) => self.work_queued(),
-            ReversalOutcome::AlreadyApplied => {}
+            ReversalOutcome::AlreadyApplied => {
+                tracing::info!(card = %card, reference = %reference, "the processor gave back money already given back: nothing applied again");
+            }
+            ReversalOutcome::Voided => {
+                tracing::info!(card = %card, reference = %reference, "the processor voided an authorization before its debit was recorded: the debit will be refused");
+            }
             ReversalOutcome::NothingLeft | ReversalOutcome::NoSuchDebit => {
                 tracing::warn!(card = %card, reference = %reference, outcome = ?outcome, "the processor gave back money of no debit left to give back: nothing applied");
             }

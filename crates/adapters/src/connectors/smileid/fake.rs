@@ -28,6 +28,8 @@ struct Partner {
     jobs: Arc<Mutex<HashMap<String, (Value, bool)>>>,
     /// Whether a job is finished as soon as it is received.
     at_once: Arc<AtomicBool>,
+    /// How often each job's status was asked.
+    asked: Arc<Mutex<HashMap<String, usize>>>,
 }
 
 pub struct FakeSmileId {
@@ -159,6 +161,7 @@ impl Respond for JobStatus {
             Err(refused) => return *refused,
         };
         let job = body["job_id"].as_str().unwrap_or_default();
+        *self.0.asked.lock().unwrap().entry(job.to_string()).or_default() += 1;
         let jobs = self.0.jobs.lock().unwrap();
         let Some((submitted, done)) = jobs
             .get(job)
@@ -182,6 +185,7 @@ impl FakeSmileId {
             key: api_key.into(),
             jobs: Arc::default(),
             at_once: Arc::default(),
+            asked: Arc::default(),
         };
         let server = MockServer::start().await;
         let post = |at: &str| Mock::given(method("POST")).and(path(at));
@@ -208,6 +212,11 @@ impl FakeSmileId {
     /// The asynchronous job's request, once it arrived.
     pub fn submitted(&self, job: &str) -> Option<Value> {
         self.partner.jobs.lock().unwrap().get(job).map(|(body, _)| body.clone())
+    }
+
+    /// How often the job's status was asked.
+    pub fn status_asked(&self, job: &str) -> usize {
+        self.partner.asked.lock().unwrap().get(job).copied().unwrap_or_default()
     }
 
     /// From now on Smile ID finishes each job as soon as it is received
