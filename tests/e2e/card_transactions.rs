@@ -469,6 +469,7 @@ async fn an_idle_card_is_reminded_a_week_before_and_deleted_after_three_months()
         let notice = events_for(&receiver, "card_delete_event.notification", &card, 1).await;
         let date = notice[0]["potential_delete_date"].as_str().unwrap().to_string();
         assert_eq!(date.len(), 19, "{date}");
+        assert_eq!(notice[0]["currency"], "USD", "as the deletion's event carries it");
         assert_eq!(
             s.get(&format!("/cards/get_card_balance?card_id={card}")).await.status,
             200,

@@ -11,7 +11,7 @@ use domain::cards::state::CardState;
 use domain::cards::{self, CardLimit, CardType};
 use domain::events::payloads::{CardCreated, Event};
 use domain::ids::{CardId, CardholderId};
-use domain::{Amount, Currency, InvalidInput, Timestamp, amount_text, required};
+use domain::{Amount, Currency, InvalidInput, Timestamp, required};
 use ports::card_network::{CardToIssue, IssuedCard, NetworkCardState};
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, CreateCardError, Funding, NewCard, SealedDetails};
@@ -117,9 +117,9 @@ impl App {
         )?;
         let (limit, funding) = match currency {
             Currency::Usd => {
-                let limit = CardLimit::parse("card_limit", required(&request.card_limit, "card_limit")?)?;
-                let funding = amount_text(&request.funding_amount, "funding_amount")?;
-                (limit, limit.parse_funding("funding_amount", funding)?)
+                let limit = CardLimit::parse_or_default("card_limit", request.card_limit.as_deref())?;
+                let funding = request.funding_amount.as_deref();
+                (limit, limit.parse_funding_or_least("funding_amount", funding)?)
             }
             Currency::Ngn => {
                 // Not read, but held to the rule the document states.

@@ -136,6 +136,7 @@ impl App {
             let notice = Event::CardDeleteNotification(CardDeleteNotice {
                 card_id,
                 cardholder_id,
+                currency: state.currency.code(),
                 livemode: mode.is_live(),
                 issuing_app_id,
                 potential_delete_date: deadline.gmt(),

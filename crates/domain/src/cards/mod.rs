@@ -114,6 +114,12 @@ impl CardLimit {
         }
     }
 
+    /// A USD card's limit as asked, or, omitted (as integrations of the
+    /// original service do), the 5,000 USD one.
+    pub fn parse_or_default(field: &str, value: Option<&str>) -> Result<Self, InvalidInput> {
+        value.map_or(Ok(CardLimit::Usd5k), |v| CardLimit::parse(field, v.trim()))
+    }
+
     pub fn from_minor(minor: i64) -> Option<Self> {
         match minor {
             500_000 => Some(CardLimit::Usd5k),
@@ -139,6 +145,12 @@ impl CardLimit {
             CardLimit::Usd10k => Amount::from_const(400),
             CardLimit::Naira => Amount::ZERO,
         }
+    }
+
+    /// A creation funding as asked, or, omitted, the least this limit is
+    /// created with: its fee hold.
+    pub fn parse_funding_or_least(self, field: &str, value: Option<&str>) -> Result<Amount, InvalidInput> {
+        value.map_or(Ok(self.fee_hold()), |v| self.parse_funding(field, v))
     }
 
     /// Parses a creation funding: at least the fee hold of this limit, at
@@ -245,6 +257,24 @@ mod tests {
             "{e}"
         );
         assert!(CardLimit::parse("card_limit", "700000").is_err());
+        // Omitted, as integrations of the original service omit them: the
+        // 5,000 USD limit and its fee hold; supplied, read as ever.
+        let omitted = CardLimit::parse_or_default("card_limit", None).unwrap();
+        assert_eq!(omitted, CardLimit::Usd5k);
+        assert_eq!(
+            omitted.parse_funding_or_least("funding_amount", None),
+            Ok(Amount::from_const(300))
+        );
+        assert_eq!(
+            ten.parse_funding_or_least("funding_amount", None),
+            Ok(Amount::from_const(400))
+        );
+        assert_eq!(CardLimit::parse_or_default("card_limit", Some(" 1000000 ")), Ok(ten));
+        for bad in ["", "700000", "-500000"] {
+            assert!(CardLimit::parse_or_default("card_limit", Some(bad)).is_err(), "{bad}");
+        }
+        assert!(omitted.parse_funding_or_least("funding_amount", Some("299")).is_err());
+        assert!(omitted.parse_funding_or_least("funding_amount", Some("")).is_err());
         assert_eq!(
             ten.parse_funding("funding_amount", "500000"),
             Ok(product::Product::USD.max_balance)

@@ -141,6 +141,8 @@ pub struct CardDeleted {
 pub struct CardDeleteNotice {
     pub card_id: String,
     pub cardholder_id: String,
+    /// The card's currency, as `card_delete_event.successful` carries it.
+    pub currency: &'static str,
     pub livemode: bool,
     pub issuing_app_id: String,
     pub potential_delete_date: String,
