@@ -2,9 +2,12 @@
 //! they send it (only their base URLs pointed here), on SQLite and
 //! PostgreSQL.
 
-use crate::cards::Sandbox;
-use crate::harness::ledger_check;
+use crate::cards::{Sandbox, event};
+use crate::harness::{client, ledger_check};
+use crate::naira_cards::{available, digits};
+use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
+use reqwest::Method;
 use serde_json::json;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -38,6 +41,99 @@ async fn a_card_created_without_a_limit_or_a_funding_gets_the_least_of_each() {
             );
         }
         assert_eq!(s.wallet().await, 10_000 - 300 - 400);
+        let (ok, report) = ledger_check(&db);
+        assert!(ok, "{}: {report}", db.backend());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn naira_unloads_and_otps_take_the_method_each_integration_sends() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let s = Sandbox::start(&db, Some(&receiver.url));
+        s.fund_ngn_wallet(10_000_000).await;
+        let holder = s.cardholder(2).await;
+        let card = s.funded_naira_card(&holder, 5_000_000).await;
+        // POST on unload_naira_card, as one integration sends it.
+        let unload = json!({"card_id": card, "amount": "1000000", "transaction_reference": "n-post-unload"});
+        let posted = s.post("/naira_cards/unload_naira_card", unload).await;
+        assert_eq!(posted.status, 202, "{}", posted.body);
+        event(&receiver, "naira_card_unload_event.successful", |d| {
+            d["transaction_reference"] == "n-post-unload"
+        })
+        .await;
+        assert_eq!(available(&s.naira_balance(&card).await.1), 4_000_000);
+
+        // POST on the relay's get_otp_message: the parameters in the query,
+        // or in a JSON body (the amount a number).
+        let challenge = |reference: &str| json!({"card_id": card, "amount": "25000", "transaction_reference": reference, "three_ds": true});
+        let opened = s
+            .patch("/naira_cards/mock_debit_naira_card", challenge("tds-post"))
+            .await;
+        assert_eq!(opened.status, 202, "{}", opened.body);
+        let in_query = format!("/naira_cards/get_otp_message?card_id={card}&amount=25000");
+        let by_query = s.call_at(&s.server.relay, Method::POST, &in_query, None).await;
+        digits(&by_query);
+        let in_body = json!({"card_id": card, "amount": 25000});
+        let by_body = s
+            .call_at(
+                &s.server.relay,
+                Method::POST,
+                "/naira_cards/get_otp_message",
+                Some(in_body),
+            )
+            .await;
+        let code = digits(&by_body);
+        let done = s
+            .post(
+                "/naira_cards/complete_3ds",
+                json!({"card_id": card, "transaction_reference": "tds-post", "otp": code}),
+            )
+            .await;
+        assert_eq!(done.status, 200, "the last OTP read counts: {}", done.body);
+        let missing = s
+            .call_at(
+                &s.server.relay,
+                Method::POST,
+                "/naira_cards/get_otp_message",
+                Some(json!({"card_id": card})),
+            )
+            .await;
+        assert_eq!(missing.status, 400, "{}", missing.body);
+        assert!(
+            missing.body["message"].as_str().unwrap().contains("amount"),
+            "{}",
+            missing.body
+        );
+        let base = s
+            .call(
+                Method::POST,
+                "/naira_cards/get_otp_message",
+                Some(json!({"card_id": card, "amount": 1})),
+            )
+            .await;
+        assert_eq!(base.status, 404, "the base address still has no OTPs");
+
+        // Every other method mismatch is still a 405 naming the methods.
+        for (method, path, allow) in [
+            (Method::DELETE, "/naira_cards/unload_naira_card", "PATCH, POST"),
+            (Method::PUT, "/naira_cards/get_otp_message", "GET, POST"),
+            (Method::PATCH, "/naira_cards/fund_naira_card", "POST"),
+        ] {
+            let address = if path.ends_with("otp_message") {
+                &s.server.relay
+            } else {
+                &s.server.base
+            };
+            let refused = client()
+                .request(method.clone(), format!("{address}/v1/issuing/sandbox{path}"))
+                .header("token", crate::harness::bearer(&s.key))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(refused.status().as_u16(), 405, "{method} {path}");
+            assert_eq!(refused.headers()["allow"], allow, "{method} {path}");
+        }
         let (ok, report) = ledger_check(&db);
         assert!(ok, "{}: {report}", db.backend());
     }

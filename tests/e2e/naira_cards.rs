@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 const NGN_USD: i64 = 160_000;
 
 impl Sandbox {
-    async fn fund_ngn_wallet(&self, kobo: i64) {
+    pub(crate) async fn fund_ngn_wallet(&self, kobo: i64) {
         let a = self
             .patch(
                 "/cards/fund_issuing_wallet?currency=NGN",
@@ -32,7 +32,7 @@ impl Sandbox {
         a.body["data"]["card_id"].as_str().unwrap().to_string()
     }
 
-    async fn naira_balance(&self, id: &str) -> (u16, Value) {
+    pub(crate) async fn naira_balance(&self, id: &str) -> (u16, Value) {
         self.advance(3).await;
         let a = self
             .get(&format!("/naira_cards/get_card_balance?cardholder_id={id}"))
@@ -53,7 +53,7 @@ impl Sandbox {
     }
 
     /// A Naira card of `holder` holding `kobo` once its funding settled.
-    async fn funded_naira_card(&self, holder: &str, kobo: i64) -> String {
+    pub(crate) async fn funded_naira_card(&self, holder: &str, kobo: i64) -> String {
         let card = self.naira_card(holder).await;
         let (status, body) = self
             .naira_transfer("fund_naira_card", &card, &kobo.to_string(), &format!("fund-{card}"))
@@ -73,7 +73,7 @@ impl Sandbox {
 }
 
 /// The six digits of an OTP answer.
-fn digits(otp: &Answer) -> String {
+pub(crate) fn digits(otp: &Answer) -> String {
     let code = otp.body["data"]["otp"].as_str().unwrap_or_default().to_string();
     assert!(
         code.len() == 6 && code.bytes().all(|b| b.is_ascii_digit()),
@@ -88,7 +88,7 @@ fn wrong(otp: &str) -> &'static str {
     if otp == "000000" { "111111" } else { "000000" }
 }
 
-fn available(body: &Value) -> i64 {
+pub(crate) fn available(body: &Value) -> i64 {
     body["data"]["available_balance"].as_str().unwrap().parse().unwrap()
 }
 

@@ -39,10 +39,13 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
                 Method::GET,
                 relay::get_card_details_from_token,
             ))
-            .service(endpoint(
+            // GET as the contract has it, POST as some integrations send it.
+            .service(resource(
                 "/naira_cards/get_otp_message",
-                Method::GET,
-                relay::get_otp_message,
+                vec![
+                    (Method::GET, web::get().to(relay::get_otp_message)),
+                    (Method::POST, web::post().to(relay::post_otp_message)),
+                ],
             ));
         }
     };
@@ -270,10 +273,13 @@ fn card_endpoints(cfg: &mut web::ServiceConfig) {
             Method::POST,
             card_money::fund_naira_card,
         ))
-        .service(endpoint(
+        // PATCH as the contract has it, POST as some integrations send it.
+        .service(resource(
             "/naira_cards/unload_naira_card",
-            Method::PATCH,
-            card_money::unload_naira_card,
+            vec![
+                (Method::PATCH, web::patch().to(card_money::unload_naira_card)),
+                (Method::POST, web::post().to(card_money::unload_naira_card)),
+            ],
         ))
         .service(endpoint(
             "/naira_cards/freeze_card",

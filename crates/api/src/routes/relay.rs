@@ -2,11 +2,12 @@
 //! token (no key needed), and reading a Naira debit's 3-D Secure OTP.
 
 use super::card_view::CardView;
+use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, PathMode, Query};
+use crate::extract::{Authenticated, PathMode, Query, parse_json};
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, web};
+use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 use app::cards::ShownDetails;
 use domain::Secret;
 use domain::ids::CardId;
@@ -83,9 +84,44 @@ pub async fn get_otp_message(
     caller: Authenticated,
     Query(query): Query<OtpQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let otp = app
-        .get_otp_message(&caller.0, &CardId::new(query.card_id), &query.amount)
-        .await?;
+    otp_message(app, caller, query.card_id, query.amount).await
+}
+
+/// `get_otp_message`'s body, as integrations that POST it send it.
+#[derive(Deserialize)]
+struct OtpBody {
+    card_id: String,
+    amount: AmountText,
+}
+
+/// `POST` on the same path, as some integrations send it: the parameters
+/// in the query, or in a JSON body (the amount a string or a number).
+pub async fn post_otp_message(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    req: HttpRequest,
+    body: web::Bytes,
+) -> Result<HttpResponse, ApiError> {
+    let (card_id, amount) = match body.iter().all(u8::is_ascii_whitespace) {
+        true => {
+            let Query(query) = Query::<OtpQuery>::extract(&req).await?;
+            (query.card_id, query.amount)
+        }
+        false => {
+            let body: OtpBody = parse_json(&body)?;
+            (body.card_id, body.amount.0)
+        }
+    };
+    otp_message(app, caller, card_id, amount).await
+}
+
+async fn otp_message(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    card_id: String,
+    amount: String,
+) -> Result<HttpResponse, ApiError> {
+    let otp = app.get_otp_message(&caller.0, &CardId::new(card_id), &amount).await?;
     Ok(success(
         StatusCode::OK,
         "The OTP was fetched successfully",
