@@ -34,7 +34,8 @@ fn assert_ledger(db: &TestDb) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn debits_are_enriched_listed_newest_first_and_found_by_either_reference() {
     for db in TestDb::all().await {
-        let s = Sandbox::start(&db, None);
+        let receiver = Receiver::start();
+        let s = Sandbox::start(&db, Some(&receiver.url));
         s.fund_wallet(100_000).await;
         let holder = s.cardholder(11).await;
         let card = s.card(&holder, "10000").await;
@@ -78,6 +79,35 @@ async fn debits_are_enriched_listed_newest_first_and_found_by_either_reference()
         );
         assert_eq!(uber["enriched_data"]["merchant_name"], "Uber");
         assert_eq!(uber["enriched_data"]["transaction_group"], "Transportation");
+        // Each approved debit is told, as the transaction list shows it.
+        let told = events_for(&receiver, "card_debit_event.successful", &card, 3).await;
+        let told = told.iter().find(|d| d["transaction_reference"] == "d1").unwrap();
+        assert_eq!(
+            (
+                told["amount"].as_str(),
+                told["currency"].as_str(),
+                told["card_transaction_type"].as_str(),
+                told["description"].as_str(),
+                told["cardholder_id"].as_str(),
+            ),
+            (
+                Some("800"),
+                Some("USD"),
+                Some("DEBIT"),
+                Some("UBER *TRIP HELP.UBER.COM"),
+                Some(holder.as_str())
+            ),
+            "{told}"
+        );
+        assert_eq!(
+            told["issuer_transaction_reference"],
+            uber["issuer_transaction_reference"]
+        );
+        assert_eq!(told["enriched_data"], uber["enriched_data"]);
+        assert!(
+            told["transaction_timestamp"].is_i64() && told.get("decline_reason").is_none(),
+            "{told}"
+        );
         assert_eq!(list[0]["enriched_data"]["merchant_name"], "Sq Mama Put");
         assert_eq!(list[0]["enriched_data"]["is_recurring"], false);
         let date = uber["transaction_date"].as_str().unwrap();

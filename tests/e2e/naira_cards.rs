@@ -216,6 +216,16 @@ async fn a_naira_card_is_issued_funded_unloaded_frozen_debited_and_listed() {
             "{}",
             paid.body
         );
+        let approved = event(&receiver, "card_debit_event.successful", |d| {
+            d["transaction_reference"] == "d-1"
+        })
+        .await;
+        assert_eq!(
+            (approved["amount"].as_str(), approved["currency"].as_str()),
+            (Some("160000"), Some("NGN")),
+            "{approved}"
+        );
+        assert!(approved["enriched_data"]["merchant_name"].is_string(), "{approved}");
         let default = s
             .patch("/naira_cards/mock_debit_naira_card", json!({"card_id": card}))
             .await;

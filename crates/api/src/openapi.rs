@@ -221,7 +221,7 @@ fn name_the_servers(doc: &mut Document, urls: &PublicUrls) {
 
 /// Every event the service sends: its name, its payload's schema, and
 /// when it is sent.
-const WEBHOOKS: [(&str, &str, &str); 18] = [
+const WEBHOOKS: [(&str, &str, &str); 19] = [
     (
         CARDHOLDER_VERIFICATION_SUCCESSFUL,
         "CardholderVerification",
@@ -261,6 +261,12 @@ const WEBHOOKS: [(&str, &str, &str); 18] = [
         CARD_UNLOAD_FAILED,
         "CardTransferSettled",
         "An unloading failed; the money is back on the card.",
+    ),
+    (
+        CARD_DEBIT_SUCCESSFUL,
+        "CardDebit",
+        "Beyond the contract, as the original service sends it: a debit was approved (USD and Naira cards), \
+         with the merchant's enrichment.",
     ),
     (CARD_DEBIT_DECLINED, "CardDebit", "A debit was declined."),
     (

@@ -133,14 +133,15 @@ pub(crate) fn network_reference(reference: String) -> Result<String, InvalidInpu
     Ok(reference)
 }
 
-/// The `card_debit_event.declined` of `debit`, declined for `reason` at
-/// `now`.
-pub(crate) fn declined_payload(
+/// The `card_debit_event.*` of `debit` at `now`: declined for `reason`,
+/// or approved (`None`) with the merchant's `enriched` data.
+pub(crate) fn debit_payload(
     debit: &Debit,
     (account, mode): (&AccountId, Mode),
     (cardholder, currency): (&CardholderId, Currency),
     issuer_reference: &str,
-    (now, reason): (Timestamp, DeclineReason),
+    (now, reason): (Timestamp, Option<DeclineReason>),
+    enriched: Option<&str>,
 ) -> CardDebit {
     CardDebit {
         movement: CardMovement {
@@ -157,8 +158,9 @@ pub(crate) fn declined_payload(
         },
         issuer_transaction_reference: issuer_reference.to_string(),
         description: Some(debit.descriptor.clone()),
-        decline_reason: Some(reason.text()),
-        decline_code: Some(reason.code()),
+        enriched_data: enriched.and_then(|e| serde_json::from_str(e).ok()),
+        decline_reason: reason.map(DeclineReason::text),
+        decline_code: reason.map(DeclineReason::code),
     }
 }
 
@@ -213,16 +215,27 @@ impl App {
             .await?;
         let id = format!("ctx_{}", self.ports.ids.unique());
         let (told, owner, issuer_reference) = (debit.clone(), (account.clone(), mode), id.clone());
-        let declined = move |outcome: &DebitOutcome, reason: DeclineReason| {
+        let enriched = enriched_data(&merchant, is_recurring, debit.mcc.as_deref());
+        let told_enriched = enriched.clone();
+        let payload = move |outcome: &DebitOutcome, reason: Option<DeclineReason>| {
             let holder = (&outcome.cardholder_id, outcome.currency);
-            declined_payload(&told, (&owner.0, owner.1), holder, &issuer_reference, (now, reason))
+            let enriched = reason.is_none().then_some(told_enriched.as_str());
+            debit_payload(
+                &told,
+                (&owner.0, owner.1),
+                holder,
+                &issuer_reference,
+                (now, reason),
+                enriched,
+            )
         };
         let event_ids = [self.ports.ids.unique(), self.ports.ids.unique()];
         let deliveries = event_ids.clone().map(|e| self.delivery_job(&EventId::with_suffix(&e)));
         let notices = {
             let account = account.clone();
             // Told once the card's lock is held: its cardholder, whether the
-            // debit was declined, and whether the card went with it.
+            // debit was approved or declined, and whether the card went
+            // with it.
             move |outcome: &DebitOutcome| {
                 let notice = |n: usize, event: Event| {
                     let stored = NewEvent {
@@ -235,24 +248,26 @@ impl App {
                     };
                     (stored, deliveries[n].clone())
                 };
-                let mut notices = vec![];
-                if let Decision::Decline(reason) = outcome.decision {
-                    let payload = declined(outcome, reason);
-                    if outcome.card_deleted {
-                        let moved = &payload.movement;
-                        let deleted = CardDeleted {
-                            card_id: moved.card_id.clone(),
-                            cardholder_id: moved.cardholder_id.clone(),
-                            currency: moved.currency,
-                            reason: reason.code().to_string(),
-                            livemode: mode.is_live(),
-                            issuing_app_id: moved.issuing_app_id.clone(),
-                        };
-                        notices.push(notice(1, Event::CardDeleteSuccessful(deleted)));
-                    }
-                    notices.insert(0, notice(0, Event::CardDebitDeclined(payload)));
-                }
-                notices
+                let reason = match outcome.decision {
+                    Decision::Approve => return vec![notice(0, Event::CardDebitSuccessful(payload(outcome, None)))],
+                    Decision::Decline(reason) => reason,
+                };
+                let payload = payload(outcome, Some(reason));
+                let deleted = outcome.card_deleted.then(|| {
+                    let moved = &payload.movement;
+                    let deleted = CardDeleted {
+                        card_id: moved.card_id.clone(),
+                        cardholder_id: moved.cardholder_id.clone(),
+                        currency: moved.currency,
+                        reason: reason.code().to_string(),
+                        livemode: mode.is_live(),
+                        issuing_app_id: moved.issuing_app_id.clone(),
+                    };
+                    notice(1, Event::CardDeleteSuccessful(deleted))
+                });
+                std::iter::once(notice(0, Event::CardDebitDeclined(payload)))
+                    .chain(deleted)
+                    .collect()
             }
         };
         let attempt = DebitAttempt {
@@ -265,7 +280,7 @@ impl App {
             amount: debit.amount,
             rates: self.settings.fx_rates,
             merchant_name: merchant.name.clone(),
-            enriched_data: enriched_data(&merchant, is_recurring, debit.mcc.as_deref()),
+            enriched_data: enriched,
             description: debit.descriptor,
             merchant_category_code: debit.mcc,
             forced: debit.forced,

@@ -195,6 +195,7 @@ impl App {
             },
             issuer_transaction_reference: id.clone(),
             description: None,
+            enriched_data: None,
             decline_reason: None,
             decline_code: None,
         });

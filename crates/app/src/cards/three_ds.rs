@@ -9,7 +9,7 @@
 //! decline it with `card_debit_event.declined`.
 
 use super::CardError;
-use super::debit::{Debit, declined_payload};
+use super::debit::{Debit, debit_payload};
 use crate::{App, Caller};
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::cards::three_ds::{self, Attempt, CHALLENGE_SECS, ChallengeState, OtpAnswer};
@@ -261,8 +261,9 @@ impl App {
         (challenge, cardholder, now): (&str, &CardholderId, Timestamp),
         reason: DeclineReason,
     ) -> Result<(), StoreError> {
-        let reason = (now, reason);
-        let payload = declined_payload(debit, (account, mode), (cardholder, Currency::Ngn), challenge, reason);
+        let reason = (now, Some(reason));
+        let owner = (account, mode);
+        let payload = debit_payload(debit, owner, (cardholder, Currency::Ngn), challenge, reason, None);
         self.emit(account, mode, Event::CardDebitDeclined(payload)).await?;
         Ok(())
     }

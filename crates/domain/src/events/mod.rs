@@ -13,6 +13,9 @@ pub const CARD_CREDIT_SUCCESSFUL: &str = "card_credit_event.successful";
 pub const CARD_CREDIT_FAILED: &str = "card_credit_event.failed";
 pub const CARD_UNLOAD_SUCCESSFUL: &str = "card_unload_event.successful";
 pub const CARD_UNLOAD_FAILED: &str = "card_unload_event.failed";
+/// Not named by the contract: an approved debit (the original service
+/// sends it, and integrations listen for it).
+pub const CARD_DEBIT_SUCCESSFUL: &str = "card_debit_event.successful";
 pub const CARD_DEBIT_DECLINED: &str = "card_debit_event.declined";
 pub const CARD_DELETE_SUCCESSFUL: &str = "card_delete_event.successful";
 pub const CARD_DELETE_NOTIFICATION: &str = "card_delete_event.notification";
@@ -34,7 +37,7 @@ pub const REWARD_ASSIGNED_SUCCESSFUL: &str = "reward_assigned_event.successful";
 pub const WEBHOOK_TEST: &str = "webhook.test";
 
 /// Every event name the service sends.
-pub const ALL: [&str; 18] = [
+pub const ALL: [&str; 19] = [
     CARDHOLDER_VERIFICATION_SUCCESSFUL,
     CARDHOLDER_VERIFICATION_MANUAL_REVIEW,
     CARDHOLDER_VERIFICATION_FAILED,
@@ -43,6 +46,7 @@ pub const ALL: [&str; 18] = [
     CARD_CREDIT_FAILED,
     CARD_UNLOAD_SUCCESSFUL,
     CARD_UNLOAD_FAILED,
+    CARD_DEBIT_SUCCESSFUL,
     CARD_DEBIT_DECLINED,
     CARD_MAINTENANCE_FEE_SUCCESSFUL,
     CARD_REVERSAL_SUCCESSFUL,

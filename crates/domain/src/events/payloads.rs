@@ -82,17 +82,23 @@ pub struct CardTransferSettled {
     pub error_description: Option<String>,
 }
 
-/// `card_debit_event.declined` (with the decline's reason and code) and
-/// `card_maintenance_fee_event.successful` (without).
+/// `card_debit_event.successful`, `card_debit_event.declined` (with the
+/// decline's reason and code) and `card_maintenance_fee_event.successful`
+/// (no merchant).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "openapi", derive(ToSchema))]
 pub struct CardDebit {
     #[serde(flatten)]
     pub movement: CardMovement,
     pub issuer_transaction_reference: String,
-    /// The merchant's descriptor (declines only).
+    /// The merchant's descriptor (debits only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The merchant's enrichment, as the card's transactions show it
+    /// (approved debits).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
+    pub enriched_data: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decline_reason: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -183,6 +189,7 @@ pub enum Event {
     CardCreditFailed(CardTransferSettled),
     CardUnloadSuccessful(CardTransferSettled),
     CardUnloadFailed(CardTransferSettled),
+    CardDebitSuccessful(CardDebit),
     CardDebitDeclined(CardDebit),
     CardMaintenanceFeeSuccessful(CardDebit),
     CardReversalSuccessful(CardReversal),
@@ -207,6 +214,7 @@ impl Event {
             Event::CardCreditFailed(_) => CARD_CREDIT_FAILED,
             Event::CardUnloadSuccessful(_) => CARD_UNLOAD_SUCCESSFUL,
             Event::CardUnloadFailed(_) => CARD_UNLOAD_FAILED,
+            Event::CardDebitSuccessful(_) => CARD_DEBIT_SUCCESSFUL,
             Event::CardDebitDeclined(_) => CARD_DEBIT_DECLINED,
             Event::CardMaintenanceFeeSuccessful(_) => CARD_MAINTENANCE_FEE_SUCCESSFUL,
             Event::CardReversalSuccessful(_) => CARD_REVERSAL_SUCCESSFUL,
