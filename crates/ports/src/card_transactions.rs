@@ -224,7 +224,7 @@ pub struct Reversed {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ReversalOutcome {
-    Credited(Reversed),
+    Credited(Box<Reversed>),
     /// The processor's reference was applied already: nothing moved.
     AlreadyApplied,
     /// The debit was given back in full already: nothing moved.

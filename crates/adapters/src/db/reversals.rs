@@ -153,7 +153,7 @@ pub(super) async fn reverse(
                     let job = JobRow::new(job, account, mode);
                     store_event!(conn, &EventRow::new(event), [&job]);
                 }
-                Ok(ReversalOutcome::Credited(reversed))
+                Ok(ReversalOutcome::Credited(Box::new(reversed)))
             })
             .await;
         Ok::<_, DbError>(result)
