@@ -14,6 +14,9 @@ pub struct Delivery {
     pub body: String,
     pub webhook_signature: String,
     pub issuing_signature: String,
+    /// Standard Webhooks' `webhook-id`, `webhook-timestamp` and
+    /// `webhook-signature`.
+    pub standard: [String; 3],
     pub accepted: bool,
 }
 
@@ -57,6 +60,7 @@ async fn receive(state: web::Data<Arc<State>>, req: HttpRequest, body: String) -
         body,
         webhook_signature: header("x-webhook-signature"),
         issuing_signature: header("x-issuing-signature"),
+        standard: ["webhook-id", "webhook-timestamp", "webhook-signature"].map(header),
         accepted,
     });
     state.in_flight.lock().unwrap().remove(&event_id);

@@ -57,6 +57,9 @@ fn assert_signed(d: &Delivery, keys: &Keys) {
     let body: Value = serde_json::from_str(&d.body).unwrap();
     assert_eq!(body["event"], "webhook.test");
     assert_eq!(body["event_id"], d.event_id);
+    assert_eq!(d.standard[0], d.event_id, "webhook-id");
+    assert_eq!(d.standard[1], t.to_string(), "webhook-timestamp");
+    assert!(d.standard[2].starts_with("v1,"), "webhook-signature: {}", d.standard[2]);
     assert!(body["created_at"].is_i64());
     assert_eq!(body["data"]["livemode"], false);
 }
@@ -764,6 +767,12 @@ async fn a_rolled_webhook_secret_signs_beside_the_old_one_until_it_expires() {
             d.issuing_signature
         );
         assert!(verifies(&second, &d) && verifies(&first, &d), "{}", db.backend());
+        // Standard Webhooks' header too holds both, space-separated.
+        let standard: Vec<&str> = d.standard[2].split(' ').collect();
+        assert!(
+            standard.len() == 2 && standard.iter().all(|s| s.starts_with("v1,")),
+            "{standard:?}"
+        );
         // The current secret's signature first, the previous one's last.
         let t: i64 = d.issuing_signature[2..].split(',').next().unwrap().parse().unwrap();
         assert_eq!(
@@ -782,6 +791,7 @@ async fn a_rolled_webhook_secret_signs_beside_the_old_one_until_it_expires() {
         let d = delivered(send_test_event(&server, &keys.test).await).await;
         assert_eq!(d.issuing_signature.matches(",v1=").count(), 1);
         assert!(verifies(&third, &d) && !verifies(&second, &d) && !verifies(&first, &d));
+        assert_eq!(d.standard[2].matches("v1,").count(), 1, "{}", d.standard[2]);
 
         for args in [
             vec!["acct_nobody", "--mode", "test"],

@@ -1,5 +1,7 @@
 //! The real clock and randomness.
 
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD as BASE64;
 use domain::{Secret, Timestamp};
 use ports::clock::Clock;
 use ports::ids::Ids;
@@ -32,6 +34,11 @@ impl Ids for RandomIds {
     fn secret(&self, len: usize) -> Secret<String> {
         Secret::new(OsRng.sample_iter(&Alphanumeric).take(len).map(char::from).collect())
     }
+
+    fn webhook_secret(&self) -> Secret<String> {
+        let bytes: [u8; 32] = OsRng.r#gen();
+        Secret::new(format!("whsec_{}", BASE64.encode(bytes)))
+    }
 }
 
 #[cfg(test)]
@@ -48,5 +55,9 @@ mod tests {
         let (first, second) = (RandomIds.unique(), RandomIds.unique());
         assert!(first < second, "ids are time-ordered: {first} {second}");
         assert!((0.0..1.0).contains(&RandomIds.fraction()));
+        let (c, d) = (RandomIds.webhook_secret(), RandomIds.webhook_secret());
+        let key = c.expose().strip_prefix("whsec_").map(|k| BASE64.decode(k).unwrap());
+        assert_eq!(key.map(|k| k.len()), Some(32), "{}", c.expose().len());
+        assert_ne!(c.expose(), d.expose());
     }
 }

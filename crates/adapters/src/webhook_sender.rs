@@ -1,12 +1,15 @@
 //! Webhook delivery over HTTP(S): one POST per attempt, with connect and
 //! total timeouts, no redirects followed (a 3xx is a failed attempt), and
-//! two signatures:
+//! three signatures:
 //! - `x-webhook-signature`: the account's webhook secret encrypted with AES
 //!   Everywhere under the mode's secret key, as existing integrations
 //!   verify it (it proves the sender knows the key, not what the body is);
 //! - `x-issuing-signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of
 //!   "<t>.<raw body>" keyed by the webhook secret>`, which binds the body
-//!   and the time (see docs/webhooks.md for verifying it).
+//!   and the time (see docs/webhooks.md for verifying it);
+//! - Standard Webhooks' `webhook-id`, `webhook-timestamp` and
+//!   `webhook-signature` (made by the specification's own crate), so the
+//!   maintained `standardwebhooks` packages verify a delivery.
 
 use crate::crypto::{aes_everywhere, signature};
 use domain::http_url::is_public;
@@ -139,6 +142,19 @@ impl HttpWebhookSender {
     }
 }
 
+/// Standard Webhooks' `webhook-signature`: `v1,<base64>` with each secret
+/// the specification takes (`whsec_` and base64), the current one's
+/// first, space-separated; `None` when neither is one.
+fn standard_signature(secrets: &[&str], id: &str, timestamp: i64, body: &[u8]) -> Option<String> {
+    let signed: Vec<String> = secrets
+        .iter()
+        .filter(|secret| secret.starts_with("whsec_"))
+        .filter_map(|secret| standardwebhooks::Webhook::new(secret).ok())
+        .filter_map(|webhook| webhook.sign(id, timestamp, body).ok())
+        .collect();
+    (!signed.is_empty()).then(|| signed.join(" "))
+}
+
 #[async_trait::async_trait]
 impl WebhookSender for HttpWebhookSender {
     async fn send(&self, request: WebhookRequest) -> WebhookResponse {
@@ -156,17 +172,21 @@ impl WebhookSender for HttpWebhookSender {
         // previous secret keeps verifying through the overlap.
         let mut secrets = vec![secret.as_str()];
         secrets.extend(request.previous_webhook_secret.as_ref().map(|s| s.expose().as_str()));
-        let signature = signature::sign_with_each(&secrets, request.timestamp.unix(), request.body.as_bytes());
-        let started = Instant::now();
-        let result = self
+        let (timestamp, body) = (request.timestamp.unix(), request.body.as_bytes());
+        let signature = signature::sign_with_each(&secrets, timestamp, body);
+        let mut post = self
             .client
             .post(&request.url)
             .header("content-type", "application/json")
             .header("x-webhook-signature", legacy)
             .header("x-issuing-signature", signature)
-            .body(request.body)
-            .send()
-            .await;
+            .header("webhook-id", &request.id)
+            .header("webhook-timestamp", timestamp);
+        if let Some(standard) = standard_signature(&secrets, &request.id, timestamp, body) {
+            post = post.header("webhook-signature", standard);
+        }
+        let started = Instant::now();
+        let result = post.body(request.body).send().await;
         let duration_ms = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
         match result {
             Ok(response) => WebhookResponse {
@@ -216,6 +236,7 @@ mod tests {
 
     fn request(url: String) -> WebhookRequest {
         WebhookRequest {
+            id: "evt_1".into(),
             url,
             body: "{}".into(),
             timestamp: domain::Timestamp::from_unix(1),
@@ -299,5 +320,33 @@ mod tests {
         );
         assert_ne!(sig, signature::sign("whsec_x", 1_700_000_001, b"{}"));
         assert_ne!(sig, signature::sign("whsec_y", 1_700_000_000, b"{}"));
+    }
+
+    #[test]
+    fn the_standard_signature_is_the_specifications_with_each_secret_it_takes() {
+        // The specification's own test vector (standard-webhooks, spec.md).
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        let (id, timestamp) = ("msg_p5jXN8AQM9LWM0D4loKWxJek", 1_614_265_330);
+        let body = br#"{"test": 2432232314}"#;
+        let expected = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=";
+        assert_eq!(
+            standard_signature(&[secret], id, timestamp, body).as_deref(),
+            Some(expected)
+        );
+        let other = "whsec_dGhlIG90aGVyIHNlY3JldCBvZiB0aGlydHktdHdvIGJ5dGVzIQ==";
+        let both = standard_signature(&[other, secret], id, timestamp, body).unwrap();
+        assert!(
+            both.ends_with(&format!(" {expected}")) && both.starts_with("v1,"),
+            "{both}"
+        );
+        // A secret the specification does not take signs nothing.
+        assert_eq!(
+            standard_signature(&["not-whsec", "whsec_!!"], id, timestamp, body),
+            None
+        );
+        assert_eq!(
+            standard_signature(&["whsec_!!", secret], id, timestamp, body).as_deref(),
+            Some(expected)
+        );
     }
 }

@@ -12,4 +12,8 @@ pub trait Ids: Send + Sync {
 
     /// `len` random alphanumeric characters from a cryptographic source.
     fn secret(&self, len: usize) -> Secret<String>;
+
+    /// A webhook secret as Standard Webhooks defines one: `whsec_` and
+    /// the base64 of 32 random bytes from a cryptographic source.
+    fn webhook_secret(&self) -> Secret<String>;
 }

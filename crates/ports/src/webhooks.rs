@@ -3,9 +3,13 @@ use domain::{Secret, Timestamp};
 /// One signed POST of an event body.
 #[derive(Debug, Clone)]
 pub struct WebhookRequest {
+    /// The event's id: Standard Webhooks' `webhook-id`, the same on every
+    /// attempt and redelivery.
+    pub id: String,
     pub url: String,
     pub body: String,
-    /// Unix seconds (real time) signed into `x-issuing-signature`.
+    /// Unix seconds (real time) signed into `x-issuing-signature` and
+    /// `webhook-signature`.
     pub timestamp: Timestamp,
     pub webhook_secret: Secret<String>,
     /// The mode's previous webhook secret while it still signs (after a

@@ -11,7 +11,6 @@ use ports::accounts::{NewAccount, StoredKey};
 use ports::vault::Place;
 
 const KEY_RANDOM_CHARS: usize = 40;
-const WEBHOOK_SECRET_RANDOM_CHARS: usize = 32;
 const MAX_NAME_CHARS: usize = 200;
 
 /// What `issuing accounts create` is told about the account.
@@ -64,8 +63,8 @@ impl App {
 
         let test_secret_key = self.new_secret_key(Mode::Test);
         let live_secret_key = self.new_secret_key(Mode::Live);
-        let test_webhook_secret = self.new_webhook_secret();
-        let live_webhook_secret = self.new_webhook_secret();
+        let test_webhook_secret = self.ports.ids.webhook_secret();
+        let live_webhook_secret = self.ports.ids.webhook_secret();
         let account_id = AccountId::with_suffix(&self.ports.ids.unique());
         let store_key = |mode, key: &Secret<String>| self.stored_key(&account_id, mode, key);
         let account = NewAccount {
@@ -113,20 +112,13 @@ impl App {
         self.ports.vault.seal(secret.expose().as_bytes(), &place)
     }
 
-    pub(super) fn new_webhook_secret(&self) -> Secret<String> {
-        Secret::new(format!(
-            "whsec_{}",
-            self.ports.ids.secret(WEBHOOK_SECRET_RANDOM_CHARS).expose()
-        ))
-    }
-
     /// Gives each account made before the modes had a webhook secret each
     /// a new sandbox secret (its one secret stays the live one). Run at
     /// start; returns how many it gave.
     pub async fn give_sandbox_webhook_secrets(&self) -> Result<usize, StoreError> {
         let accounts = self.ports.accounts.without_test_webhook_secret().await?;
         for account in &accounts {
-            let sealed = self.seal_webhook_secret(account, Mode::Test, &self.new_webhook_secret());
+            let sealed = self.seal_webhook_secret(account, Mode::Test, &self.ports.ids.webhook_secret());
             self.ports.accounts.set_test_webhook_secret(account, sealed).await?;
         }
         Ok(accounts.len())
@@ -147,6 +139,11 @@ pub(crate) mod tests {
         m.ids.expect_secret().returning(move |len| {
             n += 1;
             Secret::new(format!("{n}").repeat(len))
+        });
+        let mut w = 2;
+        m.ids.expect_webhook_secret().returning(move || {
+            w += 1;
+            Secret::new(format!("whsec_{}", format!("{w}").repeat(32)))
         });
         m.ids.expect_unique().return_const("u1".to_string());
         m.vault.expect_lookup_hash().returning(|s| format!("hash({s})"));

@@ -76,7 +76,7 @@ impl App {
         overlap_secs: i64,
     ) -> Result<RolledWebhookSecret, RequestError> {
         let old_secret_expires_at = overlap_end(self.ports.clock.now(), overlap_secs)?;
-        let webhook_secret = self.new_webhook_secret();
+        let webhook_secret = self.ports.ids.webhook_secret();
         let sealed = self.seal_webhook_secret(account, mode, &webhook_secret);
         if !self
             .ports

@@ -458,7 +458,7 @@ mod debits {
             };
             let events: Vec<&str> = notices(&outcome).iter().map(|(e, _)| e.event).collect();
             let expected: &[&str] = match (decision, card_deleted) {
-                (Decision::Approve, _) => &[],
+                (Decision::Approve, _) => &["card_debit_event.successful"],
                 (_, false) => &["card_debit_event.declined"],
                 (_, true) => &["card_debit_event.declined", "card_delete_event.successful"],
             };
@@ -475,7 +475,7 @@ mod debits {
     }
 
     #[tokio::test]
-    async fn an_approval_reports_nothing_and_answers_with_a_generated_reference() {
+    async fn an_approval_is_told_and_answers_with_a_generated_reference() {
         let mut m = Mocks::default();
         posting(&mut m, Decision::Approve, false);
         // Rewards are off: no reward job.

@@ -65,6 +65,7 @@ impl App {
         });
         let now = self.ports.clock.now();
         let request = WebhookRequest {
+            id: id.to_string(),
             url: url.clone(),
             body: body.to_string(),
             timestamp: now,
