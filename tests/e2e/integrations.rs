@@ -138,3 +138,83 @@ async fn naira_unloads_and_otps_take_the_method_each_integration_sends() {
         assert!(ok, "{}: {report}", db.backend());
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fund_card_and_unload_card_answer_once_the_movement_settled() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let s = Sandbox::start(&db, Some(&receiver.url));
+        s.fund_wallet(100_000).await;
+        let holder = s.cardholder(3).await;
+        let card = s.card(&holder, "300").await;
+        // Older integrations POST these, with the asynchronous body.
+        let funded = s
+            .post("/cards/fund_card", Sandbox::transfer(&card, "5000", "sync-fund"))
+            .await;
+        assert_eq!(funded.status, 200, "{}", funded.body);
+        assert_eq!(
+            funded.body["data"],
+            json!({"card_id": card, "transaction_reference": "sync-fund"})
+        );
+        assert_eq!(s.balance(&card).await, (5300, 5000), "settled before the answer");
+        event(&receiver, "card_credit_event.successful", |d| {
+            d["transaction_reference"] == "sync-fund"
+        })
+        .await;
+        // Sent again (a retry after a lost answer): the same funding, not a second.
+        let again = s
+            .post("/cards/fund_card", Sandbox::transfer(&card, "5000", "sync-fund"))
+            .await;
+        assert_eq!(again.status, 200, "{}", again.body);
+        assert_eq!(s.balance(&card).await.0, 5300);
+        // The reference of another amount, or of the other kind, is used.
+        let other = s
+            .post("/cards/fund_card", Sandbox::transfer(&card, "4000", "sync-fund"))
+            .await;
+        assert_eq!(other.body["code"], "transaction_reference_used", "{}", other.body);
+        let unload_it = s
+            .post("/cards/unload_card", Sandbox::transfer(&card, "5000", "sync-fund"))
+            .await;
+        assert_eq!(
+            unload_it.body["code"], "transaction_reference_used",
+            "{}",
+            unload_it.body
+        );
+
+        // The limits of the asynchronous twins hold.
+        let soon = s
+            .post("/cards/fund_card", Sandbox::transfer(&card, "100", "sync-soon"))
+            .await;
+        assert_eq!(
+            (soon.status, soon.body["code"].as_str()),
+            (420, Some("card_funded_recently"))
+        );
+
+        let unloaded = s
+            .post("/cards/unload_card", Sandbox::transfer(&card, "2000", "sync-unload"))
+            .await;
+        assert_eq!(unloaded.status, 200, "{}", unloaded.body);
+        assert_eq!(s.balance(&card).await, (3300, 3000));
+        assert_eq!(s.wallet().await, 100_000 - 300 - 3000);
+        // One the network declines (the simulator: amounts ending in 0013)
+        // is a 400 once its money is back; Sudo's gateway source declines none.
+        s.advance(300).await;
+        let declined = s
+            .post("/cards/unload_card", Sandbox::transfer(&card, "13", "sync-declined"))
+            .await;
+        match crate::harness::on_fakes() {
+            false => {
+                assert_eq!(
+                    (declined.status, declined.body["code"].as_str()),
+                    (400, Some("transfer_failed")),
+                    "{}",
+                    declined.body
+                );
+                assert_eq!(s.balance(&card).await.0, 3300, "the money is back on the card");
+            }
+            true => assert_eq!(declined.status, 200, "{}", declined.body),
+        }
+        let (ok, report) = ledger_check(&db);
+        assert!(ok, "{}: {report}", db.backend());
+    }
+}

@@ -221,6 +221,16 @@ pub const CATALOGUE: &[ErrorCode] = &[
         "no processor secret is configured for this mode",
     ),
     code(
+        "transfer_failed",
+        400,
+        "fund_card or unload_card: the movement failed at settlement; its money is back where it came from",
+    ),
+    code(
+        "settlement_pending",
+        504,
+        "fund_card or unload_card: the movement did not settle in time to answer; it completes once, and the same request sent again waits for it",
+    ),
+    code(
         "processor_unavailable",
         504,
         "the card processor did not complete the call (unreachable, slow, failing or refusing); nothing changed, retry",

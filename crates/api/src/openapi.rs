@@ -57,6 +57,8 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::cards::get_card_balance,
         routes::card_money::fund_card_asynchronously,
         routes::card_money::unload_card_asynchronously,
+        routes::card_money::fund_card,
+        routes::card_money::unload_card,
         routes::cards::freeze_card,
         routes::cards::unfreeze_card,
         routes::cards::get_all_cardholder_cards,

@@ -341,6 +341,15 @@ pub trait CardStore: Send + Sync {
     /// The transfers among `ids` that exist, in no given order.
     async fn transfers(&self, ids: &[TransferId]) -> Result<Vec<Transfer>, StoreError>;
 
+    /// The card's funding or unloading of `reference`, if there is one.
+    async fn transfer_of(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        card: &CardId,
+        reference: &str,
+    ) -> Result<Option<Transfer>, StoreError>;
+
     /// Settles pending transfers and stores the event that reports each,
     /// all in one transaction (one commit for the whole batch); each is
     /// applied or refused on its own. If the database fails the batch,

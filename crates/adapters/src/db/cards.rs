@@ -579,6 +579,27 @@ impl CardStore for Db {
         rows.into_iter().map(TransferRow::record).collect()
     }
 
+    async fn transfer_of(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        card: &CardId,
+        reference: &str,
+    ) -> Result<Option<Transfer>, StoreError> {
+        let row = with_conn!(self.pool(), |conn| {
+            card_transfers::table
+                .filter(card_transfers::card_id.eq(card.as_str()))
+                .filter(card_transfers::account_id.eq(account.as_str()))
+                .filter(card_transfers::livemode.eq(mode.is_live()))
+                .filter(card_transfers::transaction_reference.eq(reference))
+                .select(TransferRow::as_select())
+                .first::<TransferRow>(conn)
+                .await
+                .optional()
+        })?;
+        row.map(TransferRow::record).transpose()
+    }
+
     async fn settle(&self, batch: Vec<SettlementItem>) -> Vec<Settled> {
         super::settlements::settle(self.pool(), batch).await
     }

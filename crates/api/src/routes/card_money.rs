@@ -1,6 +1,7 @@
 //! `fund_card_asynchronously`, `unload_card_asynchronously` and the Naira
 //! `fund_naira_card` and `unload_naira_card`: 202 once the money is
-//! reserved; the outcome follows by webhook.
+//! reserved; the outcome follows by webhook. `fund_card` and
+//! `unload_card` answer once it settled.
 
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
@@ -106,6 +107,100 @@ pub async fn unload_card_asynchronously(
 ) -> Result<HttpResponse, ApiError> {
     let unload = (TransferKind::Unload, Currency::Usd);
     transfer(app, caller, body, unload, "The card unloading is processing").await
+}
+
+/// The synchronous twins older integrations call: the same request,
+/// answered once its movement settled (200) or failed (400
+/// `transfer_failed`).
+async fn settled_transfer(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    body: TransferBody,
+    kind: TransferKind,
+    message: &'static str,
+) -> Result<HttpResponse, ApiError> {
+    let request = TransferRequest {
+        card_id: body.card_id,
+        amount: AmountText::into_text(body.amount),
+        transaction_reference: body.transaction_reference,
+        currency: body.currency,
+    };
+    let (card_id, reference) = app
+        .settled_card_transfer(&caller.0, kind, Currency::Usd, request)
+        .await?;
+    Ok(success(
+        StatusCode::OK,
+        message,
+        TransferAccepted {
+            card_id: card_id.to_string(),
+            transaction_reference: reference,
+        },
+    ))
+}
+
+/// Fund a card from the USD issuing wallet and answer once the funding
+/// settled, as older integrations expect: the body, references, limits
+/// and events of `fund_card_asynchronously`. Not settled within 10
+/// seconds: 504 `settlement_pending`, the funding still completing once;
+/// the same request sent again waits for it.
+#[utoipa::path(
+    post,
+    path = "/v1/issuing/cards/fund_card",
+    tag = "cards",
+    security(("token" = [])),
+    request_body = TransferBody,
+    responses(
+        (status = 200, description = "The card was funded", body = Envelope<TransferAccepted>),
+        (status = 400, description = "A field breaks a rule, no such card, the reference was used, or the funding failed (`transfer_failed`: the money is back in the wallet)", body = ErrorBody),
+        (status = 401, description = "Bad key, or the issuing wallet is too low", body = ErrorBody),
+        (status = 420, description = "The card was funded less than 5 minutes ago", body = ErrorBody),
+        (status = 504, description = "Not settled in time (`settlement_pending`): send the same request again", body = ErrorBody),
+    )
+)]
+pub async fn fund_card(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<TransferBody>,
+) -> Result<HttpResponse, ApiError> {
+    settled_transfer(
+        app,
+        caller,
+        body,
+        TransferKind::Fund,
+        "The card was funded successfully",
+    )
+    .await
+}
+
+/// Unload a card to the USD issuing wallet and answer once the unloading
+/// settled, as `fund_card` does for fundings.
+#[utoipa::path(
+    post,
+    path = "/v1/issuing/cards/unload_card",
+    tag = "cards",
+    security(("token" = [])),
+    request_body = TransferBody,
+    responses(
+        (status = 200, description = "The card was unloaded", body = Envelope<TransferAccepted>),
+        (status = 400, description = "A field breaks a rule, no such card, the reference was used, or the unloading failed (`transfer_failed`: the money is back on the card)", body = ErrorBody),
+        (status = 401, description = "Bad key, or the card's available balance is too low", body = ErrorBody),
+        (status = 420, description = "The card was unloaded less than 5 minutes ago", body = ErrorBody),
+        (status = 504, description = "Not settled in time (`settlement_pending`): send the same request again", body = ErrorBody),
+    )
+)]
+pub async fn unload_card(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Json(body): Json<TransferBody>,
+) -> Result<HttpResponse, ApiError> {
+    settled_transfer(
+        app,
+        caller,
+        body,
+        TransferKind::Unload,
+        "The card was unloaded successfully",
+    )
+    .await
 }
 
 /// Fund a Naira card from the NGN issuing wallet (amount in kobo;

@@ -214,6 +214,8 @@ fn card_endpoints(cfg: &mut web::ServiceConfig) {
             Method::GET,
             cards::get_card_balance,
         ))
+        .service(endpoint("/cards/fund_card", Method::POST, card_money::fund_card))
+        .service(endpoint("/cards/unload_card", Method::POST, card_money::unload_card))
         .service(endpoint(
             "/cards/fund_card_asynchronously",
             Method::PATCH,

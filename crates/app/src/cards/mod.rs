@@ -17,6 +17,7 @@ mod processor;
 mod processor_cards;
 mod rules;
 mod settle;
+mod settled_transfers;
 mod three_ds;
 mod transactions;
 mod transfers;
@@ -88,6 +89,16 @@ pub enum CardError {
     Reserve(ReserveError),
     #[error(transparent)]
     Network(#[from] NetworkUnavailable),
+    /// A synchronous funding or unloading failed at settlement; its money
+    /// is back where it came from.
+    #[error("the movement failed at settlement: its money is back where it came from (its webhook says why)")]
+    TransferFailed,
+    /// A synchronous funding or unloading did not settle in time; it
+    /// completes once, and the same request waits for it again.
+    #[error(
+        "operation failed, client should retry: the movement is accepted and completes once; send the same request again to wait for its outcome"
+    )]
+    SettlementPending,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -164,7 +175,7 @@ impl DomainError for CardError {
             | CardError::Reserve(ReserveError::Store(e)) => e.kind(),
             // Never answered: a money request's last stamping is not checked.
             CardError::Reserve(ReserveError::ClockMoved) => ErrorKind::Unavailable,
-            CardError::Network(_) => ErrorKind::RetryLater,
+            CardError::Network(_) | CardError::SettlementPending => ErrorKind::RetryLater,
             CardError::CardholderNotFound
             | CardError::CardNotFound
             | CardError::Invalid(_)
@@ -174,6 +185,7 @@ impl DomainError for CardError {
             | CardError::NoPendingOtp
             | CardError::ChallengeNotFound
             | CardError::Declined(_)
+            | CardError::TransferFailed
             | CardError::Create(
                 CreateCardError::TokenNumberUsed
                 | CreateCardError::ReferenceUsed
@@ -206,6 +218,8 @@ impl DomainError for CardError {
             CardError::Declined(reason) => reason.code(),
             CardError::Request(e) => e.code(),
             CardError::Network(_) => "processor_unavailable",
+            CardError::TransferFailed => "transfer_failed",
+            CardError::SettlementPending => "settlement_pending",
             CardError::Create(CreateCardError::WalletTooLow) | CardError::Reserve(ReserveError::WalletTooLow) => {
                 "insufficient_wallet_balance"
             }

@@ -324,6 +324,42 @@ async fn a_transfer_too_soon_is_a_420_with_the_wait() {
     assert_eq!(e.code(), "card_funded_recently");
 }
 
+/// A synchronous funding answers once its job settled it, 400 once it
+/// failed, and 504 when it has not settled in time (on paused time: the
+/// ten seconds pass at once).
+#[tokio::test(start_paused = true)]
+async fn a_synchronous_funding_answers_its_settlement_or_504_in_time() {
+    for (states, expected) in [
+        (vec![TransferState::Pending, TransferState::Succeeded], Ok(())),
+        (vec![TransferState::Failed], Err("transfer_failed")),
+        (vec![TransferState::Pending], Err("settlement_pending")),
+    ] {
+        let mut m = Mocks::default();
+        m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
+        m.ids.expect_unique().returning(|| "u".into());
+        m.cards.expect_reserve().times(1).returning(|_, _| Ok(()));
+        let mut states = states.into_iter();
+        let mut last = TransferState::Pending;
+        m.cards.expect_transfers().returning(move |_| {
+            last = states.next().unwrap_or(last);
+            Ok(vec![Transfer {
+                state: last,
+                ..pending(TransferKind::Fund)
+            }])
+        });
+        let answered = m
+            .app()
+            .settled_card_transfer(
+                &caller(Mode::Live),
+                TransferKind::Fund,
+                domain::Currency::Usd,
+                funding(),
+            )
+            .await;
+        assert_eq!(answered.map(drop).map_err(|e| e.code()), expected);
+    }
+}
+
 fn funding() -> TransferRequest {
     TransferRequest {
         card_id: Some("card_1".into()),

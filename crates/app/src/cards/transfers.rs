@@ -9,7 +9,7 @@ use crate::{App, Caller, Stamp};
 use domain::cards::product::Product;
 use domain::cards::transfer::TransferKind;
 use domain::ids::{CardId, TransferId};
-use domain::{Currency, InvalidInput, amount_text, required};
+use domain::{Amount, Currency, InvalidInput, amount_text, required};
 use ports::cards::{NewTransfer, ReserveError};
 use ports::jobs::JobKind;
 
@@ -34,6 +34,18 @@ impl App {
         currency: Currency,
         request: TransferRequest,
     ) -> Result<(CardId, String), CardError> {
+        let (card_id, reference, _) = self.reserve_card_transfer(caller, kind, currency, request).await?;
+        Ok((card_id, reference))
+    }
+
+    /// Reserves the transfer; also returns its id and amount.
+    pub(super) async fn reserve_card_transfer(
+        &self,
+        caller: &Caller,
+        kind: TransferKind,
+        currency: Currency,
+        request: TransferRequest,
+    ) -> Result<(CardId, String, (TransferId, Amount)), CardError> {
         let _in_flight = self.money_requests.start();
         let card_id = CardId::new(required(&request.card_id, "card_id")?);
         let amount = Product::of(currency).parse_transfer_amount("amount", amount_text(&request.amount, "amount")?)?;
@@ -66,6 +78,6 @@ impl App {
         let moved = |e: &ReserveError| matches!(e, ReserveError::ClockMoved);
         self.stamped((&caller.account_id, caller.mode), reserve, moved).await?;
         self.work_queued();
-        Ok((card_id, reference))
+        Ok((card_id, reference, (id, amount)))
     }
 }
