@@ -382,6 +382,26 @@ async fn a_3ds_debit_waits_for_its_otp_which_only_the_relay_reads() {
         // The right OTP posts the debit; nothing moved before.
         let opened = s.patch("/naira_cards/mock_debit_naira_card", challenge("tds-1")).await;
         assert_eq!(opened.status, 202, "{}", opened.body);
+        // The fintech is told the OTP to give its user, by signed webhook.
+        let told = event(&receiver, "3d_secure_otp_event.generated", |d| {
+            d["transaction_reference"] == "tds-1"
+        })
+        .await;
+        assert_eq!(
+            (
+                told["amount"].as_str(),
+                told["currency"].as_str(),
+                told["card_id"].as_str()
+            ),
+            (Some("25000"), Some("NGN"), Some(card.as_str())),
+            "{told}"
+        );
+        let told_otp = told["otp"].as_str().unwrap().to_string();
+        assert!(
+            told_otp.len() == 6 && told_otp.bytes().all(|b| b.is_ascii_digit()),
+            "{told}"
+        );
+        assert!(told["expires_at"].as_i64().unwrap() > told["transaction_timestamp"].as_i64().unwrap());
         assert_eq!(available(&s.naira_balance(&card).await.1), 5_000_000);
         assert_eq!(
             s.get(&otp_path("25000")).await.status,
@@ -438,6 +458,24 @@ async fn a_3ds_debit_waits_for_its_otp_which_only_the_relay_reads() {
         let late_right = s.post("/naira_cards/complete_3ds", answer("tds-2", &real)).await;
         assert_eq!(late_right.status, 400, "a failed challenge stays failed");
 
+        // The OTP the webhook told completes a challenge no one read on the relay.
+        let opened = s
+            .patch("/naira_cards/mock_debit_naira_card", challenge("tds-told"))
+            .await;
+        assert_eq!(opened.status, 202, "{}", opened.body);
+        let told = event(&receiver, "3d_secure_otp_event.generated", |d| {
+            d["transaction_reference"] == "tds-told"
+        })
+        .await;
+        let done = s
+            .post(
+                "/naira_cards/complete_3ds",
+                answer("tds-told", told["otp"].as_str().unwrap()),
+            )
+            .await;
+        assert_eq!(done.status, 200, "{}", done.body);
+        assert_eq!(available(&s.naira_balance(&card).await.1), 4_950_000);
+
         // Left unanswered past five minutes: its expiry job declines it, and
         // even the right OTP no longer posts it.
         assert_eq!(
@@ -456,7 +494,7 @@ async fn a_3ds_debit_waits_for_its_otp_which_only_the_relay_reads() {
         assert_eq!(expired["decline_code"], "three_ds_failed");
         let late = s.post("/naira_cards/complete_3ds", answer("tds-3", &code)).await;
         assert_eq!(late.status, 400, "{}", late.body);
-        assert_eq!(available(&s.naira_balance(&card).await.1), 4_975_000);
+        assert_eq!(available(&s.naira_balance(&card).await.1), 4_950_000);
 
         // 3-D Secure is for Naira debits; a used reference is refused at once.
         s.fund_wallet(300).await;

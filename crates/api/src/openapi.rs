@@ -10,7 +10,7 @@ use crate::{PublicUrls, routes};
 use actix_web::{HttpResponse, web};
 use domain::events::payloads::{
     CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardMovement, CardReversal, CardTransferSettled,
-    CardholderVerification, RewardAssigned, WebhookTest,
+    CardholderVerification, RewardAssigned, ThreeDsOtp, WebhookTest,
 };
 use domain::events::*;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder};
@@ -103,6 +103,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         CardTransferSettled,
         CardDebit,
         CardReversal,
+        ThreeDsOtp,
         CardDeleted,
         CardDeleteNotice,
         RewardAssigned,
@@ -223,7 +224,7 @@ fn name_the_servers(doc: &mut Document, urls: &PublicUrls) {
 
 /// Every event the service sends: its name, its payload's schema, and
 /// when it is sent.
-const WEBHOOKS: [(&str, &str, &str); 19] = [
+const WEBHOOKS: [(&str, &str, &str); 20] = [
     (
         CARDHOLDER_VERIFICATION_SUCCESSFUL,
         "CardholderVerification",
@@ -271,6 +272,12 @@ const WEBHOOKS: [(&str, &str, &str); 19] = [
          with the merchant's enrichment.",
     ),
     (CARD_DEBIT_DECLINED, "CardDebit", "A debit was declined."),
+    (
+        THREE_DS_OTP_GENERATED,
+        "ThreeDsOtp",
+        "Beyond the contract, as the original service sends it: a Naira debit's 3-D Secure challenge opened; \
+         `otp` is for the fintech to give its user (the last OTP issued for the challenge counts).",
+    ),
     (
         CARD_MAINTENANCE_FEE_SUCCESSFUL,
         "CardDebit",

@@ -152,10 +152,15 @@ pub trait CardTransactionStore: Send + Sync {
     /// was given back.
     async fn given_back(&self, transaction: &str) -> Result<bool, StoreError>;
 
-    /// Stores a 3-D Secure challenge with the job that expires it, in one
-    /// transaction; `ReferenceUsed` when its reference was taken (by a
-    /// challenge or any money movement).
-    async fn open_challenge(&self, challenge: Challenge, expiry: NewJob) -> Result<(), DebitError>;
+    /// Stores a 3-D Secure challenge with the job that expires it and the
+    /// event that tells its OTP, in one transaction; `ReferenceUsed` when
+    /// its reference was taken (by a challenge or any money movement).
+    async fn open_challenge(
+        &self,
+        challenge: Challenge,
+        expiry: NewJob,
+        notice: (NewEvent, NewJob),
+    ) -> Result<(), DebitError>;
 
     /// The newest pending, unexpired challenge of the card for exactly
     /// `amount`.

@@ -2,6 +2,7 @@
 //! history, and 3-D Secure challenges.
 
 use super::debits::Waiting;
+use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::money_steps::{TxError, refused_or_failed, take_reference, violates};
 use super::schema::{card_transactions, cards, jobs, three_ds_challenges, transaction_references};
@@ -17,6 +18,7 @@ use ports::card_transactions::{
     CardTransaction, CardTransactionStore, Challenge, DebitAttempt, DebitError, DebitOutcome, NewReversal, Notices,
     Reference, ReversalNotices, ReversalOutcome,
 };
+use ports::events::NewEvent;
 use ports::jobs::NewJob;
 
 pub(super) const APPROVED: &str = "approved";
@@ -188,9 +190,15 @@ impl CardTransactionStore for Db {
         super::reversals::given_back(self.pool(), transaction).await
     }
 
-    async fn open_challenge(&self, challenge: Challenge, expiry: NewJob) -> Result<(), DebitError> {
+    async fn open_challenge(
+        &self,
+        challenge: Challenge,
+        expiry: NewJob,
+        (event, delivery): (NewEvent, NewJob),
+    ) -> Result<(), DebitError> {
         let (account, mode) = (&challenge.account_id.clone(), challenge.mode);
         let job = &JobRow::new(expiry, account, mode);
+        let (event, delivery) = (&EventRow::new(event), &JobRow::new(delivery, account, mode));
         let row = &ChallengeRow::new(challenge);
         let result = with_conn!(self.pool(), |conn| {
             let result = conn
@@ -209,6 +217,7 @@ impl CardTransactionStore for Db {
                         .execute(conn)
                         .await?;
                     diesel::insert_into(jobs::table).values(job).execute(conn).await?;
+                    store_event!(conn, event, [delivery]);
                     Ok(())
                 })
                 .await;

@@ -1,7 +1,8 @@
 //! 3-D Secure on Naira cards: `mock_debit_naira_card` with `three_ds`, or
 //! a processor authorization asking for it, opens a challenge instead of
-//! posting; the relay's `GET /naira_cards/get_otp_message` reads its OTP
-//! (stored only as a keyed hash); `POST /sandbox/naira_cards/complete_3ds`,
+//! posting, and `3d_secure_otp_event.generated` gives its first OTP; the
+//! relay's `GET /naira_cards/get_otp_message` issues a new one (each
+//! stored only as a keyed hash, the last issued counting); `POST /sandbox/naira_cards/complete_3ds`,
 //! or the processor's `POST /v1/processor/authorizations/complete_3ds`,
 //! answers it. A right OTP in time
 //! posts the debit through the authorization engine; three wrong ones, or
@@ -13,7 +14,7 @@ use super::debit::{Debit, debit_payload};
 use crate::{App, Caller};
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::cards::three_ds::{self, Attempt, CHALLENGE_SECS, ChallengeState, OtpAnswer};
-use domain::events::payloads::Event;
+use domain::events::payloads::{CardMovement, Event, ThreeDsOtp};
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::{Amount, Currency, InvalidInput, Mode, Secret, Timestamp, required};
 use ports::StoreError;
@@ -65,8 +66,37 @@ impl App {
         let expires_at = now.plus(CHALLENGE_SECS);
         let subject = format!("{} {}", debit.card, debit.reference);
         let expiry = self.job_at(JobKind::ExpireChallenge, subject, clock, expires_at);
+        let cardholder = self
+            .ports
+            .cards
+            .rule_state(&debit.card)
+            .await?
+            .ok_or(CardError::CardNotFound)?;
+        let id = format!("tds_{}", self.ports.ids.unique());
+        // Its first OTP, told by webhook; the relay issues others.
+        let otp = three_ds::otp(self.ports.ids.fraction());
+        let told = Event::ThreeDsOtpGenerated(ThreeDsOtp {
+            movement: CardMovement {
+                card_id: debit.card.to_string(),
+                cardholder_id: cardholder.cardholder_id.to_string(),
+                amount: debit.amount.to_string(),
+                currency: Currency::Ngn.code(),
+                transaction_reference: debit.reference.clone(),
+                livemode: mode.is_live(),
+                issuing_app_id: account.to_string(),
+                card_transaction_type: "DEBIT",
+                transaction_date: now.gmt(),
+                transaction_timestamp: now.unix(),
+            },
+            description: debit.descriptor.clone(),
+            otp: otp.clone(),
+            expires_at: expires_at.unix(),
+        });
+        let event = self.new_event_at(account, mode, told, now);
+        let delivery = self.delivery_job(&event.id);
         let challenge = Challenge {
-            id: format!("tds_{}", self.ports.ids.unique()),
+            otp_hash: Some(self.ports.vault.keyed_hash(&otp, &id)),
+            id,
             account_id: account.clone(),
             mode,
             card_id: debit.card,
@@ -78,13 +108,13 @@ impl App {
             created_at: now,
             expires_at,
             state: ChallengeState::Pending,
-            otp_hash: None,
         };
         self.ports
             .card_transactions
-            .open_challenge(challenge, expiry)
-            .await
-            .map_err(CardError::from)
+            .open_challenge(challenge, expiry, (event, delivery))
+            .await?;
+        self.work_queued();
+        Ok(())
     }
 
     /// A fresh OTP for the card's pending challenge of exactly `amount`

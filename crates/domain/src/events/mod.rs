@@ -17,6 +17,10 @@ pub const CARD_UNLOAD_FAILED: &str = "card_unload_event.failed";
 /// sends it, and integrations listen for it).
 pub const CARD_DEBIT_SUCCESSFUL: &str = "card_debit_event.successful";
 pub const CARD_DEBIT_DECLINED: &str = "card_debit_event.declined";
+/// Not named by the contract: a Naira debit's 3-D Secure challenge opened,
+/// with its OTP for the fintech to give its user (the original service
+/// hands OTPs to integrations so).
+pub const THREE_DS_OTP_GENERATED: &str = "3d_secure_otp_event.generated";
 pub const CARD_DELETE_SUCCESSFUL: &str = "card_delete_event.successful";
 pub const CARD_DELETE_NOTIFICATION: &str = "card_delete_event.notification";
 pub const NAIRA_CARD_CREDIT_SUCCESSFUL: &str = "naira_card_credit_event.successful";
@@ -37,7 +41,7 @@ pub const REWARD_ASSIGNED_SUCCESSFUL: &str = "reward_assigned_event.successful";
 pub const WEBHOOK_TEST: &str = "webhook.test";
 
 /// Every event name the service sends.
-pub const ALL: [&str; 19] = [
+pub const ALL: [&str; 20] = [
     CARDHOLDER_VERIFICATION_SUCCESSFUL,
     CARDHOLDER_VERIFICATION_MANUAL_REVIEW,
     CARDHOLDER_VERIFICATION_FAILED,
@@ -48,6 +52,7 @@ pub const ALL: [&str; 19] = [
     CARD_UNLOAD_FAILED,
     CARD_DEBIT_SUCCESSFUL,
     CARD_DEBIT_DECLINED,
+    THREE_DS_OTP_GENERATED,
     CARD_MAINTENANCE_FEE_SUCCESSFUL,
     CARD_REVERSAL_SUCCESSFUL,
     CARD_DELETE_SUCCESSFUL,

@@ -105,6 +105,23 @@ pub struct CardDebit {
     pub decline_code: Option<&'static str>,
 }
 
+/// `3d_secure_otp_event.generated`: a Naira debit waits for this OTP
+/// (`transaction_reference` the debit's), for the fintech to give its
+/// user; the last OTP issued for the challenge (here or on the relay)
+/// counts, until `expires_at`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(ToSchema))]
+pub struct ThreeDsOtp {
+    #[serde(flatten)]
+    pub movement: CardMovement,
+    /// The merchant's descriptor.
+    pub description: String,
+    /// Six digits.
+    pub otp: String,
+    /// Unix seconds: the challenge expires then, declining the debit.
+    pub expires_at: i64,
+}
+
 /// `card_reversal_event.successful`: a card processor gave back (part of)
 /// an approved debit, to the card or, when the card is gone or full, to
 /// the issuing wallet. `transaction_reference` is the debit's.
@@ -191,6 +208,7 @@ pub enum Event {
     CardUnloadFailed(CardTransferSettled),
     CardDebitSuccessful(CardDebit),
     CardDebitDeclined(CardDebit),
+    ThreeDsOtpGenerated(ThreeDsOtp),
     CardMaintenanceFeeSuccessful(CardDebit),
     CardReversalSuccessful(CardReversal),
     CardDeleteSuccessful(CardDeleted),
@@ -216,6 +234,7 @@ impl Event {
             Event::CardUnloadFailed(_) => CARD_UNLOAD_FAILED,
             Event::CardDebitSuccessful(_) => CARD_DEBIT_SUCCESSFUL,
             Event::CardDebitDeclined(_) => CARD_DEBIT_DECLINED,
+            Event::ThreeDsOtpGenerated(_) => THREE_DS_OTP_GENERATED,
             Event::CardMaintenanceFeeSuccessful(_) => CARD_MAINTENANCE_FEE_SUCCESSFUL,
             Event::CardReversalSuccessful(_) => CARD_REVERSAL_SUCCESSFUL,
             Event::CardDeleteSuccessful(_) => CARD_DELETE_SUCCESSFUL,
