@@ -136,7 +136,15 @@ fn amount_bound(path: &str) -> Option<(&'static str, Amount, bool)> {
     let ngn = Product::NGN;
     let ends = |suffix: &str| path.ends_with(suffix);
     Some(match () {
-        _ if ends("/cards/fund_card_asynchronously") || ends("/cards/unload_card_asynchronously") => {
+        _ if [
+            "fund_card_asynchronously",
+            "unload_card_asynchronously",
+            "fund_card",
+            "unload_card",
+        ]
+        .iter()
+        .any(|name| ends(&format!("/cards/{name}"))) =>
+        {
             ("amount", usd.max_balance, false)
         }
         _ if ends("/naira_cards/fund_naira_card") || ends("/naira_cards/unload_naira_card") => {
@@ -162,7 +170,11 @@ fn currency_of(path: &str) -> Option<(Currency, bool)> {
     let ends = |suffixes: &[&str]| suffixes.iter().any(|s| path.ends_with(s));
     if ends(&["/cards/fund_card_asynchronously", "/cards/unload_card_asynchronously"]) {
         Some((Currency::Usd, true))
-    } else if ends(&["/cards/mock_debit_transaction"]) {
+    } else if ends(&[
+        "/cards/mock_debit_transaction",
+        "/cards/fund_card",
+        "/cards/unload_card",
+    ]) {
         Some((Currency::Usd, false))
     } else if ends(&[
         "/naira_cards/fund_naira_card",

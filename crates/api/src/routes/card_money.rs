@@ -12,6 +12,7 @@ use actix_web::{HttpResponse, web};
 use app::cards::TransferRequest;
 use domain::Currency;
 use domain::cards::transfer::TransferKind;
+use domain::ids::CardId;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -36,6 +37,25 @@ pub struct TransferAccepted {
     transaction_reference: String,
 }
 
+impl TransferBody {
+    fn request(self) -> TransferRequest {
+        TransferRequest {
+            card_id: self.card_id,
+            amount: AmountText::into_text(self.amount),
+            transaction_reference: self.transaction_reference,
+            currency: self.currency,
+        }
+    }
+}
+
+fn answered(status: StatusCode, message: &'static str, (card_id, reference): (CardId, String)) -> HttpResponse {
+    let data = TransferAccepted {
+        card_id: card_id.to_string(),
+        transaction_reference: reference,
+    };
+    success(status, message, data)
+}
+
 async fn transfer(
     app: web::Data<app::App>,
     caller: Authenticated,
@@ -43,21 +63,10 @@ async fn transfer(
     (kind, currency): (TransferKind, Currency),
     message: &'static str,
 ) -> Result<HttpResponse, ApiError> {
-    let request = TransferRequest {
-        card_id: body.card_id,
-        amount: AmountText::into_text(body.amount),
-        transaction_reference: body.transaction_reference,
-        currency: body.currency,
-    };
-    let (card_id, reference) = app.request_card_transfer(&caller.0, kind, currency, request).await?;
-    Ok(success(
-        StatusCode::ACCEPTED,
-        message,
-        TransferAccepted {
-            card_id: card_id.to_string(),
-            transaction_reference: reference,
-        },
-    ))
+    let reserved = app
+        .request_card_transfer(&caller.0, kind, currency, body.request())
+        .await?;
+    Ok(answered(StatusCode::ACCEPTED, message, reserved))
 }
 
 /// Fund a card from the USD issuing wallet: the money is reserved at once
@@ -119,23 +128,13 @@ async fn settled_transfer(
     kind: TransferKind,
     message: &'static str,
 ) -> Result<HttpResponse, ApiError> {
-    let request = TransferRequest {
-        card_id: body.card_id,
-        amount: AmountText::into_text(body.amount),
-        transaction_reference: body.transaction_reference,
-        currency: body.currency,
-    };
-    let (card_id, reference) = app
+    // Older integrations leave `currency` out here: the path is USD's.
+    let mut request = body.request();
+    request.currency.get_or_insert_with(|| Currency::Usd.code().to_string());
+    let settled = app
         .settled_card_transfer(&caller.0, kind, Currency::Usd, request)
         .await?;
-    Ok(success(
-        StatusCode::OK,
-        message,
-        TransferAccepted {
-            card_id: card_id.to_string(),
-            transaction_reference: reference,
-        },
-    ))
+    Ok(answered(StatusCode::OK, message, settled))
 }
 
 /// Fund a card from the USD issuing wallet and answer once the funding
@@ -252,4 +251,28 @@ pub async fn unload_naira_card(
 ) -> Result<HttpResponse, ApiError> {
     let unload = (TransferKind::Unload, Currency::Ngn);
     transfer(app, caller, body, unload, "The Naira card unloading is processing").await
+}
+
+/// `unload_naira_card` as some integrations send it: `POST`, the same body
+/// and answer.
+#[utoipa::path(
+    post,
+    path = "/v1/issuing/naira_cards/unload_naira_card",
+    tag = "naira cards",
+    operation_id = "unload_naira_card_by_post",
+    security(("token" = [])),
+    request_body = TransferBody,
+    responses(
+        (status = 202, description = "Reserved; the outcome follows by webhook", body = Envelope<TransferAccepted>),
+        (status = 400, description = "A field breaks a rule, no such Naira card, or the reference was used", body = ErrorBody),
+        (status = 401, description = "Bad key, or the card balance is too low", body = ErrorBody),
+        (status = 420, description = "The card was unloaded less than 5 minutes ago", body = ErrorBody),
+    )
+)]
+pub async fn unload_naira_card_by_post(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    body: Json<TransferBody>,
+) -> Result<HttpResponse, ApiError> {
+    unload_naira_card(app, caller, body).await
 }

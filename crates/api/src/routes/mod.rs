@@ -280,7 +280,7 @@ fn card_endpoints(cfg: &mut web::ServiceConfig) {
             "/naira_cards/unload_naira_card",
             vec![
                 (Method::PATCH, web::patch().to(card_money::unload_naira_card)),
-                (Method::POST, web::post().to(card_money::unload_naira_card)),
+                (Method::POST, web::post().to(card_money::unload_naira_card_by_post)),
             ],
         ))
         .service(endpoint(

@@ -88,14 +88,29 @@ pub async fn get_otp_message(
 }
 
 /// `get_otp_message`'s body, as integrations that POST it send it.
-#[derive(Deserialize)]
-struct OtpBody {
+#[derive(Deserialize, ToSchema)]
+pub struct OtpBody {
     card_id: String,
+    /// The challenged debit's amount, in kobo.
     amount: AmountText,
 }
 
-/// `POST` on the same path, as some integrations send it: the parameters
-/// in the query, or in a JSON body (the amount a string or a number).
+/// On the relay address only: `get_otp_message` as some integrations
+/// send it, `POST` with the parameters in a JSON body (or, with no body,
+/// in the query as for `GET`).
+#[utoipa::path(
+    post,
+    path = "/v1/issuing/naira_cards/get_otp_message",
+    tag = "relay",
+    operation_id = "get_otp_message_by_post",
+    security(("token" = [])),
+    request_body = OtpBody,
+    responses(
+        (status = 200, description = "The OTP", body = Envelope<OtpData>),
+        (status = 400, description = "No pending OTP for the card and amount, or the parameters are missing", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
 pub async fn post_otp_message(
     app: web::Data<app::App>,
     caller: Authenticated,

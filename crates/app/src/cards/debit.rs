@@ -137,30 +137,40 @@ pub(crate) fn network_reference(reference: String) -> Result<String, InvalidInpu
 /// or approved (`None`) with the merchant's `enriched` data.
 pub(crate) fn debit_payload(
     debit: &Debit,
-    (account, mode): (&AccountId, Mode),
-    (cardholder, currency): (&CardholderId, Currency),
+    owner: (&AccountId, Mode),
+    holder: (&CardholderId, Currency),
     issuer_reference: &str,
     (now, reason): (Timestamp, Option<DeclineReason>),
     enriched: Option<&str>,
 ) -> CardDebit {
     CardDebit {
-        movement: CardMovement {
-            card_id: debit.card.to_string(),
-            cardholder_id: cardholder.to_string(),
-            amount: debit.amount.to_string(),
-            currency: currency.code(),
-            transaction_reference: debit.reference.clone(),
-            livemode: mode.is_live(),
-            issuing_app_id: account.to_string(),
-            card_transaction_type: "DEBIT",
-            transaction_date: now.gmt(),
-            transaction_timestamp: now.unix(),
-        },
+        movement: debit_movement(debit, owner, holder, now),
         issuer_transaction_reference: issuer_reference.to_string(),
         description: Some(debit.descriptor.clone()),
         enriched_data: enriched.and_then(|e| serde_json::from_str(e).ok()),
         decline_reason: reason.map(DeclineReason::text),
         decline_code: reason.map(DeclineReason::code),
+    }
+}
+
+/// The money fields of an event about `debit` at `now`.
+pub(crate) fn debit_movement(
+    debit: &Debit,
+    (account, mode): (&AccountId, Mode),
+    (cardholder, currency): (&CardholderId, Currency),
+    now: Timestamp,
+) -> CardMovement {
+    CardMovement {
+        card_id: debit.card.to_string(),
+        cardholder_id: cardholder.to_string(),
+        amount: debit.amount.to_string(),
+        currency: currency.code(),
+        transaction_reference: debit.reference.clone(),
+        livemode: mode.is_live(),
+        issuing_app_id: account.to_string(),
+        card_transaction_type: "DEBIT",
+        transaction_date: now.gmt(),
+        transaction_timestamp: now.unix(),
     }
 }
 

@@ -10,11 +10,11 @@
 //! decline it with `card_debit_event.declined`.
 
 use super::CardError;
-use super::debit::{Debit, debit_payload};
+use super::debit::{Debit, debit_movement, debit_payload};
 use crate::{App, Caller};
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::cards::three_ds::{self, Attempt, CHALLENGE_SECS, ChallengeState, OtpAnswer};
-use domain::events::payloads::{CardMovement, Event, ThreeDsOtp};
+use domain::events::payloads::{Event, ThreeDsOtp};
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::{Amount, Currency, InvalidInput, Mode, Secret, Timestamp, required};
 use ports::StoreError;
@@ -75,19 +75,9 @@ impl App {
         let id = format!("tds_{}", self.ports.ids.unique());
         // Its first OTP, told by webhook; the relay issues others.
         let otp = three_ds::otp(self.ports.ids.fraction());
+        let holder = (&cardholder.cardholder_id, Currency::Ngn);
         let told = Event::ThreeDsOtpGenerated(ThreeDsOtp {
-            movement: CardMovement {
-                card_id: debit.card.to_string(),
-                cardholder_id: cardholder.cardholder_id.to_string(),
-                amount: debit.amount.to_string(),
-                currency: Currency::Ngn.code(),
-                transaction_reference: debit.reference.clone(),
-                livemode: mode.is_live(),
-                issuing_app_id: account.to_string(),
-                card_transaction_type: "DEBIT",
-                transaction_date: now.gmt(),
-                transaction_timestamp: now.unix(),
-            },
+            movement: debit_movement(&debit, (account, mode), holder, now),
             description: debit.descriptor.clone(),
             otp: otp.clone(),
             expires_at: expires_at.unix(),
