@@ -27,7 +27,9 @@ use super::jobs::JobRow;
 use super::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, clear_deleted_balance, wallet};
 use super::schema::{card_transactions, cards, ledger_accounts};
-use super::unnest::{InsertEntries, InsertPostings, MoveBalances, column, unnest_statement};
+use super::unnest::{
+    InsertDeliveries, InsertEntries, InsertEvents, InsertPostings, MoveBalances, column, unnest_statement,
+};
 use super::{DbError, DbPool, SqliteAsync};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text};
@@ -347,17 +349,13 @@ macro_rules! locked_columns {
 }
 
 /// What follows the decisions on both backends, in the batch's
-/// transaction: the card deletions' balance clearing, then each event.
-/// Both are rare (a decline, a deletion), so they keep statements of
-/// their own.
-macro_rules! deletions_and_events {
+/// transaction: the card deletions' balance clearing. Deletions are rare,
+/// so each keeps statements of its own.
+macro_rules! deletions {
     ($conn:expr, $writes:expr) => {{
         let w: &Writes = $writes;
         for (account, mode, card, at) in &w.deleted {
             clear_deleted_balance!($conn, account, *mode, card.as_str(), *at)?;
-        }
-        for (event, job) in &w.events {
-            store_event!($conn, event, [job]);
         }
     }};
 }
@@ -479,13 +477,30 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
         _rows: PhantomData,
     };
     let cards = unless_empty(k.is_empty(), cards.execute(&mut &*c));
-    let (_, _, _, _, moved, updated) = tokio::try_join!(release, transactions, entries, postings, balances, cards)?;
+    // An event for every debit (its approval or decline): one statement
+    // for the batch's events, one for their deliveries.
+    let (events, deliveries): (Vec<&EventRow>, Vec<&JobRow>) = w.events.iter().map(|(e, j)| (e, j)).unzip();
+    let events = unless_empty(events.is_empty(), InsertEvents::of(&events).execute(&mut &*c));
+    let deliveries = unless_empty(
+        deliveries.is_empty(),
+        InsertDeliveries::of(&deliveries).execute(&mut &*c),
+    );
+    let (_, _, _, _, moved, updated, _, _) = tokio::try_join!(
+        release,
+        transactions,
+        entries,
+        postings,
+        balances,
+        cards,
+        events,
+        deliveries
+    )?;
     // Each balance landed where the decisions put it, and each card
     // changed: or the batch fails.
     if moved != b.len() || updated != k.len() {
         return Err(TxError::Db(DbError::Refused));
     }
-    deletions_and_events!(conn, &w);
+    deletions!(conn, &w);
     Ok(answers)
 }
 
@@ -524,6 +539,9 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
             .execute(conn)
             .await?;
     }
-    deletions_and_events!(conn, &w);
+    deletions!(conn, &w);
+    for (event, job) in &w.events {
+        store_event!(conn, event, [job]);
+    }
     Ok(answers)
 }
