@@ -105,6 +105,21 @@ async fn naira_unloads_and_otps_take_the_method_each_integration_sends() {
             "{}",
             missing.body
         );
+        let huge = json!({"card_id": card, "amount": 25000, "padding": "x".repeat(70_000)});
+        let refused = s
+            .call_at(
+                &s.server.relay,
+                Method::POST,
+                "/naira_cards/get_otp_message",
+                Some(huge),
+            )
+            .await;
+        assert_eq!(
+            (refused.status, refused.body["code"].as_str()),
+            (413, Some("payload_too_large")),
+            "as every body: {}",
+            refused.body
+        );
         let base = s
             .call(
                 Method::POST,
@@ -180,6 +195,12 @@ async fn fund_card_and_unload_card_answer_once_the_movement_settled() {
             "{}",
             unload_it.body
         );
+        // A Naira card's movement is no USD card's, whatever its reference.
+        s.fund_ngn_wallet(10_000).await;
+        let naira = s.funded_naira_card(&holder, 5000).await;
+        let naira_fund = json!({"card_id": naira, "amount": "5000", "transaction_reference": format!("fund-{naira}")});
+        let told = s.post("/cards/fund_card", naira_fund).await;
+        assert_eq!(told.status, 400, "{}", told.body);
 
         // The limits of the asynchronous twins hold.
         let soon = s

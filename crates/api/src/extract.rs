@@ -86,7 +86,11 @@ pub(crate) fn payload_too_large() -> ApiError {
     )
 }
 
-impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
+/// The raw body, at most [`MAX_BODY_BYTES`] (413 `payload_too_large`
+/// past it, as every body).
+pub struct Body(pub web::Bytes);
+
+impl FromRequest for Body {
     type Error = ApiError;
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
@@ -108,8 +112,18 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
                 }
                 body.extend_from_slice(&chunk);
             }
-            parse_json(&body).map(Json)
+            Ok(Body(body.freeze()))
         })
+    }
+}
+
+impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let body = Body::from_request(req, payload);
+        Box::pin(async move { parse_json(&body.await?.0).map(Json) })
     }
 }
 

@@ -5,7 +5,7 @@ use super::card_view::CardView;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, PathMode, Query, parse_json};
+use crate::extract::{Authenticated, Body, PathMode, Query, parse_json};
 use actix_web::http::StatusCode;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 use app::cards::ShownDetails;
@@ -115,7 +115,7 @@ pub async fn post_otp_message(
     app: web::Data<app::App>,
     caller: Authenticated,
     req: HttpRequest,
-    body: web::Bytes,
+    Body(body): Body,
 ) -> Result<HttpResponse, ApiError> {
     let (card_id, amount) = match body.iter().all(u8::is_ascii_whitespace) {
         true => {

@@ -39,7 +39,9 @@ impl App {
             .await
         {
             Ok((card, reference, (id, _))) => (card, reference, id),
-            Err(CardError::Reserve(ReserveError::ReferenceUsed)) => self.same_transfer(caller, kind, &request).await?,
+            Err(CardError::Reserve(ReserveError::ReferenceUsed)) => {
+                self.same_transfer(caller, (kind, currency), &request).await?
+            }
             Err(e) => return Err(e),
         };
         let waited_enough = Instant::now() + SETTLE_WAIT;
@@ -55,12 +57,12 @@ impl App {
     }
 
     /// The transfer a repeated request names: the card's, of the same
-    /// reference, kind and amount; any other use of the reference is the
-    /// contract's `transaction_reference_used`.
+    /// reference, kind, currency and amount; any other use of the
+    /// reference is the contract's `transaction_reference_used`.
     async fn same_transfer(
         &self,
         caller: &Caller,
-        kind: TransferKind,
+        (kind, currency): (TransferKind, Currency),
         request: &TransferRequest,
     ) -> Result<(CardId, String, TransferId), CardError> {
         let used = || CardError::Reserve(ReserveError::ReferenceUsed);
@@ -75,7 +77,8 @@ impl App {
             .await?
             .ok_or_else(used)?;
         let amount = request.amount.as_deref().map(|a| a.parse::<i64>().ok());
-        if earlier.kind != kind || amount != Some(Some(earlier.amount.minor())) {
+        let same = earlier.kind == kind && earlier.currency == currency;
+        if !same || amount != Some(Some(earlier.amount.minor())) {
             return Err(used());
         }
         Ok((card, earlier.transaction_reference, earlier.id))
