@@ -19,6 +19,7 @@ mod docs;
 mod edge;
 mod extreme_amounts;
 mod group_commit;
+mod idempotency;
 mod integrations;
 mod isolation;
 mod lock_order;

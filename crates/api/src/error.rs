@@ -55,6 +55,7 @@ fn status_of(kind: ErrorKind) -> StatusCode {
         ErrorKind::Forbidden => 403,
         ErrorKind::NotFound => 404,
         ErrorKind::Conflict => 409,
+        ErrorKind::Unprocessable => 422,
         ErrorKind::RateLimited { .. } => RATE_LIMITED,
         ErrorKind::Blacklisted => 451,
         ErrorKind::Internal => 500,

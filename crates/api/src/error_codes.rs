@@ -53,6 +53,16 @@ pub const CATALOGUE: &[ErrorCode] = &[
         "called again too soon; `Retry-After` says how many seconds to wait",
     ),
     code(
+        "idempotency_key_in_use",
+        409,
+        "a request with this `Idempotency-Key` is still running; retry once it is answered",
+    ),
+    code(
+        "idempotency_key_reused",
+        422,
+        "this `Idempotency-Key` was used for another request (another path, listener, query or body)",
+    ),
+    code(
         "account_profile_incomplete",
         403,
         "registering cardholders needs the account's company address and utility bill on file",

@@ -239,6 +239,17 @@ impl FromRequest for PathMode {
     }
 }
 
+/// The `token` header as the key lookup takes it.
+pub(crate) fn token_header(headers: &actix_web::http::header::HeaderMap) -> Option<String> {
+    let mut tokens = headers.get_all("token");
+    match (tokens.next(), tokens.next()) {
+        (None, _) => None,
+        (Some(token), None) => Some(token.to_str().unwrap_or_default().to_string()),
+        // Two keys: which one is meant is not ours to guess (malformed).
+        (Some(_), Some(_)) => Some(String::new()),
+    }
+}
+
 impl FromRequest for Authenticated {
     type Error = ApiError;
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
@@ -251,13 +262,7 @@ impl FromRequest for Authenticated {
         let PathMode(mode) = *req
             .app_data::<PathMode>()
             .expect("every keyed route sits in a mode scope");
-        let mut tokens = req.headers().get_all("token");
-        let header = match (tokens.next(), tokens.next()) {
-            (None, _) => None,
-            (Some(token), None) => Some(token.to_str().unwrap_or_default().to_string()),
-            // Two keys: which one is meant is not ours to guess (malformed).
-            (Some(_), Some(_)) => Some(String::new()),
-        };
+        let header = token_header(req.headers());
         // The lookup runs as a task of its own: actix drops the other
         // extractors' futures as soon as one fails (a bad body), and a
         // storage query must not be cancelled half-way.

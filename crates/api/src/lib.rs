@@ -8,6 +8,7 @@ mod error;
 pub mod error_codes;
 mod extract;
 mod head_limits;
+mod idempotency;
 pub mod openapi;
 mod routes;
 mod trace;

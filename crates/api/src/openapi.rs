@@ -387,11 +387,60 @@ pub fn document(urls: &PublicUrls) -> serde_json::Value {
     name_the_servers(&mut doc, urls);
     webhooks(&mut doc);
     let mut json = serde_json::to_value(&doc).expect("the document is JSON");
+    take_idempotency_keys(&mut json);
     request_rules::apply(&mut json);
     links::add(&mut json);
     catalogue_error_codes(&mut json);
     drop_unreferenced_schemas(&mut json);
     json
+}
+
+/// Every keyed write takes an `Idempotency-Key` (the relay's reads sent
+/// by POST do not), with its three answers.
+fn take_idempotency_keys(doc: &mut serde_json::Value) {
+    use domain::idempotency::HEADER;
+    let parameter = serde_json::json!({
+        "name": HEADER,
+        "in": "header",
+        "required": false,
+        "description": "Runs the write once: a retry with the same key and request gets the first answer again \
+                        (with `Idempotent-Replayed: true`) for 24 hours",
+        "schema": {"type": "string"},
+    });
+    let answers = [
+        (
+            "400",
+            "A field breaks its rule, or the Idempotency-Key is not 1 to 255 visible ASCII characters",
+        ),
+        ("409", "A request with this Idempotency-Key is still running"),
+        ("422", "This Idempotency-Key was used for another request"),
+    ];
+    let paths = doc["paths"].as_object_mut().expect("the document has paths");
+    for (_, item) in paths.iter_mut().filter(|(path, _)| path.starts_with(PRODUCTION)) {
+        for method in ["post", "patch", "delete"] {
+            let Some(op) = item.get_mut(method) else { continue };
+            let relay = op["tags"]
+                .as_array()
+                .is_some_and(|t| t.contains(&serde_json::json!("relay")));
+            if relay || op["security"].as_array().is_none_or(Vec::is_empty) {
+                continue;
+            }
+            let parameters = op["parameters"].as_array_mut();
+            match parameters {
+                Some(parameters) => parameters.push(parameter.clone()),
+                None => op["parameters"] = serde_json::json!([parameter]),
+            }
+            for (status, description) in answers {
+                let responses = &mut op["responses"];
+                if responses.get(status).is_none() {
+                    responses[status] = serde_json::json!({
+                        "description": description,
+                        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorBody"}}},
+                    });
+                }
+            }
+        }
+    }
 }
 
 /// An error's `code` is one of the catalogue's, each explained.

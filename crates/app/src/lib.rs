@@ -9,6 +9,7 @@ mod error;
 pub mod events;
 pub mod fx;
 pub mod health;
+pub mod idempotency;
 pub mod jobs;
 mod money_requests;
 pub mod rewards;
@@ -33,6 +34,7 @@ use ports::clock::Clock;
 use ports::events::EventStore;
 use ports::field_cipher::FieldCipher;
 use ports::health::Health;
+use ports::idempotency::IdempotencyKeys;
 use ports::ids::Ids;
 use ports::jobs::JobStore;
 use ports::kyc::KycVerifier;
@@ -63,6 +65,7 @@ pub struct Ports {
     pub field_cipher: Arc<dyn FieldCipher>,
     pub wallets: Arc<dyn WalletStore>,
     pub rate_limits: Arc<dyn RateLimits>,
+    pub idempotency: Arc<dyn IdempotencyKeys>,
     pub events: Arc<dyn EventStore>,
     pub jobs: Arc<dyn JobStore>,
     pub test_clocks: Arc<dyn TestClocks>,
@@ -280,6 +283,7 @@ pub mod testing {
     use ports::events::MockEventStore;
     use ports::field_cipher::MockFieldCipher;
     use ports::health::MockHealth;
+    use ports::idempotency::MockIdempotencyKeys;
     use ports::ids::MockIds;
     use ports::jobs::MockJobStore;
     use ports::kyc::MockKycVerifier;
@@ -307,6 +311,7 @@ pub mod testing {
         pub field_cipher: MockFieldCipher,
         pub wallets: MockWalletStore,
         pub rate_limits: MockRateLimits,
+        pub idempotency: MockIdempotencyKeys,
         pub events: MockEventStore,
         pub jobs: MockJobStore,
         pub test_clocks: MockTestClocks,
@@ -335,6 +340,7 @@ pub mod testing {
                 field_cipher: Arc::new(self.field_cipher),
                 wallets: Arc::new(self.wallets),
                 rate_limits: Arc::new(self.rate_limits),
+                idempotency: Arc::new(self.idempotency),
                 events: Arc::new(self.events),
                 jobs: Arc::new(self.jobs),
                 test_clocks: Arc::new(self.test_clocks),

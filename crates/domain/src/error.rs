@@ -19,6 +19,9 @@ pub enum ErrorKind {
     /// The request is well formed but the state it would change refuses
     /// it (409).
     Conflict,
+    /// The request is well formed but cannot be taken as it stands: it
+    /// reuses an idempotency key of another request (422).
+    Unprocessable,
     /// Too many calls; retry after the given number of seconds (420).
     RateLimited { retry_after_secs: u64 },
     /// The individual is blacklisted (451).

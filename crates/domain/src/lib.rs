@@ -9,6 +9,7 @@ pub mod error;
 pub mod events;
 pub mod fx;
 pub mod http_url;
+pub mod idempotency;
 pub mod ids;
 pub mod ledger;
 pub mod mode;

@@ -11,6 +11,7 @@ pub mod clock;
 pub mod events;
 pub mod field_cipher;
 pub mod health;
+pub mod idempotency;
 pub mod ids;
 pub mod jobs;
 pub mod kyc;

@@ -102,6 +102,7 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
         field_cipher: Arc::new(AesEverywhere),
         wallets: db.clone(),
         rate_limits: db.clone(),
+        idempotency: db.clone(),
         events: db.clone(),
         jobs: db.clone(),
         test_clocks: db.clone(),

@@ -10,6 +10,7 @@ mod cards;
 mod committer;
 mod debits;
 mod events;
+mod idempotency;
 mod jobs;
 mod ledger;
 mod master_key_check;

@@ -336,6 +336,22 @@ diesel::table! {
 }
 
 diesel::table! {
+    idempotency_keys (account_id, livemode, idempotency_key) {
+        account_id -> Text,
+        livemode -> Bool,
+        idempotency_key -> Text,
+        request -> Text,
+        params_hash -> Text,
+        created_at -> BigInt,
+        claim_token -> Text,
+        lease_until -> Nullable<BigInt>,
+        answer_status -> Nullable<Integer>,
+        answer_content_type -> Nullable<Text>,
+        answer_body -> Nullable<Binary>,
+    }
+}
+
+diesel::table! {
     processor_cards (card_id) {
         card_id -> Text,
         livemode -> Bool,

@@ -126,6 +126,11 @@ const RULES: &[(&str, Rule)] = &[
     ("meta_data", Rule::Typed),
     ("identity", Rule::Typed),
     ("x-processor-signature", Rule::Typed),
+    // 1 to 255 visible ASCII characters or spaces, not blank.
+    (
+        domain::idempotency::HEADER,
+        Rule::Pattern("^[ -~]*[!-~][ -~]*$", domain::idempotency::MAX_KEY_LEN),
+    ),
     // The gateway funding source's authorizationHeader, as Sudo sends it.
     ("authorization", Rule::Typed),
 ];

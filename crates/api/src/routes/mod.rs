@@ -23,6 +23,8 @@ pub mod webhook;
 use crate::Surface;
 use crate::error::ApiError;
 use crate::extract::PathMode;
+use actix_web::body::{BoxBody, EitherBody};
+use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
 use actix_web::http::StatusCode;
 use actix_web::{
@@ -39,8 +41,9 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
                 Method::GET,
                 relay::get_card_details_from_token,
             ))
-            // GET as the contract has it, POST as some integrations send it.
-            .service(resource(
+            // GET as the contract has it, POST as some integrations send
+            // it: a read either way, whose answer (an OTP) is never kept.
+            .service(unkeyed(
                 "/naira_cards/get_otp_message",
                 vec![
                     (Method::GET, web::get().to(relay::get_otp_message)),
@@ -304,7 +307,7 @@ fn card_endpoints(cfg: &mut web::ServiceConfig) {
 }
 
 /// One path with one method; any other method on it is a JSON 405.
-fn endpoint<F, Args>(path: &str, method: Method, handler: F) -> Resource
+fn endpoint<F, Args>(path: &str, method: Method, handler: F) -> Resource<impl ResourceFactory>
 where
     F: Handler<Args>,
     Args: FromRequest + 'static,
@@ -314,9 +317,37 @@ where
     resource(path, vec![(method, route)])
 }
 
+/// A resource, wrapped in the `Idempotency-Key` middleware.
+trait ResourceFactory:
+    ServiceFactory<
+        ServiceRequest,
+        Config = (),
+        Response = ServiceResponse<EitherBody<BoxBody>>,
+        Error = actix_web::Error,
+        InitError = (),
+    >
+{
+}
+
+impl<T> ResourceFactory for T where
+    T: ServiceFactory<
+            ServiceRequest,
+            Config = (),
+            Response = ServiceResponse<EitherBody<BoxBody>>,
+            Error = actix_web::Error,
+            InitError = (),
+        >
+{
+}
+
+/// `routes` on one path, whose writes take an `Idempotency-Key`.
+fn resource(path: &str, routes: Vec<(Method, Route)>) -> Resource<impl ResourceFactory> {
+    unkeyed(path, routes).wrap(middleware::from_fn(crate::idempotency::keyed))
+}
+
 /// `routes` on one path; any other method on it is a JSON 405 whose
 /// `Allow` names theirs.
-fn resource(path: &str, routes: Vec<(Method, Route)>) -> Resource {
+fn unkeyed(path: &str, routes: Vec<(Method, Route)>) -> Resource {
     let allow: Vec<&str> = routes.iter().map(|(method, _)| method.as_str()).collect();
     let allow = allow.join(", ");
     let refuse = move |req: HttpRequest, body: web::Bytes| method_not_allowed(req, body, allow.clone());

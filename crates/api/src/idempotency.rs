@@ -1,0 +1,140 @@
+//! `Idempotency-Key` on every write of the two mode scopes: the middleware
+//! reads the key and the request, and the use cases (`App::begin_idempotent`
+//! and `App::end_idempotent`) decide whether it runs. Without the header a
+//! request passes straight through.
+
+use crate::Surface;
+use crate::error::ApiError;
+use crate::extract::{Body, PathMode, token_header};
+use actix_web::body::{BoxBody, EitherBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::http::{Method, StatusCode};
+use actix_web::middleware::Next;
+use actix_web::{HttpResponse, ResponseError, web};
+use app::idempotency::Begun;
+use domain::InvalidInput;
+use domain::idempotency::{Fingerprint, HEADER, IdempotencyKey};
+use ports::idempotency::KeptAnswer;
+use sha2::{Digest, Sha256};
+
+/// Marks an answer given again from the key's first request.
+const REPLAYED: &str = "Idempotent-Replayed";
+
+pub async fn keyed(
+    mut req: ServiceRequest,
+    next: Next<BoxBody>,
+) -> Result<ServiceResponse<EitherBody<BoxBody>>, actix_web::Error> {
+    let writes = matches!(*req.method(), Method::POST | Method::PATCH | Method::DELETE);
+    let mut keys = req.headers().get_all(HEADER);
+    let sent = match (keys.next(), keys.next()) {
+        (Some(key), None) => Some(IdempotencyKey::parse(key.as_bytes())),
+        (Some(_), Some(_)) => Some(Err(InvalidInput::new(HEADER, "must be given once"))),
+        (None, _) => None,
+    };
+    let mode = req.app_data::<PathMode>().map(|PathMode(mode)| *mode);
+    let (Some(sent), true, Some(mode)) = (sent, writes, mode) else {
+        return next.call(req).await.map(ServiceResponse::map_into_left_body);
+    };
+    let key = match sent {
+        Ok(key) => key,
+        Err(e) => return Ok(refused(req, ApiError::from(e))),
+    };
+    let app = req
+        .app_data::<web::Data<app::App>>()
+        .cloned()
+        .expect("the app is wired");
+    // A caller the key does not authenticate gets its 401 from the
+    // endpoint, as without the header: nothing is kept for it.
+    let Ok(caller) = app.authenticate(token_header(req.headers()).as_deref(), mode).await else {
+        return next.call(req).await.map(ServiceResponse::map_into_left_body);
+    };
+    let body = match req.extract::<Body>().await {
+        Ok(Body(body)) => body,
+        Err(e) => return Ok(refused(req, e)),
+    };
+    let asked = fingerprint(&req, &body);
+    let http_request = req.request().clone();
+    // The request runs to its end as a task of its own, so that a client
+    // that hangs up cannot leave its key held with the work half known.
+    let run = actix_web::rt::spawn(async move {
+        let held = match app.begin_idempotent(&caller, key, asked).await {
+            Ok(Begun::Run(held)) => held,
+            Ok(Begun::Replay(answer)) => return replayed(req, answer),
+            Err(e) => return refused(req, ApiError::from(e)),
+        };
+        req.set_payload(actix_web::dev::Payload::from(body));
+        let request = req.request().clone();
+        let response = match next.call(req).await {
+            Ok(response) => response,
+            Err(e) => ServiceResponse::from_err(e, request),
+        };
+        let (request, response) = response.into_parts();
+        let (response, body) = response.into_parts();
+        let (response, body) = match actix_web::body::to_bytes(body).await {
+            Ok(body) => (response, body),
+            Err(_) => {
+                let error = ApiError::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "the answer could not be read",
+                );
+                (error.error_response().drop_body(), web::Bytes::new())
+            }
+        };
+        let answer = KeptAnswer {
+            status: response.status().as_u16(),
+            content_type: response
+                .headers()
+                .get(header::CONTENT_TYPE)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string),
+            body: body.to_vec(),
+        };
+        if let Err(e) = app.end_idempotent(held, &answer).await {
+            // The answer stands; the key stays held until its lease ends.
+            tracing::error!(error = %e, "an idempotency key's answer could not be kept");
+        }
+        ServiceResponse::new(request, response.set_body(body).map_into_boxed_body()).map_into_right_body()
+    });
+    Ok(run.await.unwrap_or_else(|_| {
+        let error = ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the request did not finish",
+        );
+        ServiceResponse::new(http_request, error.error_response()).map_into_right_body()
+    }))
+}
+
+/// What the key was first used for: the method and path on this listener,
+/// and a hash of the query and the body as sent.
+fn fingerprint(req: &ServiceRequest, body: &[u8]) -> Fingerprint {
+    let relay = match req.app_data::<Surface>() {
+        Some(Surface::Relay) => " (relay)",
+        _ => "",
+    };
+    let query = req.query_string().as_bytes();
+    let mut hash = Sha256::new();
+    hash.update((query.len() as u64).to_be_bytes());
+    hash.update(query);
+    hash.update(body);
+    Fingerprint {
+        request: format!("{} {}{relay}", req.method(), req.path()),
+        params_hash: hex::encode(hash.finalize()),
+    }
+}
+
+fn replayed(req: ServiceRequest, answer: KeptAnswer) -> ServiceResponse<EitherBody<BoxBody>> {
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = HttpResponse::build(status);
+    if let Some(content_type) = answer.content_type.and_then(|v| HeaderValue::from_str(&v).ok()) {
+        response.insert_header((header::CONTENT_TYPE, content_type));
+    }
+    let response = response.insert_header((REPLAYED, "true")).body(answer.body);
+    req.into_response(response).map_into_right_body()
+}
+
+fn refused(req: ServiceRequest, error: ApiError) -> ServiceResponse<EitherBody<BoxBody>> {
+    req.into_response(error.error_response()).map_into_right_body()
+}
