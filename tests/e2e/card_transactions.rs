@@ -1,7 +1,7 @@
 //! Card debits over HTTP: the sandbox's mock debit, enrichment, history,
 //! and the automatic card rules with their webhooks.
 
-use crate::cards::{Answer, Sandbox, unix_now};
+use crate::cards::{Answer, Sandbox, event, unix_now};
 use crate::harness::{ledger_check, sandbox_totals};
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
@@ -523,6 +523,132 @@ async fn an_idle_card_is_reminded_a_week_before_and_deleted_after_three_months()
             .await
             .len() as i64;
         assert_eq!(s.wallet().await, 10_000 - 100 - 300 * fees, "the rest went back");
+        assert_ledger(&db);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_processor_gives_back_an_authorization_once_by_its_reference_and_never_more() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let secret = "psk_sandbox_processor_secret_0123456789";
+        let live_secret = "psk_live_processor_secret_0123456789";
+        let s = Sandbox::start_with(
+            &db,
+            Some(&receiver.url),
+            &["--sandbox-processor-secret", secret, "--processor-secret", live_secret],
+        );
+        s.fund_wallet(10_000).await;
+        let holder = s.cardholder(18).await;
+        let card = s.card(&holder, "1300").await;
+        let auth =
+            json!({"card_id": card, "amount": "600", "merchant": "BOLT.EU/R/2211", "transaction_reference": "a1"});
+        let approved = s.processor("authorizations", &auth, Some((secret, 0))).await;
+        assert_eq!(approved.body["data"]["decision"], "approve", "{}", approved.body);
+        let back = |reference: &str, amount: Option<&str>, kind: &str| {
+            let mut body =
+                json!({"card_id": card, "transaction_reference": "a1", "reversal_reference": reference, "kind": kind});
+            if let Some(amount) = amount {
+                body["amount"] = json!(amount);
+            }
+            body
+        };
+        let reverse = async |body: &Value, key: &str| s.processor("reversals", body, Some((key, 0))).await;
+
+        // Part of it, told twice: credited once.
+        let first = reverse(&back("rv-1", Some("200"), "reversal"), secret).await;
+        assert_eq!(first.status, 200, "{}: {}", db.backend(), first.body);
+        assert_eq!(
+            first.body["data"],
+            json!({"outcome": "credited", "amount": "200", "credited_to": "card"})
+        );
+        let again = reverse(&back("rv-1", Some("200"), "reversal"), secret).await;
+        assert_eq!(again.body["data"]["outcome"], "already_applied", "{}", again.body);
+        let told = event(&receiver, "card_reversal_event.successful", |d| {
+            d["reversal_reference"] == "rv-1"
+        })
+        .await;
+        for (field, value) in [
+            ("card_id", json!(card)),
+            ("cardholder_id", json!(holder)),
+            ("amount", json!("200")),
+            ("currency", json!("USD")),
+            ("transaction_reference", json!("a1")),
+            ("description", json!("BOLT.EU/R/2211")),
+            ("livemode", json!(false)),
+        ] {
+            assert_eq!(told[field], value, "{field}: {told}");
+        }
+        assert!(
+            told["transaction_timestamp"].is_i64() && told["issuing_app_id"].is_string(),
+            "{told}"
+        );
+
+        // Ten refunds of the whole at once: only the 400 left comes back.
+        let refunds: Vec<Value> = (0..10)
+            .map(|i| back(&format!("rf-{i}"), Some("600"), "refund"))
+            .collect();
+        let answers = futures::future::join_all(refunds.iter().map(|b| reverse(b, secret))).await;
+        let credited: i64 = answers
+            .iter()
+            .filter(|a| a.body["data"]["outcome"] == "credited")
+            .map(|a| a.body["data"]["amount"].as_str().unwrap().parse::<i64>().unwrap())
+            .sum();
+        assert_eq!(
+            credited,
+            400,
+            "{:?}",
+            answers.iter().map(|a| &a.body).collect::<Vec<_>>()
+        );
+        assert!(
+            answers
+                .iter()
+                .all(|a| ["credited", "nothing_left"].contains(&a.body["data"]["outcome"].as_str().unwrap()))
+        );
+
+        // A void before the authorization: its debit is refused when it comes.
+        let void = json!({"card_id": card, "transaction_reference": "a2", "reversal_reference": "rv-a2"});
+        assert_eq!(reverse(&void, secret).await.body["data"]["outcome"], "voided");
+        let late = json!({"card_id": card, "amount": "100", "merchant": "X", "transaction_reference": "a2"});
+        let late = s.processor("authorizations", &late, Some((secret, 0))).await;
+        assert_ne!(late.body["data"]["decision"], "approve", "{}", late.body);
+
+        // What names nothing here, and what breaks a rule.
+        let elsewhere = json!({"card_id": "card_nope", "transaction_reference": "a1", "reversal_reference": "rv-x"});
+        assert_eq!(
+            reverse(&elsewhere, secret).await.body["data"]["outcome"],
+            "card_not_found"
+        );
+        assert_eq!(
+            reverse(&back("rv-y", Some("1"), "refund"), live_secret).await.body["data"]["outcome"],
+            "card_not_found"
+        );
+        let unknown =
+            json!({"card_id": card, "transaction_reference": "a9", "reversal_reference": "rv-z", "amount": "1"});
+        assert_eq!(reverse(&unknown, secret).await.body["data"]["outcome"], "no_such_debit");
+        for (body, field) in [
+            (back("rv-k", Some("1"), "chargeback"), "kind"),
+            (back("rv-0", Some("0"), "refund"), "amount"),
+            (back("rv-h", Some("99999999999999999999"), "refund"), "amount"),
+            (back("rv-n", Some("-5"), "refund"), "amount"),
+            (back("", Some("1"), "refund"), "reversal_reference"),
+            (back("rv\u{0}", Some("1"), "refund"), "reversal_reference"),
+        ] {
+            let refused = reverse(&body, secret).await;
+            assert_eq!(refused.status, 400, "{body}: {}", refused.body);
+            assert!(
+                refused.body["message"].as_str().unwrap().starts_with(field),
+                "{}",
+                refused.body
+            );
+        }
+        let unsigned = s.processor("reversals", &back("rv-u", Some("1"), "refund"), None).await;
+        assert_eq!(unsigned.status, 401);
+        assert_eq!(
+            s.balance(&card).await,
+            (1300, 1000),
+            "all of a1 came back, and nothing more"
+        );
         assert_ledger(&db);
     }
 }

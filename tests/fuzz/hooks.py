@@ -5,6 +5,9 @@ this check tells the two apart by the error's code: a schema-valid
 request is never refused as `invalid_request`, except for a field whose
 rule depends on another field (listed below, and in docs/api.md)."""
 
+import re
+import uuid
+
 import schemathesis
 
 # Operation (path suffix) -> fields whose validity depends on other fields.
@@ -53,3 +56,19 @@ def schema_valid_requests_are_never_refused_for_their_shape(ctx, response, case)
     if body.get("code") == "invalid_request" and not dependent(case.operation.path, message):
         raise AssertionError(f"A schema-valid request was refused as malformed: {message}")
     return None
+
+
+# A valid Idempotency-Key, as the document's pattern has it.
+VALID_KEY = re.compile(r"^[ -~]*[!-~][ -~]*$")
+
+
+@schemathesis.hook
+def before_call(ctx, case, kwargs):
+    """A valid Idempotency-Key is made unique to its request: the
+    generator reuses values across requests, and a key reused for another
+    request is a 422 that depends on history, not on the request's shape
+    (tests/e2e/idempotency.rs covers reuse). An invalid key is sent as
+    generated, to be refused."""
+    key = (case.headers or {}).get("Idempotency-Key")
+    if isinstance(key, str) and len(key) <= 255 and VALID_KEY.match(key):
+        case.headers["Idempotency-Key"] = str(uuid.uuid4())

@@ -13,19 +13,23 @@ use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
 use actix_web::{HttpResponse, ResponseError, web};
 use app::idempotency::Begun;
-use domain::InvalidInput;
 use domain::idempotency::{Fingerprint, HEADER, IdempotencyKey};
+use domain::{InvalidInput, Mode};
 use ports::idempotency::KeptAnswer;
 use sha2::{Digest, Sha256};
 
 /// Marks an answer given again from the key's first request.
 const REPLAYED: &str = "Idempotent-Replayed";
 
+/// The middleware of a resource serving `methods`: a method it does not
+/// serve gets its 405 whatever the headers.
 pub async fn keyed(
-    mut req: ServiceRequest,
+    methods: std::sync::Arc<[Method]>,
+    req: ServiceRequest,
     next: Next<BoxBody>,
 ) -> Result<ServiceResponse<EitherBody<BoxBody>>, actix_web::Error> {
-    let writes = matches!(*req.method(), Method::POST | Method::PATCH | Method::DELETE);
+    let method = req.method();
+    let writes = matches!(*method, Method::POST | Method::PATCH | Method::DELETE) && methods.contains(method);
     let mut keys = req.headers().get_all(HEADER);
     let sent = match (keys.next(), keys.next()) {
         (Some(key), None) => Some(IdempotencyKey::parse(key.as_bytes())),
@@ -40,6 +44,29 @@ pub async fn keyed(
         Ok(key) => key,
         Err(e) => return Ok(refused(req, ApiError::from(e))),
     };
+    let request = req.request().clone();
+    // The request runs to its end as a task of its own, so that a client
+    // that hangs up cannot leave its key held with the work half known,
+    // nor a storage query cancelled half-way.
+    let run = actix_web::rt::spawn(run_keyed(mode, key, req, next));
+    Ok(run.await.unwrap_or_else(|_| {
+        let error = ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "the request did not finish",
+        );
+        ServiceResponse::new(request, error.error_response()).map_into_right_body()
+    }))
+}
+
+/// Runs a write sent with `key`, or answers as its key's first request
+/// was answered.
+async fn run_keyed(
+    mode: Mode,
+    key: IdempotencyKey,
+    mut req: ServiceRequest,
+    next: Next<BoxBody>,
+) -> ServiceResponse<EitherBody<BoxBody>> {
     let app = req
         .app_data::<web::Data<app::App>>()
         .cloned()
@@ -47,64 +74,53 @@ pub async fn keyed(
     // A caller the key does not authenticate gets its 401 from the
     // endpoint, as without the header: nothing is kept for it.
     let Ok(caller) = app.authenticate(token_header(req.headers()).as_deref(), mode).await else {
-        return next.call(req).await.map(ServiceResponse::map_into_left_body);
+        return answered(req, next).await.map_into_left_body();
     };
     let body = match req.extract::<Body>().await {
         Ok(Body(body)) => body,
-        Err(e) => return Ok(refused(req, e)),
+        Err(e) => return refused(req, e),
     };
-    let asked = fingerprint(&req, &body);
-    let http_request = req.request().clone();
-    // The request runs to its end as a task of its own, so that a client
-    // that hangs up cannot leave its key held with the work half known.
-    let run = actix_web::rt::spawn(async move {
-        let held = match app.begin_idempotent(&caller, key, asked).await {
-            Ok(Begun::Run(held)) => held,
-            Ok(Begun::Replay(answer)) => return replayed(req, answer),
-            Err(e) => return refused(req, ApiError::from(e)),
-        };
-        req.set_payload(actix_web::dev::Payload::from(body));
-        let request = req.request().clone();
-        let response = match next.call(req).await {
-            Ok(response) => response,
-            Err(e) => ServiceResponse::from_err(e, request),
-        };
-        let (request, response) = response.into_parts();
-        let (response, body) = response.into_parts();
-        let (response, body) = match actix_web::body::to_bytes(body).await {
-            Ok(body) => (response, body),
-            Err(_) => {
-                let error = ApiError::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal",
-                    "the answer could not be read",
-                );
-                (error.error_response().drop_body(), web::Bytes::new())
-            }
-        };
-        let answer = KeptAnswer {
-            status: response.status().as_u16(),
-            content_type: response
-                .headers()
-                .get(header::CONTENT_TYPE)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string),
-            body: body.to_vec(),
-        };
-        if let Err(e) = app.end_idempotent(held, &answer).await {
-            // The answer stands; the key stays held until its lease ends.
-            tracing::error!(error = %e, "an idempotency key's answer could not be kept");
+    let held = match app.begin_idempotent(&caller, key, fingerprint(&req, &body)).await {
+        Ok(Begun::Run(held)) => held,
+        Ok(Begun::Replay(answer)) => return replayed(req, answer),
+        Err(e) => return refused(req, ApiError::from(e)),
+    };
+    req.set_payload(actix_web::dev::Payload::from(body));
+    let (request, response) = answered(req, next).await.into_parts();
+    let (response, body) = response.into_parts();
+    let (response, body) = match actix_web::body::to_bytes(body).await {
+        Ok(body) => (response, body),
+        Err(_) => {
+            let error = ApiError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "the answer could not be read",
+            );
+            (error.error_response().drop_body(), web::Bytes::new())
         }
-        ServiceResponse::new(request, response.set_body(body).map_into_boxed_body()).map_into_right_body()
-    });
-    Ok(run.await.unwrap_or_else(|_| {
-        let error = ApiError::new(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "internal",
-            "the request did not finish",
-        );
-        ServiceResponse::new(http_request, error.error_response()).map_into_right_body()
-    }))
+    };
+    let answer = KeptAnswer {
+        status: response.status().as_u16(),
+        content_type: response
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string),
+        body: body.to_vec(),
+    };
+    if let Err(e) = app.end_idempotent(held, &answer).await {
+        // The answer stands; the key stays held until its lease ends.
+        tracing::error!(error = %e, "an idempotency key's answer could not be kept");
+    }
+    ServiceResponse::new(request, response.set_body(body).map_into_boxed_body()).map_into_right_body()
+}
+
+/// The endpoint's answer, an error of the chain rendered as one.
+async fn answered(req: ServiceRequest, next: Next<BoxBody>) -> ServiceResponse<BoxBody> {
+    let request = req.request().clone();
+    next.call(req)
+        .await
+        .unwrap_or_else(|e| ServiceResponse::from_err(e, request))
 }
 
 /// What the key was first used for: the method and path on this listener,

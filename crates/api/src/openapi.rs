@@ -85,6 +85,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::card_transactions::complete_3ds,
         routes::processor::authorize,
         routes::processor::complete_3ds,
+        routes::processor::reverse,
         routes::connectors::sudo_gateway,
         routes::connectors::smileid_callback,
         routes::events::list_events,

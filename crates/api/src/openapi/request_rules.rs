@@ -122,6 +122,8 @@ const RULES: &[(&str, Rule)] = &[
     ("monthly_debits", Rule::Range(1, MAX_MONTHLY_DEBITS as i64)),
     ("inactivity_days", Rule::Range(1, MAX_INACTIVITY_DAYS as i64)),
     ("force", Rule::Typed),
+    ("reversal_reference", Rule::Text(domain::text::MAX_REFERENCE_LEN)),
+    ("kind", Rule::OneOf(&domain::cards::reversal::ReversalKind::NAMES)),
     ("three_ds", Rule::Typed),
     ("meta_data", Rule::Typed),
     ("identity", Rule::Typed),
@@ -160,7 +162,9 @@ fn amount_bound(path: &str) -> Option<(&'static str, Amount, bool)> {
         _ if ends("/naira_cards/get_otp_message") => ("amount", ngn.max_debit, false),
         _ if ends("/cards/create_card") => ("funding_amount", usd.max_balance.max(ngn.max_balance), true),
         _ if ends("/reward/rules") => ("spend_threshold", Amount::MAX, true),
-        _ if ends("/processor/authorizations") => ("amount", usd.max_debit.max(ngn.max_debit), false),
+        _ if ends("/processor/authorizations") || ends("/processor/reversals") => {
+            ("amount", usd.max_debit.max(ngn.max_debit), false)
+        }
         // The default `--max-wallet-balance`: a service run with another
         // refuses past its own.
         _ if ends("/cards/fund_issuing_wallet") => ("amount", DEFAULT_MAX_WALLET, false),

@@ -77,6 +77,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
         Method::POST,
         processor::complete_3ds,
     ))
+    .service(endpoint("/v1/processor/reversals", Method::POST, processor::reverse))
     .service(
         endpoint("/v1/connectors/sudo/gateway", Method::POST, connectors::sudo_gateway)
             .app_data(web::PayloadConfig::new(connectors::GATEWAY_MAX_BYTES)),
@@ -342,7 +343,9 @@ impl<T> ResourceFactory for T where
 
 /// `routes` on one path, whose writes take an `Idempotency-Key`.
 fn resource(path: &str, routes: Vec<(Method, Route)>) -> Resource<impl ResourceFactory> {
-    unkeyed(path, routes).wrap(middleware::from_fn(crate::idempotency::keyed))
+    let methods: std::sync::Arc<[Method]> = routes.iter().map(|(method, _)| method.clone()).collect();
+    let keyed = move |req, next| crate::idempotency::keyed(methods.clone(), req, next);
+    unkeyed(path, routes).wrap(middleware::from_fn(keyed))
 }
 
 /// `routes` on one path; any other method on it is a JSON 405 whose

@@ -10,7 +10,7 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{parse_json, payload_too_large};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
-use app::cards::{AuthorizationAnswer, AuthorizationRequest, Verdict};
+use app::cards::{AuthorizationAnswer, AuthorizationRequest, ReversalRequest, Verdict};
 use domain::Mode;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -47,6 +47,39 @@ pub struct CompletionBody {
     /// The 6 digits the cardholder read.
     #[schema(example = "123456")]
     otp: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct ReversalBody {
+    card_id: String,
+    /// The authorization's `transaction_reference`.
+    transaction_reference: String,
+    /// The processor's reference of this reversal or refund; applied once
+    /// by it, per mode.
+    reversal_reference: String,
+    /// `reversal` (the default) or `refund`.
+    #[schema(example = "refund")]
+    kind: Option<String>,
+    /// Cents (kobo on Naira cards). Absent: all the authorization took,
+    /// which also voids it if its debit is not recorded yet.
+    #[schema(example = "1500")]
+    amount: Option<AmountText>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ReversalData {
+    /// `credited`, `already_applied` (this reversal_reference was
+    /// applied before: nothing again), `nothing_left` (the authorization
+    /// was given back in full), `voided` (its debit is refused if it
+    /// comes), `no_such_debit`, or `card_not_found`.
+    outcome: &'static str,
+    /// What was credited, in minor units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    amount: Option<String>,
+    /// `card`, or `issuing_wallet` when the card is deleted or would pass
+    /// its limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    credited_to: Option<&'static str>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -165,4 +198,41 @@ pub async fn complete_3ds(
     );
     let answer = app.complete_authorization(mode, answer).await?;
     Ok(AuthorizationData::answer(answer, parsed.transaction_reference))
+}
+
+/// Gives back (part of) an approved authorization: a reversal, or a
+/// refund of a settled purchase. The card (or, the card deleted or full,
+/// the issuing wallet) is credited at most what the authorization took
+/// in all, once per `reversal_reference`, and
+/// `card_reversal_event.successful` tells the account.
+#[utoipa::path(
+    post,
+    path = "/v1/processor/reversals",
+    tag = "processor",
+    request_body = ReversalBody,
+    params(("x-processor-signature" = String, Header, description = "As for authorizations")),
+    responses(
+        (status = 200, description = "What came of it", body = Envelope<ReversalData>),
+        (status = 400, description = "A field breaks a rule", body = ErrorBody),
+        (status = 401, description = "A missing, stale or wrong signature", body = ErrorBody),
+        (status = 403, description = "No processor secret is configured", body = ErrorBody),
+        (status = 413, description = "Body over 64 KiB", body = ErrorBody),
+    )
+)]
+pub async fn reverse(app: web::Data<app::App>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, ApiError> {
+    let (mode, parsed): (_, ReversalBody) = signed(&app, &req, &body)?;
+    let request = ReversalRequest {
+        card_id: parsed.card_id,
+        transaction_reference: parsed.transaction_reference,
+        reversal_reference: parsed.reversal_reference,
+        kind: parsed.kind,
+        amount: parsed.amount.map(|a| a.0),
+    };
+    let answer = app.reverse_authorization(mode, request).await?;
+    let data = ReversalData {
+        outcome: answer.outcome,
+        amount: answer.credited.map(|(amount, _)| amount.minor().to_string()),
+        credited_to: answer.credited.map(|(_, to)| to),
+    };
+    Ok(success(StatusCode::OK, "The processor's reversal was taken", data))
 }

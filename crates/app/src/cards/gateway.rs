@@ -6,6 +6,7 @@
 //! records, events and decline counting.
 
 use super::CardError;
+use super::give_back::GiveBack;
 use super::processor::{AuthorizationRequest, Verdict};
 use crate::App;
 use domain::cards::CardBalance;
@@ -14,7 +15,7 @@ use domain::ids::CardId;
 use domain::{Amount, Currency, DomainError, ErrorKind, InvalidInput, Mode};
 use ports::card_transactions::Reference;
 use ports::cards::{ReserveError, RuleState};
-use ports::processor_gateway::{GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayRefused};
+use ports::processor_gateway::{GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayGiveBack, GatewayRefused};
 
 #[derive(Debug, thiserror::Error)]
 pub enum GatewayError {
@@ -57,13 +58,37 @@ impl App {
                 None => GatewayAnswer::Declined("card_not_found"),
             },
             GatewayCall::GiveBack(call) => {
-                self.give_back(mode, call).await?;
+                self.gateway_give_back(mode, call).await?;
                 GatewayAnswer::Acknowledged
             }
             GatewayCall::Unusable(reason) => GatewayAnswer::Declined(reason),
             GatewayCall::Other => GatewayAnswer::Acknowledged,
         };
         Ok(gateway.reply(&answer))
+    }
+
+    /// Gives back what the processor says of a card it knows; of a card
+    /// unknown here, or in another currency than the card's, nothing.
+    async fn gateway_give_back(&self, mode: Mode, call: GatewayGiveBack) -> Result<(), CardError> {
+        let Some((card, state)) = self.gateway_card(mode, &call.card).await? else {
+            tracing::warn!(card = %call.card, reference = %call.id, "the processor gave back money of a card unknown here: nothing applied");
+            return Ok(());
+        };
+        let amount = match call.amount {
+            None => None,
+            Some((amount, currency)) if currency == state.currency => Some(amount),
+            Some(_) => {
+                tracing::warn!(card = %card, reference = %call.id, "the processor gave back money in another currency than the card's: nothing applied");
+                return Ok(());
+            }
+        };
+        let back = GiveBack {
+            id: call.id,
+            authorization: call.authorization,
+            kind: call.kind,
+            amount,
+        };
+        self.give_back(mode, (card, state), back).await.map(drop)
     }
 
     /// What the card of `mode` the processor knows as `processor_card`

@@ -8,30 +8,39 @@
 use super::CardError;
 use crate::App;
 use crate::events::data_of;
-use domain::Mode;
+use domain::cards::reversal::ReversalKind;
 use domain::events::payloads::{CardMovement, CardReversal, Event};
+use domain::ids::CardId;
 use domain::ids::EventId;
+use domain::{Amount, Mode};
 use ports::card_transactions::{NewReversal, ReversalOutcome, Reversed};
+use ports::cards::RuleState;
 use ports::events::NewEvent;
-use ports::processor_gateway::GatewayGiveBack;
+
+/// What a processor gives back of a debit of a card known here.
+#[derive(Debug, Clone)]
+pub struct GiveBack {
+    /// The processor's id of this refund or reversal: applied once by it.
+    pub id: String,
+    /// The debit's reference (the processor's id of the authorization).
+    pub authorization: String,
+    pub kind: ReversalKind,
+    /// In the card's minor units; `None`: all the authorization took (a
+    /// void, which also refuses the debit should it come later).
+    pub amount: Option<Amount>,
+}
 
 impl App {
-    /// Applies what the processor gives back; what cannot be applied (an
-    /// unknown card or authorization, another currency, a debit given
-    /// back in full) changes nothing and is logged.
-    pub(super) async fn give_back(&self, mode: Mode, call: GatewayGiveBack) -> Result<ReversalOutcome, CardError> {
-        let Some((card, state)) = self.gateway_card(mode, &call.card).await? else {
-            tracing::warn!(card = %call.card, reference = %call.id, "the processor gave back money of a card unknown here: nothing applied");
-            return Ok(ReversalOutcome::NoSuchDebit);
-        };
-        let asked = match call.amount {
-            None => domain::Amount::MAX,
-            Some((amount, currency)) if currency == state.currency => amount,
-            Some(_) => {
-                tracing::warn!(card = %card, reference = %call.id, "the processor gave back money in another currency than the card's: nothing applied");
-                return Ok(ReversalOutcome::NoSuchDebit);
-            }
-        };
+    /// Applies what the processor gives back of a debit of `card`
+    /// (`state`, its rules state, of `mode`); what cannot be applied (an
+    /// unknown authorization, a debit given back in full) changes nothing
+    /// and is logged.
+    pub(super) async fn give_back(
+        &self,
+        mode: Mode,
+        (card, state): (CardId, RuleState),
+        call: GiveBack,
+    ) -> Result<ReversalOutcome, CardError> {
         let account = state.account_id.clone();
         let now = self.now_for(&account, mode).await?;
         let event_id = EventId::with_suffix(&self.ports.ids.unique());
@@ -77,7 +86,7 @@ impl App {
             debit_reference: call.authorization,
             reference: call.id,
             kind: call.kind,
-            asked,
+            asked: call.amount.unwrap_or(Amount::MAX),
             void: call.amount.is_none(),
             now,
         };

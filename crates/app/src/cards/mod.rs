@@ -15,6 +15,7 @@ mod manage;
 mod naira;
 mod processor;
 mod processor_cards;
+mod processor_reversal;
 mod rules;
 mod settle;
 mod settled_transfers;
@@ -29,6 +30,7 @@ pub use details::{Details, DetailsView, RevealedDetails, SealedDetails, ShownCar
 pub use gateway::GatewayError;
 pub use processor::{AuthorizationAnswer, AuthorizationRequest, Verdict};
 pub use processor_cards::{CardDifference, Reconciliation};
+pub use processor_reversal::{ReversalAnswer, ReversalRequest};
 pub use three_ds::{ChallengeAnswer, Completion};
 pub use transfers::TransferRequest;
 

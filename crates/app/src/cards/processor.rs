@@ -101,7 +101,7 @@ impl App {
     }
 
     /// The card `id`'s rules state if it is of `mode`.
-    async fn processor_card(&self, mode: Mode, id: &CardId) -> Result<Option<RuleState>, CardError> {
+    pub(super) async fn processor_card(&self, mode: Mode, id: &CardId) -> Result<Option<RuleState>, CardError> {
         let state = self.ports.cards.rule_state(id).await?;
         Ok(state.filter(|s| s.mode == mode))
     }

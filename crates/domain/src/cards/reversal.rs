@@ -18,11 +18,13 @@ pub enum ReversalKind {
 
 impl ReversalKind {
     pub const ALL: [ReversalKind; 2] = [ReversalKind::Refund, ReversalKind::Reversal];
+    /// Their names, as requests and events spell them.
+    pub const NAMES: [&'static str; 2] = ["refund", "reversal"];
 
     pub fn as_str(self) -> &'static str {
         match self {
-            ReversalKind::Refund => "refund",
-            ReversalKind::Reversal => "reversal",
+            ReversalKind::Refund => Self::NAMES[0],
+            ReversalKind::Reversal => Self::NAMES[1],
         }
     }
 
