@@ -58,6 +58,11 @@ async fn accounts_create_prints_keys_that_work_only_in_their_own_mode() {
         }
         let forged = format!("sk_test_{}", "x".repeat(40));
         assert_eq!(get(&sandbox, Some(&forged)).await.unwrap().status(), 401);
+        // As Stripe's and Lithic's clients send a key: the same, by name.
+        let by_authorization = |url: &str, key: &str| client().get(url).header("Authorization", bearer(key)).send();
+        assert_eq!(by_authorization(&sandbox, test).await.unwrap().status(), 200);
+        assert_eq!(by_authorization(&production, live).await.unwrap().status(), 200);
+        assert_eq!(by_authorization(&production, test).await.unwrap().status(), 401);
     }
 }
 

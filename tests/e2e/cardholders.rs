@@ -676,6 +676,24 @@ async fn pages_are_consistent_at_0_1_20_21_and_1000_cardholders() {
                 assert_eq!(last["data"]["cardholders"].as_array().unwrap().len(), expected);
             }
         }
+        // `limit` sizes the page, from 1 to 100.
+        let limited = |query: &'static str| async move {
+            get_json(server, key, &format!("{BASE}/cards/get_all_cardholder?{query}")).await
+        };
+        let (_, hundred) = limited("limit=100&page=10").await;
+        assert_eq!(
+            hundred["data"]["meta"],
+            json!({"total": 1000, "pages": 10, "previous": 9, "next": null})
+        );
+        assert_eq!(hundred["data"]["cardholders"].as_array().unwrap().len(), 100);
+        let (_, one) = limited("limit=1&page=1000").await;
+        assert_eq!(one["data"]["cardholders"].as_array().unwrap().len(), 1);
+        assert_eq!(one["data"]["meta"]["previous"], 999);
+        for bad in ["limit=0", "limit=101", "limit=-1", "limit=1.5"] {
+            let (status, refused) = limited(bad).await;
+            assert_eq!(status, 400, "{bad}: {refused}");
+            assert!(refused["message"].as_str().unwrap().starts_with("limit: "), "{refused}");
+        }
     }
 }
 

@@ -70,7 +70,12 @@ impl<E: DomainError> From<E> for ApiError {
         let kind = e.kind();
         let status = status_of(kind);
         let message = if status.is_server_error() {
-            tracing::error!(code = e.code(), error = %e, "request failed");
+            match kind {
+                // Asked to retry: a provider slow or a settlement still
+                // completing, not a fault of the service.
+                ErrorKind::RetryLater => tracing::warn!(code = e.code(), error = %e, "request not completed yet"),
+                _ => tracing::error!(code = e.code(), error = %e, "request failed"),
+            }
             "the service could not complete the request; retry later".to_string()
         } else {
             e.to_string()

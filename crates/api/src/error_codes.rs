@@ -31,11 +31,11 @@ pub const CATALOGUE: &[ErrorCode] = &[
         405,
         "the endpoint takes another method, named in `Allow`",
     ),
-    code("missing_api_key", 401, "no `token` header"),
+    code("missing_api_key", 401, "no `token` (or `Authorization`) header"),
     code(
         "malformed_api_key",
         401,
-        "the `token` header is not `Bearer <secret key>`, or it came twice",
+        "the `token` header is not `Bearer <secret key>`, or a key came twice (two headers, or `token` and `Authorization` both)",
     ),
     code(
         "unknown_api_key",

@@ -239,13 +239,18 @@ impl FromRequest for PathMode {
     }
 }
 
-/// The `token` header as the key lookup takes it.
+/// The key's header as the key lookup takes it: `token`, or
+/// `Authorization` as Stripe's and Lithic's clients send it, the same
+/// `Bearer <key>` either way.
 pub(crate) fn token_header(headers: &actix_web::http::header::HeaderMap) -> Option<String> {
-    let mut tokens = headers.get_all("token");
+    let mut tokens = headers
+        .get_all("token")
+        .chain(headers.get_all(actix_web::http::header::AUTHORIZATION));
     match (tokens.next(), tokens.next()) {
         (None, _) => None,
         (Some(token), None) => Some(token.to_str().unwrap_or_default().to_string()),
-        // Two keys: which one is meant is not ours to guess (malformed).
+        // Two credentials (two headers, or both names): which one is
+        // meant is not ours to guess (malformed).
         (Some(_), Some(_)) => Some(String::new()),
     }
 }

@@ -10,6 +10,7 @@ mod extract;
 mod head_limits;
 mod idempotency;
 pub mod openapi;
+mod paging;
 mod routes;
 mod trace;
 mod whole_number;

@@ -137,7 +137,8 @@ impl Modify for TokenHeader {
         let components = doc.components.get_or_insert_with(Default::default);
         let scheme = ApiKey::Header(ApiKeyValue::with_description(
             "token",
-            "`Bearer sk_test_...` on sandbox paths, `Bearer sk_live_...` on production paths",
+            "`Bearer sk_test_...` on sandbox paths, `Bearer sk_live_...` on production paths; \
+             `Authorization: Bearer ...` is taken the same (one of the two headers, not both)",
         ));
         components.add_security_scheme("token", SecurityScheme::ApiKey(scheme));
     }

@@ -224,6 +224,24 @@ async fn keys_are_checked_for_presence_shape_existence_and_mode() {
         (StatusCode::UNAUTHORIZED, Some("malformed_api_key")),
         "{body}"
     );
+    // `Authorization: Bearer` is read as `token` is: a live key there is
+    // the wrong mode, not a missing one; with `token` too, two keys.
+    let by_authorization = |key: &str| {
+        test::TestRequest::get()
+            .uri("/v1/issuing/sandbox/cards/get_issuing_wallet_balance")
+            .insert_header(("Authorization", format!("Bearer {key}")))
+    };
+    let (status, _, body) = call(authenticating(), by_authorization(LIVE_KEY)).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("wrong_mode_api_key"))
+    );
+    let both = by_authorization(TEST_KEY).insert_header(("token", format!("Bearer {TEST_KEY}")));
+    let (status, _, body) = call(authenticating(), both).await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("malformed_api_key"))
+    );
 }
 
 #[actix_web::test]

@@ -1,6 +1,6 @@
 //! Secret API keys: `sk_test_...` for the sandbox, `sk_live_...` for
 //! production, each with at least 32 random alphanumeric characters, sent
-//! as the header `token: Bearer <key>`.
+//! as the header `token: Bearer <key>` (or `Authorization: Bearer <key>`).
 
 use crate::{DomainError, ErrorKind, Mode, Secret};
 
@@ -9,9 +9,12 @@ pub const MIN_RANDOM_CHARS: usize = 32;
 /// Why a request could not be authenticated. Every arm is a 401.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AuthError {
-    #[error("missing API key: send the header `token: Bearer <secret key>`")]
+    #[error("missing API key: send the header `token: Bearer <secret key>` (or `Authorization: Bearer <secret key>`)")]
     Missing,
-    #[error("malformed API key: the header must read `token: Bearer sk_test_...` or `token: Bearer sk_live_...`")]
+    #[error(
+        "malformed API key: send one header, `token: Bearer sk_test_...` or `token: Bearer sk_live_...` \
+         (or the same as `Authorization`)"
+    )]
     Malformed,
     #[error("unknown API key")]
     Unknown,

@@ -20,18 +20,24 @@ pub struct Paging {
 }
 
 impl Page {
+    /// The contract's page size.
     pub const DEFAULT_SIZE: u32 = 20;
+    /// The most a `limit` asks for.
+    pub const MAX_SIZE: u32 = 100;
 
-    /// Parses the `page` query parameter: absent means 1.
-    pub fn parse(value: Option<&str>, size: u32) -> Result<Page, InvalidInput> {
-        let number = match value {
+    /// Parses the `page` query parameter (absent: 1) and `limit`, the
+    /// page's size (absent: [`Self::DEFAULT_SIZE`]; at most
+    /// [`Self::MAX_SIZE`]).
+    pub fn parse(page: Option<&str>, limit: Option<&str>) -> Result<Page, InvalidInput> {
+        let number = match page {
             None => 1,
-            // Digits only: `u32`'s parse would also take a sign.
-            Some(v) => Some(v)
-                .filter(|v| v.bytes().all(|b| b.is_ascii_digit()))
-                .and_then(|v| v.parse::<u32>().ok())
-                .filter(|n| *n >= 1)
-                .ok_or_else(|| InvalidInput::new("page", "must be a whole number from 1"))?,
+            Some(v) => whole(v, u32::MAX).ok_or_else(|| InvalidInput::new("page", "must be a whole number from 1"))?,
+        };
+        let size = match limit {
+            None => Self::DEFAULT_SIZE,
+            Some(v) => whole(v, Self::MAX_SIZE).ok_or_else(|| {
+                InvalidInput::new("limit", format!("must be a whole number from 1 to {}", Self::MAX_SIZE))
+            })?,
         };
         Ok(Page { number, size })
     }
@@ -51,6 +57,14 @@ impl Page {
             next: (number < pages).then_some(number + 1),
         }
     }
+}
+
+/// Digits only (`u32`'s parse would also take a sign), from 1 to `max`.
+fn whole(value: &str, max: u32) -> Option<u32> {
+    Some(value)
+        .filter(|v| v.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|v| v.parse::<u32>().ok())
+        .filter(|n| (1..=max).contains(n))
 }
 
 #[cfg(test)]
@@ -104,11 +118,21 @@ mod tests {
     }
 
     #[test]
-    fn parses_page_numbers() {
-        assert_eq!(Page::parse(None, 20).unwrap().number, 1);
-        assert_eq!(Page::parse(Some("3"), 20).unwrap().offset(), 40);
+    fn parses_page_numbers_and_sizes() {
+        assert_eq!(Page::parse(None, None).unwrap(), page(1));
+        assert_eq!(Page::parse(Some("3"), None).unwrap().offset(), 40);
+        assert_eq!(Page::parse(Some("3"), Some("7")).unwrap().offset(), 14);
+        assert_eq!(Page::parse(None, Some("100")).unwrap().size, 100);
+        assert_eq!(Page::parse(None, Some("1")).unwrap().size, 1);
         for bad in ["0", "-1", "+1", "x", "1.5", "", "4294967296"] {
-            assert_eq!(Page::parse(Some(bad), 20).unwrap_err().field, "page");
+            assert_eq!(Page::parse(Some(bad), None).unwrap_err().field, "page");
+        }
+        for bad in ["0", "101", "-1", " 5", "1e2", "", "18446744073709551617"] {
+            let refused = Page::parse(None, Some(bad)).unwrap_err();
+            assert_eq!(
+                (refused.field.as_str(), refused.rule.as_str()),
+                ("limit", "must be a whole number from 1 to 100")
+            );
         }
     }
 

@@ -79,6 +79,7 @@ const RULES: &[(&str, Rule)] = &[
     ("pin", Rule::Pattern("^U2FsdGVkX1[0-9A-Za-z+/]{20,}={0,2}$", 200)),
     ("card_pin", Rule::Pattern("^U2FsdGVkX1[0-9A-Za-z+/]{20,}={0,2}$", 200)),
     ("page", Rule::WholeUpTo(u32::MAX as i64)),
+    ("limit", Rule::WholeUpTo(domain::paging::Page::MAX_SIZE as i64)),
     (
         "start_date",
         Rule::Pattern("^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$", 19),

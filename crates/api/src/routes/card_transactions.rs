@@ -222,8 +222,11 @@ impl From<CardTransaction> for TransactionView {
 #[into_params(parameter_in = Query)]
 pub struct TransactionsQuery {
     card_id: String,
-    /// From 1 (the default); 20 transactions a page, newest first.
+    /// From 1 (the default); newest first.
     page: Option<String>,
+    /// Transactions a page, from 1 to 100; 20 (the contract's page) when
+    /// absent.
+    limit: Option<String>,
     /// GMT `YYYY-MM-DD HH:MM:SS`; with end_date.
     start_date: Option<String>,
     /// GMT `YYYY-MM-DD HH:MM:SS`; with start_date.
@@ -283,7 +286,7 @@ async fn transactions(
     query: TransactionsQuery,
     currency: Currency,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Page::parse(query.page.as_deref(), Page::DEFAULT_SIZE)?;
+    let page = Page::parse(query.page.as_deref(), query.limit.as_deref())?;
     let (transactions, paging) = app
         .get_card_transactions(
             &caller.0,

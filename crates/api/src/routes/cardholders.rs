@@ -1,6 +1,7 @@
 use crate::envelope::{Empty, Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Json, Query, path_id};
+use crate::paging::PageQuery;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::cardholders::CardholderUpdate;
@@ -9,7 +10,6 @@ use domain::cardholders::CardholderStatus;
 use domain::cardholders::identity::IdentityInput;
 use domain::cardholders::registration::{AddressInput, RegistrationInput};
 use domain::ids::CardholderId;
-use domain::paging::Page;
 use ports::cardholders::CardholderRecord;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -430,13 +430,6 @@ pub async fn delete_cardholder(
     Ok(success(StatusCode::OK, "Cardholder was deleted successfully", Empty {}))
 }
 
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct PageQuery {
-    /// From 1 (the default); 20 cardholders a page, newest first.
-    page: Option<String>,
-}
-
 #[derive(Serialize, ToSchema)]
 pub struct CardholderList {
     cardholders: Vec<CardholderView>,
@@ -461,7 +454,7 @@ pub async fn get_all_cardholder(
     caller: Authenticated,
     Query(query): Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Page::parse(query.page.as_deref(), Page::DEFAULT_SIZE)?;
+    let page = query.page()?;
     let (records, paging) = app.list_cardholders(&caller.0, page).await?;
     let data = CardholderList {
         cardholders: records.into_iter().map(CardholderView::from).collect(),

@@ -7,12 +7,12 @@ use crate::amount_text::AmountText;
 use crate::envelope::{Empty, Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, CardFields, Json, Query, path_id};
+use crate::paging::PageQuery;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::cards::{ActivationRequest, CardRequest, MigrationRequest};
 use domain::Currency;
 use domain::ids::{CardId, CardholderId};
-use domain::paging::Page;
 use ports::cards::PinKind;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -429,13 +429,6 @@ pub async fn get_all_cardholder_cards(
     Ok(success(StatusCode::OK, "Cards were fetched successfully", data))
 }
 
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct CardPageQuery {
-    /// From 1 (the default); 20 cards a page, newest first.
-    page: Option<String>,
-}
-
 #[derive(Serialize, ToSchema)]
 pub struct CardList {
     cards: Vec<CardView>,
@@ -448,7 +441,7 @@ pub struct CardList {
     path = "/v1/issuing/cards/get_all_cards",
     tag = "cards",
     security(("token" = [])),
-    params(CardPageQuery),
+    params(PageQuery),
     responses(
         (status = 200, description = "A page of cards", body = Envelope<CardList>),
         (status = 400, description = "A bad page number", body = ErrorBody),
@@ -460,9 +453,9 @@ pub async fn get_all_cards(
     app: web::Data<app::App>,
     caller: Authenticated,
     CardFields(view): CardFields,
-    Query(query): Query<CardPageQuery>,
+    Query(query): Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Page::parse(query.page.as_deref(), Page::DEFAULT_SIZE)?;
+    let page = query.page()?;
     let (cards, paging) = app.get_all_cards(&caller.0, page, view).await?;
     let data = CardList {
         cards: cards.into_iter().map(CardView::listed).collect(),

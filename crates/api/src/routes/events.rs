@@ -1,20 +1,13 @@
 use crate::envelope::{Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Query, path_id};
+use crate::paging::PageQuery;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use domain::ids::EventId;
-use domain::paging::Page;
 use ports::events::{DeliveryAttempt, EventRecord};
-use serde::{Deserialize, Serialize};
-use utoipa::{IntoParams, ToSchema};
-
-#[derive(Deserialize, IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct PageQuery {
-    /// From 1 (the default); 20 events a page, newest first.
-    page: Option<String>,
-}
+use serde::Serialize;
+use utoipa::ToSchema;
 
 #[derive(Serialize, ToSchema)]
 pub struct Delivery {
@@ -115,7 +108,7 @@ pub async fn list_events(
     caller: Authenticated,
     Query(query): Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let page = Page::parse(query.page.as_deref(), Page::DEFAULT_SIZE)?;
+    let page = query.page()?;
     let (events, paging) = app.list_events(&caller.0, page).await?;
     let data = EventList {
         events: events.into_iter().map(EventView::from).collect(),
