@@ -540,6 +540,7 @@ async fn the_processor_gives_back_an_authorization_once_by_its_reference_and_nev
         );
         s.fund_wallet(10_000).await;
         let holder = s.cardholder(18).await;
+        let created = domain::Timestamp::from_unix(unix_now());
         let card = s.card(&holder, "1300").await;
         let auth =
             json!({"card_id": card, "amount": "600", "merchant": "BOLT.EU/R/2211", "transaction_reference": "a1"});
@@ -649,6 +650,24 @@ async fn the_processor_gives_back_an_authorization_once_by_its_reference_and_nev
             (1300, 1000),
             "all of a1 came back, and nothing more"
         );
+        // A monthly fee is not the processor's: neither given back nor voided.
+        s.advance(32 * 86_400).await;
+        events_for(&receiver, "card_maintenance_fee_event.successful", &card, 1).await;
+        let fee = format!("fee_{card}_{}", created.add_months(1).month_key());
+        for (n, amount) in [Some("300"), None].into_iter().enumerate() {
+            let mut body =
+                json!({"card_id": card, "transaction_reference": fee, "reversal_reference": format!("fee-{n}")});
+            if let Some(amount) = amount {
+                body["amount"] = json!(amount);
+            }
+            let refused = reverse(&body, secret).await;
+            assert_eq!(
+                refused.body["data"]["outcome"], "no_such_debit",
+                "{amount:?}: {}",
+                refused.body
+            );
+        }
+        assert_eq!(s.balance(&card).await, (1000, 700), "the fee taken, the next one held");
         assert_ledger(&db);
     }
 }

@@ -235,6 +235,21 @@ async fn a_key_lasts_a_day_of_the_modes_clock() {
         assert_ne!(next_day.json()["data"]["card_id"], first.json()["data"]["card_id"]);
         assert_eq!(s.wallet().await, 10_000 - 2 * 1_000, "{}", db.backend());
         assert!(create().await.replayed, "the key is kept again from its new first use");
+        // An advance of a day, retried, moves the clock once.
+        let day = json!({"seconds": 24 * 3600});
+        let advance = || {
+            keyed(
+                &s.server.base,
+                &s.key,
+                Method::POST,
+                "/test_clock/advance",
+                &day,
+                "advance",
+            )
+        };
+        let (once, again) = (advance().await, advance().await);
+        assert_eq!((once.status, again.replayed), (200, true), "{again:?}");
+        assert_eq!(once.body, again.body);
         let (ok, report) = ledger_check(&db);
         assert!(ok, "{}: {report}", db.backend());
     }

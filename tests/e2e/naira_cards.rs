@@ -634,6 +634,25 @@ async fn the_processor_challenges_a_naira_authorization_and_completes_it_with_th
         assert_eq!(declined["decline_code"], "three_ds_failed");
         assert_eq!(available(&s.naira_balance(&card).await.1), 4_960_000);
 
+        // Voided by the processor while it waits: its OTP approves nothing.
+        s.processor("authorizations", &authorization(&card, "net-6"), Some((secret, 0)))
+            .await;
+        let code = digits(&s.otp(&card, "40000").await);
+        let void = json!({"card_id": card, "transaction_reference": "net-6", "reversal_reference": "void-net-6"});
+        let voided = s.processor("reversals", &void, Some((secret, 0))).await;
+        assert_eq!(voided.body["data"]["outcome"], "voided", "{}", voided.body);
+        let late = complete(completion("net-6", &code), secret).await;
+        assert_ne!(late.body["data"]["decision"], "approve", "{}", late.body);
+        assert_eq!(available(&s.naira_balance(&card).await.1), 4_960_000);
+        // Nothing left to void: an approved debit is given back instead.
+        let after = json!({"card_id": card, "transaction_reference": "net-2", "reversal_reference": "void-net-2"});
+        let after = s.processor("reversals", &after, Some((secret, 0))).await;
+        assert_eq!(
+            after.body["data"]["outcome"], "no_such_debit",
+            "a declined one: {}",
+            after.body
+        );
+
         // Only unforced Naira debits are challenged; the card must be there.
         s.fund_wallet(300).await;
         let usd = s.card(&holder, "300").await;

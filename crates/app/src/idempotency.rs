@@ -128,7 +128,12 @@ impl App {
         match idempotency::kept(answer.status) {
             // Taken over meanwhile (this process was taken for dead): the
             // request that took it keeps its own answer.
-            true => store.answer(key_of, &held.token, answer).await.map(drop),
+            true => {
+                // The day counts from the answer: a request that moves the
+                // sandbox clock (an advance) does not age its own key.
+                let at = self.now_for(&held.account, held.mode).await?;
+                store.answer(key_of, &held.token, answer, at).await.map(drop)
+            }
             false => store.free(key_of, &held.token).await,
         }
     }
@@ -222,7 +227,7 @@ mod tests {
             m.idempotency
                 .expect_answer()
                 .times(usize::from(kept))
-                .returning(|_, _, _| Ok(true));
+                .returning(|_, _, _, _| Ok(true));
             m.idempotency
                 .expect_free()
                 .times(usize::from(!kept))

@@ -10,7 +10,7 @@ pub const HEADER: &str = "Idempotency-Key";
 /// The longest key taken, as Stripe's.
 pub const MAX_KEY_LEN: usize = 255;
 
-/// How long a key's answer is kept, on the mode's clock.
+/// How long a key's answer is kept, on the mode's clock, from the answer.
 pub const KEEP_SECS: i64 = 24 * 3600;
 
 /// How long a request holds its key while it runs, in real seconds: past

@@ -61,9 +61,16 @@ pub trait IdempotencyKeys: Send + Sync {
     /// Holds a key for `claim` if its claim is still `seen` (expired, or
     /// its process dead); false when another took it first.
     async fn take_over<'a>(&self, key: KeyOf<'a>, seen: &'a str, claim: NewClaim<'a>) -> Result<bool, StoreError>;
-    /// Keeps the answer of the claim `token`; false when the key is no
+    /// Keeps the answer of the claim `token`, given `at` on the mode's
+    /// clock (the key's day counts from it); false when the key is no
     /// longer its (taken over).
-    async fn answer<'a>(&self, key: KeyOf<'a>, token: &'a str, answer: &'a KeptAnswer) -> Result<bool, StoreError>;
+    async fn answer<'a>(
+        &self,
+        key: KeyOf<'a>,
+        token: &'a str,
+        answer: &'a KeptAnswer,
+        at: Timestamp,
+    ) -> Result<bool, StoreError>;
     /// Frees the key of the claim `token`, its request to be run again.
     async fn free<'a>(&self, key: KeyOf<'a>, token: &'a str) -> Result<(), StoreError>;
     /// Forgets the account's keys of `mode` created before `before`.

@@ -117,12 +117,19 @@ impl IdempotencyKeys for Db {
         Ok(taken == 1)
     }
 
-    async fn answer<'a>(&self, key: KeyOf<'a>, token: &'a str, answer: &'a KeptAnswer) -> Result<bool, StoreError> {
+    async fn answer<'a>(
+        &self,
+        key: KeyOf<'a>,
+        token: &'a str,
+        answer: &'a KeptAnswer,
+        at: Timestamp,
+    ) -> Result<bool, StoreError> {
         let kept = with_conn!(self.pool(), |conn| {
             diesel::update(keys::table)
                 .filter(the_key!(key))
                 .filter(keys::claim_token.eq(token))
                 .set((
+                    keys::created_at.eq(at.unix()),
                     keys::lease_until.eq(None::<i64>),
                     keys::answer_status.eq(Some(i32::from(answer.status))),
                     keys::answer_content_type.eq(answer.content_type.as_deref()),
