@@ -527,17 +527,23 @@ async fn an_idle_card_is_reminded_a_week_before_and_deleted_after_three_months()
     }
 }
 
+const SANDBOX_PROCESSOR_SECRET: &str = "psk_sandbox_processor_secret_0123456789";
+const LIVE_PROCESSOR_SECRET: &str = "psk_live_processor_secret_0123456789";
+
+/// A sandbox the processor calls, with each mode's secret, whose
+/// webhooks go to `receiver`.
+fn processor_sandbox(db: &TestDb, receiver: &Receiver) -> Sandbox {
+    let secrets = ["--sandbox-processor-secret", SANDBOX_PROCESSOR_SECRET];
+    let live = ["--processor-secret", LIVE_PROCESSOR_SECRET];
+    Sandbox::start_with(db, Some(&receiver.url), &[secrets, live].concat())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_processor_gives_back_an_authorization_once_by_its_reference_and_never_more() {
     for db in TestDb::all().await {
         let receiver = Receiver::start();
-        let secret = "psk_sandbox_processor_secret_0123456789";
-        let live_secret = "psk_live_processor_secret_0123456789";
-        let s = Sandbox::start_with(
-            &db,
-            Some(&receiver.url),
-            &["--sandbox-processor-secret", secret, "--processor-secret", live_secret],
-        );
+        let (secret, live_secret) = (SANDBOX_PROCESSOR_SECRET, LIVE_PROCESSOR_SECRET);
+        let s = processor_sandbox(&db, &receiver);
         s.fund_wallet(10_000).await;
         let holder = s.cardholder(18).await;
         let created = domain::Timestamp::from_unix(unix_now());
@@ -676,13 +682,8 @@ async fn the_processor_gives_back_an_authorization_once_by_its_reference_and_nev
 async fn the_processor_gets_real_time_decisions_for_signed_requests_only() {
     for db in TestDb::all().await {
         let receiver = Receiver::start();
-        let secret = "psk_sandbox_processor_secret_0123456789";
-        let live_secret = "psk_live_processor_secret_0123456789";
-        let s = Sandbox::start_with(
-            &db,
-            Some(&receiver.url),
-            &["--sandbox-processor-secret", secret, "--processor-secret", live_secret],
-        );
+        let (secret, live_secret) = (SANDBOX_PROCESSOR_SECRET, LIVE_PROCESSOR_SECRET);
+        let s = processor_sandbox(&db, &receiver);
         s.fund_wallet(10_000).await;
         let holder = s.cardholder(17).await;
         let card = s.card(&holder, "1300").await;

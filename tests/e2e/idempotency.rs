@@ -45,6 +45,11 @@ async fn keyed(address: &str, secret: &str, method: Method, path: &str, body: &V
     Raw { status, replayed, body }
 }
 
+/// `create_card` with `body` and `key`, on the base address.
+async fn create_card(s: &Sandbox, body: &Value, key: &str) -> Raw {
+    keyed(&s.server.base, &s.key, Method::POST, "/cards/create_card", body, key).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_retried_write_runs_once_and_gets_the_first_answer_byte_for_byte() {
     for db in TestDb::all().await {
@@ -169,16 +174,7 @@ async fn concurrent_duplicates_run_exactly_once() {
         s.fund_wallet(100_000).await;
         let holder = s.cardholder(3).await;
         let card = s.card_body(&holder, "1000");
-        let sent = (0..16).map(|_| {
-            keyed(
-                &s.server.base,
-                &s.key,
-                Method::POST,
-                "/cards/create_card",
-                &card,
-                "once",
-            )
-        });
+        let sent = (0..16).map(|_| create_card(&s, &card, "once"));
         let answers = futures::future::join_all(sent).await;
         let ran: Vec<&Raw> = answers.iter().filter(|a| a.status == 200).collect();
         assert!(!ran.is_empty(), "{answers:?}");
@@ -193,15 +189,7 @@ async fn concurrent_duplicates_run_exactly_once() {
             "{}: one card, funded once",
             db.backend()
         );
-        let after = keyed(
-            &s.server.base,
-            &s.key,
-            Method::POST,
-            "/cards/create_card",
-            &card,
-            "once",
-        )
-        .await;
+        let after = create_card(&s, &card, "once").await;
         assert_eq!((after.replayed, &after.body), (true, &ran[0].body));
         let (ok, report) = ledger_check(&db);
         assert!(ok, "{}: {report}", db.backend());
@@ -215,16 +203,7 @@ async fn a_key_lasts_a_day_of_the_modes_clock() {
         s.fund_wallet(10_000).await;
         let holder = s.cardholder(4).await;
         let card = s.card_body(&holder, "1000");
-        let create = || {
-            keyed(
-                &s.server.base,
-                &s.key,
-                Method::POST,
-                "/cards/create_card",
-                &card,
-                "daily",
-            )
-        };
+        let create = || create_card(&s, &card, "daily");
         let first = create().await;
         assert_eq!(first.status, 200, "{first:?}");
         s.advance(24 * 3600 - 1).await;
