@@ -13,6 +13,9 @@ use ports::idempotency::{Claimed, KeptAnswer, KeyOf, NewClaim};
 /// between its reads (then it is in use).
 const CLAIM_TRIES: usize = 3;
 
+/// The pauses between tries to keep an answer while storage fails.
+const END_RETRIES_MS: [u64; 3] = [100, 500, 2_000];
+
 /// How a request with a key begins.
 #[derive(Debug)]
 pub enum Begun {
@@ -117,8 +120,25 @@ impl App {
 
     /// Keeps the answer of the request that held `held` for its retries,
     /// or frees the key when the answer asks for a retry
-    /// ([`idempotency::kept`]).
-    pub async fn end_idempotent(&self, held: HeldKey, answer: &KeptAnswer) -> Result<(), StoreError> {
+    /// ([`idempotency::kept`]). Storage failing is tried again a few
+    /// times: a key left held is taken over once its lease ends, and its
+    /// request would then run again.
+    pub async fn end_idempotent(&self, held: HeldKey, answer: &KeptAnswer) {
+        for pause_ms in END_RETRIES_MS {
+            match self.keep_or_free(&held, answer).await {
+                Ok(()) => return,
+                Err(e) => {
+                    tracing::warn!(error = %e, "an idempotency key's answer could not be kept yet");
+                    tokio::time::sleep(std::time::Duration::from_millis(pause_ms)).await;
+                }
+            }
+        }
+        if let Err(e) = self.keep_or_free(&held, answer).await {
+            tracing::error!(error = %e, "an idempotency key's answer could not be kept: its key is free after its lease");
+        }
+    }
+
+    async fn keep_or_free(&self, held: &HeldKey, answer: &KeptAnswer) -> Result<(), StoreError> {
         let key_of = KeyOf {
             account: &held.account,
             mode: held.mode,
@@ -218,6 +238,31 @@ mod tests {
         assert!(matches!(lost, Err(IdempotencyError::InFlight)), "{lost:?}");
     }
 
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_is_kept_through_storage_failing_for_a_while() {
+        let mut m = mocks();
+        m.idempotency.expect_claim().returning(|_, _| Ok(Claimed::Now));
+        m.idempotency.expect_forget_before().returning(|_, _, _| Ok(0));
+        let mut tries = 0;
+        m.idempotency.expect_answer().times(3).returning(move |_, _, _, _| {
+            tries += 1;
+            match tries {
+                3 => Ok(true),
+                _ => Err(StoreError::new(std::io::Error::other("connection lost"))),
+            }
+        });
+        let app = m.app();
+        let Ok(Begun::Run(held)) = app.begin_idempotent(&caller(Mode::Live), key(), asked()).await else {
+            panic!("a free key is claimed");
+        };
+        let answer = KeptAnswer {
+            status: 200,
+            content_type: None,
+            body: vec![],
+        };
+        app.end_idempotent(held, &answer).await;
+    }
+
     #[tokio::test]
     async fn a_final_answer_is_kept_and_a_retry_answer_frees_the_key() {
         for (status, kept) in [(200, true), (404, true), (504, false), (420, false)] {
@@ -241,7 +286,7 @@ mod tests {
                 content_type: None,
                 body: vec![],
             };
-            app.end_idempotent(held, &answer).await.unwrap();
+            app.end_idempotent(held, &answer).await;
         }
     }
 }
