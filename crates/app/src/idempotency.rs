@@ -91,9 +91,13 @@ impl App {
             };
             let claimed = match store.claim(key_of, claim.clone()).await? {
                 Claimed::Now => {
-                    // The account's keys past their day go as new ones come.
+                    // The account's keys past their day go as new ones come
+                    // (a later claim forgets them if this one cannot: the
+                    // claim holds, and the request runs).
                     let expired = now.minus(idempotency::KEEP_SECS);
-                    store.forget_before(&caller.account_id, caller.mode, expired).await?;
+                    if let Err(e) = store.forget_before(&caller.account_id, caller.mode, expired).await {
+                        tracing::warn!(error = %e, "expired idempotency keys could not be forgotten");
+                    }
                     true
                 }
                 Claimed::Again => false,
