@@ -21,8 +21,10 @@ fn database_bytes(db: &TestDb) -> Vec<u8> {
             .flatten()
             .collect(),
         None => {
+            // This test's schema alone: others' come and go meanwhile.
+            let schema = db.pg_schema().expect("a PostgreSQL test has its schema");
             let dump = std::process::Command::new("pg_dump")
-                .args(["--data-only", db.url()])
+                .args(["--data-only", "--schema", schema, db.url()])
                 .output()
                 .expect("pg_dump runs");
             assert!(dump.status.success(), "{}", String::from_utf8_lossy(&dump.stderr));

@@ -19,11 +19,15 @@ static SKIP_NOTICE: Once = Once::new();
 impl TestDb {
     /// Every backend this run can test: SQLite, and PostgreSQL when
     /// `TEST_DATABASE_URL` is set. Says so when it is not, past the test
-    /// harness's output capture.
+    /// harness's output capture. With `TEST_DATABASE_ONLY=postgres` too,
+    /// PostgreSQL alone: CI's pass after one on SQLite alone.
     pub async fn all() -> Vec<TestDb> {
-        let mut dbs = vec![TestDb::sqlite()];
-        dbs.extend(TestDb::postgres_from_env().await);
-        dbs
+        let postgres = TestDb::postgres_from_env().await;
+        let only_postgres = std::env::var("TEST_DATABASE_ONLY").is_ok_and(|only| only == "postgres");
+        match postgres {
+            Some(postgres) if only_postgres => vec![postgres],
+            postgres => [TestDb::sqlite()].into_iter().chain(postgres).collect(),
+        }
     }
 
     /// A fresh PostgreSQL schema when `TEST_DATABASE_URL` is set; says so
@@ -74,6 +78,11 @@ impl TestDb {
 
     pub fn url(&self) -> &str {
         &self.url
+    }
+
+    /// The PostgreSQL schema of this test, if on PostgreSQL.
+    pub fn pg_schema(&self) -> Option<&str> {
+        self.pg_schema.as_ref().map(|(_, schema)| schema.as_str())
     }
 
     pub fn backend(&self) -> &'static str {
