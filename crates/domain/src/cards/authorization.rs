@@ -1,7 +1,9 @@
 //! The authorization engine: one pure decision per card debit, from the
-//! card's state, balances and month-to-date spend. The HTTP sandbox debit
-//! and the processor's real-time endpoint both ask it.
+//! card's state, balances, spend by window and spending controls. The HTTP
+//! sandbox debit, the processor's real-time endpoint and the live
+//! connectors' gateway all ask it.
 
+use super::spending_controls::{Control, Merchant, SpendingControls, Spent};
 use crate::Amount;
 
 /// What the engine knows of the card when a debit arrives.
@@ -14,16 +16,16 @@ pub struct CardSnapshot {
     pub balance: i64,
     /// The part of the balance held for the monthly maintenance fee.
     pub fee_hold: Amount,
-    /// Approved spend in the current calendar month (GMT), in USD cents
-    /// as each debit counted (see [`DebitRequest::counts`]).
-    pub month_to_date: i64,
+    /// Approved spend in each window of the debit's time, in USD cents as
+    /// each debit counted (see [`DebitRequest::counts`]).
+    pub spent: Spent,
     /// In USD cents.
     pub monthly_limit: Amount,
 }
 
 /// A debit the network asks about.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DebitRequest {
+pub struct DebitRequest<'a> {
     /// In the card's currency.
     pub amount: Amount,
     /// What it counts against the monthly limit, in USD cents: the amount
@@ -33,6 +35,8 @@ pub struct DebitRequest {
     /// A network-forced post (for example an offline capture): it may take
     /// the balance below zero; every other rule still applies.
     pub forced: bool,
+    /// What the spending controls look at.
+    pub merchant: Merchant<'a>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +49,8 @@ pub enum DeclineReason {
     NegativeBalance,
     /// A 3-D Secure challenge failed: three wrong OTPs, or expired.
     ThreeDsFailed,
+    /// A spending control of the card or of the account refused it.
+    SpendingControl(Control),
 }
 
 impl DeclineReason {
@@ -57,6 +63,16 @@ impl DeclineReason {
             DeclineReason::MonthlyLimit => "monthly_limit_exceeded",
             DeclineReason::NegativeBalance => "negative_balance",
             DeclineReason::ThreeDsFailed => "three_ds_failed",
+            DeclineReason::SpendingControl(control) => match control {
+                Control::Category => "spending_control_category",
+                Control::Channel => "spending_control_channel",
+                Control::Country => "spending_control_country",
+                Control::PerAuthorization => "spending_control_limit_per_authorization",
+                Control::Daily => "spending_control_limit_daily",
+                Control::Weekly => "spending_control_limit_weekly",
+                Control::Monthly => "spending_control_limit_monthly",
+                Control::Lifetime => "spending_control_limit_lifetime",
+            },
         }
     }
 
@@ -73,6 +89,16 @@ impl DeclineReason {
                 "The card balance is negative and another negative transaction arrived: the card is deleted"
             }
             DeclineReason::ThreeDsFailed => "3-D Secure was not completed: three wrong OTPs, or the challenge expired",
+            DeclineReason::SpendingControl(control) => match control {
+                Control::Category => "A spending control does not allow this merchant category",
+                Control::Channel => "A spending control does not allow this channel",
+                Control::Country => "A spending control does not allow this merchant country",
+                Control::PerAuthorization => "A spending control's per-authorization limit would be exceeded",
+                Control::Daily => "A spending control's daily limit would be exceeded",
+                Control::Weekly => "A spending control's weekly limit would be exceeded",
+                Control::Monthly => "A spending control's monthly limit would be exceeded",
+                Control::Lifetime => "A spending control's lifetime limit would be exceeded",
+            },
         }
     }
 }
@@ -83,10 +109,11 @@ pub enum Decision {
     Decline(DeclineReason),
 }
 
-/// Decides one debit. Order: a deleted card, a frozen card, a card already
-/// below zero, the monthly limit, then the spendable balance (the balance
-/// less the fee hold), which a forced post may overdraw.
-pub fn authorize(card: &CardSnapshot, debit: &DebitRequest) -> Decision {
+/// Decides one debit under `controls` (the card's and its account's).
+/// Order: a deleted card, a frozen card, a card already below zero, the
+/// spending controls, the monthly limit, then the spendable balance (the
+/// balance less the fee hold), which a forced post may overdraw.
+pub fn authorize(card: &CardSnapshot, debit: &DebitRequest, controls: &[&SpendingControls]) -> Decision {
     let amount = debit.amount.minor();
     if card.deleted {
         return Decision::Decline(DeclineReason::CardDeleted);
@@ -97,7 +124,13 @@ pub fn authorize(card: &CardSnapshot, debit: &DebitRequest) -> Decision {
     if card.balance < 0 {
         return Decision::Decline(DeclineReason::NegativeBalance);
     }
-    if card.month_to_date.saturating_add(debit.counts.minor()) > card.monthly_limit.minor() {
+    let refusal = controls
+        .iter()
+        .find_map(|c| c.refusal(&debit.merchant, debit.counts, &card.spent));
+    if let Some(control) = refusal {
+        return Decision::Decline(DeclineReason::SpendingControl(control));
+    }
+    if card.spent.month.saturating_add(debit.counts.minor()) > card.monthly_limit.minor() {
         return Decision::Decline(DeclineReason::MonthlyLimit);
     }
     let spendable = card.balance.saturating_sub(card.fee_hold.minor());
@@ -118,22 +151,23 @@ mod tests {
             deleted: false,
             balance,
             fee_hold: Amount::from_const(300),
-            month_to_date: 0,
+            spent: Spent::default(),
             monthly_limit: Amount::from_const(500_000),
         }
     }
 
-    fn debit(amount: i64, forced: bool) -> DebitRequest {
+    fn debit(amount: i64, forced: bool) -> DebitRequest<'static> {
         DebitRequest {
             amount: Amount::from_minor(amount).unwrap(),
             counts: Amount::from_minor(amount).unwrap(),
             forced,
+            merchant: Merchant::default(),
         }
     }
 
     #[test]
     fn each_rule_declines_with_its_reason() {
-        let d = |c: CardSnapshot, r: DebitRequest| authorize(&c, &r);
+        let d = |c: CardSnapshot, r: DebitRequest| authorize(&c, &r, &[]);
         assert_eq!(d(card(1_300), debit(1_000, false)), Decision::Approve);
         assert_eq!(
             d(card(1_300), debit(1_001, false)),
@@ -158,7 +192,10 @@ mod tests {
             Decision::Decline(DeclineReason::NegativeBalance)
         );
         let spent = CardSnapshot {
-            month_to_date: 499_990,
+            spent: Spent {
+                month: 499_990,
+                ..Spent::default()
+            },
             ..card(9_000)
         };
         assert_eq!(
@@ -174,6 +211,32 @@ mod tests {
         assert_eq!(DeclineReason::MonthlyLimit.code(), "monthly_limit_exceeded");
     }
 
+    #[test]
+    fn controls_come_after_the_cards_state_and_before_its_money() {
+        use crate::cards::spending_controls::Limits;
+        let daily = SpendingControls {
+            limits: Limits {
+                daily: Some(Amount::from_const(50)),
+                ..Limits::default()
+            },
+            ..SpendingControls::default()
+        };
+        let open = SpendingControls::default();
+        let decide = |c: CardSnapshot, amount| authorize(&c, &debit(amount, false), &[&open, &daily]);
+        let refused = Decision::Decline(DeclineReason::SpendingControl(Control::Daily));
+        assert_eq!(decide(card(0), 51), refused, "before the balance");
+        assert_eq!(decide(card(9_000), 50), Decision::Approve);
+        let frozen = CardSnapshot {
+            frozen: true,
+            ..card(9_000)
+        };
+        assert_eq!(decide(frozen, 51), Decision::Decline(DeclineReason::CardFrozen));
+        assert_eq!(
+            DeclineReason::SpendingControl(Control::Daily).code(),
+            "spending_control_limit_daily"
+        );
+    }
+
     /// Applies a sequence of debits as the store would: an approval
     /// moves the balance and the month's spend.
     fn run(start: i64, limit: i64, debits: &[(i64, bool)]) -> Vec<(CardSnapshot, bool)> {
@@ -183,9 +246,9 @@ mod tests {
         };
         let mut seen = vec![];
         for &(amount, forced) in debits {
-            if authorize(&c, &debit(amount, forced)) == Decision::Approve {
+            if authorize(&c, &debit(amount, forced), &[]) == Decision::Approve {
                 c.balance -= amount;
-                c.month_to_date += amount;
+                c.spent.month += amount;
                 seen.push((c, forced));
             }
         }
@@ -200,7 +263,7 @@ mod tests {
         ) {
             for (after, forced) in run(start, limit, &debits) {
                 prop_assert!(after.balance >= 0 || forced, "{after:?}");
-                prop_assert!(after.month_to_date <= limit);
+                prop_assert!(after.spent.month <= limit);
             }
         }
 

@@ -5,6 +5,7 @@
 //! its own transaction one after another.
 
 use super::authorization::{CardSnapshot, DebitRequest, Decision, authorize};
+use super::spending_controls::{SpendingControls, WindowKeys, Windows};
 use super::state::{DeletionReason, after_debit};
 use crate::Amount;
 
@@ -17,10 +18,8 @@ pub struct DebitCard {
     pub fee_hold: Amount,
     /// In USD cents.
     pub monthly_limit: Amount,
-    /// The month (`Timestamp::month_key`) `month_spend` counts.
-    pub spend_month: i32,
-    /// Approved spend of `spend_month`, in USD cents.
-    pub month_spend: i64,
+    /// Approved spend by window, in USD cents.
+    pub spend: Windows,
     pub consecutive_declines: i32,
     /// The card's count of approved debits.
     pub approved_count: i64,
@@ -39,28 +38,23 @@ pub struct DebitStep {
 }
 
 impl DebitCard {
-    /// Decides `debit`, made in `month`, and applies it to the card.
-    /// `None`: an earlier debit of the run deleted the card, so for this
-    /// one there is no card (as for a debit arriving after the deletion).
-    pub fn apply(&mut self, debit: &DebitRequest, month: i32) -> Option<DebitStep> {
+    /// Decides `debit`, made at `at`, under `controls` and applies it to
+    /// the card. `None`: an earlier debit of the run deleted the card, so
+    /// for this one there is no card (as for a debit arriving after the
+    /// deletion).
+    pub fn apply(&mut self, debit: &DebitRequest, at: WindowKeys, controls: &[&SpendingControls]) -> Option<DebitStep> {
         if self.deleted.is_some() {
             return None;
         }
-        // A debit timed in a month before the card's spend month (made by
-        // a process that read its clock first, decided after a later one)
-        // counts in the card's month: the month never moves back, so the
-        // later month's spend is never dropped.
-        let month = month.max(self.spend_month);
-        let month_to_date = if self.spend_month == month { self.month_spend } else { 0 };
         let snapshot = CardSnapshot {
             frozen: self.frozen,
             deleted: false,
             balance: self.balance,
             fee_hold: self.fee_hold,
-            month_to_date,
+            spent: self.spend.at(at).1,
             monthly_limit: self.monthly_limit,
         };
-        let decision = authorize(&snapshot, debit);
+        let decision = authorize(&snapshot, debit, controls);
         let declined = match decision {
             Decision::Approve => None,
             Decision::Decline(reason) => Some(reason),
@@ -72,8 +66,7 @@ impl DebitCard {
             // An approval passed the balance and limit rules, so these
             // stay within the card's ranges; saturating keeps them total.
             self.balance = self.balance.saturating_sub(debit.amount.minor());
-            self.spend_month = month;
-            self.month_spend = month_to_date.saturating_add(debit.counts.minor());
+            self.spend.add(at, debit.counts);
             self.approved_count = self.approved_count.saturating_add(1);
             self.approved_count
         });
@@ -90,6 +83,7 @@ mod tests {
     use super::*;
     use crate::cards::authorization::DeclineReason;
     use crate::cards::product::Product;
+    use crate::cards::spending_controls::{Merchant, Window};
     use proptest::prelude::*;
 
     const MONTH: i32 = 202_611;
@@ -100,32 +94,43 @@ mod tests {
             balance,
             fee_hold: Amount::from_const(300),
             monthly_limit: Amount::from_const(500_000),
-            spend_month: MONTH,
-            month_spend,
+            spend: Windows {
+                month: Window {
+                    key: MONTH,
+                    spend: month_spend,
+                },
+                ..Windows::default()
+            },
             consecutive_declines: 0,
             approved_count: 7,
             deleted: None,
         }
     }
 
-    fn debit(amount: i64, forced: bool) -> DebitRequest {
+    fn debit(amount: i64, forced: bool) -> DebitRequest<'static> {
         let amount = Amount::from_minor(amount).unwrap();
         DebitRequest {
             amount,
             counts: amount,
             forced,
+            merchant: Merchant::default(),
         }
+    }
+
+    /// A time of `month`, on one day of it.
+    fn at(month: i32) -> WindowKeys {
+        WindowKeys { day: 0, week: 0, month }
     }
 
     #[test]
     fn each_debit_sees_the_ones_before_it() {
         let mut c = card(1_300, 0);
-        let step = c.apply(&debit(600, false), MONTH).unwrap();
+        let step = c.apply(&debit(600, false), at(MONTH), &[]).unwrap();
         assert_eq!((step.decision, step.approved_seq), (Decision::Approve, Some(8)));
-        let step = c.apply(&debit(600, false), MONTH).unwrap();
+        let step = c.apply(&debit(600, false), at(MONTH), &[]).unwrap();
         assert_eq!(step.decision, Decision::Decline(DeclineReason::InsufficientBalance));
-        assert_eq!((c.balance, c.consecutive_declines, c.month_spend), (700, 1, 600));
-        let step = c.apply(&debit(400, false), MONTH).unwrap();
+        assert_eq!((c.balance, c.consecutive_declines, c.spend.month.spend), (700, 1, 600));
+        let step = c.apply(&debit(400, false), at(MONTH), &[]).unwrap();
         assert_eq!(
             (step.approved_seq, c.balance, c.consecutive_declines),
             (Some(9), 300, 0)
@@ -136,68 +141,76 @@ mod tests {
     fn a_new_month_starts_its_spend_from_nothing() {
         let mut c = card(10_000, 499_000);
         assert_eq!(
-            c.apply(&debit(2_000, false), MONTH).unwrap().decision,
+            c.apply(&debit(2_000, false), at(MONTH), &[]).unwrap().decision,
             Decision::Decline(DeclineReason::MonthlyLimit)
         );
         assert_eq!(
-            c.apply(&debit(2_000, false), MONTH + 1).unwrap().decision,
+            c.apply(&debit(2_000, false), at(MONTH + 1), &[]).unwrap().decision,
             Decision::Approve
         );
-        assert_eq!((c.spend_month, c.month_spend), (MONTH + 1, 2_000));
+        assert_eq!((c.spend.month.key, c.spend.month.spend), (MONTH + 1, 2_000));
     }
 
     #[test]
     fn a_debit_of_an_earlier_month_counts_in_the_cards_month() {
         let mut c = card(10_000, 0);
         assert_eq!(
-            c.apply(&debit(2_000, false), MONTH + 1).unwrap().decision,
+            c.apply(&debit(2_000, false), at(MONTH + 1), &[]).unwrap().decision,
             Decision::Approve
         );
         assert_eq!(
-            c.apply(&debit(1_000, false), MONTH).unwrap().decision,
+            c.apply(&debit(1_000, false), at(MONTH), &[]).unwrap().decision,
             Decision::Approve
         );
-        assert_eq!((c.spend_month, c.month_spend), (MONTH + 1, 3_000));
+        assert_eq!((c.spend.month.key, c.spend.month.spend), (MONTH + 1, 3_000));
     }
 
     #[test]
     fn after_a_deletion_the_run_has_no_card() {
         let mut c = card(1_000, 0);
-        assert_eq!(c.apply(&debit(5_000, true), MONTH).unwrap().decision, Decision::Approve);
-        let step = c.apply(&debit(1, false), MONTH).unwrap();
+        assert_eq!(c.apply(&debit(5_000, true), at(MONTH), &[]).unwrap().decision, Decision::Approve);
+        let step = c.apply(&debit(1, false), at(MONTH), &[]).unwrap();
         assert_eq!(step.decision, Decision::Decline(DeclineReason::NegativeBalance));
         assert_eq!(step.deletion, Some(DeletionReason::NegativeRepeat));
-        assert_eq!(c.apply(&debit(1, false), MONTH), None);
+        assert_eq!(c.apply(&debit(1, false), at(MONTH), &[]), None);
         let mut c = DebitCard {
             consecutive_declines: crate::cards::MAX_CONSECUTIVE_DECLINES - 1,
             ..card(0, 0)
         };
         assert_eq!(
-            c.apply(&debit(1, false), MONTH).unwrap().deletion,
+            c.apply(&debit(1, false), at(MONTH), &[]).unwrap().deletion,
             Some(DeletionReason::Declines)
         );
-        assert_eq!(c.apply(&debit(1, false), MONTH), None);
+        assert_eq!(c.apply(&debit(1, false), at(MONTH), &[]), None);
     }
 
     proptest! {
         /// Whatever the run, its approvals are numbered on from the card's
         /// count, take exactly their amounts from the balance, never leave
         /// the spendable balance below zero but by a forced post (and then
-        /// never below the largest debit), never pass the monthly limit,
-        /// and nothing follows a deletion.
+        /// never below the largest debit), never pass the monthly limit or
+        /// a control's daily limit, and nothing follows a deletion.
         #[test]
         fn a_run_keeps_every_rule_of_one_debit_at_a_time(
             balance in 0i64..2_000_000,
             spent in 0i64..500_000,
+            daily in 1i64..3_000_000,
             run in prop::collection::vec((1i64..=1_000_000, any::<bool>(), -1i32..2), 0..40),
         ) {
             let start = card(balance, spent);
             let mut c = start;
             let (mut approved, mut numbered) = (0i64, start.approved_count);
             let mut deleted_at = None;
+            let controls = SpendingControls {
+                limits: crate::cards::spending_controls::Limits {
+                    daily: Some(Amount::from_minor(daily).unwrap()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
             for (i, (amount, forced, month)) in run.iter().enumerate() {
                 let before = c;
-                let step = c.apply(&debit(*amount, *forced), MONTH + month);
+                let step = c.apply(&debit(*amount, *forced), at(MONTH + month), &[&controls]);
                 let Some(step) = step else {
                     prop_assert!(deleted_at.is_some(), "no card only after a deletion");
                     prop_assert_eq!(c, before);
@@ -212,7 +225,8 @@ mod tests {
                         approved += amount;
                         numbered += 1;
                         prop_assert_eq!(step.approved_seq, Some(numbered));
-                        prop_assert!(c.month_spend <= c.monthly_limit.minor());
+                        prop_assert!(c.spend.month.spend <= c.monthly_limit.minor());
+                        prop_assert!(c.spend.day.spend <= daily);
                         if *forced {
                             prop_assert!(c.balance >= -Product::USD.max_debit.minor());
                         } else {
@@ -221,12 +235,12 @@ mod tests {
                     }
                     Decision::Decline(_) => {
                         prop_assert_eq!(step.approved_seq, None);
-                        prop_assert_eq!((c.balance, c.month_spend, c.approved_count), (before.balance, before.month_spend, before.approved_count));
+                        prop_assert_eq!((c.balance, c.spend.month.spend, c.approved_count), (before.balance, before.spend.month.spend, before.approved_count));
                     }
                 }
             }
             prop_assert_eq!(start.balance - c.balance, approved);
-            prop_assert!(c.spend_month >= start.spend_month, "the spend month never moves back");
+            prop_assert!(c.spend.month.key >= start.spend.month.key, "the spend month never moves back");
             prop_assert_eq!(c.approved_count, numbered);
         }
     }

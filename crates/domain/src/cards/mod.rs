@@ -10,6 +10,7 @@ pub mod product;
 pub mod reserve_run;
 pub mod reversal;
 pub mod settle_run;
+pub mod spending_controls;
 pub mod state;
 pub mod three_ds;
 pub mod transfer;
