@@ -119,6 +119,11 @@ impl MerchantCatalogue for ShippedCatalogue {
         self.merchants.iter().any(|m| m.name == name)
     }
 
+    fn groups(&self) -> Vec<String> {
+        let groups: std::collections::BTreeSet<&String> = self.codes.values().map(|(_, group)| group).collect();
+        groups.into_iter().cloned().collect()
+    }
+
     fn merchant(&self, descriptor: &str, merchant_category_code: Option<String>) -> Merchant {
         let cleaned = clean(descriptor);
         // The longest fragment wins (`UBER EATS` over `UBER`); of equal

@@ -96,6 +96,10 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::rewards::get_cardholder_rewards,
         routes::rewards::get_rules,
         routes::rewards::update_rules,
+        routes::spending_controls::get_card_controls,
+        routes::spending_controls::set_card_controls,
+        routes::spending_controls::get_account_controls,
+        routes::spending_controls::set_account_controls,
         routes::test_clock::advance_test_clock,
         routes::test_clock::get_test_clock,
     ),
@@ -119,6 +123,8 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         (name = "cardholders", description = "Registration with identity verification, and the cardholder record"),
         (name = "cards", description = "Cards: issue, read, fund and unload, freeze, PINs, delete"),
         (name = "rewards", description = "Rewards: a cardholder's promo codes and deals, and the account's reward rules"),
+        (name = "spending controls", description = "Extension: what a card may be used for (merchant categories, channels, \
+            countries) and how much (per authorization, day, week, month, life), per card and for every card of a mode"),
         (name = "naira cards", description = "Naira cards: balance, funding and unloading from the NGN wallet, freeze, history"),
         (name = "relay", description = "The relay address (`--relay-listen`) serves every path of the API with card numbers, \
             CVVs and expiry dates in clear; these paths only it serves"),

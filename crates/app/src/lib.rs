@@ -43,6 +43,7 @@ use ports::processor_auth::ProcessorAuth;
 use ports::processor_gateway::ProcessorGateway;
 use ports::rate_limits::RateLimits;
 use ports::rewards::RewardStore;
+use ports::spending_controls::SpendingControlStore;
 use ports::test_clocks::TestClocks;
 use ports::vault::Vault;
 use ports::wallets::WalletStore;
@@ -75,6 +76,7 @@ pub struct Ports {
     pub ids: Arc<dyn Ids>,
     pub vault: Arc<dyn Vault>,
     pub rewards: Arc<dyn RewardStore>,
+    pub spending_controls: Arc<dyn SpendingControlStore>,
 }
 
 /// Settings the use cases read.
@@ -292,6 +294,7 @@ pub mod testing {
     use ports::processor_gateway::MockProcessorGateway;
     use ports::rate_limits::MockRateLimits;
     use ports::rewards::MockRewardStore;
+    use ports::spending_controls::MockSpendingControlStore;
     use ports::test_clocks::MockTestClocks;
     use ports::vault::MockVault;
     use ports::wallets::MockWalletStore;
@@ -321,6 +324,7 @@ pub mod testing {
         pub ids: MockIds,
         pub vault: MockVault,
         pub rewards: MockRewardStore,
+        pub spending_controls: MockSpendingControlStore,
         /// `Settings::key_cache_secs`: 0, every request looks its key up.
         pub key_cache_secs: i64,
     }
@@ -350,6 +354,7 @@ pub mod testing {
                 ids: Arc::new(self.ids),
                 vault: Arc::new(self.vault),
                 rewards: Arc::new(self.rewards),
+                spending_controls: Arc::new(self.spending_controls),
             };
             let fx_rates = FxRates {
                 ngn_usd: Amount::from_minor(160_000).unwrap(),

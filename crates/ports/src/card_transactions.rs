@@ -3,6 +3,7 @@ use crate::events::NewEvent;
 use crate::jobs::NewJob;
 use domain::cards::authorization::Decision;
 use domain::cards::reversal::{CreditTo, ReversalKind};
+use domain::cards::spending_controls::{Channel, Country};
 use domain::cards::three_ds::ChallengeState;
 use domain::fx::FxRates;
 use domain::ids::{AccountId, CardId, CardholderId};
@@ -30,6 +31,12 @@ pub struct DebitAttempt {
     pub merchant_category_code: Option<String>,
     /// The enriched merchant name, to tell recurring charges by.
     pub merchant_name: String,
+    /// The catalogue's group of the merchant, for the spending controls.
+    pub merchant_group: String,
+    /// How the card was used and where the merchant is, when the network
+    /// said, for the spending controls.
+    pub channel: Option<Channel>,
+    pub merchant_country: Option<Country>,
     /// The enriched_data object, as JSON text.
     pub enriched_data: String,
     /// A network-forced post: may take the balance below zero.
@@ -256,6 +263,7 @@ pub struct Challenge {
     pub reference: String,
     pub descriptor: String,
     pub merchant_category_code: Option<String>,
+    pub merchant_country: Option<Country>,
     pub failed_attempts: u32,
     pub created_at: Timestamp,
     pub expires_at: Timestamp,

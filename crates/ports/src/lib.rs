@@ -21,6 +21,7 @@ pub mod processor_auth;
 pub mod processor_gateway;
 pub mod rate_limits;
 pub mod rewards;
+pub mod spending_controls;
 pub mod test_clocks;
 pub mod vault;
 pub mod wallets;

@@ -19,4 +19,6 @@ pub trait MerchantCatalogue: Send + Sync {
     fn merchant(&self, descriptor: &str, merchant_category_code: Option<String>) -> Merchant;
     /// Whether a merchant of this exact name is in the catalogue.
     fn knows(&self, name: &str) -> bool;
+    /// The named groups merchant category codes fall in, sorted.
+    fn groups(&self) -> Vec<String>;
 }

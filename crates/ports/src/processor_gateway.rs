@@ -1,4 +1,5 @@
 use domain::cards::reversal::ReversalKind;
+use domain::cards::spending_controls::{Channel, Country};
 use domain::{Amount, Currency, DomainError, ErrorKind, InvalidInput, Mode};
 
 /// A processor's real-time call through a gateway funding source, read.
@@ -31,6 +32,9 @@ pub struct GatewayAuthorization {
     pub currency: Currency,
     pub merchant: String,
     pub merchant_category_code: Option<String>,
+    /// How the card was used and where the merchant is, when Sudo said.
+    pub channel: Option<Channel>,
+    pub merchant_country: Option<Country>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -111,7 +111,8 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
         clock: Arc::new(SystemClock),
         ids: Arc::new(RandomIds),
         vault: Arc::new(vault),
-        rewards: db,
+        rewards: db.clone(),
+        spending_controls: db,
     };
     let fx_rates = FxRates {
         ngn_usd: serve.fx_ngn_usd,

@@ -9,6 +9,7 @@ use super::schema::{card_transactions, cards, jobs, three_ds_challenges, transac
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::cards::spending_controls::Country;
 use domain::cards::three_ds::ChallengeState;
 use domain::ids::{AccountId, CardId, CardholderId};
 use domain::paging::Page;
@@ -332,6 +333,7 @@ struct ChallengeRow {
     expires_at: i64,
     state: String,
     created_at: i64,
+    merchant_country: Option<String>,
 }
 
 impl ChallengeRow {
@@ -345,6 +347,7 @@ impl ChallengeRow {
             reference: c.reference,
             descriptor: c.descriptor,
             merchant_category_code: c.merchant_category_code,
+            merchant_country: c.merchant_country.map(String::from),
             otp_hash: c.otp_hash,
             failed_attempts: attempts(c.failed_attempts),
             created_at: c.created_at.unix(),
@@ -360,6 +363,10 @@ impl ChallengeRow {
             amount: Amount::from_minor(self.amount).ok_or_else(|| corrupt("amount"))?,
             state: ChallengeState::parse(&self.state).ok_or_else(|| corrupt("state"))?,
             failed_attempts: u32::try_from(self.failed_attempts).map_err(|_| corrupt("failed_attempts"))?,
+            merchant_country: match self.merchant_country.as_deref() {
+                Some(c) => Some(Country::parse("merchant_country", c).map_err(|_| corrupt("merchant_country"))?),
+                None => None,
+            },
             id: self.id,
             account_id: AccountId::new(self.account_id),
             mode: Mode::from_live(self.livemode),

@@ -14,6 +14,7 @@ use super::schema::{
     card_details_tokens, card_transactions, card_transfers, cardholders, cards, jobs, ledger_accounts, processor_cards,
     transaction_references,
 };
+use super::spending_controls::take_over_spending;
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel::result::Error as DieselError;
@@ -273,8 +274,9 @@ impl CardStore for Db {
                         Funding::Wallet(amount) => (wallet.clone(), *amount, CreateCardError::WalletTooLow),
                         Funding::Card(old) => {
                             // The old card is deleted first: it is locked from here on.
-                            // The new one takes over its last fee month, and its
-                            // month's spend (a migration restarts no limit).
+                            // The new one takes over its last fee month, its
+                            // spend by window and its spending controls (a
+                            // migration restarts no limit).
                             let Some((fee_month, spend_month, month_spend)) =
                                 diesel::update(mine!(account, mode).filter(cards::id.eq(old.as_str())))
                                     .set((
@@ -296,6 +298,7 @@ impl CardStore for Db {
                                 ))
                                 .execute(conn)
                                 .await?;
+                            take_over_spending!(conn, old.as_str(), &id)?;
                             let source = card_ledger_account_id(old.as_str(), CardLedger::Balance);
                             let balance = ledger_accounts::table
                                 .filter(ledger_accounts::id.eq(&source))

@@ -3,9 +3,10 @@
 //! size. It takes every client reference of the batch at once (a used one
 //! is that debit's refusal), locks every card it touches in id order (the
 //! global lock order, so concurrent batches and other money steps never
-//! deadlock), decides each debit in order with the domain's
-//! [`DebitCard::apply`] against that locked state (so debits of one card
-//! see each other), and writes the outcome with one statement per table.
+//! deadlock), reads the accounts' spending controls, decides each debit in
+//! order with the domain's [`DebitCard::apply`] against that locked state
+//! (so debits of one card see each other: their spend in every window of
+//! the controls too), and writes the outcome with one statement per table.
 //! A refused debit is a decision, not a rollback. If the database fails a
 //! batch, its debits are recorded again one by one, so one bad debit
 //! cannot fail the others.
@@ -26,7 +27,8 @@ use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, clear_deleted_balance, wallet};
-use super::schema::{card_transactions, cards, ledger_accounts};
+use super::schema::{card_spending, card_transactions, cards, ledger_accounts, spending_controls};
+use super::spending_controls::{SpendingRow, stored_controls};
 use super::unnest::{
     InsertDeliveries, InsertEntries, InsertEvents, InsertPostings, MoveBalances, column, unnest_statement,
 };
@@ -37,6 +39,7 @@ use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::cards::authorization::{DebitRequest, Decision};
 use domain::cards::debit_run::DebitCard;
 use domain::cards::product::Product;
+use domain::cards::spending_controls::{Merchant, SpendingControls, WindowKeys, Windows};
 use domain::cards::state::DeletionReason;
 use domain::ids::{AccountId, CardholderId};
 use domain::{Amount, Currency, Mode};
@@ -114,11 +117,16 @@ struct LockedCard {
     currency: String,
 }
 
+/// An account's controls of a mode, as the batch read them.
+type AccountControls = BTreeMap<(String, bool), SpendingControls>;
+
 /// A card the batch decides on: as it was locked, as the batch leaves it,
 /// and when its last approval and its deletion were.
 struct Run {
     locked: LockedCard,
     currency: Currency,
+    /// The card's own controls.
+    controls: Option<SpendingControls>,
     card: DebitCard,
     approved_at: Option<i64>,
     deleted_at: Option<i64>,
@@ -134,9 +142,12 @@ struct Writes {
     /// References taken for debits then refused (no card): given back.
     released: Vec<(String, bool, String)>,
     balances: Vec<Move>,
-    /// Cards changed: id, approvals, consecutive declines, spend month,
-    /// month spend, last activity, deletion.
+    /// Cards changed: approvals, declines in a row, spend by window, last
+    /// activity, deletion.
     cards: Vec<CardWrite>,
+    /// Cards whose spend by window moved: day, week and life (the month's
+    /// is on the card).
+    spending: Vec<(String, Windows)>,
     /// Cards deleted by a debit: account, mode, card, time.
     deleted: Vec<(AccountId, Mode, String, i64)>,
 }
@@ -145,8 +156,7 @@ struct CardWrite {
     id: String,
     approved_count: i64,
     consecutive_declines: i32,
-    spend_month: i32,
-    month_spend: i64,
+    spend: Windows,
     last_activity_at: Option<i64>,
     deleted_at: Option<i64>,
     deleted_reason: Option<&'static str>,
@@ -159,7 +169,9 @@ fn decide(
     (taken, moved): (&[bool], &[bool]),
     locked: Vec<LockedCard>,
     balances: &BTreeMap<String, i64>,
+    (spending, accounts): (Vec<SpendingRow>, &AccountControls),
 ) -> Result<(Vec<Answer>, Writes), StoreError> {
+    let spending: BTreeMap<String, SpendingRow> = spending.into_iter().map(|r| (r.card_id.clone(), r)).collect();
     let mut runs: BTreeMap<String, Run> = BTreeMap::new();
     for l in locked {
         let balance = balances
@@ -176,15 +188,16 @@ fn decide(
             balance,
             fee_hold: Amount::from_minor(l.fee_hold).unwrap_or(Amount::ZERO),
             monthly_limit: Amount::from_minor(l.card_limit).unwrap_or(Amount::ZERO),
-            spend_month: l.spend_month,
-            month_spend: l.month_spend,
+            spend: SpendingRow::windows(spending.get(&l.id), (l.spend_month, l.month_spend)),
             consecutive_declines: l.consecutive_declines,
             approved_count: l.approved_count,
             deleted: None,
         };
+        let controls = spending.get(&l.id).map(SpendingRow::controls).transpose()?.flatten();
         let run = Run {
             locked: l,
             currency,
+            controls,
             card,
             approved_at: None,
             deleted_at: None,
@@ -214,8 +227,16 @@ fn decide(
                 amount: a.amount,
                 counts,
                 forced: a.forced,
+                merchant: Merchant {
+                    category_code: a.merchant_category_code.as_deref(),
+                    group: Some(a.merchant_group.as_str()),
+                    channel: a.channel,
+                    country: a.merchant_country,
+                },
             };
-            let step = run.card.apply(&request, a.now.month_key())?;
+            let account = accounts.get(&(a.account_id.to_string(), a.mode.is_live()));
+            let controls: Vec<&SpendingControls> = account.into_iter().chain(run.controls.as_ref()).collect();
+            let step = run.card.apply(&request, WindowKeys::of(a.now), &controls)?;
             if step.approved_seq.is_some() {
                 run.approved_at = Some(a.now.unix());
             }
@@ -314,11 +335,13 @@ fn decide(
                 Amount::MAX.minor(),
             ));
         }
+        if now.spend != before.spend {
+            writes.spending.push((id.clone(), now.spend));
+        }
         writes.cards.push(CardWrite {
             approved_count: now.approved_count,
             consecutive_declines: now.consecutive_declines,
-            spend_month: now.spend_month,
-            month_spend: now.month_spend,
+            spend: now.spend,
             last_activity_at: run.approved_at,
             deleted_at: run.deleted_at,
             deleted_reason: now.deleted.map(DeletionReason::as_str),
@@ -346,6 +369,48 @@ macro_rules! locked_columns {
             cards::currency,
         )
     };
+}
+
+/// The batch's cards' rows of spend by window and controls.
+macro_rules! spending_of {
+    ($conn:expr, $ids:expr) => {
+        card_spending::table
+            .filter(card_spending::card_id.eq_any($ids))
+            .select(SpendingRow::as_select())
+            .load::<SpendingRow>($conn)
+    };
+}
+
+/// The spending controls of the batch's accounts, in both modes.
+macro_rules! account_controls {
+    ($conn:expr, $accounts:expr) => {
+        spending_controls::table
+            .filter(spending_controls::account_id.eq_any($accounts))
+            .select((
+                spending_controls::account_id,
+                spending_controls::livemode,
+                spending_controls::controls,
+            ))
+            .load::<(String, bool, String)>($conn)
+    };
+}
+
+/// The batch's accounts, once each.
+fn account_ids<'a>(batch: &[&'a Waiting]) -> Vec<&'a str> {
+    let mut ids: Vec<&str> = batch.iter().map(|w| w.attempt.account_id.as_str()).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// The controls read, parsed.
+fn parsed_controls(rows: Vec<(String, bool, String)>) -> Result<AccountControls, StoreError> {
+    rows.into_iter()
+        .map(|(account, live, json)| {
+            let controls = stored_controls(&json, &format!("account {account}"))?;
+            Ok(((account, live), controls))
+        })
+        .collect()
 }
 
 /// What follows the decisions on both backends, in the batch's
@@ -401,6 +466,22 @@ unnest_statement!(
 );
 
 unnest_statement!(
+    UpsertSpending,
+    "INSERT INTO card_spending (card_id, day_key, day_spend, week_key, week_spend, lifetime_spend) SELECT * FROM",
+    [
+        card_id: &'a str => Text as "text",
+        day_key: i32 => Integer as "integer",
+        day_spend: i64 => BigInt as "bigint",
+        week_key: i32 => Integer as "integer",
+        week_spend: i64 => BigInt as "bigint",
+        lifetime_spend: i64 => BigInt as "bigint",
+    ],
+    "AS d WHERE true ON CONFLICT (card_id) DO UPDATE SET day_key = excluded.day_key, \
+     day_spend = excluded.day_spend, week_key = excluded.week_key, week_spend = excluded.week_spend, \
+     lifetime_spend = excluded.lifetime_spend"
+);
+
+unnest_statement!(
     UpdateCards,
     "UPDATE cards SET approved_count = d.approved_count, consecutive_declines = d.consecutive_declines, \
      spend_month = d.spend_month, month_spend = d.month_spend, \
@@ -424,7 +505,8 @@ unnest_statement!(
 /// statement prepared once per connection ([`super::unnest`]). After
 /// `BEGIN`, one pipelined round trip takes the references, locks the cards
 /// in id order and reads their balances (the server runs them in that
-/// order); one more writes every table; then `COMMIT`.
+/// order), with their spending and their accounts' controls; one more
+/// writes every table; then `COMMIT`.
 async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<Vec<Answer>, TxError<()>> {
     let ids = card_ids(batch);
     let balance_ids = balance_ids(&ids);
@@ -434,9 +516,15 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     let lock = lock_cards!(pg, &mut &*c, &ids, locked_columns!(), LockedCard);
     let read = balances_of!(&mut &*c, &balance_ids);
     let clocks = clock_offsets!(&mut &*c, &stamps);
-    let (taken, locked, balances, offsets) = tokio::try_join!(take, lock, read, clocks)?;
+    let spending = spending_of!(&mut &*c, &ids);
+    let accounts = account_ids(batch);
+    let controls = account_controls!(&mut &*c, &accounts);
+    let (taken, locked, balances, offsets, spending, controls) =
+        tokio::try_join!(take, lock, read, clocks, spending, controls)?;
     let moved = clocks_moved(&stamps, &offsets);
-    let (answers, w) = decide(batch, (&taken, &moved), locked, &balances.into_iter().collect())?;
+    let balances = balances.into_iter().collect();
+    let controls = parsed_controls(controls)?;
+    let (answers, w) = decide(batch, (&taken, &moved), locked, &balances, (spending, &controls))?;
 
     let release = async { release_references!(&mut &*c, &w.released) };
     let t = &w.transactions;
@@ -469,14 +557,25 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
         id: column(k, |r| r.id.as_str()),
         approved_count: column(k, |r| r.approved_count),
         consecutive_declines: column(k, |r| r.consecutive_declines),
-        spend_month: column(k, |r| r.spend_month),
-        month_spend: column(k, |r| r.month_spend),
+        spend_month: column(k, |r| r.spend.month.key),
+        month_spend: column(k, |r| r.spend.month.spend),
         last_activity_at: column(k, |r| r.last_activity_at),
         deleted_at: column(k, |r| r.deleted_at),
         deleted_reason: column(k, |r| r.deleted_reason),
         _rows: PhantomData,
     };
     let cards = unless_empty(k.is_empty(), cards.execute(&mut &*c));
+    let p = &w.spending;
+    let spending = UpsertSpending {
+        card_id: column(p, |(id, _)| id.as_str()),
+        day_key: column(p, |(_, s)| s.day.key),
+        day_spend: column(p, |(_, s)| s.day.spend),
+        week_key: column(p, |(_, s)| s.week.key),
+        week_spend: column(p, |(_, s)| s.week.spend),
+        lifetime_spend: column(p, |(_, s)| s.lifetime),
+        _rows: PhantomData,
+    };
+    let spending = unless_empty(p.is_empty(), spending.execute(&mut &*c));
     // An event for every debit (its approval or decline): one statement
     // for the batch's events, one for their deliveries.
     let (events, deliveries): (Vec<&EventRow>, Vec<&JobRow>) = w.events.iter().map(|(e, j)| (e, j)).unzip();
@@ -485,13 +584,14 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
         deliveries.is_empty(),
         InsertDeliveries::of(&deliveries).execute(&mut &*c),
     );
-    let (_, _, _, _, moved, updated, _, _) = tokio::try_join!(
+    let (_, _, _, _, moved, updated, _, _, _) = tokio::try_join!(
         release,
         transactions,
         entries,
         postings,
         balances,
         cards,
+        spending,
         events,
         deliveries
     )?;
@@ -515,7 +615,15 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     let balances: BTreeMap<String, i64> = balances_of!(conn, balance_ids(&ids)).await?.into_iter().collect();
     let stamps = stamps(batch);
     let offsets = clock_offsets!(conn, &stamps).await?;
-    let (answers, w) = decide(batch, (&taken, &clocks_moved(&stamps, &offsets)), locked, &balances)?;
+    let spending = spending_of!(conn, &ids).await?;
+    let controls = parsed_controls(account_controls!(conn, account_ids(batch)).await?)?;
+    let (answers, w) = decide(
+        batch,
+        (&taken, &clocks_moved(&stamps, &offsets)),
+        locked,
+        &balances,
+        (spending, &controls),
+    )?;
     release_references!(conn, &w.released)?;
     for row in &w.transactions {
         diesel::insert_into(card_transactions::table)
@@ -530,12 +638,28 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
             .set((
                 cards::approved_count.eq(c.approved_count),
                 cards::consecutive_declines.eq(c.consecutive_declines),
-                cards::spend_month.eq(c.spend_month),
-                cards::month_spend.eq(c.month_spend),
+                cards::spend_month.eq(c.spend.month.key),
+                cards::month_spend.eq(c.spend.month.spend),
                 c.last_activity_at.map(|at| cards::last_activity_at.eq(at)),
                 cards::deleted_at.eq(c.deleted_at),
                 cards::deleted_reason.eq(c.deleted_reason),
             ))
+            .execute(conn)
+            .await?;
+    }
+    for (id, s) in &w.spending {
+        let values = (
+            card_spending::day_key.eq(s.day.key),
+            card_spending::day_spend.eq(s.day.spend),
+            card_spending::week_key.eq(s.week.key),
+            card_spending::week_spend.eq(s.week.spend),
+            card_spending::lifetime_spend.eq(s.lifetime),
+        );
+        diesel::insert_into(card_spending::table)
+            .values((card_spending::card_id.eq(id), values))
+            .on_conflict(card_spending::card_id)
+            .do_update()
+            .set(values)
             .execute(conn)
             .await?;
     }

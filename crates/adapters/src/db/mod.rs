@@ -24,6 +24,7 @@ mod reversals;
 mod rewards;
 mod schema;
 mod settlements;
+mod spending_controls;
 mod test_clocks;
 mod unnest;
 mod wallets;

@@ -168,6 +168,28 @@ diesel::table! {
         expires_at -> BigInt,
         state -> Text,
         created_at -> BigInt,
+        merchant_country -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    card_spending (card_id) {
+        card_id -> Text,
+        controls -> Nullable<Text>,
+        day_key -> Integer,
+        day_spend -> BigInt,
+        week_key -> Integer,
+        week_spend -> BigInt,
+        lifetime_spend -> BigInt,
+    }
+}
+
+diesel::table! {
+    spending_controls (account_id, livemode) {
+        account_id -> Text,
+        livemode -> Bool,
+        controls -> Text,
+        updated_at -> BigInt,
     }
 }
 

@@ -9,6 +9,7 @@
 //! go by operation. A test fails on any field without a rule.
 
 use domain::cards::product::Product;
+use domain::cards::spending_controls::{Channel, MAX_LIST};
 use domain::ledger::DEFAULT_MAX_WALLET;
 use domain::rewards::rules::{MAX_INACTIVITY_DAYS, MAX_MONTHLY_DEBITS};
 use domain::{Amount, Currency};
@@ -46,10 +47,19 @@ enum Rule {
     Range(i64, i64),
     /// Matches this ECMA-262 pattern (and is at most `max` characters).
     Pattern(&'static str, usize),
+    /// A list of at least `min` and at most [`MAX_LIST`] entries, each
+    /// by its rule.
+    List(&'static Rule, usize),
     /// The handler's type states it whole (booleans, objects, bounded
     /// integers, amounts bounded by operation).
     Typed,
 }
+
+/// A category as the document states it: a merchant category code (the
+/// catalogue's group names are taken too, as docs/api.md says).
+const CATEGORY: Rule = Rule::Digits(4);
+const CHANNEL: Rule = Rule::OneOf(&Channel::NAMES);
+const COUNTRY: Rule = Rule::Pattern("^[A-Za-z]{2}$", 2);
 
 /// Every request field by name. The registration's fields also depend on
 /// each other (the country decides the phone, postal code, states and
@@ -65,6 +75,17 @@ const RULES: &[(&str, Rule)] = &[
     ("issuer_transaction_reference", Rule::Text(100)),
     ("merchant", Rule::Text(200)),
     ("merchant_category_code", Rule::Digits(4)),
+    ("channel", CHANNEL),
+    ("merchant_country", COUNTRY),
+    ("allowed_categories", Rule::List(&CATEGORY, 1)),
+    ("blocked_categories", Rule::List(&CATEGORY, 0)),
+    ("allowed_channels", Rule::List(&CHANNEL, 1)),
+    ("allowed_countries", Rule::List(&COUNTRY, 1)),
+    ("per_authorization_limit", Rule::Typed),
+    ("daily_limit", Rule::Typed),
+    ("weekly_limit", Rule::Typed),
+    ("monthly_limit", Rule::Typed),
+    ("lifetime_limit", Rule::Typed),
     ("otp", Rule::Digits(6)),
     ("nin", Rule::Digits(11)),
     ("currency", Rule::OneOf(&["USD", "NGN"])),
@@ -138,8 +159,8 @@ const RULES: &[(&str, Rule)] = &[
     ("authorization", Rule::Typed),
 ];
 
-/// The most each operation's amount field takes, and whether it takes zero.
-fn amount_bound(path: &str) -> Option<(&'static str, Amount, bool)> {
+/// The most each operation's amount fields take, and whether they take zero.
+fn amount_bound(path: &str) -> Option<(&'static [&'static str], Amount, bool)> {
     let usd = Product::USD;
     let ngn = Product::NGN;
     let ends = |suffix: &str| path.ends_with(suffix);
@@ -153,22 +174,33 @@ fn amount_bound(path: &str) -> Option<(&'static str, Amount, bool)> {
         .iter()
         .any(|name| ends(&format!("/cards/{name}"))) =>
         {
-            ("amount", usd.max_balance, false)
+            (&["amount"], usd.max_balance, false)
         }
         _ if ends("/naira_cards/fund_naira_card") || ends("/naira_cards/unload_naira_card") => {
-            ("amount", ngn.max_balance, false)
+            (&["amount"], ngn.max_balance, false)
         }
-        _ if ends("/cards/mock_debit_transaction") => ("amount", usd.max_debit, false),
-        _ if ends("/naira_cards/mock_debit_naira_card") => ("amount", ngn.max_debit, false),
-        _ if ends("/naira_cards/get_otp_message") => ("amount", ngn.max_debit, false),
-        _ if ends("/cards/create_card") => ("funding_amount", usd.max_balance.max(ngn.max_balance), true),
-        _ if ends("/reward/rules") => ("spend_threshold", Amount::MAX, true),
+        _ if ends("/cards/mock_debit_transaction") => (&["amount"], usd.max_debit, false),
+        _ if ends("/naira_cards/mock_debit_naira_card") => (&["amount"], ngn.max_debit, false),
+        _ if ends("/naira_cards/get_otp_message") => (&["amount"], ngn.max_debit, false),
+        _ if ends("/cards/create_card") => (&["funding_amount"], usd.max_balance.max(ngn.max_balance), true),
+        _ if ends("/reward/rules") => (&["spend_threshold"], Amount::MAX, true),
         _ if ends("/processor/authorizations") || ends("/processor/reversals") => {
-            ("amount", usd.max_debit.max(ngn.max_debit), false)
+            (&["amount"], usd.max_debit.max(ngn.max_debit), false)
         }
         // The default `--max-wallet-balance`: a service run with another
         // refuses past its own.
-        _ if ends("/cards/fund_issuing_wallet") => ("amount", DEFAULT_MAX_WALLET, false),
+        _ if ends("/cards/fund_issuing_wallet") => (&["amount"], DEFAULT_MAX_WALLET, false),
+        _ if ends("/spending_controls") => (
+            &[
+                "per_authorization_limit",
+                "daily_limit",
+                "weekly_limit",
+                "monthly_limit",
+                "lifetime_limit",
+            ],
+            Amount::MAX,
+            false,
+        ),
         _ => return None,
     })
 }
@@ -210,6 +242,12 @@ fn narrow(schema: &mut Value, rule: &Rule) {
         Value::Array(types) => types.clone(),
         one => vec![one.clone()],
     };
+    if let Rule::List(entry, min) = rule {
+        narrow(&mut schema["items"], entry);
+        schema["minItems"] = json!(min);
+        schema["maxItems"] = json!(MAX_LIST);
+        return;
+    }
     if !types.iter().any(|t| t == "string" || t == "integer") {
         return;
     }
@@ -234,7 +272,7 @@ fn narrow(schema: &mut Value, rule: &Rule) {
         Rule::WholeUpTo(max) => json!({ "pattern": digits_up_to(*max, false) }),
         Rule::Range(min, max) => json!({ "minimum": min, "maximum": max }),
         Rule::Pattern(pattern, max) => json!({ "pattern": pattern, "maxLength": max }),
-        Rule::Typed => return,
+        Rule::List(..) | Rule::Typed => return,
     };
     if let (Some(target), Value::Object(add)) = (schema.as_object_mut(), constraints) {
         target.extend(add);
@@ -301,8 +339,8 @@ pub(super) fn apply(doc: &mut Value) {
                 if let Some(r) = rule(&name) {
                     narrow(&mut parameter["schema"], r);
                 }
-                if name == "amount"
-                    && let Some((_, max, zero)) = amount_bound(path)
+                if let Some((fields, max, zero)) = amount_bound(path)
+                    && fields.contains(&name.as_str())
                 {
                     parameter["schema"] = json!({ "type": "string", "pattern": digits_up_to(max.minor(), zero) });
                 }
@@ -324,7 +362,8 @@ pub(super) fn apply(doc: &mut Value) {
                     body["properties"]["currency"]["enum"] = json!([code, null]);
                 }
             }
-            if let Some((field, max, zero)) = amount_bound(path) {
+            let (fields, max, zero) = amount_bound(path).unwrap_or((&[], Amount::ZERO, false));
+            for &field in fields {
                 let property = &mut body["properties"][field];
                 let nullable = property["oneOf"]
                     .as_array()

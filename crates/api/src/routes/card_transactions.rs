@@ -30,6 +30,15 @@ pub struct MockDebitBody {
     /// 4 digits (ISO 18245).
     #[schema(example = "4121")]
     merchant_category_code: Option<String>,
+    /// How the card was used, for the spending controls: `online` (when
+    /// absent), `pos`, `atm` or `contactless`.
+    #[schema(example = "pos")]
+    channel: Option<String>,
+    /// The merchant's country (ISO 3166-1 alpha-2), for the spending
+    /// controls: the default merchant's `US` when both are absent, else
+    /// unknown.
+    #[schema(example = "NG")]
+    merchant_country: Option<String>,
     /// Unique per account and mode across fundings, unloadings and debits;
     /// generated when absent.
     transaction_reference: Option<String>,
@@ -57,7 +66,7 @@ pub struct DebitPosted {
     request_body = MockDebitBody,
     responses(
         (status = 200, description = "Approved", body = Envelope<DebitPosted>),
-        (status = 400, description = "A field breaks a rule, no such card, the reference was used, or declined (frozen, monthly limit, negative balance)", body = ErrorBody),
+        (status = 400, description = "A field breaks a rule, no such card, the reference was used, or declined (frozen, monthly limit, negative balance, a spending control)", body = ErrorBody),
         (status = 401, description = "Bad key, or declined for insufficient balance", body = ErrorBody),
     )
 )]
@@ -81,7 +90,7 @@ pub async fn mock_debit_transaction(
     responses(
         (status = 200, description = "Approved", body = Envelope<DebitPosted>),
         (status = 202, description = "With `three_ds`: the debit awaits its OTP", body = Envelope<DebitPosted>),
-        (status = 400, description = "A field breaks a rule, no such Naira card, the reference was used, or declined (frozen, monthly limit, negative balance)", body = ErrorBody),
+        (status = 400, description = "A field breaks a rule, no such Naira card, the reference was used, or declined (frozen, monthly limit, negative balance, a spending control)", body = ErrorBody),
         (status = 401, description = "Bad key, or declined for insufficient balance", body = ErrorBody),
     )
 )]
@@ -105,6 +114,8 @@ async fn mock_debit(
         currency: body.currency,
         merchant: body.merchant,
         merchant_category_code: body.merchant_category_code,
+        channel: body.channel,
+        merchant_country: body.merchant_country,
         transaction_reference: body.transaction_reference,
         force: body.force,
         three_ds: body.three_ds,

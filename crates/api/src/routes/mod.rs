@@ -16,6 +16,7 @@ pub mod naira_cards;
 pub mod processor;
 pub mod relay;
 pub mod rewards;
+pub mod spending_controls;
 pub mod test_clock;
 pub mod wallets;
 pub mod webhook;
@@ -192,6 +193,13 @@ fn both_modes(cfg: &mut web::ServiceConfig) {
             (Method::PATCH, web::patch().to(rewards::update_rules)),
         ],
     ))
+    .service(resource(
+        "/spending_controls",
+        vec![
+            (Method::GET, web::get().to(spending_controls::get_account_controls)),
+            (Method::PUT, web::put().to(spending_controls::set_account_controls)),
+        ],
+    ))
     .service(endpoint("/events", Method::GET, events::list_events))
     .service(endpoint("/events/{event_id}", Method::GET, events::get_event))
     .service(endpoint(
@@ -248,6 +256,13 @@ fn card_endpoints(cfg: &mut web::ServiceConfig) {
             "/cards/set_3d_secure_pin",
             Method::POST,
             cards::set_3d_secure_pin,
+        ))
+        .service(resource(
+            "/cards/spending_controls",
+            vec![
+                (Method::GET, web::get().to(spending_controls::get_card_controls)),
+                (Method::PUT, web::put().to(spending_controls::set_card_controls)),
+            ],
         ))
         .service(endpoint(
             "/cards/get_card_transactions",

@@ -27,6 +27,14 @@ pub struct AuthorizationBody {
     merchant: String,
     #[schema(example = "4121")]
     merchant_category_code: Option<String>,
+    /// How the card was used (`online`, `pos`, `atm`, `contactless`), for
+    /// the spending controls; unknown when absent.
+    #[schema(example = "pos")]
+    channel: Option<String>,
+    /// The merchant's country (ISO 3166-1 alpha-2), for the spending
+    /// controls; unknown when absent.
+    #[schema(example = "NG")]
+    merchant_country: Option<String>,
     /// The network's reference; unique per account and mode.
     transaction_reference: String,
     /// A forced post (an offline capture): approved even past the balance.
@@ -157,6 +165,8 @@ pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::By
         amount: parsed.amount.0,
         merchant: parsed.merchant,
         merchant_category_code: parsed.merchant_category_code,
+        channel: parsed.channel,
+        merchant_country: parsed.merchant_country,
         transaction_reference: parsed.transaction_reference,
         force: parsed.force,
         three_ds: parsed.three_ds,

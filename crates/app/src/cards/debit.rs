@@ -10,6 +10,7 @@ use crate::events::data_of;
 use crate::{App, Caller, RequestError, Stamp};
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::cards::product::Product;
+use domain::cards::spending_controls::{Channel, Country};
 use domain::cards::three_ds;
 use domain::events::payloads::{CardDebit, CardDeleted, CardMovement, Event};
 use domain::ids::{AccountId, CardId, CardholderId, EventId};
@@ -31,6 +32,11 @@ pub struct MockDebit {
     /// The raw merchant descriptor; a Netflix charge when absent.
     pub merchant: Option<String>,
     pub merchant_category_code: Option<String>,
+    /// How the card was used; `online` when absent.
+    pub channel: Option<String>,
+    /// The merchant's country (ISO 3166-1 alpha-2); the default merchant's
+    /// (`US`) when absent with it, else unknown.
+    pub merchant_country: Option<String>,
     pub transaction_reference: Option<String>,
     /// A network-forced post, which may overdraw the card.
     pub force: Option<bool>,
@@ -44,6 +50,7 @@ const MOCK_DEBIT_AMOUNT: Amount = Amount::from_const(100);
 
 const DEFAULT_DESCRIPTOR: &str = "NETFLIX.COM 866-579-7172 CA";
 const DEFAULT_MCC: &str = "4899";
+const DEFAULT_COUNTRY: &str = "US";
 
 impl App {
     /// Posts a sandbox debit on a card of `currency` (the path's: USD or
@@ -82,6 +89,10 @@ impl App {
             // The default merchant brings its own category code.
             None => default_merchant.then(|| DEFAULT_MCC.to_string()),
         };
+        let country = match body.merchant_country.as_deref() {
+            None if default_merchant => Some(DEFAULT_COUNTRY),
+            given => given,
+        };
         let reference = match body.transaction_reference {
             Some(r) => network_reference(r)?,
             None => format!("mock_{}", self.ports.ids.unique()),
@@ -91,6 +102,8 @@ impl App {
             amount,
             descriptor,
             mcc,
+            channel: Some(channel(body.channel.as_deref())?.unwrap_or(Channel::Online)),
+            country: self::country(country)?,
             reference,
             currency: Some(currency),
             forced,
@@ -124,6 +137,16 @@ pub(crate) fn category(code: Option<String>) -> Result<Option<String>, InvalidIn
         Some(_) => Err(InvalidInput::new("merchant_category_code", "must be 4 digits")),
         None => Ok(None),
     }
+}
+
+/// A debit's channel, when given: one of [`Channel::NAMES`].
+pub(crate) fn channel(name: Option<&str>) -> Result<Option<Channel>, InvalidInput> {
+    name.map(|n| Channel::parse("channel", n)).transpose()
+}
+
+/// A debit's merchant country, when given: ISO 3166-1 alpha-2.
+pub(crate) fn country(code: Option<&str>) -> Result<Option<Country>, InvalidInput> {
+    code.map(|c| Country::parse("merchant_country", c)).transpose()
 }
 
 /// A debit's reference: 1 to 100 characters, none of them control
@@ -181,6 +204,8 @@ pub(crate) struct Debit {
     pub amount: Amount,
     pub descriptor: String,
     pub mcc: Option<String>,
+    pub channel: Option<Channel>,
+    pub country: Option<Country>,
     pub reference: String,
     /// The currency the card must be in (the path's); `None`: any.
     pub currency: Option<Currency>,
@@ -290,6 +315,9 @@ impl App {
             amount: debit.amount,
             rates: self.settings.fx_rates,
             merchant_name: merchant.name.clone(),
+            merchant_group: merchant.group.clone(),
+            channel: debit.channel,
+            merchant_country: debit.country,
             enriched_data: enriched,
             description: debit.descriptor,
             merchant_category_code: debit.mcc,

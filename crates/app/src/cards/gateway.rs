@@ -131,6 +131,8 @@ impl App {
             amount: call.amount.minor().to_string(),
             merchant: call.merchant,
             merchant_category_code: call.merchant_category_code,
+            channel: call.channel.map(|c| c.as_str().to_string()),
+            merchant_country: call.merchant_country.map(String::from),
             transaction_reference: call.id.clone(),
             force: false,
             three_ds: false,

@@ -19,6 +19,7 @@ mod processor_reversal;
 mod rules;
 mod settle;
 mod settled_transfers;
+mod spending_controls;
 mod three_ds;
 mod transactions;
 mod transfers;
@@ -31,6 +32,7 @@ pub use gateway::GatewayError;
 pub use processor::{AuthorizationAnswer, AuthorizationRequest, Verdict};
 pub use processor_cards::{CardDifference, Reconciliation};
 pub use processor_reversal::{ReversalAnswer, ReversalRequest};
+pub use spending_controls::{CardControlsView, ControlsInput};
 pub use three_ds::{ChallengeAnswer, Completion};
 pub use transfers::TransferRequest;
 

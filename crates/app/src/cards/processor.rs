@@ -5,7 +5,7 @@
 //! network asks 3-D Secure for waits as a challenge until
 //! `POST /v1/processor/authorizations/complete_3ds` brings its OTP.
 
-use super::debit::{Debit, category, descriptor, network_reference};
+use super::debit::{Debit, category, channel, country, descriptor, network_reference};
 use super::{CardError, ChallengeAnswer};
 use crate::App;
 use domain::Mode;
@@ -24,6 +24,10 @@ pub struct AuthorizationRequest {
     pub amount: String,
     pub merchant: String,
     pub merchant_category_code: Option<String>,
+    /// `online`, `pos`, `atm` or `contactless`, when the network says.
+    pub channel: Option<String>,
+    /// ISO 3166-1 alpha-2, when the network says.
+    pub merchant_country: Option<String>,
     /// The network's reference, unique per account and mode.
     pub transaction_reference: String,
     pub force: bool,
@@ -127,6 +131,8 @@ impl App {
             amount,
             descriptor: descriptor(request.merchant)?,
             mcc: category(request.merchant_category_code)?,
+            channel: channel(request.channel.as_deref())?,
+            country: country(request.merchant_country.as_deref())?,
             reference: network_reference(request.transaction_reference)?,
             currency: None,
             forced: request.force,

@@ -13,6 +13,7 @@ use super::CardError;
 use super::debit::{Debit, debit_movement, debit_payload};
 use crate::{App, Caller};
 use domain::cards::authorization::{Decision, DeclineReason};
+use domain::cards::spending_controls::Channel;
 use domain::cards::three_ds::{self, Attempt, CHALLENGE_SECS, ChallengeState, OtpAnswer};
 use domain::events::payloads::{Event, ThreeDsOtp};
 use domain::ids::{AccountId, CardId, CardholderId};
@@ -28,6 +29,9 @@ fn held_debit(challenge: Challenge) -> Debit {
         amount: challenge.amount,
         descriptor: challenge.descriptor,
         mcc: challenge.merchant_category_code,
+        // 3-D Secure is the cardholder paying online.
+        channel: Some(Channel::Online),
+        country: challenge.merchant_country,
         reference: challenge.reference,
         currency: Some(Currency::Ngn),
         forced: false,
@@ -94,6 +98,7 @@ impl App {
             reference: debit.reference,
             descriptor: debit.descriptor,
             merchant_category_code: debit.mcc,
+            merchant_country: debit.country,
             failed_attempts: 0,
             created_at: now,
             expires_at,

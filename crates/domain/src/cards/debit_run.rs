@@ -168,7 +168,10 @@ mod tests {
     #[test]
     fn after_a_deletion_the_run_has_no_card() {
         let mut c = card(1_000, 0);
-        assert_eq!(c.apply(&debit(5_000, true), at(MONTH), &[]).unwrap().decision, Decision::Approve);
+        assert_eq!(
+            c.apply(&debit(5_000, true), at(MONTH), &[]).unwrap().decision,
+            Decision::Approve
+        );
         let step = c.apply(&debit(1, false), at(MONTH), &[]).unwrap();
         assert_eq!(step.decision, Decision::Decline(DeclineReason::NegativeBalance));
         assert_eq!(step.deletion, Some(DeletionReason::NegativeRepeat));

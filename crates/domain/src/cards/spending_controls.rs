@@ -220,7 +220,8 @@ impl SpendingControls {
         }
         let l = &self.limits;
         let counts = counts.minor();
-        let over = |limit: Option<Amount>, before: i64| limit.is_some_and(|l| before.saturating_add(counts) > l.minor());
+        let over =
+            |limit: Option<Amount>, before: i64| limit.is_some_and(|l| before.saturating_add(counts) > l.minor());
         [
             (l.per_authorization, 0, Control::PerAuthorization),
             (l.daily, spent.day, Control::Daily),
@@ -431,9 +432,18 @@ mod tests {
             lifetime,
         };
         assert_eq!(refuse(all.clone(), GROCERY, 100, nothing), None);
-        assert_eq!(refuse(all.clone(), GROCERY, 1, spent(100, 100, 100, 100)), Some(Control::Daily));
-        assert_eq!(refuse(all.clone(), GROCERY, 1, spent(0, 200, 200, 200)), Some(Control::Weekly));
-        assert_eq!(refuse(all.clone(), GROCERY, 1, spent(0, 0, 300, 300)), Some(Control::Monthly));
+        assert_eq!(
+            refuse(all.clone(), GROCERY, 1, spent(100, 100, 100, 100)),
+            Some(Control::Daily)
+        );
+        assert_eq!(
+            refuse(all.clone(), GROCERY, 1, spent(0, 200, 200, 200)),
+            Some(Control::Weekly)
+        );
+        assert_eq!(
+            refuse(all.clone(), GROCERY, 1, spent(0, 0, 300, 300)),
+            Some(Control::Monthly)
+        );
         assert_eq!(refuse(all, GROCERY, 1, spent(0, 0, 0, 400)), Some(Control::Lifetime));
     }
 
@@ -489,11 +499,35 @@ mod tests {
         assert_eq!(monday.week, sunday.week + 1, "a week starts on Monday");
         let mut w = Windows::default();
         w.add(sunday, cents(70));
-        assert_eq!(w.at(sunday).1, Spent { day: 70, week: 70, month: 70, lifetime: 70 });
-        assert_eq!(w.at(monday).1, Spent { day: 0, week: 0, month: 70, lifetime: 70 });
+        assert_eq!(
+            w.at(sunday).1,
+            Spent {
+                day: 70,
+                week: 70,
+                month: 70,
+                lifetime: 70
+            }
+        );
+        assert_eq!(
+            w.at(monday).1,
+            Spent {
+                day: 0,
+                week: 0,
+                month: 70,
+                lifetime: 70
+            }
+        );
         w.add(monday, cents(5));
         // A debit timed before the card's windows counts in them.
-        assert_eq!(w.at(sunday).1, Spent { day: 5, week: 5, month: 75, lifetime: 75 });
+        assert_eq!(
+            w.at(sunday).1,
+            Spent {
+                day: 5,
+                week: 5,
+                month: 75,
+                lifetime: 75
+            }
+        );
     }
 
     proptest! {

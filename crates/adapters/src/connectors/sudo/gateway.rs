@@ -8,6 +8,7 @@
 //! (`25.375`).
 
 use domain::cards::reversal::ReversalKind;
+use domain::cards::spending_controls::{Channel, Country};
 use domain::{Amount, Currency, InvalidInput, Mode, Secret, text};
 use ports::processor_gateway::{
     GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayGiveBack, GatewayRefused, ProcessorGateway,
@@ -89,6 +90,29 @@ struct Authorization {
     pending_request: Option<PendingRequest>,
     #[serde(default)]
     merchant: Value,
+    /// Where the card was used: `web`, `pos` or `atm` (the channels of
+    /// Sudo's simulate-authorization page), said here or in
+    /// `transactionMetadata`.
+    #[serde(default)]
+    channel: Value,
+    #[serde(rename = "transactionMetadata", default)]
+    transaction_metadata: Value,
+}
+
+/// A channel as Sudo names it (its card controls also name `mobile`, an
+/// online channel), in the engine's terms; another is unknown.
+fn channel(auth: &Authorization) -> Option<Channel> {
+    let named = auth
+        .channel
+        .as_str()
+        .or(auth.transaction_metadata["channel"].as_str())?;
+    match named.to_ascii_lowercase().as_str() {
+        "web" | "mobile" | "online" => Some(Channel::Online),
+        "pos" => Some(Channel::Pos),
+        "atm" => Some(Channel::Atm),
+        "contactless" => Some(Channel::Contactless),
+        _ => None,
+    }
 }
 
 /// The amount is read as written, never through a float.
@@ -124,6 +148,9 @@ pub fn response_code(reason: &str) -> &'static str {
         "insufficient_balance" | "negative_balance" => "51",
         "monthly_limit_exceeded" => "61",
         "card_frozen" => "62",
+        // Transaction not permitted to the cardholder; over a limit.
+        "spending_control_category" | "spending_control_channel" | "spending_control_country" => "57",
+        limit if limit.starts_with("spending_control_limit_") => "61",
         "card_deleted" | "card_not_found" => "14",
         "invalid_amount" => "13",
         _ => "05",
@@ -143,6 +170,7 @@ fn authorization(auth: Authorization) -> GatewayCall {
     let Some(card) = card_id(&auth.card) else {
         return GatewayCall::Unusable("card_not_found");
     };
+    let channel = channel(&auth);
     let Some(pending) = auth.pending_request else {
         return GatewayCall::Unusable("invalid_amount");
     };
@@ -160,6 +188,9 @@ fn authorization(auth: Authorization) -> GatewayCall {
         return GatewayCall::Unusable("invalid_amount");
     };
     let merchant = &auth.merchant;
+    let merchant_country = merchant["country"]
+        .as_str()
+        .and_then(|c| Country::parse("country", c.trim()).ok());
     let text = |field: &str| {
         merchant[field]
             .as_str()
@@ -180,6 +211,8 @@ fn authorization(auth: Authorization) -> GatewayCall {
         currency,
         merchant: text::printable(&descriptor, MERCHANT_CHARS).unwrap_or_else(|| "Card transaction".into()),
         merchant_category_code: category.filter(|c| c.len() == 4 && c.bytes().all(|b| b.is_ascii_digit())),
+        channel,
+        merchant_country,
     })
 }
 
