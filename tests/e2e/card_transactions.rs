@@ -527,12 +527,12 @@ async fn an_idle_card_is_reminded_a_week_before_and_deleted_after_three_months()
     }
 }
 
-const SANDBOX_PROCESSOR_SECRET: &str = "psk_sandbox_processor_secret_0123456789";
+pub(crate) const SANDBOX_PROCESSOR_SECRET: &str = "psk_sandbox_processor_secret_0123456789";
 const LIVE_PROCESSOR_SECRET: &str = "psk_live_processor_secret_0123456789";
 
 /// A sandbox the processor calls, with each mode's secret, whose
 /// webhooks go to `receiver`.
-fn processor_sandbox(db: &TestDb, receiver: &Receiver) -> Sandbox {
+pub(crate) fn processor_sandbox(db: &TestDb, receiver: &Receiver) -> Sandbox {
     let secrets = ["--sandbox-processor-secret", SANDBOX_PROCESSOR_SECRET];
     let live = ["--processor-secret", LIVE_PROCESSOR_SECRET];
     Sandbox::start_with(db, Some(&receiver.url), &[secrets, live].concat())

@@ -101,6 +101,10 @@ impl Sandbox {
         self.call(reqwest::Method::PATCH, path, Some(body)).await
     }
 
+    pub async fn put(&self, path: &str, body: Value) -> Answer {
+        self.call(reqwest::Method::PUT, path, Some(body)).await
+    }
+
     pub async fn delete(&self, path: &str) -> Answer {
         self.call(reqwest::Method::DELETE, path, None).await
     }

@@ -28,6 +28,7 @@ mod naira_cards;
 mod processes;
 mod relay;
 mod rewards;
+mod spending_controls;
 mod test_clock;
 mod utility;
 mod wallet_credits;

@@ -65,7 +65,7 @@ impl Sandbox {
     }
 
     /// The OTP of `card`'s challenge of `kobo`, read on the relay.
-    async fn otp(&self, card: &str, kobo: &str) -> Answer {
+    pub(crate) async fn otp(&self, card: &str, kobo: &str) -> Answer {
         let path = format!("/naira_cards/get_otp_message?card_id={card}&amount={kobo}");
         self.call_at(&self.server.relay, reqwest::Method::GET, &path, None)
             .await

@@ -252,8 +252,9 @@ fn sudos_error_bodies_and_expiry_forms_are_read_in_each_documented_shape() {
 }
 
 mod the_gateway {
-    use super::super::gateway::SudoGateway;
+    use super::super::gateway::{SudoGateway, response_code};
     use domain::cards::reversal::ReversalKind;
+    use domain::cards::spending_controls::Channel;
     use domain::{Amount, Currency, Mode, Secret};
     use ports::processor_gateway::{GatewayAnswer, GatewayCall, GatewayRefused, ProcessorGateway};
     use serde_json::{Value, json};
@@ -310,6 +311,10 @@ mod the_gateway {
             assert_eq!((a.amount, a.currency), (Amount::from_const(2538), Currency::Ngn));
             assert_eq!(a.merchant, "SHOPRITE LAGOS NG");
             assert_eq!(a.merchant_category_code.as_deref(), Some("5411"));
+            assert_eq!(
+                (a.channel, a.merchant_country.map(String::from)),
+                (None, Some("NG".into()))
+            );
         }
         let read = |amount: &str, currency: &str| g.read(&authorization(json!("62a1aa"), amount, currency)).unwrap();
         assert!(matches!(read("\"12.5\"", "USD"), GatewayCall::Authorization(a) if a.amount.minor() == 1250));
@@ -336,6 +341,26 @@ mod the_gateway {
             (a.merchant.as_str(), a.merchant_category_code),
             ("Card transaction", None)
         );
+        // The channel as Sudo names it, on the object or in its metadata;
+        // a country that is not two letters is unknown.
+        for (said, channel) in [
+            (r#""channel":"web""#, Some(Channel::Online)),
+            (r#""transactionMetadata":{"channel":"POS"}"#, Some(Channel::Pos)),
+            (r#""channel":"atm""#, Some(Channel::Atm)),
+            (r#""channel":"mobile""#, Some(Channel::Online)),
+            (r#""channel":"teleport""#, None),
+        ] {
+            let body = format!(
+                r#"{{"type":"authorization.request","data":{{"object":{{"_id":"a4","card":"62a1aa",{said},
+                "pendingRequest":{{"amount":1,"currency":"USD"}},"merchant":{{"country":"Nigeria"}}}}}}}}"#
+            );
+            let GatewayCall::Authorization(a) = g.read(body.as_bytes()).unwrap() else {
+                panic!("an authorization")
+            };
+            assert_eq!((a.channel, a.merchant_country), (channel, None), "{said}");
+        }
+        assert_eq!(response_code("spending_control_country"), "57");
+        assert_eq!(response_code("spending_control_limit_daily"), "61");
         let balance = br#"{"type":"card.balance","data":{"object":{"_id":"62a1aa"}}}"#;
         assert_eq!(g.read(balance).unwrap(), GatewayCall::Balance { card: "62a1aa".into() });
         let other = br#"{"type":"transaction.created","data":{"object":{"_id":"t"}}}"#;
