@@ -211,6 +211,46 @@ pub const CATALOGUE: &[ErrorCode] = &[
         "a debit declined: 3-D Secure failed (three wrong OTPs, or the challenge expired)",
     ),
     code(
+        "spending_control_category",
+        400,
+        "a debit declined: a spending control of the card or the account does not allow its merchant category",
+    ),
+    code(
+        "spending_control_channel",
+        400,
+        "a debit declined: a spending control does not allow its channel (or the network did not say it)",
+    ),
+    code(
+        "spending_control_country",
+        400,
+        "a debit declined: a spending control does not allow its merchant's country (or the network did not say it)",
+    ),
+    code(
+        "spending_control_limit_per_authorization",
+        400,
+        "a debit declined: it is over a spending control's per-authorization limit",
+    ),
+    code(
+        "spending_control_limit_daily",
+        400,
+        "a debit declined: it would pass a spending control's daily limit",
+    ),
+    code(
+        "spending_control_limit_weekly",
+        400,
+        "a debit declined: it would pass a spending control's weekly limit",
+    ),
+    code(
+        "spending_control_limit_monthly",
+        400,
+        "a debit declined: it would pass a spending control's monthly limit",
+    ),
+    code(
+        "spending_control_limit_lifetime",
+        400,
+        "a debit declined: it would pass a spending control's lifetime limit",
+    ),
+    code(
         "no_pending_otp",
         400,
         "no 3-D Secure challenge awaits an OTP for this card and amount; the answer carries `status: false`",

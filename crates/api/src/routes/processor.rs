@@ -97,7 +97,8 @@ pub struct AuthorizationData {
     decision: &'static str,
     /// `approved`; the decline's code (`insufficient_balance`,
     /// `card_frozen`, `monthly_limit_exceeded`, `negative_balance`,
-    /// `card_deleted`, `card_not_found`, `three_ds_failed`); or with
+    /// `card_deleted`, `card_not_found`, `three_ds_failed`, a
+    /// `spending_control_*` code); or with
     /// `challenge`, `three_ds_required` or `wrong_otp`.
     reason_code: &'static str,
     reason: &'static str,
