@@ -5,7 +5,7 @@ use crate::error::ApiError;
 use crate::{MAX_BODY_BYTES, Surface};
 use actix_web::dev::Payload;
 use actix_web::http::StatusCode;
-use actix_web::{FromRequest, HttpRequest, web};
+use actix_web::{FromRequest, HttpMessage, HttpRequest, web};
 use app::Caller;
 use app::cards::DetailsView;
 use domain::{InvalidInput, Mode};
@@ -260,6 +260,11 @@ impl FromRequest for Authenticated {
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let found = req.extensions().get::<app::Caller>().cloned();
+        if let Some(caller) = found {
+            // Authenticated already, by the Idempotency-Key middleware.
+            return Box::pin(async move { Ok(Authenticated::of(caller)) });
+        }
         let app = req
             .app_data::<web::Data<app::App>>()
             .cloned()
@@ -280,9 +285,16 @@ impl FromRequest for Authenticated {
                     "authentication did not finish",
                 )
             })??;
-            tracing::Span::current().record("account_id", tracing::field::display(&caller.account_id));
-            Ok(Authenticated(caller))
+            Ok(Authenticated::of(caller))
         })
+    }
+}
+
+impl Authenticated {
+    /// The caller, named in the request's span.
+    fn of(caller: app::Caller) -> Self {
+        tracing::Span::current().record("account_id", tracing::field::display(&caller.account_id));
+        Authenticated(caller)
     }
 }
 

@@ -11,7 +11,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::http::{Method, StatusCode};
 use actix_web::middleware::Next;
-use actix_web::{HttpResponse, ResponseError, web};
+use actix_web::{HttpMessage, HttpResponse, ResponseError, web};
 use app::idempotency::Begun;
 use domain::idempotency::{Fingerprint, HEADER, IdempotencyKey};
 use domain::{InvalidInput, Mode};
@@ -30,14 +30,15 @@ pub async fn keyed(
 ) -> Result<ServiceResponse<EitherBody<BoxBody>>, actix_web::Error> {
     let method = req.method();
     let writes = matches!(*method, Method::POST | Method::PATCH | Method::DELETE) && methods.contains(method);
-    let mut keys = req.headers().get_all(HEADER);
-    let sent = match (keys.next(), keys.next()) {
-        (Some(key), None) => Some(IdempotencyKey::parse(key.as_bytes())),
-        (Some(_), Some(_)) => Some(Err(InvalidInput::new(HEADER, "must be given once"))),
-        (None, _) => None,
-    };
     let mode = req.app_data::<PathMode>().map(|PathMode(mode)| *mode);
-    let (Some(sent), true, Some(mode)) = (sent, writes, mode) else {
+    let mut keys = req.headers().get_all(HEADER);
+    // Reads, and paths of no mode, never look at the header.
+    let sent = match (writes && mode.is_some(), keys.next(), keys.next()) {
+        (false, ..) | (true, None, _) => None,
+        (true, Some(key), None) => Some(IdempotencyKey::parse(key.as_bytes())),
+        (true, Some(_), Some(_)) => Some(Err(InvalidInput::new(HEADER, "must be given once"))),
+    };
+    let (Some(sent), Some(mode)) = (sent, mode) else {
         return next.call(req).await.map(ServiceResponse::map_into_left_body);
     };
     let key = match sent {
@@ -76,6 +77,8 @@ async fn run_keyed(
     let Ok(caller) = app.authenticate(token_header(req.headers()).as_deref(), mode).await else {
         return answered(req, next).await.map_into_left_body();
     };
+    // The endpoint's extractor takes the caller found here.
+    req.extensions_mut().insert(caller.clone());
     let body = match req.extract::<Body>().await {
         Ok(Body(body)) => body,
         Err(e) => return refused(req, e),

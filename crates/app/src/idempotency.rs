@@ -20,14 +20,14 @@ const END_RETRIES_MS: [u64; 3] = [100, 500, 2_000];
 #[derive(Debug)]
 pub enum Begun {
     /// It runs: its answer is to be given to [`App::end_idempotent`].
-    Run(HeldKey),
+    Run(KeyClaim),
     /// It ran before: this is its answer.
     Replay(KeptAnswer),
 }
 
 /// A key this request holds while it runs.
 #[derive(Debug)]
-pub struct HeldKey {
+pub struct KeyClaim {
     account: AccountId,
     mode: Mode,
     key: IdempotencyKey,
@@ -111,7 +111,7 @@ impl App {
                 }
             };
             if claimed {
-                return Ok(Begun::Run(HeldKey {
+                return Ok(Begun::Run(KeyClaim {
                     account: caller.account_id.clone(),
                     mode: caller.mode,
                     key,
@@ -127,7 +127,7 @@ impl App {
     /// ([`idempotency::kept`]). Storage failing is tried again a few
     /// times: a key left held is taken over once its lease ends, and its
     /// request would then run again.
-    pub async fn end_idempotent(&self, held: HeldKey, answer: &KeptAnswer) {
+    pub async fn end_idempotent(&self, held: KeyClaim, answer: &KeptAnswer) {
         for pause_ms in END_RETRIES_MS {
             match self.keep_or_free(&held, answer).await {
                 Ok(()) => return,
@@ -142,7 +142,7 @@ impl App {
         }
     }
 
-    async fn keep_or_free(&self, held: &HeldKey, answer: &KeptAnswer) -> Result<(), StoreError> {
+    async fn keep_or_free(&self, held: &KeyClaim, answer: &KeptAnswer) -> Result<(), StoreError> {
         let key_of = KeyOf {
             account: &held.account,
             mode: held.mode,
@@ -150,13 +150,16 @@ impl App {
         };
         let store = &self.ports.idempotency;
         match idempotency::kept(answer.status) {
-            // Taken over meanwhile (this process was taken for dead): the
-            // request that took it keeps its own answer.
             true => {
                 // The day counts from the answer: a request that moves the
                 // sandbox clock (an advance) does not age its own key.
                 let at = self.now_for(&held.account, held.mode).await?;
-                store.answer(key_of, &held.token, answer, at).await.map(drop)
+                if !store.answer(key_of, &held.token, answer, at).await? {
+                    // Taken over meanwhile (this process was taken for
+                    // dead): the request that took it keeps its own answer.
+                    tracing::warn!("an idempotency key was taken over before its answer was kept");
+                }
+                Ok(())
             }
             false => store.free(key_of, &held.token).await,
         }

@@ -50,9 +50,9 @@ pub fn format_key(mode: Mode, random: &str) -> Secret<String> {
     Secret::new(format!("{}{random}", prefix(mode)))
 }
 
-/// Reads the `token` header value and checks the key's shape and that its
-/// mode is the one the path requires. Whether the key exists is the
-/// store's question.
+/// Reads the key header's value (`token` or `Authorization`) and checks
+/// the key's shape and that its mode is the one the path requires.
+/// Whether the key exists is the store's question.
 pub fn parse_header(header: Option<&str>, required: Mode) -> Result<Secret<String>, AuthError> {
     let header = header.ok_or(AuthError::Missing)?;
     let key = header.strip_prefix("Bearer ").ok_or(AuthError::Malformed)?.trim();

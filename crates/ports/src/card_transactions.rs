@@ -219,8 +219,9 @@ pub struct NewReversal {
     /// What the processor gives back, in the card's currency.
     pub asked: Amount,
     /// The processor voids the authorization (it declined it in the end):
-    /// when no debit of it is recorded yet, its reference is taken, so
-    /// none ever will be ([`ReversalOutcome::Voided`]).
+    /// when no debit of it is recorded yet, its reference is taken, or its
+    /// 3-D Secure challenge declined, so none ever will be
+    /// ([`ReversalOutcome::Voided`]).
     pub void: bool,
     pub now: Timestamp,
 }
@@ -243,8 +244,9 @@ pub enum ReversalOutcome {
     NothingLeft,
     /// The card has no approved debit of that reference.
     NoSuchDebit,
-    /// A void came before its debit: the reference is taken, and the
-    /// debit, when it comes, is refused as a repeat. Nothing moved.
+    /// A void came before its debit: the reference is taken (or the
+    /// challenge holding it declined), and the debit, when it comes, is
+    /// refused. Nothing moved.
     Voided,
 }
 

@@ -57,16 +57,20 @@ pub(super) async fn reverse(
                     .await
                     .optional()?;
                 let Some(debit) = debit else {
+                    if !r.void {
+                        return Err(TxError::Refused(ReversalOutcome::NoSuchDebit));
+                    }
                     // A fee of that reference, or a decline: nothing to void.
-                    let recorded = card_transactions::table
-                        .filter(card_transactions::account_id.eq(account.as_str()))
-                        .filter(card_transactions::livemode.eq(mode.is_live()))
-                        .filter(card_transactions::card_id.eq(card))
-                        .filter(card_transactions::client_reference.eq(&r.debit_reference))
-                        .count()
-                        .get_result::<i64>(conn)
-                        .await?;
-                    if !r.void || recorded > 0 {
+                    let recorded = diesel::dsl::select(diesel::dsl::exists(
+                        card_transactions::table
+                            .filter(card_transactions::account_id.eq(account.as_str()))
+                            .filter(card_transactions::livemode.eq(mode.is_live()))
+                            .filter(card_transactions::card_id.eq(card))
+                            .filter(card_transactions::client_reference.eq(&r.debit_reference)),
+                    ))
+                    .get_result::<bool>(conn)
+                    .await?;
+                    if recorded {
                         return Err(TxError::Refused(ReversalOutcome::NoSuchDebit));
                     }
                     // A challenge still waiting for its OTP ends declined:

@@ -29,8 +29,9 @@ impl DomainError for AuthenticateError {
 }
 
 impl App {
-    /// `header` is the `token` header's value; `required` is the mode of
-    /// the path (sandbox paths need a test key, production a live key).
+    /// `header` is the key header's value (`token`, or `Authorization`);
+    /// `required` is the mode of the path (sandbox paths need a test key,
+    /// production a live key).
     pub async fn authenticate(&self, header: Option<&str>, required: Mode) -> Result<Caller, AuthenticateError> {
         let key = api_key::parse_header(header, required)?;
         let hash = self.ports.vault.lookup_hash(key.expose());

@@ -102,7 +102,7 @@ impl App {
                 tracing::info!(card = %card, reference = %reference, "the processor gave back money already given back: nothing applied again");
             }
             ReversalOutcome::Voided => {
-                tracing::info!(card = %card, reference = %reference, "the processor voided an authorization before its debit was recorded: the debit will be refused");
+                tracing::info!(card = %card, reference = %reference, "the processor voided an authorization before its debit was recorded: none will be");
             }
             ReversalOutcome::NothingLeft | ReversalOutcome::NoSuchDebit => {
                 tracing::warn!(card = %card, reference = %reference, outcome = ?outcome, "the processor gave back money of no debit left to give back: nothing applied");
