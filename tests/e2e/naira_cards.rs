@@ -641,6 +641,12 @@ async fn the_processor_challenges_a_naira_authorization_and_completes_it_with_th
         let void = json!({"card_id": card, "transaction_reference": "net-6", "reversal_reference": "void-net-6"});
         let voided = s.processor("reversals", &void, Some((secret, 0))).await;
         assert_eq!(voided.body["data"]["outcome"], "voided", "{}", voided.body);
+        // The account hears of it as of an expired challenge.
+        let declined = event(&receiver, "card_debit_event.declined", |d| {
+            d["transaction_reference"] == "net-6"
+        })
+        .await;
+        assert_eq!(declined["decline_code"], "three_ds_failed");
         let late = complete(completion("net-6", &code), secret).await;
         assert_ne!(late.body["data"]["decision"], "approve", "{}", late.body);
         assert_eq!(available(&s.naira_balance(&card).await.1), 4_960_000);

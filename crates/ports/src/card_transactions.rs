@@ -219,9 +219,9 @@ pub struct NewReversal {
     /// What the processor gives back, in the card's currency.
     pub asked: Amount,
     /// The processor voids the authorization (it declined it in the end):
-    /// when no debit of it is recorded yet, its reference is taken, or its
-    /// 3-D Secure challenge declined, so none ever will be
-    /// ([`ReversalOutcome::Voided`]).
+    /// when no debit of it is recorded yet, its reference is taken, so
+    /// none ever will be ([`ReversalOutcome::Voided`]; the use case
+    /// declines a 3-D Secure challenge still waiting for its OTP first).
     pub void: bool,
     pub now: Timestamp,
 }

@@ -7,16 +7,13 @@ use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, violates, wallet};
-use super::schema::{
-    card_reversals, card_transactions, cards, ledger_accounts, three_ds_challenges, transaction_references,
-};
+use super::schema::{card_reversals, card_transactions, cards, ledger_accounts, transaction_references};
 use super::{DbError, DbPool, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::Amount;
 use domain::cards::product::Product;
 use domain::cards::reversal::{CardRoom, CreditTo, credit_back};
-use domain::cards::three_ds::ChallengeState;
 use ports::StoreError;
 use ports::card_transactions::{NewReversal, ReversalNotices, ReversalOutcome, Reversed};
 
@@ -72,22 +69,6 @@ pub(super) async fn reverse(
                     .await?;
                     if recorded {
                         return Err(TxError::Refused(ReversalOutcome::NoSuchDebit));
-                    }
-                    // A challenge still waiting for its OTP ends declined:
-                    // its completion, if it comes, approves nothing.
-                    let challenge = diesel::update(
-                        three_ds_challenges::table
-                            .filter(three_ds_challenges::account_id.eq(account.as_str()))
-                            .filter(three_ds_challenges::livemode.eq(mode.is_live()))
-                            .filter(three_ds_challenges::card_id.eq(card))
-                            .filter(three_ds_challenges::reference.eq(&r.debit_reference))
-                            .filter(three_ds_challenges::state.eq(ChallengeState::Pending.as_str())),
-                    )
-                    .set(three_ds_challenges::state.eq(ChallengeState::Failed.as_str()))
-                    .execute(conn)
-                    .await?;
-                    if challenge == 1 {
-                        return Ok(ReversalOutcome::Voided);
                     }
                     // Voided before its debit was recorded (the card's lock
                     // is held, so none is being recorded now): its reference

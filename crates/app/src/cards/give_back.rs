@@ -9,6 +9,7 @@ use super::CardError;
 use crate::App;
 use crate::events::data_of;
 use domain::cards::reversal::ReversalKind;
+use domain::cards::three_ds::ChallengeState;
 use domain::events::payloads::{CardMovement, CardReversal, Event};
 use domain::ids::CardId;
 use domain::ids::EventId;
@@ -78,6 +79,21 @@ impl App {
             };
             vec![(stored, delivery.clone())]
         };
+        // A void of a challenge still waiting for its OTP declines it, as
+        // its expiry would: its completion, if it comes, approves nothing.
+        if call.amount.is_none() {
+            let transactions = &self.ports.card_transactions;
+            let waiting = transactions
+                .challenge(&account, mode, &card, &call.authorization)
+                .await?
+                .filter(|c| c.state == ChallengeState::Pending);
+            if let Some(challenge) = waiting
+                && self.fail_challenge((&account, mode), challenge, now).await?
+            {
+                tracing::info!(card = %card, reference = %call.id, "the processor voided an authorization waiting for its 3-D Secure OTP: declined");
+                return Ok(ReversalOutcome::Voided);
+            }
+        }
         let reversal = NewReversal {
             id: format!("crv_{}", self.ports.ids.unique()),
             account_id: account,

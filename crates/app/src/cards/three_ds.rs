@@ -262,19 +262,35 @@ impl App {
         if challenge.state != ChallengeState::Pending || now < challenge.expires_at {
             return Ok(());
         }
+        self.fail_challenge((account, mode), challenge, now).await.map(drop)
+    }
+
+    /// Declines a challenge seen pending (expired, or voided by the
+    /// processor) and reports it; false when an answer decided it first.
+    pub(super) async fn fail_challenge(
+        &self,
+        (account, mode): (&AccountId, Mode),
+        challenge: Challenge,
+        now: Timestamp,
+    ) -> Result<bool, StoreError> {
         let failed = challenge.failed_attempts;
         let next = (ChallengeState::Failed, failed);
-        // An answer that came first decided it already.
-        if !transactions.decide_challenge(&challenge.id, failed, next).await? {
-            return Ok(());
+        if !self
+            .ports
+            .card_transactions
+            .decide_challenge(&challenge.id, failed, next)
+            .await?
+        {
+            return Ok(false);
         }
-        let Some(state) = self.ports.cards.rule_state(card).await? else {
-            return Ok(());
+        let Some(state) = self.ports.cards.rule_state(&challenge.card_id).await? else {
+            return Ok(true);
         };
         let (id, debit) = (challenge.id.clone(), held_debit(challenge));
         let failed = (id.as_str(), &state.cardholder_id, now);
         self.report_failed_challenge((account, mode), &debit, failed, DeclineReason::ThreeDsFailed)
-            .await
+            .await?;
+        Ok(true)
     }
 
     /// `card_debit_event.declined` for a failed challenge (`three_ds_failed`,
