@@ -30,6 +30,7 @@ mod relay;
 mod rewards;
 mod spending_controls;
 mod test_clock;
+mod transactions;
 mod utility;
 mod wallet_credits;
 mod wallets;

@@ -34,7 +34,7 @@ impl Sandbox {
 
     /// A sandbox debit of `cents` on `card`, with `extra` fields: its status
     /// and decline code (none when approved).
-    async fn spend(&self, card: &str, cents: i64, extra: Value) -> (u16, Option<String>) {
+    pub(crate) async fn spend(&self, card: &str, cents: i64, extra: Value) -> (u16, Option<String>) {
         let mut body = json!({"card_id": card, "amount": cents.to_string()});
         body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
         let a = self.patch("/cards/mock_debit_transaction", body).await;

@@ -35,6 +35,8 @@ DEPENDENT_FIELDS = {
     # Both dates or neither, the end not before the start, real dates.
     "/cards/get_card_transactions": ("start_date", "end_date"),
     "/cards/get_naira_card_transactions": ("start_date", "end_date"),
+    # A cursor names a transaction the account has; the dates go together.
+    "/transactions": ("starting_after", "start_date", "end_date"),
     # Categories are allowed or blocked, not both (either path's controls).
     "/spending_controls": ("blocked_categories",),
     # 3-D Secure is for Naira debits that are not forced.

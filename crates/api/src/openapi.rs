@@ -72,6 +72,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::card_transactions::get_card_transactions,
         routes::card_transactions::get_card_transaction_by_id,
         routes::card_transactions::get_naira_card_transactions,
+        routes::card_transactions::list_transactions,
         routes::card_transactions::mock_debit_naira_card,
         routes::card_money::fund_naira_card,
         routes::card_money::unload_naira_card,

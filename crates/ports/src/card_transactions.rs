@@ -99,6 +99,19 @@ pub struct CardTransaction {
     /// The enriched_data object, as JSON text.
     pub enriched_data: String,
     pub created_at: Timestamp,
+    /// The decline's code; `None`: approved.
+    pub decline_code: Option<String>,
+}
+
+/// Which of an account's transactions a list holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TransactionFilter {
+    pub card: Option<CardId>,
+    pub cardholder: Option<CardholderId>,
+    /// Approved (false) or declined (true) only.
+    pub declined: Option<bool>,
+    /// Made within these times, both included.
+    pub between: Option<(Timestamp, Timestamp)>,
 }
 
 /// How a transaction is looked up by reference.
@@ -137,6 +150,19 @@ pub trait CardTransactionStore: Send + Sync {
         page: domain::paging::Page,
         between: Option<(Timestamp, Timestamp)>,
     ) -> Result<(Vec<CardTransaction>, u64), StoreError>;
+
+    /// The account's transactions of `mode` that `filter` holds, newest
+    /// first (by time, then by id), at most `limit`, after the one whose
+    /// issuer reference is `after`; `None`: the account and mode have no
+    /// transaction `after`.
+    async fn list<'a>(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        filter: &TransactionFilter,
+        after: Option<&'a str>,
+        limit: u32,
+    ) -> Result<Option<Vec<CardTransaction>>, StoreError>;
 
     async fn transaction(
         &self,

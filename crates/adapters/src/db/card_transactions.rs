@@ -17,7 +17,7 @@ use domain::{Amount, Currency, Mode, Timestamp};
 use ports::StoreError;
 use ports::card_transactions::{
     CardTransaction, CardTransactionStore, Challenge, DebitAttempt, DebitError, DebitOutcome, NewReversal, Notices,
-    Reference, ReversalNotices, ReversalOutcome,
+    Reference, ReversalNotices, ReversalOutcome, TransactionFilter,
 };
 use ports::events::NewEvent;
 use ports::jobs::NewJob;
@@ -64,6 +64,7 @@ impl TransactionRow {
             merchant_category_code: self.merchant_category_code,
             enriched_data: self.enriched_data,
             created_at: Timestamp::from_unix(self.created_at),
+            decline_code: self.decline_reason,
         })
     }
 }
@@ -149,6 +150,67 @@ impl CardTransactionStore for Db {
         })?;
         let rows = rows.into_iter().map(TransactionRow::record).collect::<Result<_, _>>()?;
         Ok((rows, u64::try_from(total).unwrap_or(0)))
+    }
+
+    async fn list<'a>(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        filter: &TransactionFilter,
+        after: Option<&'a str>,
+        limit: u32,
+    ) -> Result<Option<Vec<CardTransaction>>, StoreError> {
+        let rows = with_conn!(self.pool(), |conn| {
+            async {
+                let mine = || {
+                    card_transactions::table
+                        .filter(card_transactions::account_id.eq(account.as_str()))
+                        .filter(card_transactions::livemode.eq(mode.is_live()))
+                };
+                let mut query = mine().select(TransactionRow::as_select()).into_boxed();
+                if let Some(after) = after {
+                    let Some(at) = mine()
+                        .filter(card_transactions::id.eq(after))
+                        .select(card_transactions::created_at)
+                        .first::<i64>(conn)
+                        .await
+                        .optional()?
+                    else {
+                        return Ok(None);
+                    };
+                    // Strictly older in the list's order: what arrives
+                    // later never lands behind the cursor.
+                    query = query.filter(
+                        card_transactions::created_at.lt(at).or(card_transactions::created_at
+                            .eq(at)
+                            .and(card_transactions::id.lt(after))),
+                    );
+                }
+                if let Some(card) = &filter.card {
+                    query = query.filter(card_transactions::card_id.eq(card.as_str()));
+                }
+                if let Some(holder) = &filter.cardholder {
+                    query = query.filter(card_transactions::cardholder_id.eq(holder.as_str()));
+                }
+                if let Some(declined) = filter.declined {
+                    query = query.filter(card_transactions::status.eq(if declined { DECLINED } else { APPROVED }));
+                }
+                if let Some((from, to)) = filter.between {
+                    query = query
+                        .filter(card_transactions::created_at.ge(from.unix()))
+                        .filter(card_transactions::created_at.le(to.unix()));
+                }
+                let rows = query
+                    .order((card_transactions::created_at.desc(), card_transactions::id.desc()))
+                    .limit(i64::from(limit))
+                    .load::<TransactionRow>(conn)
+                    .await?;
+                Ok::<_, diesel::result::Error>(Some(rows))
+            }
+            .await
+        })?;
+        rows.map(|rows| rows.into_iter().map(TransactionRow::record).collect())
+            .transpose()
     }
 
     async fn transaction(

@@ -76,6 +76,8 @@ const RULES: &[(&str, Rule)] = &[
     ("merchant", Rule::Text(200)),
     ("merchant_category_code", Rule::Digits(4)),
     ("channel", CHANNEL),
+    ("status", Rule::OneOf(&["approved", "declined"])),
+    ("starting_after", Rule::Text(100)),
     ("merchant_country", COUNTRY),
     ("allowed_categories", Rule::List(&CATEGORY, 1)),
     ("blocked_categories", Rule::List(&CATEGORY, 0)),

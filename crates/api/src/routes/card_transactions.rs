@@ -320,6 +320,92 @@ async fn transactions(
 
 #[derive(Deserialize, IntoParams)]
 #[into_params(parameter_in = Query)]
+pub struct AccountTransactionsQuery {
+    /// Only this card's.
+    card_id: Option<String>,
+    /// Only this cardholder's cards'.
+    cardholder_id: Option<String>,
+    /// `approved` or `declined`.
+    status: Option<String>,
+    /// GMT `YYYY-MM-DD HH:MM:SS`, included; with end_date.
+    start_date: Option<String>,
+    /// GMT `YYYY-MM-DD HH:MM:SS`, included; with start_date.
+    end_date: Option<String>,
+    /// Transactions a page, from 1 to 100; 20 when absent.
+    limit: Option<String>,
+    /// The `issuer_transaction_reference` of the last transaction of the
+    /// page before: the page holds those older than it.
+    starting_after: Option<String>,
+}
+
+/// A transaction of the account's list: a card's, with its status.
+#[derive(Serialize, ToSchema)]
+pub struct AccountTransactionView {
+    #[serde(flatten)]
+    transaction: TransactionView,
+    /// `approved` or `declined`.
+    status: &'static str,
+    /// Why it was declined (docs/api.md's error codes); null when approved.
+    decline_code: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct AccountTransactions {
+    transactions: Vec<AccountTransactionView>,
+    /// Whether older transactions follow: ask again with `starting_after`
+    /// the last one's `issuer_transaction_reference`.
+    has_more: bool,
+}
+
+/// Extension: the account's card transactions of the key's mode (every
+/// card's debits, approved and declined), newest first, paged by cursor:
+/// transactions that arrive between two pages never repeat or hide the
+/// older ones.
+#[utoipa::path(
+    get,
+    path = "/v1/issuing/transactions",
+    operation_id = "list_transactions",
+    tag = "cards",
+    security(("token" = [])),
+    params(AccountTransactionsQuery),
+    responses(
+        (status = 200, description = "A page of the account's transactions", body = Envelope<AccountTransactions>),
+        (status = 400, description = "A bad limit, status or time range, or a `starting_after` of no transaction of the account and mode", body = ErrorBody),
+        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+    )
+)]
+pub async fn list_transactions(
+    app: web::Data<app::App>,
+    caller: Authenticated,
+    Query(query): Query<AccountTransactionsQuery>,
+) -> Result<HttpResponse, ApiError> {
+    let query = app::cards::TransactionsQuery {
+        card_id: query.card_id,
+        cardholder_id: query.cardholder_id,
+        status: query.status,
+        start_date: query.start_date,
+        end_date: query.end_date,
+        limit: query.limit,
+        starting_after: query.starting_after,
+    };
+    let (transactions, has_more) = app.list_transactions(&caller.0, query).await?;
+    let transactions = transactions
+        .into_iter()
+        .map(|mut t| {
+            let decline_code = t.decline_code.take();
+            AccountTransactionView {
+                status: if decline_code.is_some() { "declined" } else { "approved" },
+                decline_code,
+                transaction: t.into(),
+            }
+        })
+        .collect();
+    let list = AccountTransactions { transactions, has_more };
+    Ok(success(StatusCode::OK, "Transactions were fetched successfully", list))
+}
+
+#[derive(Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct TransactionQuery {
     card_id: String,
     /// One of the two references.

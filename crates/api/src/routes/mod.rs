@@ -200,6 +200,11 @@ fn both_modes(cfg: &mut web::ServiceConfig) {
             (Method::PUT, web::put().to(spending_controls::set_account_controls)),
         ],
     ))
+    .service(endpoint(
+        "/transactions",
+        Method::GET,
+        card_transactions::list_transactions,
+    ))
     .service(endpoint("/events", Method::GET, events::list_events))
     .service(endpoint("/events/{event_id}", Method::GET, events::get_event))
     .service(endpoint(

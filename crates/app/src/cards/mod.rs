@@ -34,6 +34,7 @@ pub use processor_cards::{CardDifference, Reconciliation};
 pub use processor_reversal::{ReversalAnswer, ReversalRequest};
 pub use spending_controls::{CardControlsView, ControlsInput};
 pub use three_ds::{ChallengeAnswer, Completion};
+pub use transactions::TransactionsQuery;
 pub use transfers::TransferRequest;
 
 use crate::{App, Caller, RequestError};

@@ -1,0 +1,1 @@
+DROP INDEX card_transactions_by_account;
