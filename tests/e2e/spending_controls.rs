@@ -6,7 +6,7 @@
 
 use crate::card_transactions::{SANDBOX_PROCESSOR_SECRET, events_for, processor_sandbox};
 use crate::cards::{Sandbox, unix_now};
-use crate::harness::{ledger_check, sandbox_totals};
+use crate::harness::{bearer, client, ledger_check, sandbox_totals};
 use crate::naira_cards::digits;
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
@@ -89,6 +89,8 @@ async fn malformed_controls_are_refused_naming_the_field_and_change_nothing() {
                 json!({"per_authorization_limit": "99999999999999999999999"}),
                 "per_authorization_limit",
             ),
+            // A misspelt control would otherwise lift every other one.
+            (json!({"daily_limt": "100"}), "daily_limt"),
         ] {
             for at in [path.as_str(), "/spending_controls"] {
                 let a = s.put(at, body.clone()).await;
@@ -123,6 +125,22 @@ async fn malformed_controls_are_refused_naming_the_field_and_change_nothing() {
         assert_eq!(controls["allowed_categories"], json!(["Lodging", "5411"]));
         assert_eq!(controls["allowed_countries"], json!(["NG"]));
         assert_eq!(s.put(&path, json!({})).await.body["data"]["spending_controls"], none);
+        // A PUT takes an Idempotency-Key as every write does.
+        let keyed = async |body: Value| {
+            client()
+                .put(s.server.url(&format!("/v1/issuing/sandbox{path}")))
+                .header("token", bearer(&s.key))
+                .header("Idempotency-Key", "controls-1")
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+        };
+        let first = keyed(json!({"daily_limit": "500"})).await;
+        assert_eq!(first.status(), 200);
+        let again = keyed(json!({"daily_limit": "500"})).await;
+        assert_eq!(again.headers()["Idempotent-Replayed"], "true");
+        assert_eq!(keyed(json!({"daily_limit": "600"})).await.status(), 422);
     }
 }
 
@@ -144,8 +162,16 @@ async fn each_control_declines_with_its_code_on_the_test_clocks_windows() {
             )
             .await;
         assert_eq!(set.status, 200, "{}", set.body);
-        let uber = json!({"merchant": "UBER *TRIP HELP.UBER.COM", "merchant_country": "NG"});
+        let uber = json!({"merchant": "UBER *TRIP HELP.UBER.COM", "merchant_category_code": "4121",
+                          "merchant_country": "NG"});
         assert_eq!(s.spend(&card, 100, uber).await, declined("spending_control_category"));
+        // The network's code decides the group, never the descriptor: a
+        // taxi's code under a streaming service's name is still a taxi.
+        let disguised = json!({"merchant": "NETFLIX.COM", "merchant_category_code": "4121"});
+        assert_eq!(
+            s.spend(&card, 100, disguised).await,
+            declined("spending_control_category")
+        );
         assert_eq!(
             s.spend(&card, 100, json!({"channel": "atm"})).await,
             declined("spending_control_channel")
@@ -193,7 +219,7 @@ async fn each_control_declines_with_its_code_on_the_test_clocks_windows() {
 
         // Each decline was told, with its code; the card kept what was
         // not approved, and no decline counts towards deleting the card.
-        let mut codes: Vec<String> = events_for(&receiver, "card_debit_event.declined", &card, 8)
+        let mut codes: Vec<String> = events_for(&receiver, "card_debit_event.declined", &card, 9)
             .await
             .into_iter()
             .map(|d| d["decline_code"].as_str().unwrap().to_string())
@@ -202,6 +228,7 @@ async fn each_control_declines_with_its_code_on_the_test_clocks_windows() {
         assert_eq!(
             codes,
             [
+                "spending_control_category",
                 "spending_control_category",
                 "spending_control_channel",
                 "spending_control_country",
@@ -270,6 +297,15 @@ async fn the_processor_and_3ds_completions_are_held_to_the_controls() {
         // completion is decided under the controls then in force.
         let challenge = json!({"card_id": naira, "amount": "25000", "transaction_reference": "t1", "three_ds": true,
                                "merchant": "JUMIA ACCRA", "merchant_country": "GH"});
+        let mut at_pos = challenge.clone();
+        at_pos["channel"] = json!("pos");
+        let refused = s.patch("/naira_cards/mock_debit_naira_card", at_pos).await;
+        let message = refused.body["message"].as_str().unwrap_or_default();
+        assert!(
+            refused.status == 400 && message.starts_with("channel:"),
+            "3-D Secure is online: {}",
+            refused.body
+        );
         let opened = s.patch("/naira_cards/mock_debit_naira_card", challenge).await;
         assert_eq!(opened.status, 202, "{}", opened.body);
         let code = digits(&s.otp(&naira, "25000").await);

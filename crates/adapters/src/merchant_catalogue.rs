@@ -119,6 +119,10 @@ impl MerchantCatalogue for ShippedCatalogue {
         self.merchants.iter().any(|m| m.name == name)
     }
 
+    fn group_of(&self, code: &str) -> Option<String> {
+        self.codes.get(code).map(|(_, group)| group.clone())
+    }
+
     fn groups(&self) -> Vec<String> {
         let groups: std::collections::BTreeSet<&String> = self.codes.values().map(|(_, group)| group).collect();
         groups.into_iter().cloned().collect()

@@ -29,7 +29,8 @@ pub async fn keyed(
     next: Next<BoxBody>,
 ) -> Result<ServiceResponse<EitherBody<BoxBody>>, actix_web::Error> {
     let method = req.method();
-    let writes = matches!(*method, Method::POST | Method::PATCH | Method::DELETE) && methods.contains(method);
+    let writes =
+        matches!(*method, Method::POST | Method::PUT | Method::PATCH | Method::DELETE) && methods.contains(method);
     let mode = req.app_data::<PathMode>().map(|PathMode(mode)| *mode);
     let mut keys = req.headers().get_all(HEADER);
     // Reads, and paths of no mode, never look at the header.

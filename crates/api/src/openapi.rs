@@ -426,7 +426,7 @@ fn take_idempotency_keys(doc: &mut serde_json::Value) {
     ];
     let paths = doc["paths"].as_object_mut().expect("the document has paths");
     for (_, item) in paths.iter_mut().filter(|(path, _)| path.starts_with(PRODUCTION)) {
-        for method in ["post", "patch", "delete"] {
+        for method in ["post", "put", "patch", "delete"] {
             let Some(op) = item.get_mut(method) else { continue };
             let relay = op["tags"]
                 .as_array()

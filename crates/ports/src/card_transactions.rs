@@ -31,8 +31,9 @@ pub struct DebitAttempt {
     pub merchant_category_code: Option<String>,
     /// The enriched merchant name, to tell recurring charges by.
     pub merchant_name: String,
-    /// The catalogue's group of the merchant, for the spending controls.
-    pub merchant_group: String,
+    /// The catalogue's group of `merchant_category_code`, for the spending
+    /// controls; `None`: no code, or one the catalogue does not know.
+    pub merchant_group: Option<String>,
     /// How the card was used and where the merchant is, when the network
     /// said, for the spending controls.
     pub channel: Option<Channel>,

@@ -21,4 +21,7 @@ pub trait MerchantCatalogue: Send + Sync {
     fn knows(&self, name: &str) -> bool;
     /// The named groups merchant category codes fall in, sorted.
     fn groups(&self) -> Vec<String>;
+    /// The group of a merchant category code; `None`: a code the
+    /// catalogue does not know.
+    fn group_of(&self, code: &str) -> Option<String>;
 }

@@ -12,12 +12,14 @@ CREATE TABLE card_spending (
     week_spend BIGINT NOT NULL DEFAULT 0,
     lifetime_spend BIGINT NOT NULL DEFAULT 0
 );
--- A USD card's life so far is its approved debits; a Naira card's, whose
--- debits counted at rates not kept, starts from its month's spend.
+-- A USD card's life so far is its approved debits (its maintenance fees
+-- are not spending); a Naira card's, whose debits counted at rates not
+-- kept, starts from its month's spend. Days and weeks start empty.
 INSERT INTO card_spending (card_id, lifetime_spend)
 SELECT c.id, CASE
     WHEN c.currency = 'USD' THEN COALESCE((SELECT SUM(t.amount) FROM card_transactions t
-        WHERE t.card_id = c.id AND t.status = 'approved'), 0)
+        WHERE t.card_id = c.id AND t.status = 'approved'
+        AND t.merchant_name <> 'Monthly maintenance fee'), 0)
     ELSE c.month_spend END
 FROM cards c WHERE c.deleted_at IS NULL;
 CREATE TABLE spending_controls (

@@ -229,7 +229,7 @@ fn decide(
                 forced: a.forced,
                 merchant: Merchant {
                     category_code: a.merchant_category_code.as_deref(),
-                    group: Some(a.merchant_group.as_str()),
+                    group: a.merchant_group.as_deref(),
                     channel: a.channel,
                     country: a.merchant_country,
                 },

@@ -36,7 +36,7 @@ pub(super) fn attempt(card: &CardId, id: &str, reference: &str, cents: i64) -> D
         description: "UBER *TRIP".into(),
         merchant_category_code: None,
         merchant_name: "Uber".into(),
-        merchant_group: "Transportation".into(),
+        merchant_group: Some("Transportation".into()),
         channel: None,
         merchant_country: None,
         enriched_data: "{}".into(),

@@ -17,7 +17,10 @@ use utoipa::ToSchema;
 /// Every control is optional: one left out (or null) does not restrict.
 /// Limits are in USD cents (a Naira card's debits count at the rate in
 /// force), like the card's monthly limit.
+/// A field of no control is refused: a PUT replaces every control, so a
+/// misspelt one would lift them all.
 #[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ControlsBody {
     /// Only these merchant categories: 4-digit codes (ISO 18245) or the
     /// catalogue's groups (`Lodging`, `Transportation`, ...); 1 to 100.

@@ -64,8 +64,9 @@ impl App {
         body: MockDebit,
     ) -> Result<(CardId, String, Completion), CardError> {
         let (three_ds, forced) = (body.three_ds.unwrap_or(false), body.force.unwrap_or(false));
+        let channel = channel(body.channel.as_deref())?.unwrap_or(Channel::Online);
         if three_ds {
-            three_ds::may_challenge(currency, forced)?;
+            three_ds::may_challenge(currency, forced, Some(channel))?;
         }
         if caller.mode != Mode::Test {
             return Err(CardError::Request(RequestError::SandboxOnly));
@@ -102,7 +103,7 @@ impl App {
             amount,
             descriptor,
             mcc,
-            channel: Some(channel(body.channel.as_deref())?.unwrap_or(Channel::Online)),
+            channel: Some(channel),
             country: self::country(country)?,
             reference,
             currency: Some(currency),
@@ -315,7 +316,9 @@ impl App {
             amount: debit.amount,
             rates: self.settings.fx_rates,
             merchant_name: merchant.name.clone(),
-            merchant_group: merchant.group.clone(),
+            // The network's code decides the controls' category, never
+            // the descriptor, which the merchant writes.
+            merchant_group: debit.mcc.as_deref().and_then(|c| self.ports.merchants.group_of(c)),
             channel: debit.channel,
             merchant_country: debit.country,
             enriched_data: enriched,

@@ -123,15 +123,16 @@ impl App {
             return Ok(AuthorizationAnswer::declined(reason.code(), reason.text()));
         }
         let amount = Product::of(state.currency).parse_debit_amount("amount", &request.amount)?;
+        let channel = channel(request.channel.as_deref())?;
         if request.three_ds {
-            three_ds::may_challenge(state.currency, request.force)?;
+            three_ds::may_challenge(state.currency, request.force, channel)?;
         }
         let debit = Debit {
             card,
             amount,
             descriptor: descriptor(request.merchant)?,
             mcc: category(request.merchant_category_code)?,
-            channel: channel(request.channel.as_deref())?,
+            channel,
             country: country(request.merchant_country.as_deref())?,
             reference: network_reference(request.transaction_reference)?,
             currency: None,

@@ -477,10 +477,14 @@ mod debits {
             category: "Cable".into(),
             group: "Utilities".into(),
         });
+        m.merchants
+            .expect_group_of()
+            .returning(|code| (code == "4899").then(|| "Utilities".to_string()));
         m.card_transactions
             .expect_charged_in_each()
             .returning(|_, _, _| Ok(true));
         m.card_transactions.expect_debit().return_once(move |attempt, notices| {
+            assert_eq!(attempt.merchant_group.as_deref(), Some("Utilities"), "the code's group");
             assert!(
                 attempt.enriched_data.contains(r#""is_recurring":true"#),
                 "{}",

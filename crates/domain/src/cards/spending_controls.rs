@@ -238,8 +238,9 @@ impl SpendingControls {
 /// What the controls know of the merchant and the way the card was used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Merchant<'a> {
+    /// The network's merchant category code.
     pub category_code: Option<&'a str>,
-    /// The catalogue's group of the merchant.
+    /// The catalogue's group of that code.
     pub group: Option<&'a str>,
     pub channel: Option<Channel>,
     pub country: Option<Country>,

@@ -4,6 +4,7 @@
 //! expiry fail it.
 
 use crate::cards::authorization::DeclineReason;
+use crate::cards::spending_controls::Channel;
 use crate::{Currency, InvalidInput, Timestamp};
 
 /// How long a challenge waits for its OTP.
@@ -97,15 +98,19 @@ pub fn answer(attempt: Attempt, now: Timestamp) -> OtpAnswer {
     }
 }
 
-/// Whether a debit on a card of `currency` may wait for an OTP: Naira
-/// cards' debits may, unless forced (a forced post was authorized
-/// elsewhere already).
-pub fn may_challenge(currency: Currency, forced: bool) -> Result<(), InvalidInput> {
+/// Whether a debit on a card of `currency` made on `channel` may wait for
+/// an OTP: Naira cards' online debits may, unless forced (a forced post was
+/// authorized elsewhere already).
+pub fn may_challenge(currency: Currency, forced: bool, channel: Option<Channel>) -> Result<(), InvalidInput> {
     if currency != Currency::Ngn {
         return Err(InvalidInput::new("three_ds", "is for Naira card debits"));
     }
     if forced {
         return Err(InvalidInput::new("three_ds", "cannot be asked of a forced debit"));
+    }
+    if channel.is_some_and(|c| c != Channel::Online) {
+        let rule = "must be online (or left out) with three_ds: 3-D Secure is for paying online";
+        return Err(InvalidInput::new("channel", rule));
     }
     Ok(())
 }
@@ -166,9 +171,12 @@ mod tests {
 
     #[test]
     fn only_unforced_naira_debits_may_be_challenged() {
-        assert!(may_challenge(Currency::Ngn, false).is_ok());
-        assert_eq!(may_challenge(Currency::Usd, false).unwrap_err().field, "three_ds");
-        assert_eq!(may_challenge(Currency::Ngn, true).unwrap_err().field, "three_ds");
+        assert!(may_challenge(Currency::Ngn, false, None).is_ok());
+        assert!(may_challenge(Currency::Ngn, false, Some(Channel::Online)).is_ok());
+        assert_eq!(may_challenge(Currency::Usd, false, None).unwrap_err().field, "three_ds");
+        assert_eq!(may_challenge(Currency::Ngn, true, None).unwrap_err().field, "three_ds");
+        let at_pos = may_challenge(Currency::Ngn, false, Some(Channel::Pos));
+        assert_eq!(at_pos.unwrap_err().field, "channel");
     }
 
     proptest! {
