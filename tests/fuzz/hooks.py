@@ -39,9 +39,9 @@ DEPENDENT_FIELDS = {
     "/transactions": ("starting_after", "start_date", "end_date"),
     # Categories are allowed or blocked, not both (either path's controls).
     "/spending_controls": ("blocked_categories",),
-    # 3-D Secure is for Naira debits that are not forced.
-    "/cards/mock_debit_transaction": ("three_ds",),
-    "/naira_cards/mock_debit_naira_card": ("three_ds",),
+    # 3-D Secure is for Naira debits that are not forced, and online.
+    "/cards/mock_debit_transaction": ("three_ds", "channel"),
+    "/naira_cards/mock_debit_naira_card": ("three_ds", "channel"),
 }
 
 
