@@ -117,8 +117,9 @@ struct LockedCard {
     currency: String,
 }
 
-/// An account's controls of a mode, as the batch read them.
-type AccountControls = BTreeMap<(String, bool), SpendingControls>;
+/// The accounts' controls by mode, as the batch read them (a batch holds
+/// few accounts: looked up without making a key).
+type AccountControls = Vec<(String, bool, SpendingControls)>;
 
 /// A card the batch decides on: as it was locked, as the batch leaves it,
 /// and when its last approval and its deletion were.
@@ -234,7 +235,10 @@ fn decide(
                     country: a.merchant_country,
                 },
             };
-            let account = accounts.get(&(a.account_id.to_string(), a.mode.is_live()));
+            let account = accounts
+                .iter()
+                .find(|(id, live, _)| id == a.account_id.as_str() && *live == a.mode.is_live())
+                .map(|(_, _, controls)| controls);
             let controls: Vec<&SpendingControls> = account.into_iter().chain(run.controls.as_ref()).collect();
             let step = run.card.apply(&request, WindowKeys::of(a.now), &controls)?;
             if step.approved_seq.is_some() {
@@ -408,7 +412,7 @@ fn parsed_controls(rows: Vec<(String, bool, String)>) -> Result<AccountControls,
     rows.into_iter()
         .map(|(account, live, json)| {
             let controls = stored_controls(&json, &format!("account {account}"))?;
-            Ok(((account, live), controls))
+            Ok((account, live, controls))
         })
         .collect()
 }
