@@ -7,6 +7,7 @@ mod receiver;
 
 mod accounts_and_keys;
 mod at_rest;
+mod authorizations;
 mod browser;
 mod card_fees;
 mod card_transactions;

@@ -127,6 +127,26 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     }
 }
 
+/// A JSON body that may be left out: an empty body is `T::default()`;
+/// any other is parsed as [`Json`] parses it.
+pub struct JsonOrEmpty<T>(pub T);
+
+impl<T: DeserializeOwned + Default + 'static> FromRequest for JsonOrEmpty<T> {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let body = Body::from_request(req, payload);
+        Box::pin(async move {
+            let body = body.await?.0;
+            match body.iter().all(u8::is_ascii_whitespace) {
+                true => Ok(JsonOrEmpty(T::default())),
+                false => parse_json(&body).map(JsonOrEmpty),
+            }
+        })
+    }
+}
+
 const NUL_RULE: &str = "must not contain NUL characters";
 
 /// The path of the first string (or key) of `value` holding a NUL

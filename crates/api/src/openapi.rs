@@ -9,8 +9,8 @@ use crate::error_codes::CATALOGUE;
 use crate::{PublicUrls, routes};
 use actix_web::{HttpResponse, web};
 use domain::events::payloads::{
-    CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardMovement, CardReversal, CardTransferSettled,
-    CardholderVerification, RewardAssigned, ThreeDsOtp, WebhookTest,
+    CardAuthorization, CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardMovement, CardReversal,
+    CardTransferSettled, CardholderVerification, RewardAssigned, ThreeDsOtp, WebhookTest,
 };
 use domain::events::*;
 use utoipa::openapi::path::{HttpMethod, OperationBuilder};
@@ -97,6 +97,12 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::rewards::get_cardholder_rewards,
         routes::rewards::get_rules,
         routes::rewards::update_rules,
+        routes::authorizations::create_authorization,
+        routes::authorizations::capture,
+        routes::authorizations::reverse,
+        routes::authorizations::increment,
+        routes::authorizations::expire,
+        routes::authorizations::refund,
         routes::spending_controls::get_card_controls,
         routes::spending_controls::set_card_controls,
         routes::spending_controls::get_account_controls,
@@ -111,6 +117,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         CardTransferSettled,
         CardDebit,
         CardReversal,
+        CardAuthorization,
         ThreeDsOtp,
         CardDeleted,
         CardDeleteNotice,
@@ -235,7 +242,7 @@ fn name_the_servers(doc: &mut Document, urls: &PublicUrls) {
 
 /// Every event the service sends: its name, its payload's schema, and
 /// when it is sent.
-const WEBHOOKS: [(&str, &str, &str); 20] = [
+const WEBHOOKS: [(&str, &str, &str); 25] = [
     (
         CARDHOLDER_VERIFICATION_SUCCESSFUL,
         "CardholderVerification",
@@ -300,6 +307,36 @@ const WEBHOOKS: [(&str, &str, &str); 20] = [
         "Beyond the contract, as the original service sends it: the card processor gave back (part of) an \
          approved debit (a refund, or a reversal of what it declined or cleared for less), to the card or, \
          when the card is deleted or full, to the issuing wallet.",
+    ),
+    (
+        CARD_AUTHORIZATION_CREATED,
+        "CardAuthorization",
+        "Extension: an authorization's hold was placed (`card_transaction_type` AUTHORIZATION), or raised by an \
+         increment (INCREMENT, with the increment's own `issuer_transaction_reference`); the card's available \
+         balance dropped by `amount`.",
+    ),
+    (
+        CARD_AUTHORIZATION_CAPTURED,
+        "CardAuthorization",
+        "Extension: an authorization was captured for `amount` (its capture's `issuer_transaction_reference`, \
+         refundable); what was not captured went back (`released_amount`, `released_to`). State `closed`.",
+    ),
+    (
+        CARD_AUTHORIZATION_REVERSED,
+        "CardAuthorization",
+        "Extension: `amount` of an authorization's hold was released: in part (state still `pending`) or in \
+         full (`reversed`).",
+    ),
+    (
+        CARD_AUTHORIZATION_EXPIRED,
+        "CardAuthorization",
+        "Extension: an authorization left uncaptured past its expiry released its hold. State `expired`.",
+    ),
+    (
+        CARD_REFUND_SUCCESSFUL,
+        "CardReversal",
+        "Extension: a captured transaction (or a debit) was refunded, to the card or, when the card is deleted \
+         or full, to the issuing wallet; `card_reversal_event.successful` tells it too.",
     ),
     (
         CARD_DELETE_SUCCESSFUL,

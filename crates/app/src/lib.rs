@@ -96,6 +96,8 @@ pub struct Settings {
     pub key_cache_secs: i64,
     /// What live mode runs on (reported by `/health`).
     pub live_connectors: health::LiveConnectors,
+    /// How long an authorization's hold lasts uncaptured before it expires.
+    pub hold_secs: i64,
 }
 
 #[derive(Clone)]
@@ -215,7 +217,7 @@ impl App {
             };
             let checked = mode == Mode::Test && sent_back < CHECKED_STAMPINGS;
             let stamp = Stamp {
-                now: clock.now,
+                clock,
                 checked_ahead_secs: checked.then_some(clock.ahead_secs),
             };
             match record(stamp).await {
@@ -230,7 +232,7 @@ impl App {
 /// its batch checks it by (`None`: not checked).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Stamp {
-    pub now: Timestamp,
+    pub clock: ModeClock,
     pub checked_ahead_secs: Option<i64>,
 }
 
@@ -369,6 +371,7 @@ pub mod testing {
                     webhook_allow_private: false,
                     key_cache_secs: self.key_cache_secs,
                     live_connectors: crate::health::LiveConnectors::Simulated,
+                    hold_secs: domain::cards::hold::DEFAULT_HOLD_SECS,
                 },
             )
         }
@@ -399,6 +402,7 @@ pub mod testing {
             meta_data: None,
             created_at: domain::Timestamp::from_unix(1),
             balance: 300,
+            held: 0,
         }
     }
 

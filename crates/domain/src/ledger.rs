@@ -49,6 +49,8 @@ pub enum AccountKind {
     CardTransit,
     /// What a card spent, settled to the network.
     CardSpend,
+    /// What a card's pending authorizations hold.
+    CardHeld,
     /// Money the account holder paid in, credited to its issuing wallet by
     /// the operator (`issuing wallets credit`): negative by design, as the
     /// faucet is, since every unit credited came from it.
@@ -59,13 +61,14 @@ pub enum AccountKind {
 }
 
 impl AccountKind {
-    pub const ALL: [AccountKind; 8] = [
+    pub const ALL: [AccountKind; 9] = [
         AccountKind::IssuingWallet,
         AccountKind::Faucet,
         AccountKind::FeeIncome,
         AccountKind::Card,
         AccountKind::CardTransit,
         AccountKind::CardSpend,
+        AccountKind::CardHeld,
         AccountKind::Deposits,
         AccountKind::Losses,
     ];
@@ -79,6 +82,7 @@ impl AccountKind {
             AccountKind::Card => "card",
             AccountKind::CardTransit => "card_transit",
             AccountKind::CardSpend => "card_spend",
+            AccountKind::CardHeld => "card_held",
             AccountKind::Deposits => "deposits",
             AccountKind::Losses => "losses",
         }
@@ -97,7 +101,7 @@ impl AccountKind {
         match self {
             AccountKind::IssuingWallet => 0..=Amount::MAX.minor(),
             AccountKind::Faucet => -max..=0,
-            AccountKind::FeeIncome | AccountKind::CardSpend => 0..=Amount::MAX.minor(),
+            AccountKind::FeeIncome | AccountKind::CardSpend | AccountKind::CardHeld => 0..=Amount::MAX.minor(),
             AccountKind::Card => -max_debit..=max_balance,
             AccountKind::CardTransit => 0..=max_balance + max_debit,
             AccountKind::Deposits | AccountKind::Losses => LIFETIME_FLOOR..=0,
@@ -244,6 +248,9 @@ pub enum Breach {
         posted: i64,
         recorded: i64,
     },
+    /// A card's held account differs from what its pending
+    /// authorizations hold.
+    HeldMismatch { card_id: String, held: i64, pending: i64 },
     /// A job that moves money (a settlement, a fee) gave up after its last
     /// attempt: money waits in transit, or a fee is uncharged, until an
     /// operator retries it (`issuing jobs retry`).
@@ -324,6 +331,11 @@ impl fmt::Display for Breach {
                 f,
                 "entry {entry_id} takes from deposits account {ledger_account} with no operator credit \
                  recording it: every deposit credit has its record"
+            ),
+            Breach::HeldMismatch { card_id, held, pending } => write!(
+                f,
+                "card {card_id} holds {held} for authorizations but its pending authorizations hold {pending}: \
+                 held money is what pending authorizations hold"
             ),
             Breach::SpendMismatch {
                 card_id,

@@ -2,6 +2,7 @@ use crate::StoreError;
 use crate::events::NewEvent;
 use crate::jobs::NewJob;
 use domain::cards::authorization::Decision;
+use domain::cards::hold::{HoldMovement, HoldRefusal, HoldStep, TransactionKind, TransactionStatus};
 use domain::cards::reversal::{CreditTo, ReversalKind};
 use domain::cards::spending_controls::{Channel, Country};
 use domain::cards::three_ds::ChallengeState;
@@ -45,6 +46,12 @@ pub struct DebitAttempt {
     /// `client_reference` was taken already (by the 3-D Secure challenge
     /// this debit completes): the debit does not take it again.
     pub reference_held: bool,
+    /// A debit, an authorization (a hold), or an increment of the pending
+    /// authorization `authorization_id` on the same card.
+    pub kind: TransactionKind,
+    pub authorization_id: Option<String>,
+    /// An authorization's expiry, stored with its approval.
+    pub expiry: Option<NewJob>,
     pub now: Timestamp,
     /// How far ahead of the real one the sandbox clock that stamped `now`
     /// ran, for the store to check: if the account's clock has been
@@ -76,6 +83,9 @@ pub enum DebitError {
     CardNotFound,
     #[error("transaction_reference: this reference was already used")]
     ReferenceUsed,
+    /// An increment of an authorization that is not (or no longer) pending.
+    #[error("authorization_id: no pending authorization with this id")]
+    NoPendingAuthorization,
     /// The sandbox clock was advanced after the debit was stamped: stamp
     /// it again and retry.
     #[error("the sandbox clock was advanced while this debit was recorded; retry it")]
@@ -84,10 +94,14 @@ pub enum DebitError {
     Store(#[from] StoreError),
 }
 
-/// An approved card transaction (declines are recorded, never listed).
+/// A card transaction: a debit, a hold, or a capture, approved or not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CardTransaction {
     pub id: String,
+    pub kind: TransactionKind,
+    pub status: TransactionStatus,
+    /// An increment's or a capture's authorization.
+    pub authorization_id: Option<String>,
     pub account_id: AccountId,
     pub mode: Mode,
     pub card_id: CardId,
@@ -109,8 +123,8 @@ pub struct CardTransaction {
 pub struct TransactionFilter {
     pub card: Option<CardId>,
     pub cardholder: Option<CardholderId>,
-    /// Approved (false) or declined (true) only.
-    pub declined: Option<bool>,
+    pub status: Option<TransactionStatus>,
+    pub kind: Option<TransactionKind>,
     /// Made within these times, both included.
     pub between: Option<(Timestamp, Timestamp)>,
 }
@@ -165,6 +179,10 @@ pub trait CardTransactionStore: Send + Sync {
         limit: u32,
     ) -> Result<Option<Vec<CardTransaction>>, StoreError>;
 
+    /// The account's transaction of `mode` with this issuer reference,
+    /// of any kind and status.
+    async fn find(&self, account: &AccountId, mode: Mode, id: &str) -> Result<Option<CardTransaction>, StoreError>;
+
     async fn transaction(
         &self,
         account: &AccountId,
@@ -181,6 +199,13 @@ pub trait CardTransactionStore: Send + Sync {
     /// card's spend account, the record and the notices are stored, in
     /// one transaction.
     async fn reverse(&self, reversal: NewReversal, notices: ReversalNotices) -> Result<ReversalOutcome, StoreError>;
+
+    /// Takes one step of the card's pending authorization, once: under
+    /// the card's lock, [`domain::cards::hold::settle`] decides what moves
+    /// (held → spend, card → spend, held → card or issuing wallet); the
+    /// capture's record, the authorization's new state and the notices are
+    /// stored in the same transaction.
+    async fn settle_hold(&self, request: HoldRequest, notices: HoldNotices) -> Result<HoldOutcome, StoreError>;
 
     /// Whether anything of the debit `transaction` (its issuer reference)
     /// was given back.
@@ -280,6 +305,47 @@ pub enum ReversalOutcome {
 /// Makes the events a credited reversal is reported by; called inside
 /// its transaction.
 pub type ReversalNotices = Box<dyn Fn(&Reversed) -> Vec<(NewEvent, NewJob)> + Send + Sync>;
+
+/// A step of an account's authorization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HoldRequest {
+    pub account_id: AccountId,
+    pub mode: Mode,
+    /// The authorization's issuer reference.
+    pub authorization_id: String,
+    pub step: HoldStep,
+    /// The issuer reference a capture is recorded under.
+    pub capture_id: String,
+    /// The record id (`crv_...`) and the network's reference of a
+    /// reversal: applied once by the reference.
+    pub reversal: (String, String),
+    pub now: Timestamp,
+}
+
+/// A step taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HoldSettled {
+    /// The authorization, in its state after the step.
+    pub authorization: CardTransaction,
+    pub movement: HoldMovement,
+    /// What stays held.
+    pub held: Amount,
+    /// A capture's record.
+    pub capture: Option<CardTransaction>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HoldOutcome {
+    Settled(Box<HoldSettled>),
+    Refused(HoldRefusal),
+    /// No authorization of the account and mode has this id.
+    NoSuchAuthorization,
+    /// The reversal's reference was applied already: nothing moved.
+    AlreadyApplied,
+}
+
+/// Makes the events a step is reported by; called inside its transaction.
+pub type HoldNotices = Box<dyn Fn(&HoldSettled) -> Vec<(NewEvent, NewJob)> + Send + Sync>;
 
 /// A Naira card debit waiting for its 3-D Secure OTP.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -41,6 +41,8 @@ pub struct CardRecord {
     pub created_at: Timestamp,
     /// The card's ledger balance in minor units (read, never written, here).
     pub balance: i64,
+    /// What its pending authorizations hold (its held ledger account).
+    pub held: i64,
 }
 
 /// Where a new card's first money comes from.

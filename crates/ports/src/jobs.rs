@@ -31,6 +31,9 @@ pub enum JobKind {
     /// card's own (active, frozen, or terminated once deleted); subject:
     /// the card id.
     SyncProcessorCard,
+    /// Release an authorization's hold left uncaptured; subject: its
+    /// issuer reference.
+    ExpireAuthorization,
 }
 
 /// The runners a job waits for. Money, checks and rules never queue
@@ -71,6 +74,7 @@ impl JobKind {
             JobKind::RewardRules => "reward_rules",
             JobKind::DeleteCardholderCards => "delete_cardholder_cards",
             JobKind::SyncProcessorCard => "sync_processor_card",
+            JobKind::ExpireAuthorization => "expire_authorization",
         }
     }
 
@@ -78,9 +82,10 @@ impl JobKind {
     pub fn retry_schedule(self) -> RetrySchedule {
         match self {
             JobKind::DeliverWebhook => RetrySchedule::WEBHOOKS,
-            JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee | JobKind::DeleteCardholderCards => {
-                RetrySchedule::MONEY
-            }
+            JobKind::SettleCardTransfer
+            | JobKind::CardMaintenanceFee
+            | JobKind::DeleteCardholderCards
+            | JobKind::ExpireAuthorization => RetrySchedule::MONEY,
             JobKind::VerifyCardholder
             | JobKind::CardInactivity
             | JobKind::ExpireChallenge
@@ -90,16 +95,19 @@ impl JobKind {
     }
 
     /// Whether a parked job of this kind leaves money where it should not
-    /// stay (in transit, a fee uncharged, or on a deleted cardholder's
-    /// card): `issuing ledger check` reports it.
+    /// stay (in transit, a fee uncharged, on a deleted cardholder's card,
+    /// or held past its expiry): `issuing ledger check` reports it.
     pub fn moves_money(self) -> bool {
         matches!(
             self,
-            JobKind::SettleCardTransfer | JobKind::CardMaintenanceFee | JobKind::DeleteCardholderCards
+            JobKind::SettleCardTransfer
+                | JobKind::CardMaintenanceFee
+                | JobKind::DeleteCardholderCards
+                | JobKind::ExpireAuthorization
         )
     }
 
-    pub const ALL: [JobKind; 9] = [
+    pub const ALL: [JobKind; 10] = [
         JobKind::DeliverWebhook,
         JobKind::VerifyCardholder,
         JobKind::SettleCardTransfer,
@@ -109,6 +117,7 @@ impl JobKind {
         JobKind::RewardRules,
         JobKind::DeleteCardholderCards,
         JobKind::SyncProcessorCard,
+        JobKind::ExpireAuthorization,
     ];
 
     pub fn parse(value: &str) -> Option<Self> {

@@ -363,6 +363,13 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(i64).range(0..=300))]
     pub key_cache_secs: i64,
 
+    /// How many seconds an authorization's hold lasts uncaptured before it
+    /// expires and goes back to the card, 60 to 2678400 (31 days) on the
+    /// mode's clock; 604800 (7 days) by default.
+    #[arg(long, env = "ISSUING_AUTHORIZATION_HOLD_SECS", default_value_t = domain::cards::hold::DEFAULT_HOLD_SECS,
+          value_parser = clap::value_parser!(i64).range(60..=2_678_400))]
+    pub authorization_hold_secs: i64,
+
     /// The public URL of the deal claim page; it is served on the API
     /// listener at this URL's path (default `/web/rewards`).
     #[arg(long, env = "ISSUING_REWARDS_WEB_URL", value_parser = parse_page_url)]

@@ -127,6 +127,7 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
             webhook_allow_private: worker.webhook_allow_private,
             key_cache_secs: serve.key_cache_secs,
             live_connectors: connectors::live_connectors(serve),
+            hold_secs: serve.authorization_hold_secs,
         },
     ))
 }

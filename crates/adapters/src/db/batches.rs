@@ -303,12 +303,12 @@ pub(super) use release_references;
 
 /// Runs `statement` unless it has no rows to write (a future of
 /// diesel-async sends nothing until it is polled).
-pub(super) async fn unless_empty(
+pub(super) async fn unless_empty<T: Default>(
     empty: bool,
-    statement: impl Future<Output = QueryResult<usize>>,
-) -> QueryResult<usize> {
+    statement: impl Future<Output = QueryResult<T>>,
+) -> QueryResult<T> {
     match empty {
-        true => Ok(0),
+        true => Ok(T::default()),
         false => statement.await,
     }
 }

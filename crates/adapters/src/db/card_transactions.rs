@@ -9,6 +9,7 @@ use super::schema::{card_transactions, cards, jobs, three_ds_challenges, transac
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::cards::hold::{TransactionKind, TransactionStatus};
 use domain::cards::spending_controls::Country;
 use domain::cards::three_ds::ChallengeState;
 use domain::ids::{AccountId, CardId, CardholderId};
@@ -16,16 +17,15 @@ use domain::paging::Page;
 use domain::{Amount, Currency, Mode, Timestamp};
 use ports::StoreError;
 use ports::card_transactions::{
-    CardTransaction, CardTransactionStore, Challenge, DebitAttempt, DebitError, DebitOutcome, NewReversal, Notices,
-    Reference, ReversalNotices, ReversalOutcome, TransactionFilter,
+    CardTransaction, CardTransactionStore, Challenge, DebitAttempt, DebitError, DebitOutcome, HoldNotices, HoldOutcome,
+    HoldRequest, NewReversal, Notices, Reference, ReversalNotices, ReversalOutcome, TransactionFilter,
 };
 use ports::events::NewEvent;
 use ports::jobs::NewJob;
 
 pub(super) const APPROVED: &str = "approved";
-pub(super) const DECLINED: &str = "declined";
 
-#[derive(Insertable, Queryable, Selectable)]
+#[derive(Clone, Insertable, Queryable, Selectable)]
 #[diesel(table_name = card_transactions)]
 pub(super) struct TransactionRow {
     pub(super) id: String,
@@ -44,14 +44,19 @@ pub(super) struct TransactionRow {
     pub(super) merchant_name: String,
     pub(super) created_at: i64,
     /// The card's count of approved transactions with this one; none for
-    /// a decline.
+    /// a decline or a hold.
     pub(super) approved_seq: Option<i64>,
+    pub(super) kind: String,
+    pub(super) authorization_id: Option<String>,
 }
 
 impl TransactionRow {
     pub(super) fn record(self) -> Result<CardTransaction, StoreError> {
         let corrupt = |what: &str| StoreError::new(format!("card transaction {} has an unreadable {what}", self.id));
         Ok(CardTransaction {
+            kind: TransactionKind::parse(&self.kind).ok_or_else(|| corrupt("kind"))?,
+            status: TransactionStatus::parse(&self.status).ok_or_else(|| corrupt("status"))?,
+            authorization_id: self.authorization_id,
             amount: Amount::from_minor(self.amount).ok_or_else(|| corrupt("amount"))?,
             currency: Currency::parse("currency", &self.currency).map_err(|_| corrupt("currency"))?,
             id: self.id,
@@ -192,8 +197,11 @@ impl CardTransactionStore for Db {
                 if let Some(holder) = &filter.cardholder {
                     query = query.filter(card_transactions::cardholder_id.eq(holder.as_str()));
                 }
-                if let Some(declined) = filter.declined {
-                    query = query.filter(card_transactions::status.eq(if declined { DECLINED } else { APPROVED }));
+                if let Some(status) = filter.status {
+                    query = query.filter(card_transactions::status.eq(status.as_str()));
+                }
+                if let Some(kind) = filter.kind {
+                    query = query.filter(card_transactions::kind.eq(kind.as_str()));
                 }
                 if let Some((from, to)) = filter.between {
                     query = query
@@ -211,6 +219,20 @@ impl CardTransactionStore for Db {
         })?;
         rows.map(|rows| rows.into_iter().map(TransactionRow::record).collect())
             .transpose()
+    }
+
+    async fn find(&self, account: &AccountId, mode: Mode, id: &str) -> Result<Option<CardTransaction>, StoreError> {
+        let row = with_conn!(self.pool(), |conn| {
+            card_transactions::table
+                .filter(card_transactions::id.eq(id))
+                .filter(card_transactions::account_id.eq(account.as_str()))
+                .filter(card_transactions::livemode.eq(mode.is_live()))
+                .select(TransactionRow::as_select())
+                .first::<TransactionRow>(conn)
+                .await
+                .optional()
+        })?;
+        row.map(TransactionRow::record).transpose()
     }
 
     async fn transaction(
@@ -247,6 +269,10 @@ impl CardTransactionStore for Db {
 
     async fn reverse(&self, reversal: NewReversal, notices: ReversalNotices) -> Result<ReversalOutcome, StoreError> {
         super::reversals::reverse(self.pool(), &reversal, &notices).await
+    }
+
+    async fn settle_hold(&self, request: HoldRequest, notices: HoldNotices) -> Result<HoldOutcome, StoreError> {
+        super::holds::settle(self.pool(), &request, &notices).await
     }
 
     async fn given_back(&self, transaction: &str) -> Result<bool, StoreError> {

@@ -92,7 +92,7 @@ impl CardRow {
         }
     }
 
-    fn record(self, balance: i64) -> Result<CardRecord, StoreError> {
+    fn record(self, balance: i64, held: i64) -> Result<CardRecord, StoreError> {
         let corrupt = |what: &str| StoreError::new(format!("card {} has an unreadable {what}", self.id));
         let card_type = CardType::parse("card_type", &self.card_type).map_err(|_| corrupt("card_type"))?;
         let limit = CardLimit::from_minor(self.card_limit).ok_or_else(|| corrupt("card_limit"))?;
@@ -125,6 +125,7 @@ impl CardRow {
             meta_data: self.meta_data,
             created_at: Timestamp::from_unix(self.created_at),
             balance,
+            held,
         })
     }
 }
@@ -174,7 +175,7 @@ pub(super) const MAINTENANCE_FEE_ENRICHMENT: &str = r#"{"is_recurring":true,"mer
 macro_rules! balances_of {
     ($conn:expr, $ids:expr) => {{
         let ids: Vec<String> = $ids
-            .map(|id: &str| card_ledger_account_id(id, CardLedger::Balance))
+            .flat_map(|id: &str| [CardLedger::Balance, CardLedger::Held].map(|which| card_ledger_account_id(id, which)))
             .collect();
         ledger_accounts::table
             .filter(ledger_accounts::id.eq_any(ids))
@@ -187,9 +188,12 @@ macro_rules! balances_of {
 fn with_balances(rows: Vec<CardRow>, balances: &[(String, i64)]) -> Result<Vec<CardRecord>, StoreError> {
     rows.into_iter()
         .map(|row| {
-            let id = card_ledger_account_id(&row.id, CardLedger::Balance);
-            let balance = balances.iter().find(|(a, _)| *a == id).map_or(0, |(_, b)| *b);
-            row.record(balance)
+            let of = |which| {
+                let id = card_ledger_account_id(&row.id, which);
+                balances.iter().find(|(a, _)| *a == id).map_or(0, |(_, b)| *b)
+            };
+            let (balance, held) = (of(CardLedger::Balance), of(CardLedger::Held));
+            row.record(balance, held)
         })
         .collect()
 }
@@ -208,8 +212,13 @@ impl CardStore for Db {
         let product = Product::of(card.card.currency);
         let id = card.card.id.to_string();
         let balance = &card_ledger_account_id(&id, CardLedger::Balance);
-        let opening = [CardLedger::Balance, CardLedger::Transit, CardLedger::Spend]
-            .map(|which| LedgerAccountRow::card(&account, mode, &id, which, product.currency, now));
+        let opening = [
+            CardLedger::Balance,
+            CardLedger::Transit,
+            CardLedger::Spend,
+            CardLedger::Held,
+        ]
+        .map(|which| LedgerAccountRow::card(&account, mode, &id, which, product.currency, now));
         let funding = card.funding.clone();
         let reference = card.reference.clone();
         let processor_card = card.processor_card.clone();

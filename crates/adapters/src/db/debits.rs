@@ -21,16 +21,16 @@ use super::batches::{
     release_references, stamps, take_references_pg, take_references_sqlite, to_exactly, unless_empty,
     write_entries_sqlite,
 };
-use super::card_transactions::{APPROVED, DECLINED, TransactionRow};
+use super::card_transactions::TransactionRow;
 use super::committer::Committer;
 use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, clear_deleted_balance, wallet};
-use super::schema::{card_spending, card_transactions, cards, ledger_accounts, spending_controls};
+use super::schema::{card_spending, card_transactions, cards, jobs, ledger_accounts, spending_controls};
 use super::spending_controls::{SpendingRow, stored_controls};
 use super::unnest::{
-    InsertDeliveries, InsertEntries, InsertEvents, InsertPostings, MoveBalances, column, unnest_statement,
+    InsertDeliveries, InsertEntries, InsertEvents, InsertJobs, InsertPostings, MoveBalances, column, unnest_statement,
 };
 use super::{DbError, DbPool, SqliteAsync};
 use diesel::prelude::*;
@@ -38,6 +38,7 @@ use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::cards::authorization::{DebitRequest, Decision};
 use domain::cards::debit_run::DebitCard;
+use domain::cards::hold::{HoldState, TransactionKind, TransactionStatus};
 use domain::cards::product::Product;
 use domain::cards::spending_controls::{Merchant, SpendingControls, WindowKeys, Windows};
 use domain::cards::state::DeletionReason;
@@ -131,6 +132,9 @@ struct Run {
     card: DebitCard,
     approved_at: Option<i64>,
     deleted_at: Option<i64>,
+    /// What the batch's approved holds took from the card (the rest of
+    /// what left it, the card's spend received).
+    held: i64,
 }
 
 /// The changes of a batch, one list per table.
@@ -140,6 +144,8 @@ struct Writes {
     entries: Vec<EntryRow>,
     postings: Vec<PostingRow>,
     events: Vec<(EventRow, JobRow)>,
+    /// Approved authorizations' expiries.
+    jobs: Vec<JobRow>,
     /// References taken for debits then refused (no card): given back.
     released: Vec<(String, bool, String)>,
     balances: Vec<Move>,
@@ -171,6 +177,7 @@ fn decide(
     locked: Vec<LockedCard>,
     balances: &BTreeMap<String, i64>,
     (spending, accounts): (Vec<SpendingRow>, &AccountControls),
+    mut pending: BTreeMap<String, (String, i64)>,
 ) -> Result<(Vec<Answer>, Writes), StoreError> {
     let spending: BTreeMap<String, SpendingRow> = spending.into_iter().map(|r| (r.card_id.clone(), r)).collect();
     let mut runs: BTreeMap<String, Run> = BTreeMap::new();
@@ -202,6 +209,7 @@ fn decide(
             card,
             approved_at: None,
             deleted_at: None,
+            held: 0,
         };
         runs.insert(run.locked.id.clone(), run);
     }
@@ -221,13 +229,30 @@ fn decide(
         });
         // A debit stamped with a clock advanced since is sent back.
         let run = run.filter(|_| !moved);
+        // An increment raises a pending authorization of its card only.
+        let raised = match a.kind {
+            TransactionKind::Increment => a
+                .authorization_id
+                .as_ref()
+                .and_then(|id| pending.get_mut(id))
+                .filter(|(card, _)| card == a.card_id.as_str()),
+            _ => None,
+        };
+        let orphan = run.is_some() && a.kind == TransactionKind::Increment && raised.is_none();
+        let run = run.filter(|_| !orphan);
         let product = run.as_ref().map(|r| Product::of(r.currency));
         let step = run.zip(product).and_then(|(run, product)| {
             let counts = product.counts_against_limit(a.amount, a.rates);
+            let so_far = raised.as_ref().map(|(_, sum)| {
+                let sum = Amount::from_minor(*sum).unwrap_or(Amount::MAX);
+                product.counts_against_limit(sum, a.rates)
+            });
             let request = DebitRequest {
                 amount: a.amount,
                 counts,
                 forced: a.forced,
+                holds: a.kind.holds(),
+                raises: so_far,
                 merchant: Merchant {
                     category_code: a.merchant_category_code.as_deref(),
                     group: a.merchant_group.as_deref(),
@@ -241,8 +266,14 @@ fn decide(
                 .map(|(_, _, controls)| controls);
             let controls: Vec<&SpendingControls> = account.into_iter().chain(run.controls.as_ref()).collect();
             let step = run.card.apply(&request, WindowKeys::of(a.now), &controls)?;
-            if step.approved_seq.is_some() {
+            if step.decision == Decision::Approve {
                 run.approved_at = Some(a.now.unix());
+                if request.holds {
+                    run.held = run.held.saturating_add(a.amount.minor());
+                }
+                if let Some((_, sum)) = raised {
+                    *sum = sum.saturating_add(a.amount.minor());
+                }
             }
             if step.deletion.is_some() {
                 run.deleted_at = Some(a.now.unix());
@@ -255,9 +286,10 @@ fn decide(
                     .released
                     .push((a.account_id.to_string(), a.mode.is_live(), a.client_reference.clone()));
             }
-            answers.push(Err(match moved {
-                true => DebitError::ClockMoved,
-                false => DebitError::CardNotFound,
+            answers.push(Err(match (moved, orphan) {
+                (true, _) => DebitError::ClockMoved,
+                (false, true) => DebitError::NoPendingAuthorization,
+                (false, false) => DebitError::CardNotFound,
             }));
             continue;
         };
@@ -266,6 +298,11 @@ fn decide(
             Decision::Approve => None,
             Decision::Decline(reason) => Some(reason),
         };
+        let status = match (declined, a.kind.holds()) {
+            (Some(_), _) => TransactionStatus::Declined,
+            (None, true) => TransactionStatus::Hold(HoldState::Pending),
+            (None, false) => TransactionStatus::Approved,
+        };
         writes.transactions.push(TransactionRow {
             id: a.id.clone(),
             account_id: a.account_id.to_string(),
@@ -273,7 +310,7 @@ fn decide(
             card_id: card.to_string(),
             cardholder_id: cardholder.clone(),
             client_reference: a.client_reference.clone(),
-            status: if declined.is_some() { DECLINED } else { APPROVED }.to_string(),
+            status: status.as_str().to_string(),
             decline_reason: declined.map(|r| r.code().to_string()),
             amount: a.amount.minor(),
             currency: currency.code().to_string(),
@@ -283,15 +320,24 @@ fn decide(
             merchant_name: a.merchant_name.clone(),
             created_at: a.now.unix(),
             approved_seq: step.approved_seq,
+            kind: a.kind.as_str().to_string(),
+            authorization_id: a.authorization_id.clone(),
         });
-        if step.approved_seq.is_some() {
+        if declined.is_none() {
+            let (kind, to) = match a.kind.holds() {
+                true => ("card_hold", CardLedger::Held),
+                false => ("card_debit", CardLedger::Spend),
+            };
+            if let Some(expiry) = &a.expiry {
+                writes.jobs.push(JobRow::new(expiry.clone(), &a.account_id, a.mode));
+            }
             let (entry, postings) = transfer_rows(
                 &a.account_id,
                 a.mode,
-                "card_debit",
+                kind,
                 (
                     &card_ledger_account_id(card, CardLedger::Balance),
-                    &card_ledger_account_id(card, CardLedger::Spend),
+                    &card_ledger_account_id(card, to),
                 ),
                 currency,
                 a.amount,
@@ -330,14 +376,16 @@ fn decide(
         if let Some(moved) = to_exactly(id_of(CardLedger::Balance), before.balance, now.balance)? {
             let spent = (moved.1)
                 .checked_neg()
+                .and_then(|out| out.checked_sub(run.held))
                 .ok_or_else(|| StoreError::new(format!("card {id}: the batch's spend overflows")))?;
             writes.balances.push(moved);
-            writes.balances.push((
-                id_of(CardLedger::Spend),
-                spent,
-                -Amount::MAX.minor(),
-                Amount::MAX.minor(),
-            ));
+            for (which, change) in [(CardLedger::Spend, spent), (CardLedger::Held, run.held)] {
+                if change != 0 {
+                    writes
+                        .balances
+                        .push((id_of(which), change, -Amount::MAX.minor(), Amount::MAX.minor()));
+                }
+            }
         }
         if now.spend != before.spend {
             writes.spending.push((id.clone(), now.spend));
@@ -399,6 +447,58 @@ macro_rules! account_controls {
     };
 }
 
+/// The pending authorizations the batch's increments raise, with their
+/// cards, as the batch's locks left them.
+macro_rules! pending_of {
+    ($conn:expr, $ids:expr) => {
+        card_transactions::table
+            .filter(
+                (card_transactions::id.eq_any($ids))
+                    .and(card_transactions::kind.eq(TransactionKind::Authorization.as_str()))
+                    .or(card_transactions::authorization_id
+                        .eq_any($ids)
+                        .and(card_transactions::kind.eq(TransactionKind::Increment.as_str()))),
+            )
+            .filter(card_transactions::status.eq(HoldState::Pending.as_str()))
+            .select(PendingHold::as_select())
+            .load::<PendingHold>($conn)
+    };
+}
+
+/// A pending hold an increment of the batch raises.
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = card_transactions)]
+struct PendingHold {
+    id: String,
+    card_id: String,
+    authorization_id: Option<String>,
+    amount: i64,
+}
+
+/// The pending authorizations of `rows` by id: their card, and what they
+/// and their increments took.
+fn authorizations(rows: Vec<PendingHold>) -> BTreeMap<String, (String, i64)> {
+    let mut held: BTreeMap<String, (String, i64)> = BTreeMap::new();
+    let (roots, raises): (Vec<_>, Vec<_>) = rows.into_iter().partition(|r| r.authorization_id.is_none());
+    for r in roots {
+        held.insert(r.id, (r.card_id, r.amount));
+    }
+    for r in raises {
+        if let Some((_, sum)) = r.authorization_id.and_then(|id| held.get_mut(&id)) {
+            *sum = sum.saturating_add(r.amount);
+        }
+    }
+    held
+}
+
+/// The authorizations the batch's increments raise.
+fn raised<'a>(batch: &[&'a Waiting]) -> Vec<&'a str> {
+    batch
+        .iter()
+        .filter_map(|w| w.attempt.authorization_id.as_deref())
+        .collect()
+}
+
 /// The batch's accounts, once each.
 fn account_ids<'a>(batch: &[&'a Waiting]) -> Vec<&'a str> {
     let mut ids: Vec<&str> = batch.iter().map(|w| w.attempt.account_id.as_str()).collect();
@@ -447,7 +547,7 @@ unnest_statement!(
     InsertTransactions,
     "INSERT INTO card_transactions (id, account_id, livemode, card_id, cardholder_id, client_reference, status, \
      decline_reason, amount, currency, description, merchant_category_code, enriched_data, merchant_name, \
-     created_at, approved_seq) SELECT * FROM",
+     created_at, approved_seq, kind, authorization_id) SELECT * FROM",
     [
         id: &'a str => Text as "text",
         account_id: &'a str => Text as "text",
@@ -465,6 +565,8 @@ unnest_statement!(
         merchant_name: &'a str => Text as "text",
         created_at: i64 => BigInt as "bigint",
         approved_seq: Option<i64> => Nullable<BigInt> as "bigint",
+        kind: &'a str => Text as "text",
+        authorization_id: Option<&'a str> => Nullable<Text> as "text",
     ],
     ""
 );
@@ -523,12 +625,21 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     let spending = spending_of!(&mut &*c, &ids);
     let accounts = account_ids(batch);
     let controls = account_controls!(&mut &*c, &accounts);
-    let (taken, locked, balances, offsets, spending, controls) =
-        tokio::try_join!(take, lock, read, clocks, spending, controls)?;
+    let raised = raised(batch);
+    let pending = unless_empty(raised.is_empty(), pending_of!(&mut &*c, &raised));
+    let (taken, locked, balances, offsets, spending, controls, pending) =
+        tokio::try_join!(take, lock, read, clocks, spending, controls, pending)?;
     let moved = clocks_moved(&stamps, &offsets);
     let balances = balances.into_iter().collect();
     let controls = parsed_controls(controls)?;
-    let (answers, w) = decide(batch, (&taken, &moved), locked, &balances, (spending, &controls))?;
+    let (answers, w) = decide(
+        batch,
+        (&taken, &moved),
+        locked,
+        &balances,
+        (spending, &controls),
+        authorizations(pending),
+    )?;
 
     let release = async { release_references!(&mut &*c, &w.released) };
     let t = &w.transactions;
@@ -549,6 +660,8 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
         merchant_name: column(t, |r| r.merchant_name.as_str()),
         created_at: column(t, |r| r.created_at),
         approved_seq: column(t, |r| r.approved_seq),
+        kind: column(t, |r| r.kind.as_str()),
+        authorization_id: column(t, |r| r.authorization_id.as_deref()),
         _rows: PhantomData,
     };
     let transactions = unless_empty(t.is_empty(), transactions.execute(&mut &*c));
@@ -588,7 +701,8 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
         deliveries.is_empty(),
         InsertDeliveries::of(&deliveries).execute(&mut &*c),
     );
-    let (_, _, _, _, moved, updated, _, _, _) = tokio::try_join!(
+    let expiries = unless_empty(w.jobs.is_empty(), InsertJobs::of(&w.jobs).execute(&mut &*c));
+    let (_, _, _, _, moved, updated, _, _, _, _) = tokio::try_join!(
         release,
         transactions,
         entries,
@@ -597,7 +711,8 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
         cards,
         spending,
         events,
-        deliveries
+        deliveries,
+        expiries
     )?;
     // Each balance landed where the decisions put it, and each card
     // changed: or the batch fails.
@@ -621,12 +736,20 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     let offsets = clock_offsets!(conn, &stamps).await?;
     let spending = spending_of!(conn, &ids).await?;
     let controls = parsed_controls(account_controls!(conn, account_ids(batch)).await?)?;
+    let raised = raised(batch);
+    // Not even made when there are none: a SQLite statement made and
+    // dropped unrun blocks its thread.
+    let pending = match raised.is_empty() {
+        true => Vec::new(),
+        false => pending_of!(conn, &raised).await?,
+    };
     let (answers, w) = decide(
         batch,
         (&taken, &clocks_moved(&stamps, &offsets)),
         locked,
         &balances,
         (spending, &controls),
+        authorizations(pending),
     )?;
     release_references!(conn, &w.released)?;
     for row in &w.transactions {
@@ -670,6 +793,9 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     deletions!(conn, &w);
     for (event, job) in &w.events {
         store_event!(conn, event, [job]);
+    }
+    for job in &w.jobs {
+        diesel::insert_into(jobs::table).values(job).execute(conn).await?;
     }
     Ok(answers)
 }

@@ -55,6 +55,8 @@ pub enum CardLedger {
     Transit,
     /// What the card spent, settled to the network.
     Spend,
+    /// What the card's pending authorizations hold.
+    Held,
 }
 
 impl CardLedger {
@@ -63,6 +65,7 @@ impl CardLedger {
             CardLedger::Balance => AccountKind::Card,
             CardLedger::Transit => AccountKind::CardTransit,
             CardLedger::Spend => AccountKind::CardSpend,
+            CardLedger::Held => AccountKind::CardHeld,
         }
         .as_str()
     }
@@ -74,6 +77,7 @@ pub fn card_ledger_account_id(card: &str, which: CardLedger) -> String {
         CardLedger::Balance => format!("la_{card}"),
         CardLedger::Transit => format!("la_{card}_transit"),
         CardLedger::Spend => format!("la_{card}_spend"),
+        CardLedger::Held => format!("la_{card}_held"),
     }
 }
 
@@ -103,7 +107,8 @@ impl LedgerAccountRow {
     }
 
     /// One of a card's accounts, in USD; its code is `card:<card id>`,
-    /// `card_transit:<card id>` or `card_spend:<card id>`.
+    /// `card_transit:<card id>`, `card_spend:<card id>` or
+    /// `card_held:<card id>`.
     pub fn card(account: &AccountId, mode: Mode, card: &str, which: CardLedger, currency: Currency, now: i64) -> Self {
         Self {
             id: card_ledger_account_id(card, which),
@@ -317,6 +322,16 @@ const UNRECORDED_DEPOSITS: &str = "SELECT p.entry_id, p.ledger_account_id AS led
      FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id \
      LEFT JOIN wallet_credits w ON w.entry_id = p.entry_id AND w.amount = -p.amount \
      WHERE a.code = 'deposits' AND w.entry_id IS NULL ORDER BY p.entry_id";
+// What a card's held account holds, against its pending holds
+// (authorizations and their increments) less what reversals released of
+// them.
+const HELD_MISMATCHED: &str = "SELECT card_id, held, expected FROM (SELECT c.id AS card_id, a.balance AS held, \
+     CAST(COALESCE((SELECT SUM(t.amount) FROM card_transactions t \
+         WHERE t.card_id = c.id AND t.status = 'pending'), 0) \
+       - COALESCE((SELECT SUM(r.amount) FROM card_reversals r JOIN card_transactions t ON t.id = r.transaction_id \
+         WHERE r.card_id = c.id AND t.status = 'pending'), 0) AS BIGINT) AS expected \
+     FROM cards c JOIN ledger_accounts a ON a.id = 'la_' || c.id || '_held') books \
+     WHERE held <> expected ORDER BY card_id";
 // What left a card for its spend account or as a fee, against its
 // approved transactions (debits and fees alike) less what the processor
 // gave back of them (refunds, reversals).
@@ -326,7 +341,8 @@ const SPEND_MISMATCHED: &str = "SELECT card_id, held, expected FROM (SELECT c.id
          WHERE p.ledger_account_id = 'la_' || c.id AND e.kind = 'maintenance_fee'), 0) AS BIGINT) AS held, \
      CAST(COALESCE((SELECT SUM(t.amount) FROM card_transactions t \
          WHERE t.card_id = c.id AND t.status = 'approved'), 0) \
-       - COALESCE((SELECT SUM(r.amount) FROM card_reversals r WHERE r.card_id = c.id), 0) AS BIGINT) AS expected \
+       - COALESCE((SELECT SUM(r.amount) FROM card_reversals r JOIN card_transactions t ON t.id = r.transaction_id \
+         WHERE r.card_id = c.id AND t.kind IN ('debit', 'capture')), 0) AS BIGINT) AS expected \
      FROM cards c JOIN ledger_accounts s ON s.id = 'la_' || c.id || '_spend') books \
      WHERE held <> expected ORDER BY card_id";
 
@@ -362,6 +378,7 @@ struct Books {
     transit: Vec<CardAmountsRow>,
     deposits: Vec<EntryAccountRow>,
     spend: Vec<CardAmountsRow>,
+    held: Vec<CardAmountsRow>,
 }
 
 impl Books {
@@ -388,7 +405,17 @@ impl Books {
             posted: r.held,
             recorded: r.expected,
         });
-        cross.chain(deleted).chain(transit).chain(deposits).chain(spend)
+        let held = self.held.into_iter().map(|r| Breach::HeldMismatch {
+            card_id: r.card_id,
+            held: r.held,
+            pending: r.expected,
+        });
+        cross
+            .chain(deleted)
+            .chain(transit)
+            .chain(deposits)
+            .chain(spend)
+            .chain(held)
     }
 }
 
@@ -443,6 +470,7 @@ impl ports::ledger::LedgerAudit for Db {
                     .load::<EntryAccountRow>(conn)
                     .await?,
                 spend: diesel::sql_query(SPEND_MISMATCHED).load::<CardAmountsRow>(conn).await?,
+                held: diesel::sql_query(HELD_MISMATCHED).load::<CardAmountsRow>(conn).await?,
             };
             Ok::<_, diesel::result::Error>((unbalanced, short, mismatched, balances, currency, parked, books))
         })?;

@@ -10,6 +10,7 @@ mod cards;
 mod committer;
 mod debits;
 mod events;
+mod holds;
 mod idempotency;
 mod jobs;
 mod ledger;

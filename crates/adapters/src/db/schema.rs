@@ -255,6 +255,8 @@ diesel::table! {
         merchant_name -> Text,
         created_at -> BigInt,
         approved_seq -> Nullable<BigInt>,
+        kind -> Text,
+        authorization_id -> Nullable<Text>,
     }
 }
 

@@ -112,6 +112,7 @@ fn new_card(id: &str, reference: Option<&str>) -> NewCard {
             meta_data: None,
             created_at: Timestamp::from_unix(1),
             balance: 0,
+            held: 0,
         },
         sealed_pin: vec![9],
         sealed_nin: None,

@@ -102,25 +102,30 @@ pub async fn mock_debit_naira_card(
     mock_debit(app, caller, body, Currency::Ngn).await
 }
 
+impl From<MockDebitBody> for MockDebit {
+    fn from(body: MockDebitBody) -> Self {
+        MockDebit {
+            card_id: body.card_id,
+            amount: AmountText::into_text(body.amount),
+            currency: body.currency,
+            merchant: body.merchant,
+            merchant_category_code: body.merchant_category_code,
+            channel: body.channel,
+            merchant_country: body.merchant_country,
+            transaction_reference: body.transaction_reference,
+            force: body.force,
+            three_ds: body.three_ds,
+        }
+    }
+}
+
 async fn mock_debit(
     app: web::Data<app::App>,
     caller: Authenticated,
     body: MockDebitBody,
     currency: Currency,
 ) -> Result<HttpResponse, ApiError> {
-    let debit = MockDebit {
-        card_id: body.card_id,
-        amount: AmountText::into_text(body.amount),
-        currency: body.currency,
-        merchant: body.merchant,
-        merchant_category_code: body.merchant_category_code,
-        channel: body.channel,
-        merchant_country: body.merchant_country,
-        transaction_reference: body.transaction_reference,
-        force: body.force,
-        three_ds: body.three_ds,
-    };
-    let (card_id, reference, done) = app.mock_debit_transaction(&caller.0, currency, debit).await?;
+    let (card_id, reference, done) = app.mock_debit_transaction(&caller.0, currency, body.into()).await?;
     let (status, message) = match done {
         Completion::Approved => (StatusCode::OK, "The debit was approved"),
         Completion::AwaitingOtp => (StatusCode::ACCEPTED, "The debit awaits its 3-D Secure OTP"),
@@ -325,8 +330,13 @@ pub struct AccountTransactionsQuery {
     card_id: Option<String>,
     /// Only this cardholder's cards'.
     cardholder_id: Option<String>,
-    /// `approved` or `declined`.
+    /// `approved` or `declined` (debits and captures), or a hold's
+    /// `pending`, `closed`, `reversed` or `expired`.
     status: Option<String>,
+    /// `debit`, `authorization`, `increment` or `capture`.
+    #[serde(rename = "type")]
+    #[param(rename = "type")]
+    kind: Option<String>,
     /// GMT `YYYY-MM-DD HH:MM:SS`, included; with end_date.
     start_date: Option<String>,
     /// GMT `YYYY-MM-DD HH:MM:SS`, included; with start_date.
@@ -338,15 +348,36 @@ pub struct AccountTransactionsQuery {
     starting_after: Option<String>,
 }
 
-/// A transaction of the account's list: a card's, with its status.
+/// A transaction of the account's list: a card's, with its kind and
+/// status.
 #[derive(Serialize, ToSchema)]
 pub struct AccountTransactionView {
     #[serde(flatten)]
     transaction: TransactionView,
-    /// `approved` or `declined`.
+    /// `debit`, `authorization` (a hold), `increment` (a hold's raise) or
+    /// `capture`.
+    #[serde(rename = "type")]
+    kind: &'static str,
+    /// `approved` or `declined` (debits and captures), or a hold's
+    /// `pending`, `closed` (captured), `reversed` or `expired` (declined
+    /// holds are `declined`).
     status: &'static str,
     /// Why it was declined (docs/api.md's error codes); null when approved.
     decline_code: Option<String>,
+    /// An increment's or a capture's authorization.
+    authorization_id: Option<String>,
+}
+
+impl From<CardTransaction> for AccountTransactionView {
+    fn from(mut t: CardTransaction) -> Self {
+        AccountTransactionView {
+            kind: t.kind.as_str(),
+            status: t.status.as_str(),
+            decline_code: t.decline_code.take(),
+            authorization_id: t.authorization_id.take(),
+            transaction: t.into(),
+        }
+    }
 }
 
 #[derive(Serialize, ToSchema)]
@@ -383,23 +414,14 @@ pub async fn list_transactions(
         card_id: query.card_id,
         cardholder_id: query.cardholder_id,
         status: query.status,
+        kind: query.kind,
         start_date: query.start_date,
         end_date: query.end_date,
         limit: query.limit,
         starting_after: query.starting_after,
     };
     let (transactions, has_more) = app.list_transactions(&caller.0, query).await?;
-    let transactions = transactions
-        .into_iter()
-        .map(|mut t| {
-            let decline_code = t.decline_code.take();
-            AccountTransactionView {
-                status: if decline_code.is_some() { "declined" } else { "approved" },
-                decline_code,
-                transaction: t.into(),
-            }
-        })
-        .collect();
+    let transactions = transactions.into_iter().map(AccountTransactionView::from).collect();
     let list = AccountTransactions { transactions, has_more };
     Ok(success(StatusCode::OK, "Transactions were fetched successfully", list))
 }

@@ -104,7 +104,7 @@ impl CardView {
             expiry_month,
             expiry_year,
         } = details;
-        let balance = CardBalance::new(card.balance, card.fee_hold);
+        let balance = CardBalance::new(card.balance, card.held, card.fee_hold);
         let single_only = |v: String| single.then_some(v);
         CardView {
             card_id: card.id.to_string(),

@@ -3,6 +3,7 @@
 //! under `/sandbox` (404 on production paths). The relay listener also
 //! redeems card-details tokens.
 
+pub mod authorizations;
 pub mod card_money;
 pub mod card_transactions;
 pub mod card_view;
@@ -117,6 +118,32 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
                 Method::POST,
                 card_transactions::complete_3ds,
             ))
+            .service(endpoint(
+                "/authorizations",
+                Method::POST,
+                authorizations::create_authorization,
+            ))
+            .service(endpoint(
+                "/authorizations/{authorization_id}/capture",
+                Method::POST,
+                authorizations::capture,
+            ))
+            .service(endpoint(
+                "/authorizations/{authorization_id}/reverse",
+                Method::POST,
+                authorizations::reverse,
+            ))
+            .service(endpoint(
+                "/authorizations/{authorization_id}/increment",
+                Method::POST,
+                authorizations::increment,
+            ))
+            .service(endpoint(
+                "/authorizations/{authorization_id}/expire",
+                Method::POST,
+                authorizations::expire,
+            ))
+            .service(endpoint("/refunds", Method::POST, authorizations::refund))
             .service(endpoint("/reward/assign_reward", Method::POST, rewards::assign_reward))
             .service(endpoint("/test_clock", Method::GET, test_clock::get_test_clock))
             .service(endpoint(

@@ -384,6 +384,7 @@ impl App {
             meta_data: issue.meta_data,
             created_at: now,
             balance: 0,
+            held: 0,
         };
         let created = Event::CardCreationSuccessful(CardCreated {
             card_id: id.to_string(),

@@ -9,15 +9,17 @@ use super::three_ds::Completion;
 use crate::events::data_of;
 use crate::{App, Caller, RequestError, Stamp};
 use domain::cards::authorization::{Decision, DeclineReason};
+use domain::cards::hold::{HoldState, TransactionKind};
 use domain::cards::product::Product;
 use domain::cards::spending_controls::{Channel, Country};
 use domain::cards::three_ds;
-use domain::events::payloads::{CardDebit, CardDeleted, CardMovement, Event};
+use domain::events::payloads::{CardAuthorization, CardDebit, CardDeleted, CardMovement, Event};
 use domain::ids::{AccountId, CardId, CardholderId, EventId};
 use domain::{Amount, Currency, InvalidInput, Mode, Timestamp, required};
 use ports::StoreError;
 use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome};
 use ports::events::NewEvent;
+use ports::jobs::JobKind;
 use ports::merchants::Merchant;
 use serde_json::json;
 
@@ -63,11 +65,33 @@ impl App {
         currency: Currency,
         body: MockDebit,
     ) -> Result<(CardId, String, Completion), CardError> {
-        let (three_ds, forced) = (body.three_ds.unwrap_or(false), body.force.unwrap_or(false));
-        let channel = channel(body.channel.as_deref())?.unwrap_or(Channel::Online);
+        let three_ds = body.three_ds.unwrap_or(false);
+        let debit = self.sandbox_debit(caller, currency, body)?;
         if three_ds {
-            three_ds::may_challenge(currency, forced, Some(channel))?;
+            three_ds::may_challenge(currency, debit.forced, debit.channel)?;
         }
+        let (card, reference) = (debit.card.clone(), debit.reference.clone());
+        if three_ds {
+            self.card_in(caller, &card, currency).await?;
+            self.open_challenge((&caller.account_id, caller.mode), debit).await?;
+            return Ok((card, reference, Completion::AwaitingOtp));
+        }
+        let (outcome, _) = self.post_debit(&caller.account_id, caller.mode, debit).await?;
+        match outcome.decision {
+            Decision::Approve => Ok((card, reference, Completion::Approved)),
+            Decision::Decline(reason) => Err(CardError::Declined(reason)),
+        }
+    }
+
+    /// A sandbox debit of a card of `currency` as `body` simulates it.
+    pub(crate) fn sandbox_debit(
+        &self,
+        caller: &Caller,
+        currency: Currency,
+        body: MockDebit,
+    ) -> Result<Debit, CardError> {
+        let forced = body.force.unwrap_or(false);
+        let channel = channel(body.channel.as_deref())?.unwrap_or(Channel::Online);
         if caller.mode != Mode::Test {
             return Err(CardError::Request(RequestError::SandboxOnly));
         }
@@ -98,7 +122,7 @@ impl App {
             Some(r) => network_reference(r)?,
             None => format!("mock_{}", self.ports.ids.unique()),
         };
-        let debit = Debit {
+        Ok(Debit {
             card,
             amount,
             descriptor,
@@ -109,18 +133,9 @@ impl App {
             currency: Some(currency),
             forced,
             reference_held: false,
-        };
-        let (card, reference) = (debit.card.clone(), debit.reference.clone());
-        if three_ds {
-            self.card_in(caller, &card, currency).await?;
-            self.open_challenge((&caller.account_id, caller.mode), debit).await?;
-            return Ok((card, reference, Completion::AwaitingOtp));
-        }
-        let (outcome, _) = self.post_debit(&caller.account_id, caller.mode, debit).await?;
-        match outcome.decision {
-            Decision::Approve => Ok((card, reference, Completion::Approved)),
-            Decision::Decline(reason) => Err(CardError::Declined(reason)),
-        }
+            kind: TransactionKind::Debit,
+            authorization_id: None,
+        })
     }
 }
 
@@ -198,6 +213,28 @@ pub(crate) fn debit_movement(
     }
 }
 
+/// `card_authorization_event.created` of an approved hold (or increment),
+/// from what its debit's approval would have told.
+fn hold_placed(approved: CardDebit, kind: TransactionKind, parent: Option<String>) -> CardAuthorization {
+    let mut movement = approved.movement;
+    movement.card_transaction_type = match kind {
+        TransactionKind::Increment => "INCREMENT",
+        _ => "AUTHORIZATION",
+    };
+    let own = approved.issuer_transaction_reference;
+    CardAuthorization {
+        held_amount: movement.amount.clone(),
+        movement,
+        authorization_id: parent.clone().unwrap_or_else(|| own.clone()),
+        issuer_transaction_reference: parent.is_some().then_some(own),
+        state: HoldState::Pending.as_str(),
+        released_amount: None,
+        released_to: None,
+        description: approved.description.unwrap_or_default(),
+        enriched_data: approved.enriched_data.unwrap_or_default(),
+    }
+}
+
 /// A debit as the network presents it.
 #[derive(Debug, Clone)]
 pub(crate) struct Debit {
@@ -214,6 +251,9 @@ pub(crate) struct Debit {
     /// The reference was taken already, by the 3-D Secure challenge this
     /// debit completes.
     pub reference_held: bool,
+    /// A debit, an authorization, or an increment of `authorization_id`.
+    pub kind: TransactionKind,
+    pub authorization_id: Option<String>,
 }
 
 impl App {
@@ -244,7 +284,7 @@ impl App {
         debit: &Debit,
         stamp: Stamp,
     ) -> Result<(DebitOutcome, String), DebitError> {
-        let (account, debit, now) = (account.clone(), debit.clone(), stamp.now);
+        let (account, debit, now) = (account.clone(), debit.clone(), stamp.clock.now);
         let merchant = self.ports.merchants.merchant(&debit.descriptor, debit.mcc.clone());
         let is_recurring = self
             .charged_each_of_last_two_months(&debit.card, &merchant.name, now)
@@ -265,6 +305,10 @@ impl App {
                 enriched,
             )
         };
+        let held = debit.kind.holds().then(|| {
+            let (kind, parent) = (debit.kind, debit.authorization_id.clone());
+            move |approved: CardDebit| hold_placed(approved, kind, parent.clone())
+        });
         let event_ids = [self.ports.ids.unique(), self.ports.ids.unique()];
         let deliveries = event_ids.clone().map(|e| self.delivery_job(&EventId::with_suffix(&e)));
         let notices = {
@@ -284,9 +328,14 @@ impl App {
                     };
                     (stored, deliveries[n].clone())
                 };
-                let reason = match outcome.decision {
-                    Decision::Approve => return vec![notice(0, Event::CardDebitSuccessful(payload(outcome, None)))],
-                    Decision::Decline(reason) => reason,
+                let reason = match (outcome.decision, &held) {
+                    (Decision::Approve, None) => {
+                        return vec![notice(0, Event::CardDebitSuccessful(payload(outcome, None)))];
+                    }
+                    (Decision::Approve, Some(hold)) => {
+                        return vec![notice(0, Event::CardAuthorizationCreated(hold(payload(outcome, None))))];
+                    }
+                    (Decision::Decline(reason), _) => reason,
                 };
                 let payload = payload(outcome, Some(reason));
                 let deleted = outcome.card_deleted.then(|| {
@@ -326,6 +375,12 @@ impl App {
             merchant_category_code: debit.mcc,
             forced: debit.forced,
             reference_held: debit.reference_held,
+            expiry: (debit.kind == TransactionKind::Authorization).then(|| {
+                let expires = now.plus(self.settings.hold_secs);
+                self.job_at(JobKind::ExpireAuthorization, id.clone(), stamp.clock, expires)
+            }),
+            kind: debit.kind,
+            authorization_id: debit.authorization_id,
             now,
             clock_ahead_secs: stamp.checked_ahead_secs,
         };

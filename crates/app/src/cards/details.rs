@@ -84,7 +84,7 @@ impl App {
             READ_WINDOW_SECS,
         )
         .await?;
-        Ok(CardBalance::new(card.balance, card.fee_hold))
+        Ok(CardBalance::new(card.balance, card.held, card.fee_hold))
     }
 
     /// A random single-use token for the card's details, valid 5 minutes;

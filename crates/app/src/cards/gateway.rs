@@ -99,7 +99,9 @@ impl App {
             return Ok(None);
         };
         let spendable = match self.ports.cards.get(&state.account_id, mode, &id).await? {
-            Some(card) if card.currency == Currency::Usd => CardBalance::new(card.balance, card.fee_hold).available,
+            Some(card) if card.currency == Currency::Usd => {
+                CardBalance::new(card.balance, card.held, card.fee_hold).available
+            }
             Some(card) => card.balance,
             None => 0,
         };

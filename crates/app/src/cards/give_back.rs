@@ -3,7 +3,7 @@
 //! for our answer). Applied once by the processor's id, in any order and
 //! however often it is told; the card (or, the card gone or full, the
 //! issuing wallet) is credited, and `card_reversal_event.successful`
-//! tells the account.
+//! tells the account (a refund, `card_refund_event.successful` too).
 
 use super::CardError;
 use crate::App;
@@ -44,8 +44,8 @@ impl App {
     ) -> Result<ReversalOutcome, CardError> {
         let account = state.account_id.clone();
         let now = self.now_for(&account, mode).await?;
-        let event_id = EventId::with_suffix(&self.ports.ids.unique());
-        let delivery = self.delivery_job(&event_id);
+        let event_ids = [(); 2].map(|_| EventId::with_suffix(&self.ports.ids.unique()));
+        let deliveries = event_ids.clone().map(|id| self.delivery_job(&id));
         let (told_account, reference, kind) = (account.clone(), call.id.clone(), call.kind);
         let notices = move |reversed: &Reversed| {
             let debit = &reversed.debit;
@@ -68,16 +68,24 @@ impl App {
                 enriched_data: serde_json::from_str(&debit.enriched_data).unwrap_or_default(),
                 credited_to: reversed.to.as_str(),
             };
-            let event = Event::CardReversalSuccessful(payload);
-            let stored = NewEvent {
-                id: event_id.clone(),
-                account_id: told_account.clone(),
-                mode,
-                event: event.name(),
-                data: data_of(&event),
-                created_at: now,
-            };
-            vec![(stored, delivery.clone())]
+            // A refund is told as the original service tells it, and as
+            // the lifecycle's extension names it.
+            let refund = (kind == ReversalKind::Refund).then(|| Event::CardRefundSuccessful(payload.clone()));
+            std::iter::once(Event::CardReversalSuccessful(payload))
+                .chain(refund)
+                .zip(event_ids.iter().zip(&deliveries))
+                .map(|(event, (id, delivery))| {
+                    let stored = NewEvent {
+                        id: id.clone(),
+                        account_id: told_account.clone(),
+                        mode,
+                        event: event.name(),
+                        data: data_of(&event),
+                        created_at: now,
+                    };
+                    (stored, delivery.clone())
+                })
+                .collect()
         };
         // A void of a challenge still waiting for its OTP declines it, as
         // its expiry would: its completion, if it comes, approves nothing.

@@ -10,6 +10,7 @@ mod delete_card;
 mod details;
 mod gateway;
 mod give_back;
+mod holds;
 mod lists;
 mod manage;
 mod naira;
@@ -29,6 +30,7 @@ pub use debit::MockDebit;
 pub(crate) use details::is_card_token;
 pub use details::{Details, DetailsView, RevealedDetails, SealedDetails, ShownCard, ShownDetails};
 pub use gateway::GatewayError;
+pub use holds::{HoldStepRequest, SandboxRefund, StepKind};
 pub use processor::{AuthorizationAnswer, AuthorizationRequest, Verdict};
 pub use processor_cards::{CardDifference, Reconciliation};
 pub use processor_reversal::{ReversalAnswer, ReversalRequest};
@@ -40,6 +42,7 @@ pub use transfers::TransferRequest;
 use crate::{App, Caller, RequestError};
 use domain::cardholders::CardholderStatus;
 use domain::cards::authorization::DeclineReason;
+use domain::cards::hold::HoldRefusal;
 use domain::cards::pin::Pin;
 use domain::cards::transfer::TransferKind;
 use domain::ids::{AccountId, CardId, CardholderId};
@@ -77,6 +80,13 @@ pub enum CardError {
     },
     #[error("transaction_reference: no transaction of this card with this reference")]
     TransactionNotFound,
+    #[error("authorization_id: no pending authorization of this account and mode with this id")]
+    AuthorizationNotFound,
+    #[error("amount: the transaction was given back in full already")]
+    NothingLeft,
+    /// A step the authorization's state or amounts refuse.
+    #[error("{}", hold_refusal(*.0))]
+    Hold(HoldRefusal),
     #[error("token: the token is unknown, expired or already used")]
     TokenInvalid,
     #[error("no pending OTP for this card and amount")]
@@ -114,6 +124,7 @@ impl From<DebitError> for CardError {
             DebitError::CardNotFound => CardError::CardNotFound,
             DebitError::ReferenceUsed => CardError::Reserve(ReserveError::ReferenceUsed),
             DebitError::ClockMoved => CardError::Reserve(ReserveError::ClockMoved),
+            DebitError::NoPendingAuthorization => CardError::AuthorizationNotFound,
             DebitError::Store(e) => CardError::Store(e),
         }
     }
@@ -128,6 +139,23 @@ impl From<CreateCardError> for CardError {
             CreateCardError::WalletTooLow | CreateCardError::TokenNumberUsed | CreateCardError::ReferenceUsed => {
                 CardError::Create(e)
             }
+        }
+    }
+}
+
+/// Why a step of an authorization was refused, naming what to change.
+fn hold_refusal(refusal: HoldRefusal) -> String {
+    match refusal {
+        HoldRefusal::NotPending(state) => format!(
+            "the authorization is {}: only a pending one takes a step",
+            state.as_str()
+        ),
+        HoldRefusal::AboveTolerance(most) => {
+            let share = domain::cards::hold::OVER_CAPTURE_BPS / 100;
+            format!("amount: a capture may exceed the hold by at most {share}%, so at most {most} here")
+        }
+        HoldRefusal::InsufficientBalance => {
+            "amount: the capture's excess over the hold is more than the card can spend".to_string()
         }
     }
 }
@@ -187,6 +215,9 @@ impl DomainError for CardError {
             | CardError::TypeUnavailable(_)
             | CardError::TransactionNotFound
             | CardError::TokenInvalid
+            | CardError::AuthorizationNotFound
+            | CardError::NothingLeft
+            | CardError::Hold(_)
             | CardError::NoPendingOtp
             | CardError::ChallengeNotFound
             | CardError::Declined(_)
@@ -217,6 +248,11 @@ impl DomainError for CardError {
             CardError::CardholderNotVerified(_) => "cardholder_not_verified",
             CardError::RateLimited { .. } => "rate_limited",
             CardError::TokenInvalid => "invalid_token",
+            CardError::AuthorizationNotFound => "authorization_not_found",
+            CardError::NothingLeft => "nothing_left_to_refund",
+            CardError::Hold(HoldRefusal::NotPending(_)) => "authorization_not_pending",
+            CardError::Hold(HoldRefusal::AboveTolerance(_)) => "capture_above_tolerance",
+            CardError::Hold(HoldRefusal::InsufficientBalance) => "insufficient_card_balance",
             CardError::NoPendingOtp => "no_pending_otp",
             CardError::ChallengeNotFound => "challenge_not_found",
             CardError::TransactionNotFound => "transaction_not_found",

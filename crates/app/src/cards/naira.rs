@@ -53,6 +53,6 @@ impl App {
             READ_WINDOW_SECS,
         )
         .await?;
-        Ok((card.id, CardBalance::new(card.balance, card.fee_hold)))
+        Ok((card.id, CardBalance::new(card.balance, card.held, card.fee_hold)))
     }
 }

@@ -10,6 +10,7 @@ use super::{CardError, ChallengeAnswer};
 use crate::App;
 use domain::Mode;
 use domain::cards::authorization::{Decision, DeclineReason};
+use domain::cards::hold::TransactionKind;
 use domain::cards::product::Product;
 use domain::cards::three_ds;
 use domain::ids::CardId;
@@ -138,6 +139,8 @@ impl App {
             currency: None,
             forced: request.force,
             reference_held: false,
+            kind: TransactionKind::Debit,
+            authorization_id: None,
         };
         if request.three_ds {
             self.open_challenge((&state.account_id, state.mode), debit).await?;

@@ -13,6 +13,7 @@ use super::CardError;
 use super::debit::{Debit, debit_movement, debit_payload};
 use crate::{App, Caller};
 use domain::cards::authorization::{Decision, DeclineReason};
+use domain::cards::hold::TransactionKind;
 use domain::cards::spending_controls::Channel;
 use domain::cards::three_ds::{self, Attempt, CHALLENGE_SECS, ChallengeState, OtpAnswer};
 use domain::events::payloads::{Event, ThreeDsOtp};
@@ -36,6 +37,8 @@ fn held_debit(challenge: Challenge) -> Debit {
         currency: Some(Currency::Ngn),
         forced: false,
         reference_held: true,
+        kind: TransactionKind::Debit,
+        authorization_id: None,
     }
 }
 

@@ -2,11 +2,13 @@
 //! `GET /cards/get_naira_card_transactions` (a card's approved debits, 20
 //! a page, newest first, optionally between two GMT times),
 //! `GET /cards/get_card_transaction_by_id`, and `GET /transactions` (the
-//! account's, approved and declined, paged by cursor).
+//! account's: debits, holds and captures, approved and declined, paged by
+//! cursor).
 
 use super::CardError;
 use crate::{App, Caller};
 use domain::Timestamp;
+use domain::cards::hold::{TransactionKind, TransactionStatus};
 use domain::ids::{CardId, CardholderId};
 use domain::paging::{Page, Paging};
 use domain::{Currency, InvalidInput};
@@ -17,8 +19,10 @@ use ports::card_transactions::{CardTransaction, Reference, TransactionFilter};
 pub struct TransactionsQuery {
     pub card_id: Option<String>,
     pub cardholder_id: Option<String>,
-    /// `approved` or `declined`.
+    /// One of [`TransactionStatus::NAMES`].
     pub status: Option<String>,
+    /// One of [`TransactionKind::NAMES`].
+    pub kind: Option<String>,
     pub start_date: Option<String>,
     pub end_date: Option<String>,
     pub limit: Option<String>,
@@ -89,16 +93,27 @@ impl App {
         query: TransactionsQuery,
     ) -> Result<(Vec<CardTransaction>, bool), CardError> {
         let limit = Page::parse(None, query.limit.as_deref())?.size;
-        let declined = match query.status.as_deref() {
-            None => None,
-            Some("approved") => Some(false),
-            Some("declined") => Some(true),
-            Some(_) => return Err(InvalidInput::new("status", "must be approved or declined").into()),
-        };
+        let one_of = |names: &[&str]| format!("must be one of {}", names.join(", "));
+        let status = query
+            .status
+            .as_deref()
+            .map(|s| {
+                TransactionStatus::parse(s)
+                    .ok_or_else(|| InvalidInput::new("status", one_of(&TransactionStatus::NAMES)))
+            })
+            .transpose()?;
+        let kind = query
+            .kind
+            .as_deref()
+            .map(|k| {
+                TransactionKind::parse(k).ok_or_else(|| InvalidInput::new("type", one_of(&TransactionKind::NAMES)))
+            })
+            .transpose()?;
         let filter = TransactionFilter {
             card: query.card_id.map(CardId::new),
             cardholder: query.cardholder_id.map(CardholderId::new),
-            declined,
+            status,
+            kind,
             between: time_range(query.start_date.as_deref(), query.end_date.as_deref())?,
         };
         // One more than the page, to tell whether more follow.

@@ -70,7 +70,7 @@ impl App {
                 currency,
                 amount,
                 transaction_reference: reference.clone(),
-                created_at: stamp.now,
+                created_at: stamp.clock.now,
                 clock_ahead_secs: stamp.checked_ahead_secs,
             };
             self.ports.cards.reserve(transfer, settle.clone()).await

@@ -134,6 +134,10 @@ impl App {
                 JobKind::CardInactivity => self.run_inactivity_rule(&CardId::new(&job.subject)).await,
                 JobKind::CardMaintenanceFee => self.charge_maintenance_fee(&job.subject).await,
                 JobKind::ExpireChallenge => self.expire_challenge((&job.account_id, job.mode), &job.subject).await,
+                JobKind::ExpireAuthorization => {
+                    self.expire_authorization((&job.account_id, job.mode), &job.subject)
+                        .await
+                }
                 JobKind::RewardRules => self.run_reward_rules((&job.account_id, job.mode), &job.subject).await,
                 JobKind::DeleteCardholderCards => self
                     .delete_cards_of((&job.account_id, job.mode), &CardholderId::new(&job.subject))

@@ -35,6 +35,13 @@ pub struct DebitRequest<'a> {
     /// A network-forced post (for example an offline capture): it may take
     /// the balance below zero; every other rule still applies.
     pub forced: bool,
+    /// An authorization's hold (or its increment): approved, it spends
+    /// nothing yet, so it is not numbered among the card's transactions
+    /// (its capture is).
+    pub holds: bool,
+    /// An increment: what its authorization counts so far, in USD cents
+    /// (see [`SpendingControls::refusal`]).
+    pub raises: Option<Amount>,
     /// What the spending controls look at.
     pub merchant: Merchant<'a>,
 }
@@ -126,7 +133,7 @@ pub fn authorize(card: &CardSnapshot, debit: &DebitRequest, controls: &[&Spendin
     }
     let refusal = controls
         .iter()
-        .find_map(|c| c.refusal(&debit.merchant, debit.counts, &card.spent));
+        .find_map(|c| c.refusal(&debit.merchant, debit.counts, &card.spent, debit.raises));
     if let Some(control) = refusal {
         return Decision::Decline(DeclineReason::SpendingControl(control));
     }
@@ -161,6 +168,8 @@ mod tests {
             amount: Amount::from_minor(amount).unwrap(),
             counts: Amount::from_minor(amount).unwrap(),
             forced,
+            holds: false,
+            raises: None,
             merchant: Merchant::default(),
         }
     }

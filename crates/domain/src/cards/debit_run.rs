@@ -31,7 +31,7 @@ pub struct DebitCard {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DebitStep {
     pub decision: Decision,
-    /// The approval's number on the card; none for a decline.
+    /// The approval's number on the card; none for a decline or a hold.
     pub approved_seq: Option<i64>,
     /// The deletion this (declined) debit carried out.
     pub deletion: Option<DeletionReason>,
@@ -62,14 +62,17 @@ impl DebitCard {
         let (consecutive, deletion) = after_debit(declined, self.consecutive_declines);
         self.consecutive_declines = consecutive;
         self.deleted = deletion;
-        let approved_seq = declined.is_none().then(|| {
+        let mut approved_seq = None;
+        if declined.is_none() {
             // An approval passed the balance and limit rules, so these
             // stay within the card's ranges; saturating keeps them total.
             self.balance = self.balance.saturating_sub(debit.amount.minor());
             self.spend.add(at, debit.counts);
-            self.approved_count = self.approved_count.saturating_add(1);
-            self.approved_count
-        });
+            if !debit.holds {
+                self.approved_count = self.approved_count.saturating_add(1);
+                approved_seq = Some(self.approved_count);
+            }
+        }
         Some(DebitStep {
             decision,
             approved_seq,
@@ -107,12 +110,14 @@ mod tests {
         }
     }
 
-    fn debit(amount: i64, forced: bool) -> DebitRequest<'static> {
+    fn debit(amount: i64, forced: bool, holds: bool) -> DebitRequest<'static> {
         let amount = Amount::from_minor(amount).unwrap();
         DebitRequest {
             amount,
             counts: amount,
             forced,
+            holds,
+            raises: None,
             merchant: Merchant::default(),
         }
     }
@@ -125,12 +130,12 @@ mod tests {
     #[test]
     fn each_debit_sees_the_ones_before_it() {
         let mut c = card(1_300, 0);
-        let step = c.apply(&debit(600, false), at(MONTH), &[]).unwrap();
+        let step = c.apply(&debit(600, false, false), at(MONTH), &[]).unwrap();
         assert_eq!((step.decision, step.approved_seq), (Decision::Approve, Some(8)));
-        let step = c.apply(&debit(600, false), at(MONTH), &[]).unwrap();
+        let step = c.apply(&debit(600, false, false), at(MONTH), &[]).unwrap();
         assert_eq!(step.decision, Decision::Decline(DeclineReason::InsufficientBalance));
         assert_eq!((c.balance, c.consecutive_declines, c.spend.month.spend), (700, 1, 600));
-        let step = c.apply(&debit(400, false), at(MONTH), &[]).unwrap();
+        let step = c.apply(&debit(400, false, false), at(MONTH), &[]).unwrap();
         assert_eq!(
             (step.approved_seq, c.balance, c.consecutive_declines),
             (Some(9), 300, 0)
@@ -141,11 +146,13 @@ mod tests {
     fn a_new_month_starts_its_spend_from_nothing() {
         let mut c = card(10_000, 499_000);
         assert_eq!(
-            c.apply(&debit(2_000, false), at(MONTH), &[]).unwrap().decision,
+            c.apply(&debit(2_000, false, false), at(MONTH), &[]).unwrap().decision,
             Decision::Decline(DeclineReason::MonthlyLimit)
         );
         assert_eq!(
-            c.apply(&debit(2_000, false), at(MONTH + 1), &[]).unwrap().decision,
+            c.apply(&debit(2_000, false, false), at(MONTH + 1), &[])
+                .unwrap()
+                .decision,
             Decision::Approve
         );
         assert_eq!((c.spend.month.key, c.spend.month.spend), (MONTH + 1, 2_000));
@@ -155,11 +162,13 @@ mod tests {
     fn a_debit_of_an_earlier_month_counts_in_the_cards_month() {
         let mut c = card(10_000, 0);
         assert_eq!(
-            c.apply(&debit(2_000, false), at(MONTH + 1), &[]).unwrap().decision,
+            c.apply(&debit(2_000, false, false), at(MONTH + 1), &[])
+                .unwrap()
+                .decision,
             Decision::Approve
         );
         assert_eq!(
-            c.apply(&debit(1_000, false), at(MONTH), &[]).unwrap().decision,
+            c.apply(&debit(1_000, false, false), at(MONTH), &[]).unwrap().decision,
             Decision::Approve
         );
         assert_eq!((c.spend.month.key, c.spend.month.spend), (MONTH + 1, 3_000));
@@ -169,22 +178,22 @@ mod tests {
     fn after_a_deletion_the_run_has_no_card() {
         let mut c = card(1_000, 0);
         assert_eq!(
-            c.apply(&debit(5_000, true), at(MONTH), &[]).unwrap().decision,
+            c.apply(&debit(5_000, true, false), at(MONTH), &[]).unwrap().decision,
             Decision::Approve
         );
-        let step = c.apply(&debit(1, false), at(MONTH), &[]).unwrap();
+        let step = c.apply(&debit(1, false, false), at(MONTH), &[]).unwrap();
         assert_eq!(step.decision, Decision::Decline(DeclineReason::NegativeBalance));
         assert_eq!(step.deletion, Some(DeletionReason::NegativeRepeat));
-        assert_eq!(c.apply(&debit(1, false), at(MONTH), &[]), None);
+        assert_eq!(c.apply(&debit(1, false, false), at(MONTH), &[]), None);
         let mut c = DebitCard {
             consecutive_declines: crate::cards::MAX_CONSECUTIVE_DECLINES - 1,
             ..card(0, 0)
         };
         assert_eq!(
-            c.apply(&debit(1, false), at(MONTH), &[]).unwrap().deletion,
+            c.apply(&debit(1, false, false), at(MONTH), &[]).unwrap().deletion,
             Some(DeletionReason::Declines)
         );
-        assert_eq!(c.apply(&debit(1, false), at(MONTH), &[]), None);
+        assert_eq!(c.apply(&debit(1, false, false), at(MONTH), &[]), None);
     }
 
     proptest! {
@@ -198,7 +207,7 @@ mod tests {
             balance in 0i64..2_000_000,
             spent in 0i64..500_000,
             daily in 1i64..3_000_000,
-            run in prop::collection::vec((1i64..=1_000_000, any::<bool>(), -1i32..2), 0..40),
+            run in prop::collection::vec((1i64..=1_000_000, any::<bool>(), -1i32..2, any::<bool>()), 0..40),
         ) {
             let start = card(balance, spent);
             let mut c = start;
@@ -211,9 +220,9 @@ mod tests {
                 },
                 ..Default::default()
             };
-            for (i, (amount, forced, month)) in run.iter().enumerate() {
+            for (i, (amount, forced, month, holds)) in run.iter().enumerate() {
                 let before = c;
-                let step = c.apply(&debit(*amount, *forced), at(MONTH + month), &[&controls]);
+                let step = c.apply(&debit(*amount, *forced, *holds), at(MONTH + month), &[&controls]);
                 let Some(step) = step else {
                     prop_assert!(deleted_at.is_some(), "no card only after a deletion");
                     prop_assert_eq!(c, before);
@@ -226,8 +235,12 @@ mod tests {
                 match step.decision {
                     Decision::Approve => {
                         approved += amount;
-                        numbered += 1;
-                        prop_assert_eq!(step.approved_seq, Some(numbered));
+                        if *holds {
+                            prop_assert_eq!(step.approved_seq, None);
+                        } else {
+                            numbered += 1;
+                            prop_assert_eq!(step.approved_seq, Some(numbered));
+                        }
                         prop_assert!(c.spend.month.spend <= c.monthly_limit.minor());
                         prop_assert!(c.spend.day.spend <= daily);
                         if *forced {

@@ -4,6 +4,7 @@
 
 pub mod authorization;
 pub mod debit_run;
+pub mod hold;
 pub mod pan;
 pub mod pin;
 pub mod product;
@@ -204,8 +205,9 @@ pub fn check_token_number(field: &str, value: &str) -> Result<(), InvalidInput> 
     }
 }
 
-/// The balances a USD card reports. `balance` includes the held
-/// maintenance fee; `available` is what can be spent or unloaded.
+/// The balances a card reports. `balance` (the book balance) includes the
+/// held maintenance fee and what pending authorizations hold;
+/// `available` is what can be spent or unloaded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CardBalance {
     pub balance: i64,
@@ -213,10 +215,12 @@ pub struct CardBalance {
 }
 
 impl CardBalance {
-    pub fn new(balance: i64, fee_hold: Amount) -> Self {
+    /// From the money on the card, what its authorizations hold, and its
+    /// fee hold.
+    pub fn new(on_card: i64, held: i64, fee_hold: Amount) -> Self {
         Self {
-            balance,
-            available: balance.saturating_sub(fee_hold.minor()).max(0),
+            balance: on_card.saturating_add(held),
+            available: on_card.saturating_sub(fee_hold.minor()).max(0),
         }
     }
 }
@@ -327,7 +331,10 @@ mod tests {
 
     #[test]
     fn available_balance_leaves_the_fee_hold() {
-        assert_eq!(CardBalance::new(1_300, Amount::from_const(300)).available, 1_000);
-        assert_eq!(CardBalance::new(200, Amount::from_const(300)).available, 0);
+        assert_eq!(CardBalance::new(1_300, 0, Amount::from_const(300)).available, 1_000);
+        assert_eq!(CardBalance::new(200, 0, Amount::from_const(300)).available, 0);
+        // A hold leaves the book balance and takes from the available one.
+        let held = CardBalance::new(1_000, 300, Amount::from_const(300));
+        assert_eq!((held.balance, held.available), (1_300, 700));
     }
 }

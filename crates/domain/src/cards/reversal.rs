@@ -77,15 +77,22 @@ pub fn credit_back(debited: Amount, reversed: Amount, asked: Amount, card: CardR
     if amount == Amount::ZERO {
         return None;
     }
-    let fits = card
-        .balance
-        .checked_add(amount.minor())
-        .is_some_and(|after| after <= card.max_balance.minor());
-    let to = match !card.deleted && fits {
-        true => CreditTo::Card,
-        false => CreditTo::IssuingWallet,
-    };
-    Some((amount, to))
+    Some((amount, card.takes(amount)))
+}
+
+impl CardRoom {
+    /// Where money given back to this card goes: the card while it lives
+    /// and has room below its maximum, else the issuing wallet.
+    pub fn takes(&self, amount: Amount) -> CreditTo {
+        let fits = self
+            .balance
+            .checked_add(amount.minor())
+            .is_some_and(|after| after <= self.max_balance.minor());
+        match !self.deleted && fits {
+            true => CreditTo::Card,
+            false => CreditTo::IssuingWallet,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -205,17 +205,28 @@ impl SpendingControls {
     /// The control that refuses `debit` (of `counts` USD cents) with
     /// `spent` before it in each window, if one does. An unknown category,
     /// channel or country passes a blocked list and fails an allowed one.
-    pub fn refusal(&self, debit: &Merchant<'_>, counts: Amount, spent: &Spent) -> Option<Control> {
+    ///
+    /// An increment of an authorization that already counts `raises`
+    /// (what its hold took so far) is held to the per-authorization limit
+    /// with it; the network does not send an increment's channel and
+    /// country again, so the authorization's passing them stands.
+    pub fn refusal(
+        &self,
+        debit: &Merchant<'_>,
+        counts: Amount,
+        spent: &Spent,
+        raises: Option<Amount>,
+    ) -> Option<Control> {
         let any = |list: &[Category]| list.iter().any(|c| c.matches(debit));
         if any(&self.blocked_categories) || self.allowed_categories.as_deref().is_some_and(|l| !any(l)) {
             return Some(Control::Category);
         }
         let allowed = |list: Option<&[Channel]>| list.is_none_or(|l| debit.channel.is_some_and(|c| l.contains(&c)));
-        if !allowed(self.allowed_channels.as_deref()) {
+        if raises.is_none() && !allowed(self.allowed_channels.as_deref()) {
             return Some(Control::Channel);
         }
         let countries = self.allowed_countries.as_deref();
-        if !countries.is_none_or(|l| debit.country.is_some_and(|c| l.contains(&c))) {
+        if raises.is_none() && !countries.is_none_or(|l| debit.country.is_some_and(|c| l.contains(&c))) {
             return Some(Control::Country);
         }
         let l = &self.limits;
@@ -223,7 +234,11 @@ impl SpendingControls {
         let over =
             |limit: Option<Amount>, before: i64| limit.is_some_and(|l| before.saturating_add(counts) > l.minor());
         [
-            (l.per_authorization, 0, Control::PerAuthorization),
+            (
+                l.per_authorization,
+                raises.map_or(0, Amount::minor),
+                Control::PerAuthorization,
+            ),
             (l.daily, spent.day, Control::Daily),
             (l.weekly, spent.week, Control::Weekly),
             (l.monthly, spent.month, Control::Monthly),
@@ -377,7 +392,8 @@ mod tests {
     #[test]
     fn each_control_refuses_with_its_name() {
         let nothing = Spent::default();
-        let refuse = |c: SpendingControls, m: Merchant, amount: i64, spent: Spent| c.refusal(&m, cents(amount), &spent);
+        let refuse =
+            |c: SpendingControls, m: Merchant, amount: i64, spent: Spent| c.refusal(&m, cents(amount), &spent, None);
         assert_eq!(refuse(SpendingControls::default(), GROCERY, 1, nothing), None);
         let blocked = SpendingControls {
             blocked_categories: vec![Category::of("Retail outlets")],
@@ -418,7 +434,23 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(refuse(per.clone(), GROCERY, 500, nothing), None);
-        assert_eq!(refuse(per, GROCERY, 501, nothing), Some(Control::PerAuthorization));
+        assert_eq!(
+            refuse(per.clone(), GROCERY, 501, nothing),
+            Some(Control::PerAuthorization)
+        );
+        // An increment counts with what its authorization holds, and is
+        // not asked again for the channel and country it does not carry.
+        let raise = |c: &SpendingControls, amount, held| {
+            c.refusal(&Merchant::default(), cents(amount), &nothing, Some(cents(held)))
+        };
+        assert_eq!(raise(&per, 100, 400), None);
+        assert_eq!(raise(&per, 101, 400), Some(Control::PerAuthorization));
+        let pos_in_nigeria = SpendingControls {
+            allowed_channels: Some(vec![Channel::Pos]),
+            allowed_countries: Some(vec![Country(*b"NG")]),
+            ..Default::default()
+        };
+        assert_eq!(raise(&pos_in_nigeria, 1, 1), None);
         let all = limits(Limits {
             daily: Some(cents(100)),
             weekly: Some(cents(200)),
@@ -554,7 +586,7 @@ mod tests {
             for (amount, offset) in debits {
                 let at = WindowKeys::of(Timestamp::from_unix(start + offset));
                 let (_, spent) = w.at(at);
-                if c.refusal(&GROCERY, cents(amount), &spent).is_none() {
+                if c.refusal(&GROCERY, cents(amount), &spent, None).is_none() {
                     w.add(at, cents(amount));
                 }
                 let (_, now) = w.at(at);

@@ -35,13 +35,23 @@ pub const CARD_MAINTENANCE_FEE_SUCCESSFUL: &str = "card_maintenance_fee_event.su
 /// refund, a reversal); the original service sends it.
 pub const CARD_REVERSAL_SUCCESSFUL: &str = "card_reversal_event.successful";
 
+/// Not named by the contract (extensions): an authorization's hold was
+/// placed (or raised by an increment), captured, reversed or expired.
+pub const CARD_AUTHORIZATION_CREATED: &str = "card_authorization_event.created";
+pub const CARD_AUTHORIZATION_CAPTURED: &str = "card_authorization_event.captured";
+pub const CARD_AUTHORIZATION_REVERSED: &str = "card_authorization_event.reversed";
+pub const CARD_AUTHORIZATION_EXPIRED: &str = "card_authorization_event.expired";
+/// Not named by the contract (an extension): a captured transaction (or a
+/// debit) was refunded; `card_reversal_event.successful` tells it too.
+pub const CARD_REFUND_SUCCESSFUL: &str = "card_refund_event.successful";
+
 pub const REWARD_ASSIGNED_SUCCESSFUL: &str = "reward_assigned_event.successful";
 
 /// A sandbox helper's event, to try an endpoint and its signature checks.
 pub const WEBHOOK_TEST: &str = "webhook.test";
 
 /// Every event name the service sends.
-pub const ALL: [&str; 20] = [
+pub const ALL: [&str; 25] = [
     CARDHOLDER_VERIFICATION_SUCCESSFUL,
     CARDHOLDER_VERIFICATION_MANUAL_REVIEW,
     CARDHOLDER_VERIFICATION_FAILED,
@@ -55,6 +65,11 @@ pub const ALL: [&str; 20] = [
     THREE_DS_OTP_GENERATED,
     CARD_MAINTENANCE_FEE_SUCCESSFUL,
     CARD_REVERSAL_SUCCESSFUL,
+    CARD_AUTHORIZATION_CREATED,
+    CARD_AUTHORIZATION_CAPTURED,
+    CARD_AUTHORIZATION_REVERSED,
+    CARD_AUTHORIZATION_EXPIRED,
+    CARD_REFUND_SUCCESSFUL,
     CARD_DELETE_SUCCESSFUL,
     CARD_DELETE_NOTIFICATION,
     NAIRA_CARD_CREDIT_SUCCESSFUL,

@@ -143,6 +143,36 @@ pub struct CardReversal {
     pub credited_to: &'static str,
 }
 
+/// `card_authorization_event.*` (extensions): a step of an authorization.
+/// `amount` is the step's (the hold placed or raised, what a capture
+/// cleared, what a reversal or the expiry released) and
+/// `transaction_reference` the authorization's network reference.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(ToSchema))]
+pub struct CardAuthorization {
+    #[serde(flatten)]
+    pub movement: CardMovement,
+    /// The authorization's issuer reference.
+    pub authorization_id: String,
+    /// An increment's or a capture's own issuer reference.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub issuer_transaction_reference: Option<String>,
+    /// pending, closed, reversed or expired, after the step.
+    pub state: &'static str,
+    /// What the authorization holds after the step, in minor units.
+    pub held_amount: String,
+    /// What went back from the hold, and where: card or issuing_wallet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub released_amount: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub released_to: Option<&'static str>,
+    /// The merchant's descriptor.
+    pub description: String,
+    /// The merchant's enrichment.
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
+    pub enriched_data: serde_json::Value,
+}
+
 /// `card_delete_event.successful`: a card was deleted by a rule or with
 /// its cardholder.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -211,6 +241,11 @@ pub enum Event {
     ThreeDsOtpGenerated(ThreeDsOtp),
     CardMaintenanceFeeSuccessful(CardDebit),
     CardReversalSuccessful(CardReversal),
+    CardAuthorizationCreated(CardAuthorization),
+    CardAuthorizationCaptured(CardAuthorization),
+    CardAuthorizationReversed(CardAuthorization),
+    CardAuthorizationExpired(CardAuthorization),
+    CardRefundSuccessful(CardReversal),
     CardDeleteSuccessful(CardDeleted),
     CardDeleteNotification(CardDeleteNotice),
     NairaCardCreditSuccessful(CardTransferSettled),
@@ -237,6 +272,11 @@ impl Event {
             Event::ThreeDsOtpGenerated(_) => THREE_DS_OTP_GENERATED,
             Event::CardMaintenanceFeeSuccessful(_) => CARD_MAINTENANCE_FEE_SUCCESSFUL,
             Event::CardReversalSuccessful(_) => CARD_REVERSAL_SUCCESSFUL,
+            Event::CardAuthorizationCreated(_) => CARD_AUTHORIZATION_CREATED,
+            Event::CardAuthorizationCaptured(_) => CARD_AUTHORIZATION_CAPTURED,
+            Event::CardAuthorizationReversed(_) => CARD_AUTHORIZATION_REVERSED,
+            Event::CardAuthorizationExpired(_) => CARD_AUTHORIZATION_EXPIRED,
+            Event::CardRefundSuccessful(_) => CARD_REFUND_SUCCESSFUL,
             Event::CardDeleteSuccessful(_) => CARD_DELETE_SUCCESSFUL,
             Event::CardDeleteNotification(_) => CARD_DELETE_NOTIFICATION,
             Event::NairaCardCreditSuccessful(_) => NAIRA_CARD_CREDIT_SUCCESSFUL,
