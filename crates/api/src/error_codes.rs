@@ -156,6 +156,26 @@ pub const CATALOGUE: &[ErrorCode] = &[
         400,
         "no transaction of the card has this reference",
     ),
+    code(
+        "authorization_not_found",
+        400,
+        "no authorization of this account and mode has this id (for an increment: none pending)",
+    ),
+    code(
+        "authorization_not_pending",
+        400,
+        "the authorization was captured, reversed or expired: only a pending one takes a step",
+    ),
+    code(
+        "capture_above_tolerance",
+        400,
+        "a capture may exceed the hold by at most 15%; the message gives the most",
+    ),
+    code(
+        "nothing_left_to_refund",
+        400,
+        "the capture or debit was given back in full already",
+    ),
     code("event_not_found", 400, "no event of this account and mode has this id"),
     code("no_reward_available", 400, "the rewards catalogue has nothing to give"),
     code(

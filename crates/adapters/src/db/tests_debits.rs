@@ -7,6 +7,7 @@ use super::tests::transactions_of;
 use super::tests_cards::{ACCOUNT, amount, card_of, fund, job, setup, transfer};
 use crate::test_db::TestDb;
 use domain::cards::authorization::{Decision, DeclineReason};
+use domain::cards::hold::TransactionKind;
 use domain::cards::transfer::TransferKind;
 use domain::fx::FxRates;
 use domain::ids::{AccountId, CardId, EventId, JobId, TransferId};
@@ -42,6 +43,9 @@ pub(super) fn attempt(card: &CardId, id: &str, reference: &str, cents: i64) -> D
         enriched_data: "{}".into(),
         forced: false,
         reference_held: false,
+        kind: TransactionKind::Debit,
+        authorization_id: None,
+        expiry: None,
         now: Timestamp::from_unix(100),
         clock_ahead_secs: Some(0),
     }

@@ -8,6 +8,7 @@
 //! query or path); amounts, whose bounds depend on the card's currency,
 //! go by operation. A test fails on any field without a rule.
 
+use domain::cards::hold::{TransactionKind, TransactionStatus};
 use domain::cards::product::Product;
 use domain::cards::spending_controls::{Channel, MAX_LIST};
 use domain::ledger::DEFAULT_MAX_WALLET;
@@ -76,7 +77,12 @@ const RULES: &[(&str, Rule)] = &[
     ("merchant", Rule::Text(200)),
     ("merchant_category_code", Rule::Digits(4)),
     ("channel", CHANNEL),
-    ("status", Rule::OneOf(&["approved", "declined"])),
+    ("status", Rule::OneOf(&TransactionStatus::NAMES)),
+    ("type", Rule::OneOf(&TransactionKind::NAMES)),
+    ("authorization_id", Rule::Id),
+    ("transaction_id", Rule::Id),
+    ("reference", Rule::Text(domain::text::MAX_REFERENCE_LEN)),
+    ("refund_reference", Rule::Text(domain::text::MAX_REFERENCE_LEN)),
     ("starting_after", Rule::Text(100)),
     ("merchant_country", COUNTRY),
     ("allowed_categories", Rule::List(&CATEGORY, 1)),
@@ -186,7 +192,14 @@ fn amount_bound(path: &str) -> Option<(&'static [&'static str], Amount, bool)> {
         _ if ends("/naira_cards/get_otp_message") => (&["amount"], ngn.max_debit, false),
         _ if ends("/cards/create_card") => (&["funding_amount"], usd.max_balance.max(ngn.max_balance), true),
         _ if ends("/reward/rules") => (&["spend_threshold"], Amount::MAX, true),
-        _ if ends("/processor/authorizations") || ends("/processor/reversals") => {
+        _ if ends("/processor/authorizations")
+            || ends("/processor/reversals")
+            || ends("/sandbox/authorizations")
+            || ends("/capture")
+            || ends("/reverse")
+            || ends("/increment")
+            || ends("/sandbox/refunds") =>
+        {
             (&["amount"], usd.max_debit.max(ngn.max_debit), false)
         }
         // The default `--max-wallet-balance`: a service run with another

@@ -7,7 +7,7 @@
 //! `POST /sandbox/refunds` gives back (part of) a capture or a debit.
 
 use super::CardError;
-use super::debit::{Debit, MockDebit, network_reference};
+use super::debit::{Debit, MockDebit};
 use super::give_back::GiveBack;
 use crate::{App, Caller, RequestError};
 use domain::cards::hold::{HoldMovement, HoldStep, TransactionKind};
@@ -78,10 +78,7 @@ impl App {
         let authorization = self.authorization(caller, id).await?;
         let product = Product::of(authorization.currency);
         let amount = product.parse_debit_amount("amount", required(&body.amount, "amount")?)?;
-        let reference = match body.reference {
-            Some(r) => network_reference(r)?,
-            None => format!("incr_{}", self.ports.ids.unique()),
-        };
+        let reference = self.step_reference("reference", body.reference, "incr")?;
         let debit = Debit {
             card: authorization.card_id,
             amount,
@@ -120,10 +117,7 @@ impl App {
             StepKind::Reverse => HoldStep::Reverse(amount),
             StepKind::Expire => HoldStep::Expire,
         };
-        let reference = match body.reference {
-            Some(r) => network_reference(r)?,
-            None => format!("rev_{}", self.ports.ids.unique()),
-        };
+        let reference = self.step_reference("reference", body.reference, "rev")?;
         match self
             .settle_hold((&caller.account_id, caller.mode), id, step, reference)
             .await?
@@ -172,10 +166,7 @@ impl App {
             .as_deref()
             .map(|a| Product::of(spent.currency).parse_debit_amount("amount", a))
             .transpose()?;
-        let reference = match body.refund_reference {
-            Some(r) => network_reference(r)?,
-            None => format!("rfd_{}", self.ports.ids.unique()),
-        };
+        let reference = self.step_reference("refund_reference", body.refund_reference, "rfd")?;
         let state = self
             .processor_card(caller.mode, &spent.card_id)
             .await?
@@ -192,6 +183,18 @@ impl App {
             ReversalOutcome::AlreadyApplied => Err(CardError::Reserve(ReserveError::ReferenceUsed)),
             ReversalOutcome::NothingLeft => Err(CardError::NothingLeft),
             ReversalOutcome::NoSuchDebit | ReversalOutcome::Voided => Err(CardError::TransactionNotFound),
+        }
+    }
+
+    /// The network's reference of a step, sent as `field`, or one made up
+    /// with `prefix`.
+    fn step_reference(&self, field: &str, sent: Option<String>, prefix: &str) -> Result<String, InvalidInput> {
+        match sent {
+            Some(r) => {
+                domain::text::plain(field, &r, domain::text::MAX_REFERENCE_LEN)?;
+                Ok(r)
+            }
+            None => Ok(format!("{prefix}_{}", self.ports.ids.unique())),
         }
     }
 
