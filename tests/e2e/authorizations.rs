@@ -7,7 +7,7 @@
 //! with its state, and the ledger exact after each; on SQLite and
 //! PostgreSQL.
 
-use crate::card_transactions::events_for;
+use crate::card_transactions::{SANDBOX_PROCESSOR_SECRET, events_for, processor_sandbox};
 use crate::cards::{Answer, Sandbox};
 use crate::harness::{eventually, ledger_check, sandbox_totals};
 use crate::receiver::Receiver;
@@ -409,5 +409,91 @@ async fn concurrent_steps_of_one_authorization_apply_once() {
             .map(|c| c.parse::<i64>().unwrap())
             .sum();
         assert_eq!(s.books(&card).await.0, 100_000 - captured, "{}", db.backend());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_processor_places_holds_captures_and_releases_them_once() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let s = processor_sandbox(&db, &receiver);
+        let signed = Some((SANDBOX_PROCESSOR_SECRET, 0));
+        s.fund_wallet(100_000).await;
+        let holder = s.cardholder(94).await;
+        let card = s.card(&holder, "10000").await;
+        let hold = |reference: &str, cents: &str| json!({"card_id": card, "amount": cents, "merchant": "SHELL LEKKI", "transaction_reference": reference, "hold": true});
+        let placed = s.processor("authorizations", &hold("net-1", "4000"), signed).await;
+        assert_eq!(placed.body["data"]["decision"], "approve", "{}", placed.body);
+        assert_eq!(s.books(&card).await, (10_000, 5_700));
+        assert_books(&db, 4_000);
+        let with_otp = s.processor("authorizations", &json!({"card_id": card, "amount": "1", "merchant": "M", "transaction_reference": "net-x", "hold": true, "three_ds": true}), signed).await;
+        assert!(
+            with_otp.body["message"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with("hold:"),
+            "{}",
+            with_otp.body
+        );
+
+        // A reversal of the pending hold releases part of it, once.
+        let reversal = json!({"card_id": card, "transaction_reference": "net-1", "reversal_reference": "net-1-r", "amount": "1000"});
+        let released = s.processor("reversals", &reversal, signed).await;
+        assert_eq!(
+            (
+                released.body["data"]["outcome"].as_str(),
+                released.body["data"]["amount"].as_str()
+            ),
+            (Some("released"), Some("1000")),
+            "{}",
+            released.body
+        );
+        let again = s.processor("reversals", &reversal, signed).await;
+        assert_eq!(again.body["data"]["outcome"], "already_applied", "{}", again.body);
+        assert_books(&db, 3_000);
+
+        // The capture clears part of what is left; the rest goes back.
+        let capture = json!({"card_id": card, "transaction_reference": "net-1", "amount": "2500"});
+        let captured = s.processor("captures", &capture, signed).await;
+        let d = &captured.body["data"];
+        assert_eq!(
+            (
+                d["outcome"].as_str(),
+                d["captured_amount"].as_str(),
+                d["released_amount"].as_str()
+            ),
+            (Some("captured"), Some("2500"), Some("500")),
+            "{}",
+            captured.body
+        );
+        assert_eq!(
+            s.processor("captures", &capture, signed).await.body["data"]["outcome"],
+            "not_pending"
+        );
+        let unknown = json!({"card_id": card, "transaction_reference": "net-nope"});
+        assert_eq!(
+            s.processor("captures", &unknown, signed).await.body["data"]["outcome"],
+            "no_such_authorization"
+        );
+        let unsigned = s.processor("captures", &capture, None).await;
+        assert_eq!(unsigned.status, 401, "{}", unsigned.body);
+        assert_eq!(s.books(&card).await, (7_500, 7_200));
+        assert_books(&db, 0);
+
+        // A refund of the captured authorization goes through its reference.
+        let refund = json!({"card_id": card, "transaction_reference": "net-1", "reversal_reference": "net-1-rf", "kind": "refund", "amount": "700"});
+        let refunded = s.processor("reversals", &refund, signed).await;
+        assert_eq!(
+            (
+                refunded.body["data"]["outcome"].as_str(),
+                refunded.body["data"]["amount"].as_str()
+            ),
+            (Some("credited"), Some("700")),
+            "{}",
+            refunded.body
+        );
+        events_for(&receiver, "card_refund_event.successful", &card, 1).await;
+        assert_eq!(sandbox_totals(&db)["USD"]["card_spend"], 2_500 - 700);
+        assert_books(&db, 0);
     }
 }

@@ -87,6 +87,7 @@ const SANDBOX: &str = "/v1/issuing/sandbox/";
         routes::processor::authorize,
         routes::processor::complete_3ds,
         routes::processor::reverse,
+        routes::processor::capture,
         routes::connectors::sudo_gateway,
         routes::connectors::smileid_callback,
         routes::events::list_events,

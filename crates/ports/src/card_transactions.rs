@@ -179,9 +179,15 @@ pub trait CardTransactionStore: Send + Sync {
         limit: u32,
     ) -> Result<Option<Vec<CardTransaction>>, StoreError>;
 
-    /// The account's transaction of `mode` with this issuer reference,
-    /// of any kind and status.
-    async fn find(&self, account: &AccountId, mode: Mode, id: &str) -> Result<Option<CardTransaction>, StoreError>;
+    /// The account's transaction of `mode` of any kind and status with
+    /// this issuer reference, or the debit or authorization (never its
+    /// capture, which shares it) with this client reference.
+    async fn find(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        reference: &Reference,
+    ) -> Result<Option<CardTransaction>, StoreError>;
 
     async fn transaction(
         &self,

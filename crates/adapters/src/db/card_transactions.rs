@@ -221,16 +221,32 @@ impl CardTransactionStore for Db {
             .transpose()
     }
 
-    async fn find(&self, account: &AccountId, mode: Mode, id: &str) -> Result<Option<CardTransaction>, StoreError> {
+    async fn find(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        reference: &Reference,
+    ) -> Result<Option<CardTransaction>, StoreError> {
         let row = with_conn!(self.pool(), |conn| {
-            card_transactions::table
-                .filter(card_transactions::id.eq(id))
+            let mine = card_transactions::table
                 .filter(card_transactions::account_id.eq(account.as_str()))
-                .filter(card_transactions::livemode.eq(mode.is_live()))
-                .select(TransactionRow::as_select())
-                .first::<TransactionRow>(conn)
-                .await
-                .optional()
+                .filter(card_transactions::livemode.eq(mode.is_live()));
+            match reference {
+                Reference::Issuer(id) => {
+                    mine.filter(card_transactions::id.eq(id))
+                        .select(TransactionRow::as_select())
+                        .first::<TransactionRow>(conn)
+                        .await
+                }
+                Reference::Client(r) => {
+                    mine.filter(card_transactions::client_reference.eq(r))
+                        .filter(card_transactions::kind.ne(TransactionKind::Capture.as_str()))
+                        .select(TransactionRow::as_select())
+                        .first::<TransactionRow>(conn)
+                        .await
+                }
+            }
+            .optional()
         })?;
         row.map(TransactionRow::record).transpose()
     }

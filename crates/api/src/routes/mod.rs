@@ -80,6 +80,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
         processor::complete_3ds,
     ))
     .service(endpoint("/v1/processor/reversals", Method::POST, processor::reverse))
+    .service(endpoint("/v1/processor/captures", Method::POST, processor::capture))
     .service(
         endpoint("/v1/connectors/sudo/gateway", Method::POST, connectors::sudo_gateway)
             .app_data(web::PayloadConfig::new(connectors::GATEWAY_MAX_BYTES)),

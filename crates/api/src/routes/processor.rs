@@ -12,6 +12,8 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::cards::{AuthorizationAnswer, AuthorizationRequest, ReversalRequest, Verdict};
 use domain::Mode;
+use domain::cards::hold::HoldRefusal;
+use ports::card_transactions::HoldOutcome;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -45,6 +47,11 @@ pub struct AuthorizationBody {
     /// `/v1/processor/authorizations/complete_3ds` brings the OTP.
     #[serde(default)]
     three_ds: bool,
+    /// Extension: place a hold (the card's available balance drops, its
+    /// book balance does not) for `/v1/processor/captures` to clear later,
+    /// instead of a debit; it expires after `--authorization-hold-secs`.
+    #[serde(default)]
+    hold: bool,
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -76,7 +83,8 @@ pub struct ReversalBody {
 
 #[derive(Serialize, ToSchema)]
 pub struct ReversalData {
-    /// `credited`, `already_applied` (this reversal_reference was
+    /// `credited`, `released` (of a pending hold: it goes back to the
+    /// card, the hold stays open until all is released), `already_applied` (this reversal_reference was
     /// applied before: nothing again), `nothing_left` (the authorization
     /// was given back in full), `voided` (its debit is refused if it
     /// comes), `no_such_debit`, or `card_not_found`.
@@ -88,6 +96,33 @@ pub struct ReversalData {
     /// its limit.
     #[serde(skip_serializing_if = "Option::is_none")]
     credited_to: Option<&'static str>,
+}
+
+#[derive(Deserialize, ToSchema)]
+pub struct CaptureBody {
+    card_id: String,
+    /// The hold's `transaction_reference`.
+    transaction_reference: String,
+    /// Cents (kobo on Naira cards): at most 15% above what is held. What
+    /// is held when absent.
+    #[schema(example = "1500")]
+    amount: Option<AmountText>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct CaptureData {
+    /// `captured`, `not_pending` (captured, reversed or expired before:
+    /// nothing again), `above_tolerance`, `insufficient_balance` (the card
+    /// cannot spend the excess over the hold), or `no_such_authorization`.
+    outcome: &'static str,
+    /// What was cleared, and what went back from the hold, in minor units.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    captured_amount: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    released_amount: Option<String>,
+    /// The capture's issuer reference: a refund names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    issuer_transaction_reference: Option<String>,
 }
 
 #[derive(Serialize, ToSchema)]
@@ -171,6 +206,7 @@ pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::By
         transaction_reference: parsed.transaction_reference,
         force: parsed.force,
         three_ds: parsed.three_ds,
+        hold: parsed.hold,
     };
     let answer = app.authorize(mode, request).await?;
     Ok(AuthorizationData::answer(answer, reference))
@@ -246,4 +282,47 @@ pub async fn reverse(app: web::Data<app::App>, req: HttpRequest, body: web::Byte
         credited_to: answer.credited.map(|(_, to)| to),
     };
     Ok(success(StatusCode::OK, "The processor's reversal was taken", data))
+}
+
+/// Extension: clears a hold placed with `hold: true`, in full, in part
+/// (the rest goes back to the card) or above it by at most 15%; once.
+/// `card_authorization_event.captured` tells the account.
+#[utoipa::path(
+    post,
+    path = "/v1/processor/captures",
+    operation_id = "processor_capture",
+    tag = "processor",
+    request_body = CaptureBody,
+    params(("x-processor-signature" = String, Header, description = "As for authorizations")),
+    responses(
+        (status = 200, description = "What came of it", body = Envelope<CaptureData>),
+        (status = 400, description = "A field breaks a rule", body = ErrorBody),
+        (status = 401, description = "A missing, stale or wrong signature", body = ErrorBody),
+        (status = 403, description = "No processor secret is configured", body = ErrorBody),
+        (status = 413, description = "Body over 64 KiB", body = ErrorBody),
+    )
+)]
+pub async fn capture(app: web::Data<app::App>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, ApiError> {
+    let (mode, parsed): (_, CaptureBody) = signed(&app, &req, &body)?;
+    let hold = (parsed.card_id.as_str(), parsed.transaction_reference.as_str());
+    let outcome = app.processor_capture(mode, hold, parsed.amount.map(|a| a.0)).await?;
+    let none = |outcome| CaptureData {
+        outcome,
+        captured_amount: None,
+        released_amount: None,
+        issuer_transaction_reference: None,
+    };
+    let data = match outcome {
+        HoldOutcome::Settled(s) => CaptureData {
+            outcome: "captured",
+            captured_amount: Some(s.movement.captured().to_string()),
+            released_amount: Some(s.movement.released.to_string()),
+            issuer_transaction_reference: s.capture.map(|c| c.id),
+        },
+        HoldOutcome::Refused(HoldRefusal::NotPending(_)) | HoldOutcome::AlreadyApplied => none("not_pending"),
+        HoldOutcome::Refused(HoldRefusal::AboveTolerance(_)) => none("above_tolerance"),
+        HoldOutcome::Refused(HoldRefusal::InsufficientBalance) => none("insufficient_balance"),
+        HoldOutcome::NoSuchAuthorization => none("no_such_authorization"),
+    };
+    Ok(success(StatusCode::OK, "The processor's capture was taken", data))
 }

@@ -138,6 +138,9 @@ impl App {
             transaction_reference: call.id.clone(),
             force: false,
             three_ds: false,
+            // Sudo's gateway funds the authorization when it approves: the
+            // money leaves at once (docs/connectors.md).
+            hold: false,
         };
         let reference = call.id.clone();
         let repeated = async || -> Result<Option<GatewayAnswer>, CardError> {

@@ -14,9 +14,11 @@ use domain::cards::hold::{HoldMovement, HoldStep, TransactionKind};
 use domain::cards::product::Product;
 use domain::cards::reversal::ReversalKind;
 use domain::events::payloads::{CardAuthorization, CardMovement, Event};
-use domain::ids::{AccountId, EventId};
+use domain::ids::{AccountId, CardId, EventId};
 use domain::{Amount, Currency, InvalidInput, Mode, Timestamp, required};
-use ports::card_transactions::{CardTransaction, HoldOutcome, HoldRequest, HoldSettled, ReversalOutcome, Reversed};
+use ports::card_transactions::{
+    CardTransaction, HoldOutcome, HoldRequest, HoldSettled, Reference, ReversalOutcome, Reversed,
+};
 use ports::cards::ReserveError;
 
 /// The body of a capture, a reversal or an increment.
@@ -106,6 +108,58 @@ impl App {
         body: HoldStepRequest,
     ) -> Result<HoldSettled, CardError> {
         let authorization = self.authorization(caller, id).await?;
+        match self.take_step(&authorization, step, body).await? {
+            HoldOutcome::Settled(settled) => Ok(*settled),
+            HoldOutcome::NoSuchAuthorization => Err(CardError::AuthorizationNotFound),
+            HoldOutcome::Refused(refusal) => Err(CardError::Hold(refusal)),
+            HoldOutcome::AlreadyApplied => Err(CardError::Reserve(ReserveError::ReferenceUsed)),
+        }
+    }
+
+    /// Captures the processor's authorization `reference` of a card of
+    /// `mode` (`amount`: what is held when absent).
+    pub async fn processor_capture(
+        &self,
+        mode: Mode,
+        (card, reference): (&str, &str),
+        amount: Option<String>,
+    ) -> Result<HoldOutcome, CardError> {
+        let Some(authorization) = self.processor_hold(mode, &CardId::new(card), reference).await? else {
+            return Ok(HoldOutcome::NoSuchAuthorization);
+        };
+        let body = HoldStepRequest {
+            amount,
+            reference: None,
+        };
+        self.take_step(&authorization, StepKind::Capture, body).await
+    }
+
+    /// The card's authorization (a hold, in any state) of the network's
+    /// `reference`, if the card is of `mode`.
+    pub(super) async fn processor_hold(
+        &self,
+        mode: Mode,
+        card: &CardId,
+        reference: &str,
+    ) -> Result<Option<CardTransaction>, CardError> {
+        let Some(state) = self.processor_card(mode, card).await? else {
+            return Ok(None);
+        };
+        let found = self
+            .ports
+            .card_transactions
+            .find(&state.account_id, mode, &Reference::Client(reference.to_string()))
+            .await?;
+        Ok(found.filter(|t| t.kind == TransactionKind::Authorization && t.card_id == *card))
+    }
+
+    /// Takes `step` of `authorization` as `body` says.
+    pub(super) async fn take_step(
+        &self,
+        authorization: &CardTransaction,
+        step: StepKind,
+        body: HoldStepRequest,
+    ) -> Result<HoldOutcome, CardError> {
         let product = Product::of(authorization.currency);
         let amount = body
             .amount
@@ -118,15 +172,8 @@ impl App {
             StepKind::Expire => HoldStep::Expire,
         };
         let reference = self.step_reference("reference", body.reference, "rev")?;
-        match self
-            .settle_hold((&caller.account_id, caller.mode), id, step, reference)
-            .await?
-        {
-            HoldOutcome::Settled(settled) => Ok(*settled),
-            HoldOutcome::NoSuchAuthorization => Err(CardError::AuthorizationNotFound),
-            HoldOutcome::Refused(refusal) => Err(CardError::Hold(refusal)),
-            HoldOutcome::AlreadyApplied => Err(CardError::Reserve(ReserveError::ReferenceUsed)),
-        }
+        let owner = (&authorization.account_id, authorization.mode);
+        self.settle_hold(owner, &authorization.id, step, reference).await
     }
 
     /// Expires the authorization `id` left uncaptured (the job's run);
@@ -157,7 +204,7 @@ impl App {
         let spent = self
             .ports
             .card_transactions
-            .find(&caller.account_id, caller.mode, id)
+            .find(&caller.account_id, caller.mode, &Reference::Issuer(id.to_string()))
             .await?
             .filter(|t| matches!(t.kind, TransactionKind::Debit | TransactionKind::Capture))
             .ok_or(CardError::TransactionNotFound)?;
@@ -202,7 +249,7 @@ impl App {
     async fn transaction_of(&self, caller: &Caller, id: &str) -> Result<CardTransaction, CardError> {
         self.ports
             .card_transactions
-            .find(&caller.account_id, caller.mode, id)
+            .find(&caller.account_id, caller.mode, &Reference::Issuer(id.to_string()))
             .await?
             .ok_or(CardError::TransactionNotFound)
     }
@@ -214,7 +261,7 @@ impl App {
         }
         self.ports
             .card_transactions
-            .find(&caller.account_id, caller.mode, id)
+            .find(&caller.account_id, caller.mode, &Reference::Issuer(id.to_string()))
             .await?
             .filter(|t| t.kind == TransactionKind::Authorization)
             .ok_or(CardError::AuthorizationNotFound)

@@ -8,12 +8,12 @@
 use super::debit::{Debit, category, channel, country, descriptor, network_reference};
 use super::{CardError, ChallengeAnswer};
 use crate::App;
-use domain::Mode;
 use domain::cards::authorization::{Decision, DeclineReason};
 use domain::cards::hold::TransactionKind;
 use domain::cards::product::Product;
 use domain::cards::three_ds;
 use domain::ids::CardId;
+use domain::{InvalidInput, Mode};
 use ports::cards::RuleState;
 use ports::processor_auth::ProcessorAuthError;
 
@@ -35,6 +35,9 @@ pub struct AuthorizationRequest {
     /// The network asks for 3-D Secure (Naira cards): the debit waits for
     /// the cardholder's OTP instead of posting.
     pub three_ds: bool,
+    /// Place a hold, captured later (`/v1/processor/captures`), instead
+    /// of a debit.
+    pub hold: bool,
 }
 
 /// What the processor is told to do.
@@ -125,6 +128,11 @@ impl App {
         }
         let amount = Product::of(state.currency).parse_debit_amount("amount", &request.amount)?;
         let channel = channel(request.channel.as_deref())?;
+        if request.three_ds && request.hold {
+            return Err(
+                InvalidInput::new("hold", "is not taken with three_ds: a challenged debit posts at once").into(),
+            );
+        }
         if request.three_ds {
             three_ds::may_challenge(state.currency, request.force, channel)?;
         }
@@ -139,7 +147,10 @@ impl App {
             currency: None,
             forced: request.force,
             reference_held: false,
-            kind: TransactionKind::Debit,
+            kind: match request.hold {
+                true => TransactionKind::Authorization,
+                false => TransactionKind::Debit,
+            },
             authorization_id: None,
         };
         if request.three_ds {

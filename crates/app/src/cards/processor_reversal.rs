@@ -5,13 +5,15 @@
 use super::CardError;
 use super::debit::network_reference;
 use super::give_back::GiveBack;
+use super::holds::{HoldStepRequest, StepKind};
 use crate::App;
+use domain::cards::hold::{HoldState, TransactionStatus};
 use domain::cards::product::Product;
 use domain::cards::reversal::ReversalKind;
 use domain::ids::CardId;
 use domain::text::{MAX_REFERENCE_LEN, plain};
 use domain::{InvalidInput, Mode};
-use ports::card_transactions::ReversalOutcome;
+use ports::card_transactions::{HoldOutcome, ReversalOutcome};
 
 /// A reversal or refund, as the processor sends it.
 #[derive(Debug, Clone)]
@@ -32,8 +34,8 @@ pub struct ReversalRequest {
 /// What came of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReversalAnswer {
-    /// `credited`, `already_applied`, `nothing_left`, `voided`,
-    /// `no_such_debit` or `card_not_found`.
+    /// `credited`, `released` (of a pending hold), `already_applied`,
+    /// `nothing_left`, `voided`, `no_such_debit` or `card_not_found`.
     pub outcome: &'static str,
     /// What was credited, and where (`card` or `issuing_wallet`).
     pub credited: Option<(domain::Amount, &'static str)>,
@@ -63,6 +65,32 @@ impl App {
                 credited: None,
             });
         };
+        // A reversal of a hold still pending releases it; of a captured
+        // one (or of a debit), it gives back what was spent.
+        if kind == ReversalKind::Reversal
+            && let Some(hold) = self.processor_hold(mode, &card, &authorization).await?
+            && hold.status == TransactionStatus::Hold(HoldState::Pending)
+        {
+            let body = HoldStepRequest {
+                amount: request.amount,
+                reference: Some(reversal_reference),
+            };
+            return Ok(match self.take_step(&hold, StepKind::Reverse, body).await? {
+                HoldOutcome::Settled(s) => ReversalAnswer {
+                    outcome: "released",
+                    credited: Some((s.movement.released, s.movement.released_to.as_str())),
+                },
+                HoldOutcome::AlreadyApplied => ReversalAnswer {
+                    outcome: "already_applied",
+                    credited: None,
+                },
+                // Ended between the two reads: nothing is held any more.
+                HoldOutcome::Refused(_) | HoldOutcome::NoSuchAuthorization => ReversalAnswer {
+                    outcome: "nothing_left",
+                    credited: None,
+                },
+            });
+        }
         let amount = match request.amount {
             Some(amount) => Some(Product::of(state.currency).parse_debit_amount("amount", &amount)?),
             None => None,
