@@ -155,6 +155,7 @@ const RULES: &[(&str, Rule)] = &[
     ("reversal_reference", Rule::Text(domain::text::MAX_REFERENCE_LEN)),
     ("kind", Rule::OneOf(&domain::cards::reversal::ReversalKind::NAMES)),
     ("three_ds", Rule::Typed),
+    ("hold", Rule::Typed),
     ("meta_data", Rule::Typed),
     ("identity", Rule::Typed),
     ("x-processor-signature", Rule::Typed),
