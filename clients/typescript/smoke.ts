@@ -133,4 +133,46 @@ const one = ok(
 );
 check(one.data.event_id === creation.event_id && one.data.data["card_id"] === cardId, "the event");
 
+// The authorization lifecycle (extensions): a hold, its capture in part
+// (the rest released), and a refund of the capture.
+ok(
+  "fund the card and wait for it",
+  await api.POST("/v1/issuing/sandbox/cards/fund_card", {
+    body: { card_id: cardId, amount: "2000", transaction_reference: `hold-fund-${run}`, currency: "USD" },
+  }),
+);
+const hold = ok(
+  "place a hold",
+  await api.POST("/v1/issuing/sandbox/authorizations", {
+    body: { card_id: cardId, amount: "1500", merchant: "SHELL LEKKI", merchant_category_code: "5541" },
+  }),
+);
+check(hold.data.type === "authorization" && hold.data.status === "pending", "a pending hold");
+const authorizationId = hold.data.issuer_transaction_reference;
+const captured = ok(
+  "capture part of it",
+  await api.POST("/v1/issuing/sandbox/authorizations/{authorization_id}/capture", {
+    params: { path: { authorization_id: authorizationId } },
+    body: { amount: "1000" },
+  }),
+);
+check(captured.data.authorization.status === "closed", "captured closes the authorization");
+check(captured.data.captured_amount === "1000" && captured.data.released_amount === "500", "the capture's amounts");
+const capture = captured.data.capture;
+check(capture !== null && capture !== undefined && capture.type === "capture", "the capture's transaction");
+const refunded = ok(
+  "refund part of the capture",
+  await api.POST("/v1/issuing/sandbox/refunds", {
+    body: { transaction_id: capture.issuer_transaction_reference, amount: "400" },
+  }),
+);
+check(refunded.data.refunded_amount === "400" && refunded.data.credited_to === "card", "the refund");
+const listed = ok(
+  "list the card's whole history",
+  await api.GET("/v1/issuing/sandbox/transactions", {
+    params: { query: { card_id: cardId, type: "authorization" } },
+  }),
+);
+check(listed.data.transactions.some((t) => t.issuer_transaction_reference === authorizationId && t.status === "closed"), "the closed hold is listed");
+
 console.log("the generated client agrees with the service");

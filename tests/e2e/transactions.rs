@@ -113,7 +113,8 @@ async fn the_accounts_transactions_page_by_cursor_newest_first_and_filter() {
         for (query, field) in [
             ("limit=0", "limit"),
             ("limit=101", "limit"),
-            ("status=pending", "status"),
+            ("status=held", "status"),
+            ("type=refund", "type"),
             ("starting_after=ctx_of_no_one", "starting_after"),
             ("start_date=2026-01-01%2000:00:00", "end_date"),
         ] {

@@ -7,12 +7,21 @@
 use crate::cpu::CpuTimes;
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Builds request number `n` (unique across the run, for references).
 pub type MakeRequest = Arc<dyn Fn(u64) -> reqwest::RequestBuilder + Send + Sync>;
+
+/// One timed unit of work of several requests (a payment's authorization
+/// and capture, say): its final status, 0 when one got no answer.
+pub type Call = Pin<Box<dyn Future<Output = u16> + Send>>;
+
+/// Builds call number `n`.
+pub type MakeCall = Arc<dyn Fn(u64) -> Call + Send + Sync>;
 
 /// When a closed-loop run ends.
 #[derive(Clone, Copy, Debug)]
@@ -150,7 +159,7 @@ impl Outcome {
 
 /// Sends one request and reads its whole answer: its status, 0 when it
 /// never got one.
-async fn send(request: reqwest::RequestBuilder) -> u16 {
+pub async fn send(request: reqwest::RequestBuilder) -> u16 {
     match request.send().await {
         Ok(response) => {
             let status = response.status().as_u16();
@@ -163,15 +172,15 @@ async fn send(request: reqwest::RequestBuilder) -> u16 {
     }
 }
 
-/// Runs `load`, numbering requests from `first`.
-pub async fn run(load: Load, first: u64, make: MakeRequest) -> Outcome {
+/// Runs `load` of calls, numbering them from `first`: each is timed whole.
+pub async fn run_calls(load: Load, first: u64, make: MakeCall) -> Outcome {
     match load {
         Load::Closed { concurrency, until } => closed(concurrency, until, first, make).await,
         Load::Open { per_second, for_ } => open(per_second, for_, first, make).await,
     }
 }
 
-async fn closed(concurrency: usize, until: Until, first: u64, make: MakeRequest) -> Outcome {
+async fn closed(concurrency: usize, until: Until, first: u64, make: MakeCall) -> Outcome {
     let next = Arc::new(AtomicU64::new(0));
     let start = Instant::now();
     let clients = (0..concurrency).map(|_| {
@@ -188,7 +197,7 @@ async fn closed(concurrency: usize, until: Until, first: u64, make: MakeRequest)
                     return outcome;
                 }
                 let sent = Instant::now();
-                let status = send(make(first + n)).await;
+                let status = make(first + n).await;
                 outcome.record(sent, status);
             }
         })
@@ -201,7 +210,7 @@ async fn closed(concurrency: usize, until: Until, first: u64, make: MakeRequest)
     total
 }
 
-async fn open(per_second: u64, for_: Duration, first: u64, make: MakeRequest) -> Outcome {
+async fn open(per_second: u64, for_: Duration, first: u64, make: MakeCall) -> Outcome {
     let interval = Duration::from_secs_f64(1.0 / per_second.max(1) as f64);
     let count = (for_.as_secs_f64() * per_second as f64) as u64;
     let start = Instant::now();
@@ -209,9 +218,9 @@ async fn open(per_second: u64, for_: Duration, first: u64, make: MakeRequest) ->
     for n in 0..count {
         let intended = start + interval.mul_f64(n as f64);
         tokio::time::sleep_until(intended.into()).await;
-        let request = make(first + n);
+        let call = make(first + n);
         sent.push(tokio::spawn(async move {
-            let status = send(request).await;
+            let status = call.await;
             let mut outcome = Outcome::new();
             // From the intended send time: a late send is the server's delay.
             outcome.record(intended, status);

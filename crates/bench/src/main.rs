@@ -121,6 +121,8 @@ async fn scenarios(run: &mut Run, work: &std::path::Path) -> anyhow::Result<()> 
     }
     eprintln!("- gateway");
     run.gateway().await?;
+    eprintln!("- authorize + capture");
+    run.authorize_capture(&spread).await?;
     eprintln!("- debit-hot");
     run.debit_hot(&spread).await?;
     eprintln!("- history");

@@ -2,7 +2,7 @@
 //! send, and the seeding they need, sent through the driver like any load.
 
 use crate::cpu::{CpuTimes, Usage};
-use crate::driver::{self, Load, MakeRequest, Outcome, Until};
+use crate::driver::{self, Call, Load, MakeCall, MakeRequest, Outcome, Until};
 use crate::server::Server;
 use anyhow::{Context, ensure};
 use reqwest::Method;
@@ -81,11 +81,48 @@ impl Sandbox {
 
     /// Runs `load`; request numbers continue from the last run's.
     pub async fn drive(&self, load: Load, make: MakeRequest) -> Outcome {
+        self.drive_calls(load, Arc::new(move |n| Box::pin(driver::send(make(n)))))
+            .await
+    }
+
+    /// Runs `load` of calls of several requests each, timed whole.
+    pub async fn drive_calls(&self, load: Load, make: MakeCall) -> Outcome {
         let first = self.sequence.fetch_add(1 << 32, Ordering::Relaxed);
         let before = self.usage();
-        let mut outcome = driver::run(load, first, make).await;
+        let mut outcome = driver::run_calls(load, first, make).await;
         self.usage().since(&before).charge(&mut outcome);
         outcome
+    }
+
+    /// A payment as a card network makes it: an authorization of `cents`
+    /// on `card` (a hold), then its capture in full. Its status: the
+    /// capture's, or the first answer that was not a 200 (0: none came).
+    pub fn pay(&self, card: &str, cents: i64, n: u64) -> Call {
+        let authorize = self
+            .request(Method::POST, "/authorizations")
+            .json(&debit_body(card, cents, n));
+        let capture = {
+            let (client, base, key) = (self.client.clone(), self.base.clone(), self.key.clone());
+            move |id: &str| {
+                client
+                    .post(format!("{base}{BASE}/authorizations/{id}/capture"))
+                    .header("token", format!("Bearer {key}"))
+            }
+        };
+        Box::pin(async move {
+            let Ok(answer) = authorize.send().await else { return 0 };
+            let status = answer.status().as_u16();
+            let Ok(body) = answer.json::<Value>().await else {
+                return 0;
+            };
+            let id = body["data"]["issuer_transaction_reference"].as_str();
+            match (status, body["data"]["status"].as_str(), id) {
+                (200, Some("pending"), Some(id)) => driver::send(capture(id)).await,
+                // A declined hold: nothing to capture (counted apart).
+                (200, _, _) => 402,
+                _ => status,
+            }
+        })
     }
 
     /// The CPU the server and the database used so far, and the

@@ -140,11 +140,12 @@ impl Run {
         self.issuing.ledger_check().context("issuing ledger check failed")?;
         let t = self.issuing.usd_totals()?;
         let of = |kind: &str| t[kind].as_i64().unwrap_or(0);
-        let held = of("issuing_wallet") + of("card") + of("card_transit");
+        let held = of("issuing_wallet") + of("card") + of("card_transit") + of("card_held");
         ensure!(
             of("faucet") == -self.put_in
                 && of("card_spend") == self.spent
                 && of("card_transit") == 0
+                && of("card_held") == 0
                 && held == self.put_in - self.spent,
             "{}: the books do not add up: put in {}, spent {} by approved debits, ledger totals {t}",
             self.backend(),
@@ -367,6 +368,38 @@ impl Run {
         server.stop()?;
         self.rows[first].peak_rss_mib = Some(rss);
         self.check_books()
+    }
+
+    /// Payments as a card network makes them, an authorization then its
+    /// capture (two requests each), over the debit scenario's cards; the
+    /// ratio is payments a second to debits a second at the same
+    /// concurrency.
+    pub async fn authorize_capture(&mut self, spread: &[(usize, f64)]) -> anyhow::Result<()> {
+        let (server, sandbox) = self.start()?;
+        let first = self.rows.len();
+        let cards: Arc<Vec<String>> = Arc::new(self.cards.clone());
+        for concurrency in [1, 32] {
+            let (s, cards) = (sandbox.clone(), cards.clone());
+            let make = Arc::new(move |n: u64| {
+                let card = &cards[(n.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as usize % cards.len()];
+                s.pay(card, DEBIT_CENTS, n)
+            });
+            let outcome = sandbox
+                .drive_calls(Load::closed(concurrency, Until::Elapsed(self.size.run)), make)
+                .await;
+            self.spent += i64::try_from(outcome.count(200))? * DEBIT_CENTS;
+            ensure!(
+                outcome.errors() == 0,
+                "{}: payments answered {}",
+                self.backend(),
+                outcome.error_summary()
+            );
+            let i = self.row("authorize + capture (payments)", concurrency.to_string(), &outcome);
+            if let Some((_, rate)) = spread.iter().find(|(c, _)| *c == concurrency) {
+                self.rows[i].ratio = Some(format!("{:.2} of debit", outcome.per_second() / rate));
+            }
+        }
+        self.finish(server, first)
     }
 
     /// Debits of one card (1 cent each, so it lasts); ratios to `debit`.
