@@ -135,16 +135,23 @@ check(one.data.event_id === creation.event_id && one.data.data["card_id"] === ca
 
 // The authorization lifecycle (extensions): a hold, its capture in part
 // (the rest released), and a refund of the capture.
-ok(
-  "fund the card and wait for it",
-  await api.POST("/v1/issuing/sandbox/cards/fund_card", {
-    body: { card_id: cardId, amount: "2000", transaction_reference: `hold-fund-${run}`, currency: "USD" },
+const spender = ok(
+  "create a card to hold on",
+  await api.POST("/v1/issuing/sandbox/cards/create_card", {
+    body: {
+      cardholder_id: cardholderId,
+      card_type: "virtual",
+      card_brand: "Mastercard",
+      card_currency: "USD",
+      card_limit: "500000",
+      funding_amount: "3000",
+    },
   }),
-);
+).data.card_id;
 const hold = ok(
   "place a hold",
   await api.POST("/v1/issuing/sandbox/authorizations", {
-    body: { card_id: cardId, amount: "1500", merchant: "SHELL LEKKI", merchant_category_code: "5541" },
+    body: { card_id: spender, amount: "1500", merchant: "SHELL LEKKI", merchant_category_code: "5541" },
   }),
 );
 check(hold.data.type === "authorization" && hold.data.status === "pending", "a pending hold");
@@ -170,7 +177,7 @@ check(refunded.data.refunded_amount === "400" && refunded.data.credited_to === "
 const listed = ok(
   "list the card's whole history",
   await api.GET("/v1/issuing/sandbox/transactions", {
-    params: { query: { card_id: cardId, type: "authorization" } },
+    params: { query: { card_id: spender, type: "authorization" } },
   }),
 );
 check(listed.data.transactions.some((t) => t.issuer_transaction_reference === authorizationId && t.status === "closed"), "the closed hold is listed");
