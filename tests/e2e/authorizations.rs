@@ -137,6 +137,27 @@ async fn every_step_of_an_authorization_moves_its_hold_once() {
             (Some("increment"), Some(r.as_str()))
         );
         assert_books(&db, 1_500);
+        let raised = events_for(&receiver, "card_authorization_event.created", &card, 4).await;
+        let raised = raised
+            .iter()
+            .find(|e| e["card_transaction_type"] == "INCREMENT")
+            .expect("the increment's event");
+        assert_eq!(
+            (
+                raised["authorization_id"].as_str(),
+                raised["held_amount"].as_str(),
+                raised["amount"].as_str()
+            ),
+            (Some(r.as_str()), Some("1500"), Some("500")),
+            "{raised}"
+        );
+        let root = s
+            .get(&format!("/transactions?card_id={card}&type=authorization&limit=1"))
+            .await;
+        assert_eq!(
+            raised["transaction_reference"],
+            root.body["data"]["transactions"][0]["client_transaction_reference"]
+        );
         let part = s
             .step(&r, "reverse", Some(json!({"amount": "300", "reference": "rev-1"})))
             .await;
@@ -332,6 +353,24 @@ async fn bad_steps_are_refused_naming_the_field_and_move_nothing() {
         let other = Sandbox::start_with(&db, None, &[]);
         let theirs = other.step(&a, "capture", None).await;
         assert_eq!(code(&theirs), (400, "authorization_not_found"), "{}", theirs.body);
+        // A reference is the account's own: another's use of it blocks nothing.
+        other.fund_wallet(100_000).await;
+        let their_card = other.card(&other.cardholder(95).await, "5000").await;
+        let their_hold = other.hold(&their_card, 100).await;
+        let shared = json!({"amount": "1", "reference": "shared-ref"});
+        assert_eq!(
+            other.step(&their_hold, "reverse", Some(shared.clone())).await.status,
+            200
+        );
+        let mine = s.step(&a, "reverse", Some(shared.clone())).await;
+        assert_eq!(mine.status, 200, "{}", mine.body);
+        let again = s.step(&a, "reverse", Some(shared)).await;
+        assert_eq!(code(&again), (400, "transaction_reference_used"), "{}", again.body);
+        assert!(
+            again.body["message"].as_str().unwrap().starts_with("reference:"),
+            "{}",
+            again.body
+        );
         // A hold the balance cannot cover is declined, answered and listed.
         let declined = s.authorize(&card, 9_000).await;
         assert_eq!(declined.status, 200, "{}", declined.body);
@@ -342,6 +381,32 @@ async fn bad_steps_are_refused_naming_the_field_and_move_nothing() {
             ),
             (Some("declined"), Some("insufficient_balance"))
         );
+        // A declined authorization held nothing and takes no step.
+        let id = declined.body["data"]["issuer_transaction_reference"].as_str().unwrap();
+        for step in ["capture", "reverse", "expire", "increment"] {
+            let none = s.step(id, step, Some(json!({"amount": "1"}))).await;
+            assert_eq!(code(&none), (400, "authorization_not_found"), "{step}: {}", none.body);
+        }
+        for (body, field) in [
+            (json!({"card_id": card, "force": true}), "force"),
+            (json!({"card_id": card, "currency": "NGN"}), "currency"),
+        ] {
+            let refused = s.post("/authorizations", body).await;
+            assert!(
+                refused.body["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with(&format!("{field}:")),
+                "{}",
+                refused.body
+            );
+        }
+        // The excess over a hold comes from what the card may spend: 401
+        // past it, as every insufficient balance.
+        let big = s.hold(&card, 3_600).await;
+        let excess = s.step(&big, "capture", Some(json!({"amount": "4000"}))).await;
+        assert_eq!(code(&excess), (401, "insufficient_card_balance"), "{}", excess.body);
+        assert_eq!(s.step(&big, "reverse", None).await.status, 200);
         let three_ds = s
             .post("/authorizations", json!({"card_id": card, "three_ds": true}))
             .await;
@@ -353,8 +418,9 @@ async fn bad_steps_are_refused_naming_the_field_and_move_nothing() {
             "{}",
             three_ds.body
         );
-        assert_eq!(s.books(&card).await, (5_000, 5_000 - 300 - 1_000));
-        assert_books(&db, 1_000);
+        assert_eq!(s.books(&card).await, (5_000, 5_000 - 300 - 1_000 + 1));
+        // Ours, and what the other account still holds.
+        assert_books(&db, 999 + 99);
     }
 }
 
@@ -426,15 +492,19 @@ async fn the_processor_places_holds_captures_and_releases_them_once() {
         assert_eq!(placed.body["data"]["decision"], "approve", "{}", placed.body);
         assert_eq!(s.books(&card).await, (10_000, 5_700));
         assert_books(&db, 4_000);
-        let with_otp = s.processor("authorizations", &json!({"card_id": card, "amount": "1", "merchant": "M", "transaction_reference": "net-x", "hold": true, "three_ds": true}), signed).await;
-        assert!(
-            with_otp.body["message"]
-                .as_str()
-                .unwrap_or_default()
-                .starts_with("hold:"),
-            "{}",
-            with_otp.body
-        );
+        for extra in ["three_ds", "force"] {
+            let mut body = json!({"card_id": card, "amount": "1", "merchant": "M", "transaction_reference": "net-x", "hold": true});
+            body[extra] = json!(true);
+            let refused = s.processor("authorizations", &body, signed).await;
+            assert!(
+                refused.body["message"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .starts_with("hold:"),
+                "{extra}: {}",
+                refused.body
+            );
+        }
 
         // A reversal of the pending hold releases part of it, once.
         let reversal = json!({"card_id": card, "transaction_reference": "net-1", "reversal_reference": "net-1-r", "amount": "1000"});

@@ -154,12 +154,12 @@ pub const CATALOGUE: &[ErrorCode] = &[
     code(
         "transaction_not_found",
         400,
-        "no transaction of the card has this reference",
+        "no transaction of the card has this reference (a refund: no capture or debit of the account has this transaction_id)",
     ),
     code(
         "authorization_not_found",
         400,
-        "no authorization of this account and mode has this id (for an increment: none pending)",
+        "no authorization of this account and mode has this id, or it was declined (for an increment: none pending)",
     ),
     code(
         "authorization_not_pending",
@@ -206,7 +206,7 @@ pub const CATALOGUE: &[ErrorCode] = &[
     code(
         "transaction_reference_used",
         400,
-        "a funding, unloading or debit of the account and mode has this reference",
+        "a funding, unloading or debit of the account and mode has this reference; or a reversal's or refund's reference was applied already",
     ),
     code("card_frozen", 400, "a debit declined: the card is frozen"),
     code("card_deleted", 400, "a debit declined: the card is deleted"),

@@ -71,6 +71,9 @@ pub struct DebitOutcome {
     pub cardholder_id: CardholderId,
     /// The card's currency, which the debit was in.
     pub currency: Currency,
+    /// An approved hold's authorization: what it holds now (its
+    /// increments included).
+    pub held: Option<Amount>,
 }
 
 /// Makes the events a debit outcome is reported by; the use case builds

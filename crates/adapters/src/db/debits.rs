@@ -27,7 +27,9 @@ use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, clear_deleted_balance, wallet};
-use super::schema::{card_spending, card_transactions, cards, jobs, ledger_accounts, spending_controls};
+use super::schema::{
+    card_reversals, card_spending, card_transactions, cards, jobs, ledger_accounts, spending_controls,
+};
 use super::spending_controls::{SpendingRow, stored_controls};
 use super::unnest::{
     InsertDeliveries, InsertEntries, InsertEvents, InsertJobs, InsertPostings, MoveBalances, column, unnest_statement,
@@ -177,7 +179,7 @@ fn decide(
     locked: Vec<LockedCard>,
     balances: &BTreeMap<String, i64>,
     (spending, accounts): (Vec<SpendingRow>, &AccountControls),
-    mut pending: BTreeMap<String, (String, i64)>,
+    mut pending: BTreeMap<String, Raised>,
 ) -> Result<(Vec<Answer>, Writes), StoreError> {
     let spending: BTreeMap<String, SpendingRow> = spending.into_iter().map(|r| (r.card_id.clone(), r)).collect();
     let mut runs: BTreeMap<String, Run> = BTreeMap::new();
@@ -230,12 +232,12 @@ fn decide(
         // A debit stamped with a clock advanced since is sent back.
         let run = run.filter(|_| !moved);
         // An increment raises a pending authorization of its card only.
-        let raised = match a.kind {
+        let mut raised = match a.kind {
             TransactionKind::Increment => a
                 .authorization_id
                 .as_ref()
                 .and_then(|id| pending.get_mut(id))
-                .filter(|(card, _)| card == a.card_id.as_str()),
+                .filter(|r| r.card_id == a.card_id.as_str()),
             _ => None,
         };
         let orphan = run.is_some() && a.kind == TransactionKind::Increment && raised.is_none();
@@ -243,8 +245,8 @@ fn decide(
         let product = run.as_ref().map(|r| Product::of(r.currency));
         let step = run.zip(product).and_then(|(run, product)| {
             let counts = product.counts_against_limit(a.amount, a.rates);
-            let so_far = raised.as_ref().map(|(_, sum)| {
-                let sum = Amount::from_minor(*sum).unwrap_or(Amount::MAX);
+            let so_far = raised.as_ref().map(|r| {
+                let sum = Amount::from_minor(r.authorized).unwrap_or(Amount::MAX);
                 product.counts_against_limit(sum, a.rates)
             });
             let request = DebitRequest {
@@ -271,8 +273,8 @@ fn decide(
                 if request.holds {
                     run.held = run.held.saturating_add(a.amount.minor());
                 }
-                if let Some((_, sum)) = raised {
-                    *sum = sum.saturating_add(a.amount.minor());
+                if let Some(r) = raised.as_mut() {
+                    r.authorized = r.authorized.saturating_add(a.amount.minor());
                 }
             }
             if step.deletion.is_some() {
@@ -346,7 +348,16 @@ fn decide(
             writes.entries.push(entry);
             writes.postings.extend(postings);
         }
+        let held = match (declined, a.kind) {
+            (None, TransactionKind::Authorization) => Some(a.amount),
+            (None, TransactionKind::Increment) => raised
+                .as_ref()
+                .and_then(|r| r.authorized.checked_sub(r.released))
+                .and_then(Amount::from_minor),
+            _ => None,
+        };
         let outcome = DebitOutcome {
+            held,
             decision: step.decision,
             card_deleted: step.deletion.is_some(),
             cardholder_id: CardholderId::new(cardholder),
@@ -475,17 +486,49 @@ struct PendingHold {
     amount: i64,
 }
 
-/// The pending authorizations of `rows` by id: their card, and what they
-/// and their increments took.
-fn authorizations(rows: Vec<PendingHold>) -> BTreeMap<String, (String, i64)> {
-    let mut held: BTreeMap<String, (String, i64)> = BTreeMap::new();
+/// What partial reversals released of the batch's increments'
+/// authorizations, by authorization.
+macro_rules! released_of {
+    ($conn:expr, $ids:expr) => {
+        card_reversals::table
+            .filter(card_reversals::transaction_id.eq_any($ids))
+            .select((card_reversals::transaction_id, card_reversals::amount))
+            .load::<(String, i64)>($conn)
+    };
+}
+
+/// A pending authorization an increment of the batch raises.
+struct Raised {
+    card_id: String,
+    /// What it and its increments took (the per-authorization limit
+    /// counts it whole), and what partial reversals released of it.
+    authorized: i64,
+    released: i64,
+}
+
+/// The pending authorizations of `rows` by id, with `released`.
+fn authorizations(rows: Vec<PendingHold>, released: Vec<(String, i64)>) -> BTreeMap<String, Raised> {
+    let mut held: BTreeMap<String, Raised> = BTreeMap::new();
     let (roots, raises): (Vec<_>, Vec<_>) = rows.into_iter().partition(|r| r.authorization_id.is_none());
     for r in roots {
-        held.insert(r.id, (r.card_id, r.amount));
+        let (card_id, authorized) = (r.card_id, r.amount);
+        held.insert(
+            r.id,
+            Raised {
+                card_id,
+                authorized,
+                released: 0,
+            },
+        );
     }
     for r in raises {
-        if let Some((_, sum)) = r.authorization_id.and_then(|id| held.get_mut(&id)) {
-            *sum = sum.saturating_add(r.amount);
+        if let Some(a) = r.authorization_id.and_then(|id| held.get_mut(&id)) {
+            a.authorized = a.authorized.saturating_add(r.amount);
+        }
+    }
+    for (id, amount) in released {
+        if let Some(a) = held.get_mut(&id) {
+            a.released = a.released.saturating_add(amount);
         }
     }
     held
@@ -627,8 +670,11 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     let controls = account_controls!(&mut &*c, &accounts);
     let raised = raised(batch);
     let pending = unless_empty(raised.is_empty(), pending_of!(&mut &*c, &raised));
-    let (taken, locked, balances, offsets, spending, controls, pending) =
-        tokio::try_join!(take, lock, read, clocks, spending, controls, pending)?;
+    let released = unless_empty(raised.is_empty(), released_of!(&mut &*c, &raised));
+    let (taken, locked, balances, offsets, spending, controls, (pending, released)) =
+        tokio::try_join!(take, lock, read, clocks, spending, controls, async {
+            tokio::try_join!(pending, released)
+        })?;
     let moved = clocks_moved(&stamps, &offsets);
     let balances = balances.into_iter().collect();
     let controls = parsed_controls(controls)?;
@@ -638,7 +684,7 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
         locked,
         &balances,
         (spending, &controls),
-        authorizations(pending),
+        authorizations(pending, released),
     )?;
 
     let release = async { release_references!(&mut &*c, &w.released) };
@@ -739,9 +785,9 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     let raised = raised(batch);
     // Not even made when there are none: a SQLite statement made and
     // dropped unrun blocks its thread.
-    let pending = match raised.is_empty() {
-        true => Vec::new(),
-        false => pending_of!(conn, &raised).await?,
+    let (pending, released) = match raised.is_empty() {
+        true => (Vec::new(), Vec::new()),
+        false => (pending_of!(conn, &raised).await?, released_of!(conn, &raised).await?),
     };
     let (answers, w) = decide(
         batch,
@@ -749,7 +795,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
         locked,
         &balances,
         (spending, &controls),
-        authorizations(pending),
+        authorizations(pending, released),
     )?;
     release_references!(conn, &w.released)?;
     for row in &w.transactions {

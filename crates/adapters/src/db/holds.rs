@@ -68,8 +68,9 @@ pub(super) async fn settle(pool: &DbPool, r: &HoldRequest, notices: &HoldNotices
                     .first::<TransactionRow>(conn)
                     .await?;
                 let root = root_row.clone().record()?;
+                // A declined authorization never held anything.
                 let TransactionStatus::Hold(state) = root.status else {
-                    return Err(TxError::Db(DbError::Refused));
+                    return Err(TxError::Refused(HoldOutcome::NoSuchAuthorization));
                 };
                 // Few rows per authorization: summed here, checked.
                 let holds = hold_rows!(&r.authorization_id)

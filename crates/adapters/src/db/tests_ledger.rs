@@ -49,7 +49,7 @@ type Broken = (
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn books_that_balance_but_break_a_rule_fail_the_check_naming_the_account_and_the_rule() {
-    let cases: [Broken; 6] = [
+    let cases: [Broken; 7] = [
         (
             "sandbox money moved into a live wallet",
             post(
@@ -121,6 +121,22 @@ async fn books_that_balance_but_break_a_rule_fail_the_check_naming_the_account_a
             |b| matches!(b, Breach::UnrecordedDeposit { .. }),
             "la_acct_c_live_deposits_USD",
             "every deposit credit has its record",
+        ),
+        (
+            "held money with no pending authorization",
+            post("e7", TEST, "card_hold", "la_card_c", "la_card_c_held", 100),
+            |b| {
+                matches!(
+                    b,
+                    Breach::HeldMismatch {
+                        held: 100,
+                        pending: 0,
+                        ..
+                    }
+                )
+            },
+            "card_c",
+            "held money is what pending authorizations hold",
         ),
         (
             "a card's spend with no transaction",

@@ -8,6 +8,7 @@ use crate::extract::{Authenticated, Json, Query};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::cards::{Completion, MockDebit};
+use domain::cards::hold::TransactionKind;
 use domain::ids::CardId;
 use domain::paging::Page;
 use domain::{Currency, InvalidInput};
@@ -222,7 +223,12 @@ impl From<CardTransaction> for TransactionView {
             card_id: t.card_id.to_string(),
             cardholder_id: t.cardholder_id.to_string(),
             issuing_app_id: t.account_id.to_string(),
-            card_transaction_type: "DEBIT",
+            // A capture is the spend, as a debit is.
+            card_transaction_type: match t.kind {
+                TransactionKind::Authorization => "AUTHORIZATION",
+                TransactionKind::Increment => "INCREMENT",
+                TransactionKind::Debit | TransactionKind::Capture => "DEBIT",
+            },
             currency: t.currency.code(),
             description: t.description,
             livemode: t.mode.is_live(),

@@ -134,7 +134,7 @@ impl App {
             forced,
             reference_held: false,
             kind: TransactionKind::Debit,
-            authorization_id: None,
+            raises: None,
         })
     }
 }
@@ -213,20 +213,24 @@ pub(crate) fn debit_movement(
     }
 }
 
-/// `card_authorization_event.created` of an approved hold (or increment),
-/// from what its debit's approval would have told.
-fn hold_placed(approved: CardDebit, kind: TransactionKind, parent: Option<String>) -> CardAuthorization {
+/// `card_authorization_event.created` of an approved hold (or increment
+/// of `raises`) holding `held` in all, from what its debit's approval
+/// would have told.
+fn hold_placed(approved: CardDebit, raises: Option<&Raises>, held: Option<Amount>) -> CardAuthorization {
     let mut movement = approved.movement;
-    movement.card_transaction_type = match kind {
-        TransactionKind::Increment => "INCREMENT",
-        _ => "AUTHORIZATION",
+    movement.card_transaction_type = match raises {
+        Some(_) => "INCREMENT",
+        None => "AUTHORIZATION",
     };
     let own = approved.issuer_transaction_reference;
+    if let Some(raised) = raises {
+        movement.transaction_reference = raised.reference.clone();
+    }
     CardAuthorization {
-        held_amount: movement.amount.clone(),
+        held_amount: held.map_or_else(|| movement.amount.clone(), |h| h.to_string()),
         movement,
-        authorization_id: parent.clone().unwrap_or_else(|| own.clone()),
-        issuer_transaction_reference: parent.is_some().then_some(own),
+        authorization_id: raises.map_or_else(|| own.clone(), |r| r.id.clone()),
+        issuer_transaction_reference: raises.is_some().then_some(own),
         state: HoldState::Pending.as_str(),
         released_amount: None,
         released_to: None,
@@ -251,9 +255,17 @@ pub(crate) struct Debit {
     /// The reference was taken already, by the 3-D Secure challenge this
     /// debit completes.
     pub reference_held: bool,
-    /// A debit, an authorization, or an increment of `authorization_id`.
+    /// A debit, an authorization, or an increment of `raises`.
     pub kind: TransactionKind,
-    pub authorization_id: Option<String>,
+    pub raises: Option<Raises>,
+}
+
+/// The authorization an increment raises: its issuer and network
+/// references.
+#[derive(Debug, Clone)]
+pub(crate) struct Raises {
+    pub id: String,
+    pub reference: String,
 }
 
 impl App {
@@ -306,8 +318,8 @@ impl App {
             )
         };
         let held = debit.kind.holds().then(|| {
-            let (kind, parent) = (debit.kind, debit.authorization_id.clone());
-            move |approved: CardDebit| hold_placed(approved, kind, parent.clone())
+            let raises = debit.raises.clone();
+            move |approved: CardDebit, held| hold_placed(approved, raises.as_ref(), held)
         });
         let event_ids = [self.ports.ids.unique(), self.ports.ids.unique()];
         let deliveries = event_ids.clone().map(|e| self.delivery_job(&EventId::with_suffix(&e)));
@@ -333,7 +345,8 @@ impl App {
                         return vec![notice(0, Event::CardDebitSuccessful(payload(outcome, None)))];
                     }
                     (Decision::Approve, Some(hold)) => {
-                        return vec![notice(0, Event::CardAuthorizationCreated(hold(payload(outcome, None))))];
+                        let placed = hold(payload(outcome, None), outcome.held);
+                        return vec![notice(0, Event::CardAuthorizationCreated(placed))];
                     }
                     (Decision::Decline(reason), _) => reason,
                 };
@@ -380,7 +393,7 @@ impl App {
                 self.job_at(JobKind::ExpireAuthorization, id.clone(), stamp.clock, expires)
             }),
             kind: debit.kind,
-            authorization_id: debit.authorization_id,
+            authorization_id: debit.raises.map(|r| r.id),
             now,
             clock_ahead_secs: stamp.checked_ahead_secs,
         };

@@ -7,19 +7,18 @@
 //! `POST /sandbox/refunds` gives back (part of) a capture or a debit.
 
 use super::CardError;
-use super::debit::{Debit, MockDebit};
+use super::debit::{Debit, MockDebit, Raises};
 use super::give_back::GiveBack;
 use crate::{App, Caller, RequestError};
-use domain::cards::hold::{HoldMovement, HoldStep, TransactionKind};
+use domain::cards::hold::{HoldMovement, HoldStep, TransactionKind, TransactionStatus};
 use domain::cards::product::Product;
 use domain::cards::reversal::ReversalKind;
 use domain::events::payloads::{CardAuthorization, CardMovement, Event};
 use domain::ids::{AccountId, CardId, EventId};
-use domain::{Amount, Currency, InvalidInput, Mode, Timestamp, required};
+use domain::{Amount, InvalidInput, Mode, Timestamp, required};
 use ports::card_transactions::{
     CardTransaction, HoldOutcome, HoldRequest, HoldSettled, Reference, ReversalOutcome, Reversed,
 };
-use ports::cards::ReserveError;
 
 /// The body of a capture, a reversal or an increment.
 #[derive(Debug, Clone, Default)]
@@ -54,13 +53,12 @@ impl App {
         if body.three_ds.is_some() {
             return Err(InvalidInput::new("three_ds", "is taken by mock debits only").into());
         }
-        let currency = match body.currency.as_deref() {
-            Some(c) => Currency::parse("currency", c)?,
-            None => {
-                let card = domain::ids::CardId::new(required(&body.card_id, "card_id")?);
-                self.card(caller, &card).await?.currency
-            }
-        };
+        if body.force.is_some() {
+            return Err(InvalidInput::new("force", "is taken by mock debits only: a forced post is a debit").into());
+        }
+        // The card's currency; `currency`, if sent, must be it.
+        let card = CardId::new(required(&body.card_id, "card_id")?);
+        let currency = self.card(caller, &card).await?.currency;
         let debit = Debit {
             kind: TransactionKind::Authorization,
             ..self.sandbox_debit(caller, currency, body)?
@@ -93,9 +91,17 @@ impl App {
             forced: false,
             reference_held: false,
             kind: TransactionKind::Increment,
-            authorization_id: Some(authorization.id),
+            raises: Some(Raises {
+                id: authorization.id,
+                reference: authorization.client_reference,
+            }),
         };
-        let (_, id) = self.post_debit(&caller.account_id, caller.mode, debit).await?;
+        // A deleted card's authorization takes no increment.
+        let posted = self.post_debit(&caller.account_id, caller.mode, debit).await;
+        let (_, id) = posted.map_err(|e| match e {
+            CardError::CardNotFound => CardError::AuthorizationNotFound,
+            e => e,
+        })?;
         self.transaction_of(caller, &id).await
     }
 
@@ -108,11 +114,14 @@ impl App {
         body: HoldStepRequest,
     ) -> Result<HoldSettled, CardError> {
         let authorization = self.authorization(caller, id).await?;
-        match self.take_step(&authorization, step, body).await? {
+        // A sandbox reference is the account's own: applied once per account.
+        let reference = self.step_reference("reference", body.reference, "rev")?;
+        let reference = format!("{}/{reference}", caller.account_id);
+        match self.take_step(&authorization, step, body.amount, reference).await? {
             HoldOutcome::Settled(settled) => Ok(*settled),
             HoldOutcome::NoSuchAuthorization => Err(CardError::AuthorizationNotFound),
             HoldOutcome::Refused(refusal) => Err(CardError::Hold(refusal)),
-            HoldOutcome::AlreadyApplied => Err(CardError::Reserve(ReserveError::ReferenceUsed)),
+            HoldOutcome::AlreadyApplied => Err(CardError::ReferenceApplied("reference")),
         }
     }
 
@@ -127,11 +136,9 @@ impl App {
         let Some(authorization) = self.processor_hold(mode, &CardId::new(card), reference).await? else {
             return Ok(HoldOutcome::NoSuchAuthorization);
         };
-        let body = HoldStepRequest {
-            amount,
-            reference: None,
-        };
-        self.take_step(&authorization, StepKind::Capture, body).await
+        let reference = format!("cap_{}", self.ports.ids.unique());
+        self.take_step(&authorization, StepKind::Capture, amount, reference)
+            .await
     }
 
     /// The card's authorization (a hold, in any state) of the network's
@@ -150,19 +157,22 @@ impl App {
             .card_transactions
             .find(&state.account_id, mode, &Reference::Client(reference.to_string()))
             .await?;
-        Ok(found.filter(|t| t.kind == TransactionKind::Authorization && t.card_id == *card))
+        Ok(found.filter(|t| {
+            t.kind == TransactionKind::Authorization && t.status != TransactionStatus::Declined && t.card_id == *card
+        }))
     }
 
-    /// Takes `step` of `authorization` as `body` says.
+    /// Takes `step` of `authorization` for `amount`, a reversal once by
+    /// `reference`.
     pub(super) async fn take_step(
         &self,
         authorization: &CardTransaction,
         step: StepKind,
-        body: HoldStepRequest,
+        amount: Option<String>,
+        reference: String,
     ) -> Result<HoldOutcome, CardError> {
         let product = Product::of(authorization.currency);
-        let amount = body
-            .amount
+        let amount = amount
             .as_deref()
             .map(|a| product.parse_debit_amount("amount", a))
             .transpose()?;
@@ -171,7 +181,6 @@ impl App {
             StepKind::Reverse => HoldStep::Reverse(amount),
             StepKind::Expire => HoldStep::Expire,
         };
-        let reference = self.step_reference("reference", body.reference, "rev")?;
         let owner = (&authorization.account_id, authorization.mode);
         self.settle_hold(owner, &authorization.id, step, reference).await
     }
@@ -207,13 +216,15 @@ impl App {
             .find(&caller.account_id, caller.mode, &Reference::Issuer(id.to_string()))
             .await?
             .filter(|t| matches!(t.kind, TransactionKind::Debit | TransactionKind::Capture))
-            .ok_or(CardError::TransactionNotFound)?;
+            .filter(|t| t.status == TransactionStatus::Approved)
+            .ok_or(CardError::NoSuchSpend)?;
         let amount = body
             .amount
             .as_deref()
             .map(|a| Product::of(spent.currency).parse_debit_amount("amount", a))
             .transpose()?;
         let reference = self.step_reference("refund_reference", body.refund_reference, "rfd")?;
+        let reference = format!("{}/{reference}", caller.account_id);
         let state = self
             .processor_card(caller.mode, &spent.card_id)
             .await?
@@ -227,9 +238,9 @@ impl App {
         };
         match self.give_back(caller.mode, (spent.card_id, state), back).await? {
             ReversalOutcome::Credited(reversed) => Ok(*reversed),
-            ReversalOutcome::AlreadyApplied => Err(CardError::Reserve(ReserveError::ReferenceUsed)),
+            ReversalOutcome::AlreadyApplied => Err(CardError::ReferenceApplied("refund_reference")),
             ReversalOutcome::NothingLeft => Err(CardError::NothingLeft),
-            ReversalOutcome::NoSuchDebit | ReversalOutcome::Voided => Err(CardError::TransactionNotFound),
+            ReversalOutcome::NoSuchDebit | ReversalOutcome::Voided => Err(CardError::NoSuchSpend),
         }
     }
 
@@ -263,7 +274,7 @@ impl App {
             .card_transactions
             .find(&caller.account_id, caller.mode, &Reference::Issuer(id.to_string()))
             .await?
-            .filter(|t| t.kind == TransactionKind::Authorization)
+            .filter(|t| t.kind == TransactionKind::Authorization && t.status != TransactionStatus::Declined)
             .ok_or(CardError::AuthorizationNotFound)
     }
 

@@ -80,10 +80,15 @@ pub enum CardError {
     },
     #[error("transaction_reference: no transaction of this card with this reference")]
     TransactionNotFound,
-    #[error("authorization_id: no pending authorization of this account and mode with this id")]
+    #[error("authorization_id: no authorization of this account and mode has this id (for an increment: none pending)")]
     AuthorizationNotFound,
     #[error("amount: the transaction was given back in full already")]
     NothingLeft,
+    #[error("transaction_id: no capture or debit of this account and mode has this id")]
+    NoSuchSpend,
+    /// A reversal's or refund's reference, applied before (as `.0`).
+    #[error("{0}: this reference was applied already")]
+    ReferenceApplied(&'static str),
     /// A step the authorization's state or amounts refuse.
     #[error("{}", hold_refusal(*.0))]
     Hold(HoldRefusal),
@@ -146,10 +151,12 @@ impl From<CreateCardError> for CardError {
 /// Why a step of an authorization was refused, naming what to change.
 fn hold_refusal(refusal: HoldRefusal) -> String {
     match refusal {
-        HoldRefusal::NotPending(state) => format!(
-            "the authorization is {}: only a pending one takes a step",
-            state.as_str()
-        ),
+        HoldRefusal::NotPending(state) => {
+            format!(
+                "authorization_id: the authorization is {}: only a pending one takes a step",
+                state.as_str()
+            )
+        }
         HoldRefusal::AboveTolerance(most) => {
             let share = domain::cards::hold::OVER_CAPTURE_BPS / 100;
             format!("amount: a capture may exceed the hold by at most {share}%, so at most {most} here")
@@ -196,7 +203,8 @@ impl DomainError for CardError {
         match self {
             CardError::Create(CreateCardError::WalletTooLow)
             | CardError::Reserve(ReserveError::WalletTooLow | ReserveError::CardTooLow)
-            | CardError::Declined(DeclineReason::InsufficientBalance) => ErrorKind::InsufficientFunds,
+            | CardError::Declined(DeclineReason::InsufficientBalance)
+            | CardError::Hold(HoldRefusal::InsufficientBalance) => ErrorKind::InsufficientFunds,
             CardError::CardholderDeactivated | CardError::CardholderNotVerified(_) => ErrorKind::Unauthorized,
             CardError::Request(e) => e.kind(),
             CardError::RateLimited { retry_after_secs, .. }
@@ -217,7 +225,9 @@ impl DomainError for CardError {
             | CardError::TokenInvalid
             | CardError::AuthorizationNotFound
             | CardError::NothingLeft
-            | CardError::Hold(_)
+            | CardError::NoSuchSpend
+            | CardError::ReferenceApplied(_)
+            | CardError::Hold(HoldRefusal::NotPending(_) | HoldRefusal::AboveTolerance(_))
             | CardError::NoPendingOtp
             | CardError::ChallengeNotFound
             | CardError::Declined(_)
@@ -250,6 +260,8 @@ impl DomainError for CardError {
             CardError::TokenInvalid => "invalid_token",
             CardError::AuthorizationNotFound => "authorization_not_found",
             CardError::NothingLeft => "nothing_left_to_refund",
+            CardError::NoSuchSpend => "transaction_not_found",
+            CardError::ReferenceApplied(_) => "transaction_reference_used",
             CardError::Hold(HoldRefusal::NotPending(_)) => "authorization_not_pending",
             CardError::Hold(HoldRefusal::AboveTolerance(_)) => "capture_above_tolerance",
             CardError::Hold(HoldRefusal::InsufficientBalance) => "insufficient_card_balance",

@@ -128,10 +128,9 @@ impl App {
         }
         let amount = Product::of(state.currency).parse_debit_amount("amount", &request.amount)?;
         let channel = channel(request.channel.as_deref())?;
-        if request.three_ds && request.hold {
-            return Err(
-                InvalidInput::new("hold", "is not taken with three_ds: a challenged debit posts at once").into(),
-            );
+        if request.hold && (request.three_ds || request.force) {
+            let rule = "is not taken with three_ds or force: a challenged or forced post is a debit";
+            return Err(InvalidInput::new("hold", rule).into());
         }
         if request.three_ds {
             three_ds::may_challenge(state.currency, request.force, channel)?;
@@ -151,7 +150,7 @@ impl App {
                 true => TransactionKind::Authorization,
                 false => TransactionKind::Debit,
             },
-            authorization_id: None,
+            raises: None,
         };
         if request.three_ds {
             self.open_challenge((&state.account_id, state.mode), debit).await?;

@@ -5,7 +5,7 @@
 use super::CardError;
 use super::debit::network_reference;
 use super::give_back::GiveBack;
-use super::holds::{HoldStepRequest, StepKind};
+use super::holds::StepKind;
 use crate::App;
 use domain::cards::hold::{HoldState, TransactionStatus};
 use domain::cards::product::Product;
@@ -66,30 +66,31 @@ impl App {
             });
         };
         // A reversal of a hold still pending releases it; of a captured
-        // one (or of a debit), it gives back what was spent.
+        // one (or of a debit), it gives back what was spent. A hold that
+        // ended between the read and the card's lock falls through.
         if kind == ReversalKind::Reversal
             && let Some(hold) = self.processor_hold(mode, &card, &authorization).await?
             && hold.status == TransactionStatus::Hold(HoldState::Pending)
         {
-            let body = HoldStepRequest {
-                amount: request.amount,
-                reference: Some(reversal_reference),
+            let step = self.take_step(
+                &hold,
+                StepKind::Reverse,
+                request.amount.clone(),
+                reversal_reference.clone(),
+            );
+            let released = match step.await? {
+                HoldOutcome::Settled(s) => Some(Some((s.movement.released, s.movement.released_to.as_str()))),
+                HoldOutcome::AlreadyApplied => Some(None),
+                HoldOutcome::Refused(_) | HoldOutcome::NoSuchAuthorization => None,
             };
-            return Ok(match self.take_step(&hold, StepKind::Reverse, body).await? {
-                HoldOutcome::Settled(s) => ReversalAnswer {
-                    outcome: "released",
-                    credited: Some((s.movement.released, s.movement.released_to.as_str())),
-                },
-                HoldOutcome::AlreadyApplied => ReversalAnswer {
-                    outcome: "already_applied",
-                    credited: None,
-                },
-                // Ended between the two reads: nothing is held any more.
-                HoldOutcome::Refused(_) | HoldOutcome::NoSuchAuthorization => ReversalAnswer {
-                    outcome: "nothing_left",
-                    credited: None,
-                },
-            });
+            if let Some(credited) = released {
+                let outcome = if credited.is_some() {
+                    "released"
+                } else {
+                    "already_applied"
+                };
+                return Ok(ReversalAnswer { outcome, credited });
+            }
         }
         let amount = match request.amount {
             Some(amount) => Some(Product::of(state.currency).parse_debit_amount("amount", &amount)?),

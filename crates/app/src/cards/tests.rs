@@ -495,6 +495,7 @@ mod debits {
                 card_deleted,
                 cardholder_id: CardholderId::new("ch_1"),
                 currency: domain::Currency::Usd,
+                held: None,
             };
             let events: Vec<&str> = notices(&outcome).iter().map(|(e, _)| e.event).collect();
             let expected: &[&str] = match (decision, card_deleted) {

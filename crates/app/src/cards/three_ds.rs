@@ -38,7 +38,7 @@ fn held_debit(challenge: Challenge) -> Debit {
         forced: false,
         reference_held: true,
         kind: TransactionKind::Debit,
-        authorization_id: None,
+        raises: None,
     }
 }
 
