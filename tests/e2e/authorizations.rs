@@ -188,7 +188,7 @@ async fn every_step_of_an_authorization_moves_its_hold_once() {
 
         // Captured in full with no amount; the capture spends what is held.
         let f = s.hold(&card, 700).await;
-        let full = s.step(&f, "capture", None).await;
+        let full = s.step(&f, "capture", Some(Value::Null)).await;
         assert_eq!(
             (full.status, full.body["data"]["captured_amount"].as_str()),
             (200, Some("700")),

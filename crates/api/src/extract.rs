@@ -127,8 +127,8 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     }
 }
 
-/// A JSON body that may be left out: an empty body is `T::default()`;
-/// any other is parsed as [`Json`] parses it.
+/// A JSON body that may be left out: an empty body (or `null`) is
+/// `T::default()`; any other is parsed as [`Json`] parses it.
 pub struct JsonOrEmpty<T>(pub T);
 
 impl<T: DeserializeOwned + Default + 'static> FromRequest for JsonOrEmpty<T> {
@@ -139,9 +139,9 @@ impl<T: DeserializeOwned + Default + 'static> FromRequest for JsonOrEmpty<T> {
         let body = Body::from_request(req, payload);
         Box::pin(async move {
             let body = body.await?.0;
-            match body.iter().all(u8::is_ascii_whitespace) {
-                true => Ok(JsonOrEmpty(T::default())),
-                false => parse_json(&body).map(JsonOrEmpty),
+            match body.trim_ascii() {
+                b"" | b"null" => Ok(JsonOrEmpty(T::default())),
+                _ => parse_json(&body).map(JsonOrEmpty),
             }
         })
     }

@@ -2,26 +2,73 @@
 //! helpers simulate it: a hold, its increments, its capture, reversal or
 //! expiry, and refunds.
 
-use super::card_transactions::{AccountTransactionView, MockDebitBody};
+use super::card_transactions::AccountTransactionView;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Json, JsonOrEmpty, path_id};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
-use app::cards::{HoldStepRequest, SandboxRefund, StepKind};
+use app::cards::{HoldStepRequest, MockDebit, SandboxRefund, StepKind};
 use domain::Amount;
 use ports::card_transactions::HoldSettled;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+
+/// The body of a sandbox authorization: a mock debit's, less `force`
+/// and `three_ds` (a forced or challenged post is a debit).
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HoldBody {
+    #[schema(required = true, nullable = false)]
+    card_id: Option<String>,
+    /// The card's minor units; 100 when absent.
+    #[schema(example = "1500")]
+    amount: Option<AmountText>,
+    /// The card's currency when absent; if sent, it must be it.
+    #[schema(example = "USD")]
+    currency: Option<String>,
+    /// The raw merchant descriptor; a Netflix charge when absent.
+    #[schema(example = "SHELL LEKKI")]
+    merchant: Option<String>,
+    /// 4 digits (ISO 18245).
+    #[schema(example = "5541")]
+    merchant_category_code: Option<String>,
+    /// `online` (when absent), `pos`, `atm` or `contactless`.
+    #[schema(example = "pos")]
+    channel: Option<String>,
+    /// ISO 3166-1 alpha-2: the default merchant's `US` when both are
+    /// absent, else unknown.
+    #[schema(example = "NG")]
+    merchant_country: Option<String>,
+    /// The network's reference; unique per account and mode across
+    /// fundings, unloadings, debits and holds; generated when absent.
+    transaction_reference: Option<String>,
+}
+
+impl From<HoldBody> for MockDebit {
+    fn from(body: HoldBody) -> Self {
+        MockDebit {
+            card_id: body.card_id,
+            amount: AmountText::into_text(body.amount),
+            currency: body.currency,
+            merchant: body.merchant,
+            merchant_category_code: body.merchant_category_code,
+            channel: body.channel,
+            merchant_country: body.merchant_country,
+            transaction_reference: body.transaction_reference,
+            force: None,
+            three_ds: None,
+        }
+    }
+}
 
 /// Sandbox only: place a hold on a card as the network's authorization
 /// would, decided as a debit is (state, spending controls, limits,
 /// balance). Approved, the card's `available_balance` drops by the amount
 /// and its `book_balance` does not; `card_authorization_event.created`
 /// tells it. A decline is answered 200 with `status: declined` and its
-/// `decline_code`, and told by `card_debit_event.declined`. The currency
-/// is the card's when absent. Uncaptured, the hold expires after 7 days
+/// `decline_code`, and told by `card_debit_event.declined`. Uncaptured, the hold expires after 7 days
 /// of the mode's clock (`--authorization-hold-secs`).
 #[utoipa::path(
     post,
@@ -29,7 +76,7 @@ use utoipa::ToSchema;
     operation_id = "create_authorization",
     tag = "sandbox",
     security(("token" = [])),
-    request_body = MockDebitBody,
+    request_body = HoldBody,
     responses(
         (status = 200, description = "The authorization, pending or declined", body = Envelope<AccountTransactionView>),
         (status = 400, description = "A field breaks a rule, no such card, or the reference was used", body = ErrorBody),
@@ -39,7 +86,7 @@ use utoipa::ToSchema;
 pub async fn create_authorization(
     app: web::Data<app::App>,
     caller: Authenticated,
-    Json(body): Json<MockDebitBody>,
+    Json(body): Json<HoldBody>,
 ) -> Result<HttpResponse, ApiError> {
     let authorization = app.create_authorization(&caller.0, body.into()).await?;
     let message = match authorization.decline_code {

@@ -50,12 +50,6 @@ impl App {
         if caller.mode != Mode::Test {
             return Err(RequestError::SandboxOnly.into());
         }
-        if body.three_ds.is_some() {
-            return Err(InvalidInput::new("three_ds", "is taken by mock debits only").into());
-        }
-        if body.force.is_some() {
-            return Err(InvalidInput::new("force", "is taken by mock debits only: a forced post is a debit").into());
-        }
         // The card's currency; `currency`, if sent, must be it.
         let card = CardId::new(required(&body.card_id, "card_id")?);
         let currency = self.card(caller, &card).await?.currency;
