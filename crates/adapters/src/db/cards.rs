@@ -8,7 +8,9 @@ use super::jobs::JobRow;
 use super::ledger::{
     CardLedger, LedgerAccountRow, LedgerCode, card_ledger_account_id, ledger_account_id, post_transfer, transfer_rows,
 };
-use super::money_steps::{TxError, clear_deleted_balance, mine, refused_or_failed, take_reference, violates, wallet};
+use super::money_steps::{
+    TxError, clear_deleted_balance, mine, outcome_or_failed, refused_or_failed, take_reference, violates, wallet,
+};
 use super::reservations::Waiting;
 use super::schema::{
     card_details_tokens, card_transactions, card_transfers, cardholders, cards, jobs, ledger_accounts, processor_cards,
@@ -797,10 +799,7 @@ impl CardStore for Db {
                 .await;
             Ok::<_, DbError>(result)
         })?;
-        match result {
-            Ok(outcome) | Err(TxError::Refused(outcome)) => Ok(outcome),
-            Err(TxError::Db(e)) => Err(e.into()),
-        }
+        outcome_or_failed(result)
     }
 
     async fn insert_details_token(&self, hash: String, token: DetailsToken, now: Timestamp) -> Result<(), StoreError> {

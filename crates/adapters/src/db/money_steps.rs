@@ -38,6 +38,15 @@ pub(super) fn refused_or_failed<T, E: From<StoreError>>(result: Result<T, TxErro
     })
 }
 
+/// A transaction's result for the caller when a refusal is one of its
+/// outcomes: the outcome either way, a database failure as a store error.
+pub(super) fn outcome_or_failed<T>(result: Result<T, TxError<T>>) -> Result<T, StoreError> {
+    match result {
+        Ok(outcome) | Err(TxError::Refused(outcome)) => Ok(outcome),
+        Err(TxError::Db(e)) => Err(e.into()),
+    }
+}
+
 /// Whether `e` is a unique violation of an index or key whose name
 /// contains `name` (SQLite names the table, PostgreSQL the constraint).
 pub(super) fn violates(e: &DieselError, name: &str) -> bool {

@@ -6,7 +6,7 @@ use super::cards::MAINTENANCE_FEE_ENRICHMENT;
 use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
-use super::money_steps::{TxError, violates, wallet};
+use super::money_steps::{TxError, outcome_or_failed, violates, wallet};
 use super::schema::{card_reversals, card_transactions, cards, ledger_accounts, transaction_references};
 use super::{DbError, DbPool, with_conn};
 use diesel::prelude::*;
@@ -171,10 +171,7 @@ pub(super) async fn reverse(
             .await;
         Ok::<_, DbError>(result)
     })?;
-    match result {
-        Ok(outcome) | Err(TxError::Refused(outcome)) => Ok(outcome),
-        Err(TxError::Db(e)) => Err(e.into()),
-    }
+    outcome_or_failed(result)
 }
 
 pub(super) async fn given_back(pool: &DbPool, transaction: &str) -> Result<bool, StoreError> {
