@@ -486,6 +486,21 @@ fn refund(id: &str, card: &str, authorization: &str, amount: &str) -> Vec<u8> {
     .into_bytes()
 }
 
+/// Sudo's `transaction.created` as its page shows it: no event `type`,
+/// the object's `type` capture, its amount negative, `authorization`
+/// null in the page's example.
+fn captured(id: &str, card: &str, authorization: Option<&str>, amount: &str) -> Vec<u8> {
+    let authorization = authorization.map_or("null".to_string(), |a| format!("\"{a}\""));
+    format!(
+        r#"{{"environment":"development","business":"b1","data":{{"object":{{"_id":"{id}","business":"b1",
+        "customer":"c1","account":"a1","card":"{card}","authorization":{authorization},"amount":-{amount},"fee":0,
+        "vat":0,"currency":"USD","type":"capture","merchantAmount":-{amount},"merchantCurrency":"USD",
+        "merchant":{{"category":"5812","name":"NETFLIX.COM","country":"US"}},
+        "transactionMetadata":{{"channel":"web","type":"purchase","reference":"r1"}}}}}}}}"#
+    )
+    .into_bytes()
+}
+
 fn declined(authorization: &str, card: &str) -> Vec<u8> {
     format!(
         r#"{{"type":"authorization.declined","data":{{"object":{{"_id":"{authorization}","card":"{card}","amount":0,
@@ -514,6 +529,14 @@ async fn sudos_refunds_and_late_declines_give_money_back_once_and_never_more_tha
             call(authorization("auth_1", &sudo_id, "40")).await.1["responseCode"],
             "00"
         );
+        assert_eq!(s.balance(&card).await.0, start - 4000);
+        // Sudo's capture of it, in the page's shape, naming the
+        // authorization or not, of its amount or another: the approval
+        // took the money, so each is acknowledged and moves nothing.
+        for (authorization, amount) in [(Some("auth_1"), "40"), (None, "40"), (Some("auth_1"), "41.5")] {
+            let (status, answer) = call(captured("tx_1", &sudo_id, authorization, amount)).await;
+            assert_eq!((status, answer["responseCode"].as_str()), (200, Some("00")), "{answer}");
+        }
         assert_eq!(s.balance(&card).await.0, start - 4000);
 
         // A partial refund, told twice: credited once, told once.
@@ -629,5 +652,11 @@ async fn sudos_refunds_and_late_declines_give_money_back_once_and_never_more_tha
         assert_eq!(reversals, 4, "rf_1, the one concurrent refund, auth_2, rf_3");
         let (ok, report) = ledger_check(&db);
         assert!(ok, "{}: {report}", db.backend());
+        // The captures that do not match an approval are told, by Sudo's ids.
+        let logs = s.server.stop();
+        let told = |what: &str| logs.lines().any(|l| l.contains(what) && l.contains("tx_1"));
+        assert!(told("captured what no approval here took"), "{logs}");
+        assert!(told("captured another amount") && logs.contains("4150"), "{logs}");
+        assert!(!logs.contains(GATEWAY_SECRET));
     }
 }

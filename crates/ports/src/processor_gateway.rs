@@ -12,6 +12,10 @@ pub enum GatewayCall {
     /// The processor gives back (part of) an authorization it had us
     /// approve: a refund, or the authorization declined in the end.
     GiveBack(GatewayGiveBack),
+    /// The processor reports the transaction its approval made (Sudo's
+    /// `transaction.created`): no money moves, the approval took it; it
+    /// is matched to the approval, and a difference is told.
+    Captured(GatewayCapture),
     /// An authorization this service cannot take as sent (an amount out
     /// of bounds, an unknown currency, no card): declined for this reason
     /// code, in the processor's terms.
@@ -48,6 +52,19 @@ pub struct GatewayGiveBack {
     pub kind: ReversalKind,
     /// What comes back, in minor units of `currency`; `None`: all the
     /// authorization took.
+    pub amount: Option<(Amount, Currency)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GatewayCapture {
+    /// The processor's id of the transaction.
+    pub id: String,
+    /// The processor's id of the card.
+    pub card: String,
+    /// The processor's id of the authorization it captured, when it
+    /// names one.
+    pub authorization: Option<String>,
+    /// What it captured, in minor units of `currency`, when readable.
     pub amount: Option<(Amount, Currency)>,
 }
 

@@ -11,11 +11,14 @@ use super::processor::{AuthorizationRequest, Verdict};
 use crate::App;
 use domain::cards::CardBalance;
 use domain::cards::authorization::DeclineReason;
+use domain::cards::hold::TransactionStatus;
 use domain::ids::CardId;
 use domain::{Amount, Currency, DomainError, ErrorKind, InvalidInput, Mode};
 use ports::card_transactions::Reference;
 use ports::cards::{ReserveError, RuleState};
-use ports::processor_gateway::{GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayGiveBack, GatewayRefused};
+use ports::processor_gateway::{
+    GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayCapture, GatewayGiveBack, GatewayRefused,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum GatewayError {
@@ -61,6 +64,10 @@ impl App {
                 self.gateway_give_back(mode, call).await?;
                 GatewayAnswer::Acknowledged
             }
+            GatewayCall::Captured(call) => {
+                self.gateway_captured(mode, call).await?;
+                GatewayAnswer::Acknowledged
+            }
             GatewayCall::Unusable(reason) => GatewayAnswer::Declined(reason),
             GatewayCall::Other => GatewayAnswer::Acknowledged,
         };
@@ -89,6 +96,45 @@ impl App {
             amount,
         };
         self.give_back(mode, (card, state), back).await.map(drop)
+    }
+
+    /// Matches the capture the processor reports to the approval it
+    /// captured: the approval took the money (the processor funded it
+    /// then), so nothing moves; a capture of no approval here, or of
+    /// another amount, is logged with the processor's ids to reconcile.
+    async fn gateway_captured(&self, mode: Mode, call: GatewayCapture) -> Result<(), CardError> {
+        let approval = match (&call.authorization, self.gateway_card(mode, &call.card).await?) {
+            (Some(authorization), Some((card, state))) => {
+                let reference = Reference::Client(authorization.clone());
+                let found = self
+                    .ports
+                    .card_transactions
+                    .transaction(&state.account_id, mode, &card, reference)
+                    .await?;
+                found.filter(|t| t.status == TransactionStatus::Approved)
+            }
+            _ => None,
+        };
+        let reported = call.amount.map(|(amount, currency)| (amount.minor(), currency.code()));
+        match approval {
+            None => tracing::warn!(
+                processor_transaction = %call.id,
+                processor_card = %call.card,
+                authorization = ?call.authorization,
+                "the processor captured what no approval here took: nothing applied; reconcile by its ids"
+            ),
+            Some(t) if reported != Some((t.amount.minor(), t.currency.code())) => tracing::warn!(
+                processor_transaction = %call.id,
+                transaction = %t.id,
+                approved_minor = t.amount.minor(),
+                captured = ?reported,
+                "the processor captured another amount than its approval took: nothing applied; reconcile by its ids"
+            ),
+            Some(t) => {
+                tracing::debug!(processor_transaction = %call.id, transaction = %t.id, "capture matches its approval")
+            }
+        }
+        Ok(())
     }
 
     /// What the card of `mode` the processor knows as `processor_card`

@@ -3,15 +3,16 @@
 //! (`card.balance`), with the `authorizationHeader` registered on the
 //! funding source as its `Authorization` header, and waits 4 seconds for
 //! the answer. Its events are taken there too, with the same header:
-//! `transaction.refund` and `authorization.declined` give money back;
-//! any other is acknowledged. Amounts are in major units with decimals
+//! `transaction.refund` and `authorization.declined` give money back,
+//! `transaction.created` reports the capture of an approval; any other is
+//! acknowledged. Amounts are in major units with decimals
 //! (`25.375`).
 
 use domain::cards::reversal::ReversalKind;
 use domain::cards::spending_controls::{Channel, Country};
 use domain::{Amount, Currency, InvalidInput, Mode, Secret, text};
 use ports::processor_gateway::{
-    GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayGiveBack, GatewayRefused, ProcessorGateway,
+    GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayCapture, GatewayGiveBack, GatewayRefused, ProcessorGateway,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -46,7 +47,7 @@ struct ReplyData<'a> {
 /// An event as Sudo posts it. Its pages disagree on the shape: most put
 /// the object under `data.object`, the card termination page puts it in
 /// `data` itself, and some examples show no top-level `type` (the object's
-/// own `type` then tells a refund). Every form is taken.
+/// own `type` then tells a refund or a capture). Every form is taken.
 #[derive(Deserialize)]
 struct Call {
     #[serde(rename = "type", default)]
@@ -66,10 +67,12 @@ struct Peek {
     kind: Option<String>,
 }
 
-/// A refund (`transaction.refund`): a transaction of `type` refund, its
-/// amounts in major units, naming the authorization it gives back.
+/// A transaction: a refund (`transaction.refund`, of `type` refund) or a
+/// capture (`transaction.created`, of `type` capture, its amount written
+/// negative), its amounts in major units, naming its authorization (the
+/// capture page's example names none: `null`).
 #[derive(Deserialize)]
-struct Refund {
+struct Transaction {
     #[serde(rename = "_id")]
     id: String,
     #[serde(default)]
@@ -134,8 +137,8 @@ fn invalid(field: &str, rule: &str) -> InvalidInput {
 
 /// An object as Sudo names it in a payload (a card, an authorization):
 /// its id, or the object.
-fn card_id(card: &Value) -> Option<String> {
-    match card {
+fn object_id(object: &Value) -> Option<String> {
+    match object {
         Value::String(id) => Some(id.clone()),
         Value::Object(o) => o.get("_id")?.as_str().map(str::to_string),
         _ => None,
@@ -167,7 +170,7 @@ fn authorization(auth: Authorization) -> GatewayCall {
     if text::reference(&auth.id).is_err() {
         return GatewayCall::Unusable("invalid_reference");
     }
-    let Some(card) = card_id(&auth.card) else {
+    let Some(card) = object_id(&auth.card) else {
         return GatewayCall::Unusable("card_not_found");
     };
     let channel = channel(&auth);
@@ -220,15 +223,15 @@ fn authorization(auth: Authorization) -> GatewayCall {
 /// unit as an authorization's is, so a refund of all of one gives back
 /// exactly what it took (and never more: the store bounds it by the
 /// debit).
-fn give_back(refund: Refund) -> Result<GatewayGiveBack, InvalidInput> {
+fn give_back(refund: Transaction) -> Result<GatewayGiveBack, InvalidInput> {
     let field = |name: &str, rule: &str| invalid(&format!("data.object.{name}"), rule);
     let id = |name: &str, value: Option<String>| {
         value
             .filter(|v| text::reference(v).is_ok())
             .ok_or_else(|| field(name, "must be Sudo's id: printable, at most 100 characters"))
     };
-    let card = id("card", card_id(&refund.card))?;
-    let authorization = id("authorization", card_id(&refund.authorization))?;
+    let card = id("card", object_id(&refund.card))?;
+    let authorization = id("authorization", object_id(&refund.authorization))?;
     let refund_id = id("_id", Some(refund.id))?;
     let currency = refund
         .currency
@@ -246,6 +249,28 @@ fn give_back(refund: Refund) -> Result<GatewayGiveBack, InvalidInput> {
         card,
         kind: ReversalKind::Refund,
         amount: Some((amount, currency)),
+    })
+}
+
+/// A capture as reported, when it names a card: what it says is only
+/// compared with the approval, so what cannot be read is left out.
+fn captured(capture: Transaction) -> Option<GatewayCapture> {
+    let usable = |id: Option<String>| id.filter(|v| text::reference(v).is_ok());
+    let currency = capture
+        .currency
+        .as_deref()
+        .and_then(|c| Currency::parse("currency", c).ok());
+    // Written negative on the capture page (money out of the card).
+    let written = capture.amount.as_ref().map(|raw| raw.get().trim_matches('"'));
+    let amount = written
+        .map(|a| a.strip_prefix('-').unwrap_or(a))
+        .and_then(Amount::from_major_rounded_up)
+        .zip(currency);
+    Some(GatewayCapture {
+        id: usable(Some(capture.id))?,
+        card: usable(object_id(&capture.card))?,
+        authorization: usable(object_id(&capture.authorization)),
+        amount,
     })
 }
 
@@ -293,6 +318,7 @@ impl ProcessorGateway for SudoGateway {
                     serde_json::from_str(object.get()).map_err(|_| invalid("data.object", "must be an object"))?;
                 match peek.kind.as_deref() {
                     Some("refund") => "transaction.refund".into(),
+                    Some("capture") => "transaction.created".into(),
                     _ => return Err(invalid("type", "is required: Sudo's event type")),
                 }
             }
@@ -312,7 +338,7 @@ impl ProcessorGateway for SudoGateway {
             "authorization.declined" => {
                 let auth: Authorization =
                     serde_json::from_str(object.get()).map_err(|_| read("must be an authorization with its _id"))?;
-                let card = card_id(&auth.card).ok_or_else(|| read("must name the authorization's card"))?;
+                let card = object_id(&auth.card).ok_or_else(|| read("must name the authorization's card"))?;
                 if text::reference(&auth.id).is_err() {
                     return Err(read("_id: must be Sudo's id: printable, at most 100 characters"));
                 }
@@ -325,9 +351,14 @@ impl ProcessorGateway for SudoGateway {
                 }))
             }
             "transaction.refund" => {
-                let refund: Refund = serde_json::from_str(object.get())
+                let refund: Transaction = serde_json::from_str(object.get())
                     .map_err(|_| read("must be a refund transaction with its _id"))?;
                 Ok(GatewayCall::GiveBack(give_back(refund)?))
+            }
+            "transaction.created" => {
+                let capture: Transaction =
+                    serde_json::from_str(object.get()).map_err(|_| read("must be a transaction with its _id"))?;
+                Ok(captured(capture).map_or(GatewayCall::Other, GatewayCall::Captured))
             }
             _ => Ok(GatewayCall::Other),
         }

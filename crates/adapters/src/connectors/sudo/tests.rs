@@ -256,7 +256,7 @@ mod the_gateway {
     use domain::cards::reversal::ReversalKind;
     use domain::cards::spending_controls::Channel;
     use domain::{Amount, Currency, Mode, Secret};
-    use ports::processor_gateway::{GatewayAnswer, GatewayCall, GatewayRefused, ProcessorGateway};
+    use ports::processor_gateway::{GatewayAnswer, GatewayCall, GatewayCapture, GatewayRefused, ProcessorGateway};
     use serde_json::{Value, json};
 
     const LIVE: &str = "live-gateway-secret-0123456789abcdef";
@@ -363,7 +363,7 @@ mod the_gateway {
         assert_eq!(response_code("spending_control_limit_daily"), "61");
         let balance = br#"{"type":"card.balance","data":{"object":{"_id":"62a1aa"}}}"#;
         assert_eq!(g.read(balance).unwrap(), GatewayCall::Balance { card: "62a1aa".into() });
-        let other = br#"{"type":"transaction.created","data":{"object":{"_id":"t"}}}"#;
+        let other = br#"{"type":"card.terminated","data":{"_id":"t","status":"canceled"}}"#;
         assert_eq!(g.read(other).unwrap(), GatewayCall::Other);
         assert!(g.read(b"{\"type\":\"authorization.request\"}").is_err());
         assert!(g.read(b"\0").is_err());
@@ -421,6 +421,43 @@ mod the_gateway {
         assert_eq!((back.kind, back.amount), (ReversalKind::Reversal, None));
         let no_type = br#"{"data":{"object":{"_id":"t","type":"purchase"}}}"#;
         assert!(g.read(no_type).unwrap_err().to_string().contains("type"));
+    }
+
+    #[test]
+    fn a_capture_is_read_as_its_page_shows_it_and_what_is_unreadable_is_left_out() {
+        let g = gateway();
+        let page = |kind: &str, authorization: &str, amount: &str| {
+            format!(
+                r#"{{{kind}"environment":"production","business":"b1","data":{{"object":{{"business":"b1",
+                "card":"62a1aa","authorization":{authorization},"amount":{amount},"fee":0,"vat":0,"currency":"USD",
+                "type":"capture","merchantAmount":{amount},"_id":"tx_1"}}}}}}"#
+            )
+        };
+        for kind in [r#""type":"transaction.created","#, ""] {
+            let read = g.read(page(kind, "null", "-0.15").as_bytes()).unwrap();
+            let expected = GatewayCapture {
+                id: "tx_1".into(),
+                card: "62a1aa".into(),
+                authorization: None,
+                amount: Some((Amount::from_const(15), Currency::Usd)),
+            };
+            assert_eq!(read, GatewayCall::Captured(expected.clone()), "{kind}");
+            let named = g
+                .read(page(kind, r#"{"_id":"auth_1"}"#, "\"-12.505\"").as_bytes())
+                .unwrap();
+            let expected = GatewayCapture {
+                authorization: Some("auth_1".into()),
+                amount: Some((Amount::from_const(1251), Currency::Usd)),
+                ..expected
+            };
+            assert_eq!(named, GatewayCall::Captured(expected), "{kind}");
+        }
+        let GatewayCall::Captured(odd) = g.read(page("", r#""a\u0000""#, "1e3").as_bytes()).unwrap() else {
+            panic!("a capture");
+        };
+        assert_eq!((odd.authorization, odd.amount), (None, None));
+        let no_card = br#"{"type":"transaction.created","data":{"object":{"_id":"tx_2","type":"capture"}}}"#;
+        assert_eq!(g.read(no_card).unwrap(), GatewayCall::Other);
     }
 
     #[test]
