@@ -7,6 +7,7 @@ use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, outcome_or_failed, violates, wallet};
+use super::reversals::ReversalRow;
 use super::schema::{card_reversals, card_transactions, cards, ledger_accounts};
 use super::{DbError, DbPool, with_conn};
 use diesel::prelude::*;
@@ -118,18 +119,18 @@ pub(super) async fn settle(pool: &DbPool, r: &HoldRequest, notices: &HoldNotices
                     // capture's remainder and the expiry are in the state.
                     let (id, reference) = &r.reversal;
                     diesel::insert_into(card_reversals::table)
-                        .values((
-                            card_reversals::id.eq(id),
-                            card_reversals::account_id.eq(account.as_str()),
-                            card_reversals::livemode.eq(mode.is_live()),
-                            card_reversals::card_id.eq(&card),
-                            card_reversals::transaction_id.eq(&root.id),
-                            card_reversals::reference.eq(reference),
-                            card_reversals::kind.eq(ReversalKind::Reversal.as_str()),
-                            card_reversals::amount.eq(movement.released.minor()),
-                            card_reversals::credited_to.eq(movement.released_to.as_str()),
-                            card_reversals::created_at.eq(now),
-                        ))
+                        .values(ReversalRow {
+                            id,
+                            account_id: account.as_str(),
+                            livemode: mode.is_live(),
+                            card_id: &card,
+                            transaction_id: &root.id,
+                            reference,
+                            kind: ReversalKind::Reversal.as_str(),
+                            amount: movement.released.minor(),
+                            credited_to: movement.released_to.as_str(),
+                            created_at: now,
+                        })
                         .execute(conn)
                         .await
                         .map_err(|e| match violates(&e, "card_reversals") {

@@ -17,6 +17,23 @@ use domain::cards::reversal::{CardRoom, CreditTo, credit_back};
 use ports::StoreError;
 use ports::card_transactions::{NewReversal, ReversalNotices, ReversalOutcome, Reversed};
 
+/// A `card_reversals` row: what was given back of a transaction (or
+/// released of a hold), once by the processor's reference.
+#[derive(Insertable)]
+#[diesel(table_name = card_reversals)]
+pub(super) struct ReversalRow<'a> {
+    pub id: &'a str,
+    pub account_id: &'a str,
+    pub livemode: bool,
+    pub card_id: &'a str,
+    pub transaction_id: &'a str,
+    pub reference: &'a str,
+    pub kind: &'a str,
+    pub amount: i64,
+    pub credited_to: &'a str,
+    pub created_at: i64,
+}
+
 pub(super) async fn reverse(
     pool: &DbPool,
     r: &NewReversal,
@@ -124,18 +141,18 @@ pub(super) async fn reverse(
                 let (amount, to) = credit_back(debit.amount, reversed, r.asked, room)
                     .ok_or(TxError::Refused(ReversalOutcome::NothingLeft))?;
                 diesel::insert_into(card_reversals::table)
-                    .values((
-                        card_reversals::id.eq(&r.id),
-                        card_reversals::account_id.eq(account.as_str()),
-                        card_reversals::livemode.eq(mode.is_live()),
-                        card_reversals::card_id.eq(card),
-                        card_reversals::transaction_id.eq(&debit.id),
-                        card_reversals::reference.eq(&r.reference),
-                        card_reversals::kind.eq(r.kind.as_str()),
-                        card_reversals::amount.eq(amount.minor()),
-                        card_reversals::credited_to.eq(to.as_str()),
-                        card_reversals::created_at.eq(r.now.unix()),
-                    ))
+                    .values(ReversalRow {
+                        id: &r.id,
+                        account_id: account.as_str(),
+                        livemode: mode.is_live(),
+                        card_id: card,
+                        transaction_id: &debit.id,
+                        reference: &r.reference,
+                        kind: r.kind.as_str(),
+                        amount: amount.minor(),
+                        credited_to: to.as_str(),
+                        created_at: r.now.unix(),
+                    })
                     .execute(conn)
                     .await
                     .map_err(|e| match violates(&e, "card_reversals") {
