@@ -186,7 +186,7 @@ fn block<'a>(doc: &'a str, language: &str, nth: usize) -> &'a str {
     &doc[start..start + doc[start..].find("```").unwrap()]
 }
 
-fn run_with(program: &str, args: &[&str], env: &[(&str, &str)]) -> String {
+pub(crate) fn run_with(program: &str, args: &[&str], env: &[(&str, &str)]) -> String {
     let out = Command::new(program)
         .args(args)
         .envs(env.iter().copied())

@@ -103,6 +103,8 @@ pub struct Server {
     /// The card-details relay's address.
     pub relay: String,
     pub demo_key: String,
+    /// `GET /metrics`'s URL, when served (`--metrics-listen`).
+    pub metrics: Option<String>,
     stderr: mpsc::Receiver<String>,
 }
 
@@ -160,7 +162,7 @@ impl Server {
                 let _ = tx.send(line);
             }
         });
-        let (mut base, mut relay, mut demo_key) = (None, None, None);
+        let (mut base, mut relay, mut demo_key, mut metrics) = (None, None, None, None);
         while base.is_none() || relay.is_none() || demo_key.is_none() {
             let line = rx
                 .recv_timeout(Duration::from_secs(60))
@@ -171,6 +173,8 @@ impl Server {
                 relay = Some(addr.to_string());
             } else if let Some(key) = line.strip_prefix("demo account test key: ") {
                 demo_key = Some(key.to_string());
+            } else if let Some(url) = line.strip_prefix("metrics listening on ") {
+                metrics = Some(url.to_string());
             }
         }
         Server {
@@ -178,6 +182,7 @@ impl Server {
             base: base.unwrap(),
             relay: relay.unwrap(),
             demo_key: demo_key.unwrap(),
+            metrics,
             stderr,
         }
     }

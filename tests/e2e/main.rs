@@ -25,6 +25,7 @@ mod integrations;
 mod isolation;
 mod lock_order;
 mod logs;
+mod metrics;
 mod naira_cards;
 mod processes;
 mod relay;

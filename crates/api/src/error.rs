@@ -83,6 +83,7 @@ impl<E: DomainError> From<E> for ApiError {
         let mut error = ApiError::new(status, e.code(), message);
         if let ErrorKind::RateLimited { retry_after_secs } = kind {
             error.retry_after_secs = Some(retry_after_secs);
+            metrics::counter!("issuing_rate_limit_refusals_total", "code" => e.code()).increment(1);
         }
         error
     }

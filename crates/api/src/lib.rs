@@ -13,6 +13,7 @@ pub mod openapi;
 mod paging;
 mod routes;
 mod trace;
+pub use trace::record_metrics;
 mod whole_number;
 
 pub use error::ApiError;

@@ -410,6 +410,12 @@ fn parse_page_url(value: &str) -> Result<url::Url, String> {
 
 #[derive(Args, Clone)]
 pub struct WorkerArgs {
+    /// Serve `GET /metrics` (Prometheus' text format) on this address, a
+    /// listener of its own to keep off the public network. Port 0 picks a
+    /// free port (printed at start). Off when absent.
+    #[arg(long, env = "ISSUING_METRICS_LISTEN")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+
     /// Job runners per process on PostgreSQL (SQLite always runs one).
     #[arg(long, env = "ISSUING_WORKERS", default_value_t = 4)]
     pub workers: usize,

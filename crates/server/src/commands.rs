@@ -2,7 +2,7 @@
 
 use crate::cli::{CreditArgs, DEFAULT_DATABASE_URL, DbArgs, RollArgs, ServeArgs, WorkerCommand, public_url};
 use crate::wiring::Open;
-use crate::{wiring, workers};
+use crate::{metrics, wiring, workers};
 use actix_web::HttpServer;
 use anyhow::Context;
 use app::accounts::{AccountDetails, AccountUpdate};
@@ -38,6 +38,7 @@ pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCod
     )
     .await?;
     let sqlite = db.is_sqlite();
+    let metrics = metrics::start(args.worker.metrics_listen, &db)?;
     let app = wiring::app(db, db_args, args, &args.worker).await?;
     let demo = args.demo || db_args.database_url == DEFAULT_DATABASE_URL;
     let demo_key = match demo {
@@ -78,17 +79,21 @@ pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCod
         // Printed, never logged: the sandbox key of the local demo account.
         println!("demo account test key: {}", key.expose());
     }
-    tokio::try_join!(server.run(), relay.run()).context("running the HTTP servers")?;
+    tokio::try_join!(server.run(), relay.run(), metrics::run(metrics)).context("running the HTTP servers")?;
     Ok(ExitCode::SUCCESS)
 }
 
 pub async fn worker(db_args: &DbArgs, args: &WorkerCommand, serve: &ServeArgs) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, Open::Existing).await?;
     let sqlite = db.is_sqlite();
+    let metrics = metrics::start(args.worker.metrics_listen, &db)?;
     let app = Arc::new(wiring::app(db, db_args, serve, &args.worker).await?);
     give_sandbox_webhook_secrets(&app).await?;
     workers::spawn(app, &args.worker, sqlite);
-    tokio::signal::ctrl_c().await.context("waiting for a stop signal")?;
+    tokio::select! {
+        stopped = tokio::signal::ctrl_c() => stopped.context("waiting for a stop signal")?,
+        served = metrics::run(metrics) => served.context("serving the metrics")?,
+    }
     Ok(ExitCode::SUCCESS)
 }
 

@@ -5,6 +5,7 @@ mod commands;
 mod connectors;
 mod credentials;
 mod master_key;
+mod metrics;
 mod wiring;
 mod workers;
 

@@ -23,6 +23,9 @@ use std::marker::PhantomData;
 pub(super) trait Batched: Sized + Send + Sync + 'static {
     type Answer: Send + 'static;
 
+    /// The kind's name in the committer's metrics.
+    const NAME: &'static str;
+
     /// The client reference the request takes: account, mode, reference,
     /// time. `None`: it takes none (it holds one already).
     fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)>;
@@ -54,7 +57,7 @@ pub(super) fn committer<B: Batched>(pool: DbPool, key: fn(&B) -> String) -> Comm
         let pool = pool.clone();
         Box::pin(async move { record(&pool, &batch, Some(written)).await })
     });
-    Committer::start(key, record)
+    Committer::start(B::NAME, key, record)
 }
 
 /// Records `batch` in one transaction, telling `written` (if any) before
@@ -463,6 +466,7 @@ mod tests {
 
     impl Batched for Note {
         type Answer = Result<(), StoreError>;
+        const NAME: &'static str = "notes";
 
         fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)> {
             None

@@ -8,19 +8,23 @@
 //! most in flight): its locks wait for that commit, as another process's
 //! would, but its `BEGIN` and first round trip do not.
 //!
+//! Each batch's size and each request's wait for its batch to start go to
+//! the metrics (`issuing_commit_batch_size`, `issuing_commit_wait_seconds`).
+//!
 //! Written here rather than taken from a crate: it is a channel, a loop
 //! and a rule about which requests may share a batch.
 
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Instant;
 use tokio::sync::{mpsc, oneshot};
 
 /// The most requests one transaction records.
 pub(super) const BATCH: usize = 64;
 
-/// A request waiting for its batch, and where its answer goes.
-type Waiting<I, A> = (I, oneshot::Sender<A>);
+/// A request waiting for its batch, where its answer goes, and since when.
+type Waiting<I, A> = (I, oneshot::Sender<A>, Instant);
 
 /// Records a batch in order, answering each item in the same order; tells
 /// `Written` once its last statement before `COMMIT` answered.
@@ -84,7 +88,7 @@ impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
     /// overlapped whole batches but halved them at 8 clients, and each
     /// batch's fixed cost with them (docs/benchmarks.md). The task ends
     /// when the committer is dropped; batches in flight finish.
-    pub(super) fn start(key: fn(&I) -> String, record: Record<I, A>) -> Self {
+    pub(super) fn start(name: &'static str, key: fn(&I) -> String, record: Record<I, A>) -> Self {
         let (queue, waiting) = mpsc::unbounded_channel::<Waiting<I, A>>();
         let mut pending = Queue {
             waiting,
@@ -94,7 +98,15 @@ impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
         tokio::spawn(async move {
             let mut committing = None;
             while let Some(batch) = pending.next_batch(key).await {
-                let (items, replies): (Vec<I>, Vec<oneshot::Sender<A>>) = batch.into_iter().unzip();
+                metrics::histogram!("issuing_commit_batch_size", "committer" => name).record(batch.len() as f64);
+                let waits = metrics::histogram!("issuing_commit_wait_seconds", "committer" => name);
+                let (items, replies): (Vec<I>, Vec<oneshot::Sender<A>>) = batch
+                    .into_iter()
+                    .map(|(item, reply, queued)| {
+                        waits.record(queued.elapsed().as_secs_f64());
+                        (item, reply)
+                    })
+                    .unzip();
                 let (written, sent) = oneshot::channel();
                 let record = record.clone();
                 let recording = tokio::spawn(async move {
@@ -123,7 +135,7 @@ impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
     /// `None`: the task is gone (its runtime is shutting down).
     pub(super) fn submit(&self, item: I) -> impl Future<Output = Option<A>> + use<I, A> {
         let (reply, answer) = oneshot::channel();
-        let queued = self.queue.send((item, reply)).is_ok();
+        let queued = self.queue.send((item, reply, Instant::now())).is_ok();
         async move {
             match queued {
                 true => answer.await.ok(),
@@ -149,7 +161,7 @@ mod tests {
                 items.into_iter().map(|(n, _)| n * 10).collect()
             })
         });
-        let committer = Committer::start(|item| item.1.to_string(), record);
+        let committer = Committer::start("test", |item| item.1.to_string(), record);
         let first = committer.submit((0, "a"));
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         // These arrive while the first batch commits.
@@ -184,7 +196,7 @@ mod tests {
                 items
             })
         });
-        let committer = Committer::start(|n| n.to_string(), record);
+        let committer = Committer::start("test", |n| n.to_string(), record);
         let mut answers = vec![];
         for n in 0..8 {
             answers.push(committer.submit(n));

@@ -73,6 +73,7 @@ pub(super) fn committer(pool: DbPool) -> DebitCommitter {
 
 impl Batched for Waiting {
     type Answer = Answer;
+    const NAME: &'static str = "debits";
 
     fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)> {
         let a = &self.attempt;

@@ -14,8 +14,8 @@ use domain::{Mode, Timestamp};
 use ports::StoreError;
 use ports::jobs::{Job, JobKind, JobStore, JobSummary, Lease, NewJob, Queue};
 
-const PENDING: &str = "pending";
-const RUNNING: &str = "running";
+pub(super) const PENDING: &str = "pending";
+pub(super) const RUNNING: &str = "running";
 pub(super) const FAILED: &str = "failed";
 
 /// The stored kinds of the jobs that move money (`JobKind::moves_money`):

@@ -10,6 +10,7 @@ mod cards;
 mod committer;
 mod debits;
 mod events;
+mod gauges;
 mod holds;
 mod idempotency;
 mod jobs;
@@ -60,7 +61,9 @@ macro_rules! with_conn {
         match $pool {
             $crate::db::DbPool::Pg(pool) => {
                 async {
-                    let mut guard = pool.get().await.map_err($crate::db::DbError::pool)?;
+                    let mut guard = $crate::db::pooled(pool.get())
+                        .await
+                        .map_err($crate::db::DbError::pool)?;
                     let $conn = &mut *guard;
                     $body.map_err($crate::db::DbError::from)
                 }
@@ -68,7 +71,9 @@ macro_rules! with_conn {
             }
             $crate::db::DbPool::Sqlite(pool) => {
                 async {
-                    let mut guard = pool.get().await.map_err($crate::db::DbError::pool)?;
+                    let mut guard = $crate::db::pooled(pool.get())
+                        .await
+                        .map_err($crate::db::DbError::pool)?;
                     let $conn = &mut *guard;
                     $body.map_err($crate::db::DbError::from)
                 }
@@ -78,6 +83,14 @@ macro_rules! with_conn {
     };
 }
 pub(crate) use with_conn;
+
+/// A pooled connection, its wait timed (`issuing_db_pool_wait_seconds`).
+pub(crate) async fn pooled<C, E>(get: impl std::future::Future<Output = Result<C, E>>) -> Result<C, E> {
+    let asked = std::time::Instant::now();
+    let got = get.await;
+    metrics::histogram!("issuing_db_pool_wait_seconds").record(asked.elapsed().as_secs_f64());
+    got
+}
 
 /// What went wrong below a repository method.
 #[derive(Debug, thiserror::Error)]

@@ -57,6 +57,7 @@ pub(super) fn committer(pool: DbPool) -> ReserveCommitter {
 
 impl Batched for Waiting {
     type Answer = Answer;
+    const NAME: &'static str = "reservations";
 
     fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)> {
         let t = &self.transfer;

@@ -68,6 +68,7 @@ pub(super) async fn settle(pool: &DbPool, batch: Vec<SettlementItem>) -> Vec<Set
 
 impl Batched for Settling {
     type Answer = Settled;
+    const NAME: &'static str = "settlements";
 
     fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)> {
         None

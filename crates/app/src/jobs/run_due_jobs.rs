@@ -165,8 +165,11 @@ impl App {
         let now = self.ports.clock.now();
         let last_attempt = job.attempts >= job.max_attempts;
         match self.deliver_webhook(&EventId::new(&job.subject), last_attempt).await {
-            Ok(()) => Ok(Some(job.id)),
-            Err(Undelivered::Resting(until)) => self.ports.jobs.postpone(&job, until, now).await.map(|()| None),
+            Ok(()) => Ok(Some(ran(job, "done").id)),
+            Err(Undelivered::Resting(until)) => {
+                let job = ran(job, "postponed");
+                self.ports.jobs.postpone(&job, until, now).await.map(|()| None)
+            }
             Err(Undelivered::Failed(error)) => self.retry_later(job, &error).await.map(|()| None),
         }
     }
@@ -175,7 +178,7 @@ impl App {
     /// rescheduled or parked at once.
     async fn done_or_retried(&self, job: Job, outcome: Result<(), String>) -> Result<Option<JobId>, StoreError> {
         match outcome {
-            Ok(()) => Ok(Some(job.id)),
+            Ok(()) => Ok(Some(ran(job, "done").id)),
             Err(error) => self.retry_later(job, &error).await.map(|()| None),
         }
     }
@@ -190,10 +193,21 @@ impl App {
             .then(|| job.kind.retry_schedule().delay(job.attempts, self.ports.ids.fraction()))
             .flatten();
         match delay {
-            Some(delay) => self.ports.jobs.reschedule(&job, error, now.plus(delay), now).await,
-            None => self.ports.jobs.park(&job, error, now).await,
+            Some(delay) => {
+                let job = ran(job, "retried");
+                self.ports.jobs.reschedule(&job, error, now.plus(delay), now).await
+            }
+            None => self.ports.jobs.park(&ran(job, "parked"), error, now).await,
         }
     }
+}
+
+/// Counts a job's run by kind and `outcome` (`issuing_job_runs_total`:
+/// settlements and webhook deliveries among them): `done`, `retried`,
+/// `parked`, or `postponed` untried.
+fn ran(job: Job, outcome: &'static str) -> Job {
+    metrics::counter!("issuing_job_runs_total", "kind" => job.kind.as_str(), "outcome" => outcome).increment(1);
+    job
 }
 
 #[cfg(test)]

@@ -1,0 +1,117 @@
+//! `GET /metrics` on its own listener, scraped after real traffic and
+//! read by Prometheus' own Python parser (`prometheus_client`): every
+//! family docs/operations.md lists is there, labelled by route patterns
+//! and kinds, never by ids or secrets.
+
+use crate::cards::Sandbox;
+use crate::docs::run_with;
+use crate::harness::{client, eventually};
+use crate::receiver::Receiver;
+use adapters::test_db::TestDb;
+use serde_json::Value;
+use std::process::Command;
+
+/// Prometheus' parser reads the exposition (the file named): each sample
+/// as `[name, labels, value]`.
+const PARSE: &str = r#"
+import json, sys
+from prometheus_client.parser import text_string_to_metric_families
+text = open(sys.argv[1]).read()
+samples = [[s.name, s.labels, s.value] for f in text_string_to_metric_families(text) for s in f.samples]
+print(json.dumps(samples))
+"#;
+
+fn parsed(text: &str) -> Vec<(String, Value, f64)> {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("metrics.txt");
+    std::fs::write(&file, text).unwrap();
+    let out = run_with("python3", &["-c", PARSE, file.to_str().unwrap()], &[]);
+    serde_json::from_str::<Vec<(String, Value, f64)>>(&out).expect("the parser's samples")
+}
+
+async fn scrape(url: &str) -> String {
+    let response = client().get(url).send().await.unwrap();
+    assert_eq!(response.status(), 200);
+    let kind = response.headers()["content-type"].to_str().unwrap().to_string();
+    assert!(kind.starts_with("text/plain"), "{kind}");
+    response.text().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_are_served_apart_and_read_by_prometheus_parser_with_every_family() {
+    let has_parser = Command::new("python3")
+        .args(["-c", "import prometheus_client"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_parser {
+        eprintln!("python3 lacks prometheus_client (pip install prometheus_client): the metrics are not parsed");
+        return;
+    }
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let s = Sandbox::start_with(&db, Some(&receiver.url), &["--metrics-listen", "127.0.0.1:0"]);
+        let url = s
+            .server
+            .metrics
+            .clone()
+            .expect("the metrics listener's address is printed");
+        // Not on the API's listener.
+        let api = client().get(s.server.url("/metrics")).send().await.unwrap();
+        assert_eq!(api.status(), 404);
+        s.fund_wallet(10_000).await;
+        let holder = s.cardholder(1).await;
+        let card = s.card(&holder, "5000").await;
+        s.debit(&card, 150, "5812", "CAFE NEPTUNE").await;
+        // Once a minute per account: the second asks too soon.
+        assert_eq!(s.get("/cards/fx-rate").await.status, 200);
+        assert_eq!(
+            s.get("/cards/fx-rate").await.status,
+            420,
+            "the contract's rate-limit status"
+        );
+        let delivered = |text: &String| {
+            text.lines()
+                .any(|l| l.starts_with("issuing_job_runs_total") && l.contains(r#"kind="deliver_webhook""#))
+        };
+        let text = eventually(async || scrape(&url).await, delivered).await;
+        let samples = parsed(&text);
+        let find = |name: &str, label: (&str, &str)| {
+            samples
+                .iter()
+                .filter(|(n, labels, _)| n == name && labels[label.0] == label.1)
+                .map(|(_, _, v)| *v)
+                .sum::<f64>()
+        };
+        let route = "/v1/issuing/sandbox/cards/mock_debit_transaction";
+        assert_eq!(find("issuing_http_requests_total", ("route", route)), 1.0, "{text}");
+        assert!(find("issuing_http_request_duration_seconds_count", ("route", route)) >= 1.0);
+        assert_eq!(
+            find("issuing_rate_limit_refusals_total", ("code", "rate_limited")),
+            1.0,
+            "{text}"
+        );
+        assert!(find("issuing_commit_batch_size_count", ("committer", "debits")) >= 1.0);
+        assert!(find("issuing_commit_wait_seconds_count", ("committer", "debits")) >= 1.0);
+        assert!(find("issuing_job_runs_total", ("outcome", "done")) >= 1.0);
+        let names: Vec<&str> = samples.iter().map(|(n, _, _)| n.as_str()).collect();
+        for family in [
+            "issuing_db_pool_wait_seconds_count",
+            "issuing_db_pool_connections",
+            "issuing_db_pool_max_connections",
+            "issuing_db_pool_waiting_requests",
+            "issuing_jobs",
+            "issuing_job_oldest_due_seconds",
+            "issuing_money_jobs_parked",
+        ] {
+            assert!(names.contains(&family), "{family} missing from {text}");
+        }
+        assert_eq!(find("issuing_jobs", ("kind", "settle_card_transfer")), 0.0, "{text}");
+        // Routes are patterns: no card id, key or secret in any label.
+        assert!(!text.contains(&card) && !text.contains(&holder) && !text.contains(&s.key));
+        let other = client().get(format!("{}/v1/issuing/sandbox/cards/{card}", s.server.base));
+        assert_eq!(other.send().await.unwrap().status(), 404);
+        let after = scrape(&url).await;
+        assert!(!after.contains(&card), "an unmatched path is not a label: {after}");
+        assert!(after.contains(r#"route="unmatched""#), "{after}");
+    }
+}
