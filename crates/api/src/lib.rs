@@ -13,10 +13,10 @@ pub mod openapi;
 mod paging;
 mod routes;
 mod trace;
-pub use trace::record_metrics;
 mod whole_number;
 
 pub use error::ApiError;
+pub use trace::record_metrics;
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceFactory, ServiceRequest, ServiceResponse};

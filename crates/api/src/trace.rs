@@ -6,6 +6,7 @@
 //! never cancels storage work half-way: the work finishes, and its result
 //! is dropped. (Cancelling SQLite work from actix's single-threaded
 //! workers would also panic inside diesel-async's blocking wrapper.)
+//!
 //! When the binary serves metrics ([`record_metrics`]), each request is
 //! counted and timed by its route's pattern (never its path, whose ids
 //! would make a series each), method and status.
