@@ -110,8 +110,15 @@ async fn metrics_are_served_apart_and_read_by_prometheus_parser_with_every_famil
         assert!(!text.contains(&card) && !text.contains(&holder) && !text.contains(&s.key));
         let other = client().get(format!("{}/v1/issuing/sandbox/cards/{card}", s.server.base));
         assert_eq!(other.send().await.unwrap().status(), 404);
+        // Nor is a method a client made up.
+        let brewed = reqwest::Method::from_bytes(b"BREW-4f2c").unwrap();
+        client().request(brewed, s.server.url("/health")).send().await.unwrap();
         let after = scrape(&url).await;
         assert!(!after.contains(&card), "an unmatched path is not a label: {after}");
         assert!(after.contains(r#"route="unmatched""#), "{after}");
+        assert!(
+            !after.contains("BREW-4f2c") && after.contains(r#"method="other""#),
+            "{after}"
+        );
     }
 }

@@ -18,6 +18,7 @@
 
 use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
 use actix_web::http::header::{HeaderName, HeaderValue};
 use actix_web::middleware::Next;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,6 +35,24 @@ static RECORDING: AtomicBool = AtomicBool::new(false);
 /// installed).
 pub fn record_metrics() {
     RECORDING.store(true, Ordering::Relaxed);
+}
+
+/// A request's method as a label: a client may send any token as a
+/// method, and each would otherwise be a series of its own.
+fn method_label(method: &Method) -> String {
+    const KNOWN: [Method; 7] = [
+        Method::GET,
+        Method::POST,
+        Method::PUT,
+        Method::PATCH,
+        Method::DELETE,
+        Method::HEAD,
+        Method::OPTIONS,
+    ];
+    match KNOWN.contains(method) {
+        true => method.to_string(),
+        false => "other".into(),
+    }
 }
 
 fn request_id(req: &ServiceRequest) -> String {
@@ -61,7 +80,7 @@ pub async fn trace_requests(
     let started = Instant::now();
     let route = RECORDING.load(Ordering::Relaxed).then(|| {
         let pattern = req.match_pattern().unwrap_or_else(|| "unmatched".into());
-        (pattern, req.method().to_string())
+        (pattern, method_label(req.method()))
     });
     let handled = actix_web::rt::spawn(next.call(req).instrument(span.clone()));
     let mut response = handled
