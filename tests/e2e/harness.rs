@@ -202,6 +202,22 @@ impl Server {
         let _ = self.child.wait();
     }
 
+    /// Sends SIGTERM, as a supervisor stops a service: whether the
+    /// process ended by itself within 20 seconds.
+    pub fn terminate(mut self) -> bool {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-TERM", &pid]).status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill -TERM {pid}");
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while std::time::Instant::now() < deadline {
+            if self.child.try_wait().is_ok_and(|ended| ended.is_some()) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        false
+    }
+
     /// Stops the server and returns everything it logged.
     pub fn stop(mut self) -> String {
         let _ = self.child.kill();

@@ -120,5 +120,7 @@ async fn metrics_are_served_apart_and_read_by_prometheus_parser_with_every_famil
             !after.contains("BREW-4f2c") && after.contains(r#"method="other""#),
             "{after}"
         );
+        // Its listener ends with the others on a stop signal.
+        assert!(s.server.terminate(), "serve with --metrics-listen stops on SIGTERM");
     }
 }

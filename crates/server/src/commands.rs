@@ -90,9 +90,10 @@ pub async fn worker(db_args: &DbArgs, args: &WorkerCommand, serve: &ServeArgs) -
     let app = Arc::new(wiring::app(db, db_args, serve, &args.worker).await?);
     give_sandbox_webhook_secrets(&app).await?;
     workers::spawn(app, &args.worker, sqlite);
-    tokio::select! {
-        stopped = tokio::signal::ctrl_c() => stopped.context("waiting for a stop signal")?,
-        served = metrics::run(metrics) => served.context("serving the metrics")?,
+    match metrics {
+        // It stops on a stop signal, and the worker with it.
+        Some(server) => metrics::run(Some(server)).await.context("serving the metrics")?,
+        None => tokio::signal::ctrl_c().await.context("waiting for a stop signal")?,
     }
     Ok(ExitCode::SUCCESS)
 }

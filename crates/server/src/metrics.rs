@@ -63,11 +63,12 @@ pub fn start(listen: Option<SocketAddr>, db: &Db) -> anyhow::Result<Option<Serve
     Ok(Some(server))
 }
 
-/// Runs the metrics server, if there is one; else waits for ever.
+/// Runs the metrics server, if there is one, until a stop signal
+/// (actix's: SIGINT, SIGTERM, SIGQUIT); without one, ends at once.
 pub async fn run(server: Option<Server>) -> std::io::Result<()> {
     match server {
         Some(server) => server.await,
-        None => std::future::pending().await,
+        None => Ok(()),
     }
 }
 
