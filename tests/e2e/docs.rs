@@ -186,6 +186,15 @@ fn block<'a>(doc: &'a str, language: &str, nth: usize) -> &'a str {
     &doc[start..start + doc[start..].find("```").unwrap()]
 }
 
+/// Whether `python3` can import `module` (a test that needs it says so
+/// and stops where it cannot; CI installs every one).
+pub(crate) fn python_has(module: &str) -> bool {
+    Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
 pub(crate) fn run_with(program: &str, args: &[&str], env: &[(&str, &str)]) -> String {
     let out = Command::new(program)
         .args(args)
@@ -279,11 +288,7 @@ async fn the_webhook_verification_snippets_verify_a_real_delivery() {
 /// install its package.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_standard_webhooks_packages_verify_a_real_delivery() {
-    let has_package = Command::new("python3")
-        .args(["-c", "import standardwebhooks"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_package {
+    if !python_has("standardwebhooks") {
         eprintln!("python3 lacks standardwebhooks (pip install standardwebhooks): the snippets are not run");
         return;
     }
@@ -373,11 +378,7 @@ async fn the_processor_snippet_runs_as_written() {
 /// (skipped, saying so, where Python lacks it; CI installs it).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_aes_everywhere_snippets_run_with_the_reference_library() {
-    let has_library = Command::new("python3")
-        .args(["-c", "import AesEverywhere"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_library {
+    if !python_has("AesEverywhere") {
         eprintln!("python3 lacks aes-everywhere (pip install aes-everywhere): the snippets are not run");
         return;
     }

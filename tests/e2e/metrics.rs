@@ -4,12 +4,11 @@
 //! and kinds, never by ids or secrets.
 
 use crate::cards::Sandbox;
-use crate::docs::run_with;
+use crate::docs::{python_has, run_with};
 use crate::harness::{client, eventually};
 use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
 use serde_json::Value;
-use std::process::Command;
 
 /// Prometheus' parser reads the exposition (the file named): each sample
 /// as `[name, labels, value]`.
@@ -39,11 +38,7 @@ async fn scrape(url: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn metrics_are_served_apart_and_read_by_prometheus_parser_with_every_family() {
-    let has_parser = Command::new("python3")
-        .args(["-c", "import prometheus_client"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !has_parser {
+    if !python_has("prometheus_client") {
         eprintln!("python3 lacks prometheus_client (pip install prometheus_client): the metrics are not parsed");
         return;
     }
