@@ -92,7 +92,7 @@ pub async fn worker(db_args: &DbArgs, args: &WorkerCommand, serve: &ServeArgs) -
     workers::spawn(app, &args.worker, sqlite);
     match metrics {
         // It stops on a stop signal, and the worker with it.
-        Some(server) => metrics::run(Some(server)).await.context("serving the metrics")?,
+        Some(server) => server.await.context("serving the metrics")?,
         None => tokio::signal::ctrl_c().await.context("waiting for a stop signal")?,
     }
     Ok(ExitCode::SUCCESS)
