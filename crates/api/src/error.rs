@@ -47,6 +47,10 @@ impl ApiError {
     }
 }
 
+/// The `Retry-After` of a 503: a database failing over or a full queue
+/// clears in about a second.
+const RETRY_UNAVAILABLE_SECS: u64 = 1;
+
 fn status_of(kind: ErrorKind) -> StatusCode {
     let code = match kind {
         ErrorKind::InvalidRequest => 400,
@@ -59,7 +63,7 @@ fn status_of(kind: ErrorKind) -> StatusCode {
         ErrorKind::RateLimited { .. } => RATE_LIMITED,
         ErrorKind::Blacklisted => 451,
         ErrorKind::Internal => 500,
-        ErrorKind::Unavailable => 503,
+        ErrorKind::Unavailable | ErrorKind::Overloaded => 503,
         ErrorKind::RetryLater => 504,
     };
     StatusCode::from_u16(code).expect("a valid status code")
@@ -69,21 +73,29 @@ impl<E: DomainError> From<E> for ApiError {
     fn from(e: E) -> Self {
         let kind = e.kind();
         let status = status_of(kind);
-        let message = if status.is_server_error() {
-            match kind {
-                // Asked to retry: a provider slow or a settlement still
-                // completing, not a fault of the service.
-                ErrorKind::RetryLater => tracing::warn!(code = e.code(), error = %e, "request not completed yet"),
-                _ => tracing::error!(code = e.code(), error = %e, "request failed"),
+        let message = match kind {
+            // Shed before any work: counted in the metrics
+            // (`issuing_load_shed_total`), not logged one by one.
+            ErrorKind::Overloaded => "the service is over capacity and did nothing; retry after Retry-After".to_string(),
+            _ if status.is_server_error() => {
+                match kind {
+                    // Asked to retry: a provider slow or a settlement still
+                    // completing, not a fault of the service.
+                    ErrorKind::RetryLater => tracing::warn!(code = e.code(), error = %e, "request not completed yet"),
+                    _ => tracing::error!(code = e.code(), error = %e, "request failed"),
+                }
+                "the service could not complete the request; retry later".to_string()
             }
-            "the service could not complete the request; retry later".to_string()
-        } else {
-            e.to_string()
+            _ => e.to_string(),
         };
         let mut error = ApiError::new(status, e.code(), message);
-        if let ErrorKind::RateLimited { retry_after_secs } = kind {
-            error.retry_after_secs = Some(retry_after_secs);
-            metrics::counter!("issuing_rate_limit_refusals_total", "code" => e.code()).increment(1);
+        match kind {
+            ErrorKind::RateLimited { retry_after_secs } => {
+                error.retry_after_secs = Some(retry_after_secs);
+                metrics::counter!("issuing_rate_limit_refusals_total", "code" => e.code()).increment(1);
+            }
+            ErrorKind::Unavailable | ErrorKind::Overloaded => error.retry_after_secs = Some(RETRY_UNAVAILABLE_SECS),
+            _ => {}
         }
         error
     }

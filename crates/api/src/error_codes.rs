@@ -310,7 +310,16 @@ pub const CATALOGUE: &[ErrorCode] = &[
         401,
         "a provider's callback does not carry that provider's signature for either mode",
     ),
-    code("storage_unavailable", 503, "the database could not be reached; retry"),
+    code(
+        "storage_unavailable",
+        503,
+        "the database could not be reached; retry after `Retry-After`",
+    ),
+    code(
+        "overloaded",
+        503,
+        "the service is over capacity and refused the request before doing anything; retry after `Retry-After`",
+    ),
     code(
         "internal",
         500,

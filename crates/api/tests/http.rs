@@ -87,10 +87,22 @@ async fn health_is_503_when_the_database_is_unreachable_and_says_nothing_interna
     m.health
         .expect_ping()
         .returning(|| Err(StoreError::new("connection refused to 10.0.0.1")));
-    let (status, _, body) = call(m, test::TestRequest::get().uri("/health")).await;
+    let (status, headers, body) = call(m, test::TestRequest::get().uri("/health")).await;
     assert_eq!(status, 503);
     assert_eq!(body["code"], "storage_unavailable");
     assert!(!body["message"].as_str().unwrap().contains("10.0.0.1"));
+    assert_eq!(headers.get("retry-after").unwrap(), "1");
+}
+
+#[actix_web::test]
+async fn shed_load_is_503_overloaded_with_retry_after() {
+    let mut m = Mocks::default();
+    m.health.expect_ping().returning(|| Err(StoreError::overloaded("pool")));
+    let (status, headers, body) = call(m, test::TestRequest::get().uri("/health")).await;
+    assert_eq!(status, 503);
+    assert_eq!(body["code"], "overloaded");
+    assert!(body["message"].as_str().unwrap().contains("Retry-After"), "{body}");
+    assert_eq!(headers.get("retry-after").unwrap(), "1");
 }
 
 #[actix_web::test]

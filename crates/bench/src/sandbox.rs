@@ -153,6 +153,14 @@ impl Sandbox {
         self.call(request).await.map(drop)
     }
 
+    /// Moves the sandbox clock `seconds` ahead.
+    pub async fn advance(&self, seconds: i64) -> anyhow::Result<()> {
+        let request = self
+            .request(Method::POST, "/test_clock/advance")
+            .json(&json!({"seconds": seconds}));
+        self.call(request).await.map(drop)
+    }
+
     /// How many events the account has stored.
     pub async fn events_stored(&self) -> anyhow::Result<u64> {
         let body = self.call(self.request(Method::GET, "/events?page=1")).await?;

@@ -48,6 +48,39 @@ impl Size {
 
 const CONCURRENCY: [usize; 4] = [1, 8, 32, 128];
 
+/// The open loops' rates, in percent of the capacity a closed loop of 32
+/// clients measured; and the overload's, where the service sheds load.
+const OPEN_SHARES: [u64; 3] = [50, 70, 90];
+const OVERLOAD_SHARE: u64 = 150;
+
+/// A card's funding window on the sandbox clock, and a second more.
+const FUNDING_WINDOW_SECS: i64 = 301;
+
+/// Waits (10 minutes at most) until the account stores `events`: each
+/// funding's settlement stores one.
+async fn settled_all(sandbox: &Sandbox, events: u64) -> anyhow::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(600);
+    while sandbox.events_stored().await? < events {
+        ensure!(Instant::now() < deadline, "fundings did not settle within 10 minutes");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    Ok(())
+}
+
+/// Whether a run may meet shed load (503): only past capacity.
+#[derive(Clone, Copy)]
+enum Shed {
+    Allowed,
+    Refused,
+}
+
+/// An open loop at `share` percent of `capacity` a second, for `for_`, and
+/// its row's load: `open 927/s (70%)`.
+fn open_share(capacity: f64, share: u64, for_: Duration) -> (Load, String) {
+    let per_second = ((capacity * share as f64 / 100.0) as u64).max(1);
+    (Load::Open { per_second, for_ }, format!("open {per_second}/s ({share}%)"))
+}
+
 /// Debits a card before the `debit` scenario's statistics are taken.
 const WARM_UP: u64 = 10;
 
@@ -204,7 +237,7 @@ impl Run {
         // table gave the server's plans, kept with its connections, a
         // sequential scan that read the whole table for each debit as it
         // grew. `ANALYZE` makes the plans anew.
-        self.debits(&sandbox, Load::closed(8, Until::Sent(WARM_UP * count)), false)
+        self.debits(&sandbox, Load::closed(8, Until::Sent(WARM_UP * count)), false, Shed::Refused)
             .await?;
         self.db.vacuum()?;
         let mut rates = vec![];
@@ -214,19 +247,21 @@ impl Run {
                     &sandbox,
                     Load::closed(concurrency, Until::Elapsed(self.size.run)),
                     false,
+                    Shed::Refused,
                 )
                 .await?;
             self.row("debit", concurrency.to_string(), &outcome);
             rates.push((concurrency, outcome.per_second()));
         }
-        let rate = rates.iter().find(|(c, _)| *c == 32).map_or(100.0, |r| r.1);
-        let per_second = (rate * 0.7).max(1.0) as u64;
-        let open = Load::Open {
-            per_second,
-            for_: self.size.run,
-        };
-        let outcome = self.debits(&sandbox, open, false).await?;
-        self.row("debit", format!("open {per_second}/s"), &outcome);
+        let capacity = rates.iter().find(|(c, _)| *c == 32).map_or(100.0, |r| r.1);
+        for share in OPEN_SHARES {
+            let (load, label) = open_share(capacity, share, self.size.run);
+            let outcome = self.debits(&sandbox, load, false, Shed::Refused).await?;
+            self.row("debit", label, &outcome);
+        }
+        let (load, label) = open_share(capacity, OVERLOAD_SHARE, self.size.run);
+        let outcome = self.debits(&sandbox, load, false, Shed::Allowed).await?;
+        self.row("debit", label, &outcome);
         self.finish(server, first)?;
         Ok(rates)
     }
@@ -281,8 +316,9 @@ impl Run {
     }
 
     /// Sends debits of the spread cards, or of the hot card; counts what
-    /// the approved ones spent. Every answer must be a 200.
-    async fn debits(&mut self, sandbox: &Arc<Sandbox>, load: Load, hot: bool) -> anyhow::Result<Outcome> {
+    /// the approved ones spent. Every answer must be a 200, or a 503 (shed
+    /// load, nothing done) where `shed` allows it.
+    async fn debits(&mut self, sandbox: &Arc<Sandbox>, load: Load, hot: bool, shed: Shed) -> anyhow::Result<Outcome> {
         let cards: Arc<Vec<String>> = Arc::new(match (&self.hot, hot) {
             (Some(card), true) => vec![card.clone()],
             _ => self.cards.clone(),
@@ -305,8 +341,12 @@ impl Run {
         if hot {
             self.hot_debits += approved;
         }
+        let allowed = match shed {
+            Shed::Allowed => outcome.count(503),
+            Shed::Refused => 0,
+        };
         ensure!(
-            outcome.errors() == 0,
+            outcome.errors() == allowed,
             "{}: debits answered {}",
             self.backend(),
             outcome.error_summary()
@@ -412,7 +452,7 @@ impl Run {
         self.hot = sandbox.cards(&[holder], 1, full).await?.pop();
         for concurrency in CONCURRENCY {
             let outcome = self
-                .debits(&sandbox, Load::closed(concurrency, Until::Elapsed(self.size.run)), true)
+                .debits(&sandbox, Load::closed(concurrency, Until::Elapsed(self.size.run)), true, Shed::Refused)
                 .await?;
             let i = self.row("debit-hot", concurrency.to_string(), &outcome);
             if let Some((_, rate)) = spread.iter().find(|(c, _)| *c == concurrency) {
@@ -428,7 +468,7 @@ impl Run {
         let (server, sandbox) = self.start()?;
         let first = self.rows.len();
         let missing = self.size.history.saturating_sub(self.hot_debits);
-        self.debits(&sandbox, Load::closed(32, Until::Sent(missing)), true)
+        self.debits(&sandbox, Load::closed(32, Until::Sent(missing)), true, Shed::Refused)
             .await?;
         self.db.vacuum()?;
         let card = self.hot.clone().context("the hot card")?;
@@ -487,12 +527,9 @@ impl Run {
             "fundings answered {}",
             accepted.error_summary()
         );
-        let deadline = Instant::now() + Duration::from_secs(600);
-        while sandbox.events_stored().await? < before + count {
-            ensure!(Instant::now() < deadline, "fundings did not settle within 10 minutes");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        settled_all(&sandbox, before + count).await?;
         let settled = count as f64 / started.elapsed().as_secs_f64();
+        let capacity = accepted.per_second();
         self.row("fund (accepted)", "32".into(), &accepted);
         // The settled row's CPU and statements take in the settlements
         // that ran after the last funding was answered.
@@ -500,6 +537,29 @@ impl Run {
         let i = self.row("fund (settled)", "32".into(), &accepted);
         self.rows[i].per_second = settled;
         self.rows[i].latency = None;
+        // Open loops funding the same cards again, each once its funding
+        // window passed on the sandbox clock, until each is settled.
+        for share in OPEN_SHARES {
+            sandbox.advance(FUNDING_WINDOW_SECS).await?;
+            self.fund_wallet(&sandbox, cents * i64::try_from(count)?).await?;
+            let before = sandbox.events_stored().await?;
+            let per_second = (capacity * share as f64 / 100.0).max(1.0);
+            let (load, label) = open_share(capacity, share, Duration::from_secs_f64(count as f64 / per_second));
+            let (s, to_fund) = (sandbox.clone(), cards.clone());
+            let outcome = sandbox
+                .drive(
+                    load,
+                    Arc::new(move |n| {
+                        let card = &to_fund[(n & 0xffff_ffff) as usize];
+                        s.request(Method::PATCH, "/cards/fund_card_asynchronously")
+                            .json(&funding_body(card, cents, n))
+                    }),
+                )
+                .await;
+            ensure!(outcome.errors() == 0, "fundings answered {}", outcome.error_summary());
+            settled_all(&sandbox, before + outcome.count(202)).await?;
+            self.row("fund (accepted)", label, &outcome);
+        }
         self.cards.extend(cards.iter().cloned());
         self.finish(server, first)
     }

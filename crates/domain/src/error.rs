@@ -30,6 +30,9 @@ pub enum ErrorKind {
     RetryLater,
     /// The service itself is not able to answer (503).
     Unavailable,
+    /// The service is over capacity and refused the request before
+    /// doing anything; retry after a second (503 with `Retry-After`).
+    Overloaded,
     /// A bug or an unexpected failure; nothing internal is shown (500).
     Internal,
 }

@@ -65,14 +65,35 @@ impl StoreError {
     pub fn cause(&self) -> &(dyn std::error::Error + Send + Sync + 'static) {
         &*self.cause
     }
+
+    /// Refused before anything was written: `queue` (a group committer's)
+    /// is full.
+    pub fn overloaded(queue: &'static str) -> Self {
+        StoreError::new(Overloaded(queue))
+    }
+
+    fn is_overloaded(&self) -> bool {
+        self.cause.is::<Overloaded>()
+    }
 }
+
+/// The cause of [`StoreError::overloaded`]: the queue that was full.
+#[derive(Debug, thiserror::Error)]
+#[error("the {0} queue was full")]
+pub struct Overloaded(pub &'static str);
 
 impl DomainError for StoreError {
     fn kind(&self) -> ErrorKind {
-        ErrorKind::Unavailable
+        match self.is_overloaded() {
+            true => ErrorKind::Overloaded,
+            false => ErrorKind::Unavailable,
+        }
     }
     fn code(&self) -> &'static str {
-        "storage_unavailable"
+        match self.is_overloaded() {
+            true => "overloaded",
+            false => "storage_unavailable",
+        }
     }
 }
 

@@ -78,7 +78,7 @@ impl TransactionRow {
 impl CardTransactionStore for Db {
     async fn debit(&self, attempt: DebitAttempt, notices: Notices) -> Result<DebitOutcome, DebitError> {
         let recorded = self.debits().submit(Waiting { attempt, notices }).await;
-        recorded.unwrap_or_else(|| Err(StoreError::new("the debit committer stopped".to_string()).into()))
+        recorded.unwrap_or_else(|e| Err(e.into()))
     }
 
     async fn charged_in_each(

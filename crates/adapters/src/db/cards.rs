@@ -578,7 +578,7 @@ impl CardStore for Db {
 
     async fn reserve(&self, transfer: NewTransfer, settle: NewJob) -> Result<(), ReserveError> {
         let recorded = self.reservations().submit(Waiting { transfer, settle }).await;
-        recorded.unwrap_or_else(|| Err(StoreError::new("the reservation committer stopped".to_string()).into()))
+        recorded.unwrap_or_else(|e| Err(e.into()))
     }
 
     async fn transfers(&self, ids: &[TransferId]) -> Result<Vec<Transfer>, StoreError> {

@@ -8,12 +8,19 @@
 //! most in flight): its locks wait for that commit, as another process's
 //! would, but its `BEGIN` and first round trip do not.
 //!
-//! Each batch's size and each request's wait for its batch to start go to
-//! the metrics (`issuing_commit_batch_size`, `issuing_commit_wait_seconds`).
+//! The queue is bounded ([`QUEUE`]): a request that finds it full is
+//! refused at once, before anything is written ([`StoreError::overloaded`],
+//! a 503 with `Retry-After`), so overload sheds requests instead of growing
+//! every request's wait without bound.
+//!
+//! Each batch's size, each request's wait for its batch to start and each
+//! refusal go to the metrics (`issuing_commit_batch_size`,
+//! `issuing_commit_wait_seconds`, `issuing_load_shed_total`).
 //!
 //! Written here rather than taken from a crate: it is a channel, a loop
 //! and a rule about which requests may share a batch.
 
+use ports::StoreError;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
@@ -22,6 +29,12 @@ use tokio::sync::{mpsc, oneshot};
 
 /// The most requests one transaction records.
 pub(super) const BATCH: usize = 64;
+
+/// The most requests that may wait for a batch: four batches' worth, a
+/// wait of about 0.2 s at this machine's PostgreSQL debit rate
+/// (docs/benchmarks.md, the overload row). Far above what closed loops
+/// of 128 clients queue.
+pub(super) const QUEUE: usize = 4 * BATCH;
 
 /// A request waiting for its batch, where its answer goes, and since when.
 type Waiting<I, A> = (I, oneshot::Sender<A>, Instant);
@@ -36,12 +49,13 @@ pub(super) type Written = oneshot::Sender<()>;
 
 /// The queue to the committer task.
 pub(super) struct Committer<I, A> {
-    queue: mpsc::UnboundedSender<Waiting<I, A>>,
+    name: &'static str,
+    queue: mpsc::Sender<Waiting<I, A>>,
 }
 
 /// What the task takes batches from.
 struct Queue<I, A> {
-    waiting: mpsc::UnboundedReceiver<Waiting<I, A>>,
+    waiting: mpsc::Receiver<Waiting<I, A>>,
     /// Items held back from a batch by a key already in it, in order.
     held: VecDeque<Waiting<I, A>>,
 }
@@ -89,7 +103,7 @@ impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
     /// batch's fixed cost with them (docs/benchmarks.md). The task ends
     /// when the committer is dropped; batches in flight finish.
     pub(super) fn start(name: &'static str, key: fn(&I) -> String, record: Record<I, A>) -> Self {
-        let (queue, waiting) = mpsc::unbounded_channel::<Waiting<I, A>>();
+        let (queue, waiting) = mpsc::channel::<Waiting<I, A>>(QUEUE);
         let mut pending = Queue {
             waiting,
             held: VecDeque::new(),
@@ -123,7 +137,7 @@ impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
                 }
             }
         });
-        Committer { queue }
+        Committer { name, queue }
     }
 
     /// Whether the task is gone (its runtime ended).
@@ -132,15 +146,23 @@ impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
     }
 
     /// Queues `item` at once, and gives the wait for its batch to commit.
-    /// `None`: the task is gone (its runtime is shutting down).
-    pub(super) fn submit(&self, item: I) -> impl Future<Output = Option<A>> + use<I, A> {
+    /// Refused at once when [`QUEUE`] requests wait already; an error too
+    /// when the task is gone (its runtime is shutting down).
+    pub(super) fn submit(&self, item: I) -> impl Future<Output = Result<A, StoreError>> + use<I, A> {
         let (reply, answer) = oneshot::channel();
-        let queued = self.queue.send((item, reply, Instant::now())).is_ok();
-        async move {
-            match queued {
-                true => answer.await.ok(),
-                false => None,
+        let name = self.name;
+        let stopped = move || StoreError::new(format!("the {name} committer stopped"));
+        let queued = match self.queue.try_send((item, reply, Instant::now())) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Full(_)) => {
+                metrics::counter!("issuing_load_shed_total", "queue" => name).increment(1);
+                Err(StoreError::overloaded(name))
             }
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(stopped()),
+        };
+        async move {
+            queued?;
+            answer.await.map_err(|_| stopped())
         }
     }
 }
@@ -169,8 +191,8 @@ mod tests {
             .into_iter()
             .map(|item| committer.submit(item))
             .collect();
-        assert_eq!(first.await, Some(0));
-        let answers = futures::future::join_all(rest).await;
+        assert_eq!(first.await.ok(), Some(0));
+        let answers: Vec<_> = futures::future::join_all(rest).await.into_iter().map(Result::ok).collect();
         assert_eq!(answers, [Some(10), Some(20), Some(30), Some(40)]);
         let batches = batches.lock().unwrap().clone();
         assert_eq!(
@@ -202,8 +224,40 @@ mod tests {
             answers.push(committer.submit(n));
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
-        let answers = futures::future::join_all(answers).await;
+        let answers: Vec<_> = futures::future::join_all(answers).await.into_iter().map(Result::ok).collect();
         assert_eq!(answers, (0..8).map(Some).collect::<Vec<_>>());
         assert_eq!(most.load(SeqCst), 2, "two batches at once, one of them committing");
+    }
+
+    #[tokio::test]
+    async fn a_full_queue_refuses_at_once_and_what_it_holds_is_still_answered() {
+        let release = Arc::new(tokio::sync::Notify::new());
+        let gate = release.clone();
+        let record: Record<usize, usize> = Box::new(move |items, _| {
+            let gate = gate.clone();
+            Box::pin(async move {
+                gate.notified().await;
+                items
+            })
+        });
+        let committer = Committer::start("test", |n| n.to_string(), record);
+        // The first batch takes 0 and waits at the gate; the queue fills behind it.
+        let first = committer.submit(0);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        let queued: Vec<_> = (1..=QUEUE).map(|n| committer.submit(n)).collect();
+        let refused = committer.submit(QUEUE + 1).await.expect_err("refused without waiting");
+        assert_eq!(domain::DomainError::code(&refused), "overloaded");
+        release.notify_one();
+        assert_eq!(first.await.ok(), Some(0));
+        // Each later batch waits at the gate too.
+        let answers = tokio::spawn(futures::future::join_all(queued));
+        while !answers.is_finished() {
+            release.notify_one();
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        }
+        let answers = answers.await.unwrap();
+        assert_eq!(answers.into_iter().flat_map(Result::ok).collect::<Vec<_>>(), (1..=QUEUE).collect::<Vec<_>>());
+        release.notify_one();
+        assert_eq!(committer.submit(7).await.ok(), Some(7), "room again");
     }
 }

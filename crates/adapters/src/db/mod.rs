@@ -61,9 +61,7 @@ macro_rules! with_conn {
         match $pool {
             $crate::db::DbPool::Pg(pool) => {
                 async {
-                    let mut guard = $crate::db::pooled(pool.get())
-                        .await
-                        .map_err($crate::db::DbError::pool)?;
+                    let mut guard = $crate::db::pooled(pool.timeout_get(&$crate::db::REQUEST_WAIT)).await?;
                     let $conn = &mut *guard;
                     $body.map_err($crate::db::DbError::from)
                 }
@@ -71,9 +69,7 @@ macro_rules! with_conn {
             }
             $crate::db::DbPool::Sqlite(pool) => {
                 async {
-                    let mut guard = $crate::db::pooled(pool.get())
-                        .await
-                        .map_err($crate::db::DbError::pool)?;
+                    let mut guard = $crate::db::pooled(pool.get()).await?;
                     let $conn = &mut *guard;
                     $body.map_err($crate::db::DbError::from)
                 }
@@ -84,12 +80,34 @@ macro_rules! with_conn {
 }
 pub(crate) use with_conn;
 
-/// A pooled connection, its wait timed (`issuing_db_pool_wait_seconds`).
-pub(crate) async fn pooled<C, E>(get: impl std::future::Future<Output = Result<C, E>>) -> Result<C, E> {
+/// How long a repository call waits for a PostgreSQL connection before it
+/// is refused as overloaded (a 503 with `Retry-After`, nothing done): past
+/// capacity, requests are shed here and at the group committers' bounded
+/// queues instead of queueing without bound (docs/benchmarks.md, the
+/// overload row). Group-commit batches and migrations wait without a bound:
+/// they carry requests already taken. SQLite's one connection has no bound;
+/// it serves one node.
+pub(crate) const REQUEST_WAIT: deadpool::managed::Timeouts = deadpool::managed::Timeouts {
+    wait: Some(std::time::Duration::from_millis(100)),
+    create: None,
+    recycle: None,
+};
+
+/// A pooled connection, its wait timed (`issuing_db_pool_wait_seconds`); a
+/// wait past its bound is [`StoreError::overloaded`].
+pub(crate) async fn pooled<C, E: std::error::Error + Send + Sync + 'static>(
+    get: impl std::future::Future<Output = Result<C, deadpool::managed::PoolError<E>>>,
+) -> Result<C, DbError> {
     let asked = std::time::Instant::now();
     let got = get.await;
     metrics::histogram!("issuing_db_pool_wait_seconds").record(asked.elapsed().as_secs_f64());
-    got
+    got.map_err(|e| match e {
+        deadpool::managed::PoolError::Timeout(_) => {
+            metrics::counter!("issuing_load_shed_total", "queue" => "pool").increment(1);
+            DbError::Store(StoreError::overloaded("pool"))
+        }
+        e => DbError::pool(e),
+    })
 }
 
 /// What went wrong below a repository method.
@@ -177,6 +195,7 @@ impl Db {
             DbPool::Pg(
                 Pool::builder(manager)
                     .max_size(pg_pool_size)
+                    .runtime(deadpool::Runtime::Tokio1)
                     .build()
                     .map_err(DbError::pool)?,
             )
