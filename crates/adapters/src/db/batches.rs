@@ -102,10 +102,7 @@ async fn record_batch<B: Batched>(
             conn.transaction(async |conn| B::record_sqlite(conn, batch).await).await
         }
     };
-    recorded.map_err(|e| match e {
-        TxError::Db(e) => e,
-        TxError::Refused(()) => DbError::Refused,
-    })
+    recorded.map_err(DbError::from)
 }
 
 /// How a batch's transaction begins on PostgreSQL, in one round trip.

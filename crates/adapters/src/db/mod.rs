@@ -45,10 +45,25 @@ use std::sync::Arc;
 
 pub type SqliteAsync = SyncConnectionWrapper<SqliteConnection>;
 
+/// A PostgreSQL pool, and whether a PgBouncer in transaction mode stands
+/// between it and the database (`pgbouncer=true` in the URL).
+#[derive(Clone)]
+pub struct PgPool {
+    pool: Pool<AsyncPgConnection>,
+    transaction_pooling: bool,
+}
+
+impl std::ops::Deref for PgPool {
+    type Target = Pool<AsyncPgConnection>;
+    fn deref(&self) -> &Self::Target {
+        &self.pool
+    }
+}
+
 /// A pool of connections to one of the two supported databases.
 #[derive(Clone)]
 pub enum DbPool {
-    Pg(Pool<AsyncPgConnection>),
+    Pg(PgPool),
     Sqlite(Pool<SqliteAsync>),
 }
 
@@ -60,12 +75,7 @@ macro_rules! with_conn {
     ($pool:expr, |$conn:ident| $body:expr) => {
         match $pool {
             $crate::db::DbPool::Pg(pool) => {
-                async {
-                    let mut guard = $crate::db::pooled(pool.timeout_get(&$crate::db::REQUEST_WAIT)).await?;
-                    let $conn = &mut *guard;
-                    $body.map_err($crate::db::DbError::from)
-                }
-                .await
+                $crate::db::on_pg(pool, async |$conn| $body.map_err($crate::db::DbError::from)).await
             }
             $crate::db::DbPool::Sqlite(pool) => {
                 async {
@@ -92,6 +102,24 @@ pub(crate) const REQUEST_WAIT: deadpool::managed::Timeouts = deadpool::managed::
     create: None,
     recycle: None,
 };
+
+/// Runs `body` on a pooled PostgreSQL connection. Through PgBouncer in
+/// transaction mode (`pgbouncer=true` in the URL), in a transaction of its
+/// own: there a server connection is this client's only inside a
+/// transaction, and each statement's prepare, execute and close must reach
+/// the same one. A transaction `body` begins itself becomes a savepoint.
+pub(crate) async fn on_pg<T>(
+    pool: &PgPool,
+    body: impl AsyncFnOnce(&mut AsyncPgConnection) -> Result<T, DbError>,
+) -> Result<T, DbError> {
+    let mut conn = pooled(pool.timeout_get(&REQUEST_WAIT)).await?;
+    if !pool.transaction_pooling {
+        return body(&mut conn).await;
+    }
+    batches::transaction_begun_by(&mut conn, "BEGIN", async |conn| body(conn).await.map_err(money_steps::TxError::Db))
+        .await
+        .map_err(DbError::from)
+}
 
 /// A pooled connection, its wait timed (`issuing_db_pool_wait_seconds`); a
 /// wait past its bound is [`StoreError::overloaded`].
@@ -188,17 +216,23 @@ impl Db {
             )
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let target = Arc::new(pg_tls::PgTarget::parse(url).map_err(StoreError::new)?);
-            let manager = manager::<AsyncPgConnection>(url, POSTGRES_SESSION, move |_| {
+            let transaction_pooling = target.transaction_pooling;
+            // PgBouncer would run a session's settings on whichever server
+            // connection was linked at the time.
+            let session = if transaction_pooling { "" } else { POSTGRES_SESSION };
+            let manager = manager::<AsyncPgConnection>(url, session, move |_| {
                 let target = target.clone();
                 Box::pin(async move { target.connect().await })
             });
-            DbPool::Pg(
-                Pool::builder(manager)
-                    .max_size(pg_pool_size)
-                    .runtime(deadpool::Runtime::Tokio1)
-                    .build()
-                    .map_err(DbError::pool)?,
-            )
+            let pool = Pool::builder(manager)
+                .max_size(pg_pool_size)
+                .runtime(deadpool::Runtime::Tokio1)
+                .build()
+                .map_err(DbError::pool)?;
+            DbPool::Pg(PgPool {
+                pool,
+                transaction_pooling,
+            })
         } else {
             return Err(StoreError::new(
                 "database URL must start with sqlite:// or postgres://".to_string(),
@@ -306,9 +340,11 @@ where
         let connecting = establish(url.to_string());
         Box::pin(async move {
             let mut conn = connecting.await?;
-            conn.batch_execute(session)
-                .await
-                .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+            if !session.is_empty() {
+                conn.batch_execute(session)
+                    .await
+                    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+            }
             Ok(conn)
         })
     });

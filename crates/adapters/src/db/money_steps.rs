@@ -23,6 +23,15 @@ impl<R> From<DieselError> for TxError<R> {
     }
 }
 
+impl From<TxError<()>> for DbError {
+    fn from(e: TxError<()>) -> Self {
+        match e {
+            TxError::Db(e) => e,
+            TxError::Refused(()) => DbError::Refused,
+        }
+    }
+}
+
 impl<R> From<StoreError> for TxError<R> {
     fn from(e: StoreError) -> Self {
         TxError::Db(DbError::Store(e))

@@ -19,10 +19,15 @@ use std::sync::Arc;
 use tokio_postgres::config::SslMode;
 use tokio_postgres_rustls::MakeRustlsConnect;
 
-/// Where and how to connect: the parsed URL and, unless `disable`, TLS.
+/// Where and how to connect: the parsed URL and, unless `disable`, TLS;
+/// and whether PgBouncer in transaction mode stands between
+/// (`pgbouncer=true`, Prisma's name for it, taken out of the URL too):
+/// then no statement is kept prepared on a connection, since the next
+/// transaction may run on another server connection.
 pub(crate) struct PgTarget {
     config: tokio_postgres::Config,
     tls: Option<MakeRustlsConnect>,
+    pub(crate) transaction_pooling: bool,
 }
 
 const MODES: &str = "disable, prefer, require or verify-full";
@@ -45,13 +50,20 @@ impl PgTarget {
                 .map(|v| v.into_owned())
                 .map_err(|_| format!("database URL: {what} is not UTF-8"))
         };
-        let (mut mode, mut root_cert, mut kept) = (None, None, Vec::new());
+        let (mut mode, mut root_cert, mut transaction_pooling, mut kept) = (None, None, false, Vec::new());
         for pair in query.split('&').filter(|p| !p.is_empty()) {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
             // Keys are compared decoded, as tokio-postgres reads them.
             match decode("a parameter name", key)?.as_str() {
                 "sslmode" => mode = Some(decode("sslmode", value)?),
                 "sslrootcert" => root_cert = Some(decode("sslrootcert", value)?),
+                "pgbouncer" => {
+                    transaction_pooling = match decode("pgbouncer", value)?.as_str() {
+                        "true" => true,
+                        "false" => false,
+                        _ => return Err("database URL: pgbouncer must be true or false".into()),
+                    }
+                }
                 _ => kept.push(pair),
             }
         }
@@ -109,6 +121,7 @@ impl PgTarget {
         Ok(PgTarget {
             tls: tls.filter(|_| !socket_only).map(MakeRustlsConnect::new),
             config,
+            transaction_pooling,
         })
     }
 
@@ -124,13 +137,45 @@ impl PgTarget {
         match &self.tls {
             None => {
                 let (client, connection) = self.config.connect(tokio_postgres::NoTls).await.map_err(failed)?;
-                AsyncPgConnection::try_from_client_and_connection(client, connection).await
+                self.set_up(client, connection).await
             }
             Some(tls) => {
                 let (client, connection) = self.config.connect(tls.clone()).await.map_err(failed)?;
-                AsyncPgConnection::try_from_client_and_connection(client, connection).await
+                self.set_up(client, connection).await
             }
         }
+    }
+
+    /// The diesel connection over `client`. Through PgBouncer in
+    /// transaction mode, its setup (diesel-async's `SET TIME ZONE` and
+    /// `SET CLIENT_ENCODING`, prepared statements it keeps) runs in a
+    /// transaction, so it reaches one server connection, and the statements
+    /// are closed before it commits; later ones are not kept. PgBouncer
+    /// carries both settings to whichever server connection comes next.
+    async fn set_up<S>(
+        &self,
+        client: tokio_postgres::Client,
+        connection: tokio_postgres::Connection<tokio_postgres::Socket, S>,
+    ) -> Result<AsyncPgConnection, ConnectionError>
+    where
+        S: tokio_postgres::tls::TlsStream + Unpin + Send + 'static,
+    {
+        if !self.transaction_pooling {
+            return AsyncPgConnection::try_from_client_and_connection(client, connection).await;
+        }
+        // Driven here, not by diesel-async: `BEGIN` must go before its setup.
+        tokio::spawn(connection);
+        let setup_failed = |e: tokio_postgres::Error| ConnectionError::BadConnection(format!("setting up: {e}"));
+        client.batch_execute("BEGIN").await.map_err(setup_failed)?;
+        let mut conn = AsyncPgConnection::try_from(client).await?;
+        diesel_async::AsyncConnection::set_prepared_statement_cache_size(
+            &mut conn,
+            diesel::connection::CacheSize::Disabled,
+        );
+        diesel_async::SimpleAsyncConnection::batch_execute(&mut conn, "COMMIT")
+            .await
+            .map_err(ConnectionError::CouldntSetupConfiguration)?;
+        Ok(conn)
     }
 }
 
@@ -244,6 +289,19 @@ mod tests {
         let target = PgTarget::parse("postgres://u@h:5433/db?sslmode=require&application_name=x%20y").unwrap();
         assert_eq!(target.config.get_application_name(), Some("x y"));
         assert_eq!(target.config.get_ports(), &[5433]);
+    }
+
+    #[test]
+    fn pgbouncer_says_whether_a_transaction_pooler_stands_between() {
+        let pooling = |url: &str| PgTarget::parse(url).map(|t| t.transaction_pooling);
+        assert_eq!(pooling("postgres://u@h:6432/db?pgbouncer=true&sslmode=disable"), Ok(true));
+        assert_eq!(pooling("postgres://u@h/db?pgbouncer=false"), Ok(false));
+        assert_eq!(pooling("postgres://u@h/db"), Ok(false));
+        let e = pooling("postgres://u:hunter2@h/db?pgbouncer=yes").unwrap_err();
+        assert!(e.contains("pgbouncer must be true or false") && !e.contains("hunter2"), "{e}");
+        // Taken out: tokio-postgres would refuse a parameter it does not know.
+        let target = PgTarget::parse("postgres://u@h/db?pgbouncer=true&application_name=x").unwrap();
+        assert_eq!(target.config.get_application_name(), Some("x"));
     }
 
     #[test]
