@@ -32,6 +32,7 @@ mod relay;
 mod rewards;
 mod spending_controls;
 mod test_clock;
+mod traces;
 mod transactions;
 mod utility;
 mod wallet_credits;

@@ -119,3 +119,52 @@ async fn metrics_are_served_apart_and_read_by_prometheus_parser_with_every_famil
         assert!(s.server.terminate(), "serve with --metrics-listen stops on SIGTERM");
     }
 }
+
+/// The `issuing_*` families `text` names, a histogram's series
+/// (`_bucket`, `_sum`, `_count`) as their family.
+fn families_named(text: &str) -> std::collections::BTreeSet<String> {
+    let mut names = std::collections::BTreeSet::new();
+    for (at, _) in text.match_indices("issuing_") {
+        let name: String = text[at..]
+            .chars()
+            .take_while(|c| c.is_ascii_lowercase() || *c == '_')
+            .collect();
+        let family = ["_bucket", "_sum", "_count"]
+            .iter()
+            .find_map(|s| name.strip_suffix(s))
+            .unwrap_or(&name);
+        names.insert(family.to_string());
+    }
+    names
+}
+
+#[test]
+fn the_dashboard_and_the_alert_rules_chart_documented_families_only() {
+    let operations = include_str!("../../docs/operations.md");
+    let start = operations.find("## Metrics").expect("a metrics section");
+    let section = &operations[start..start + operations[start..].find("\n## Overload").expect("its end")];
+    let (table, rules) = section.split_once("```yaml").expect("the alert rules");
+    let documented = families_named(table);
+    assert!(documented.len() >= 15, "{documented:?}");
+    let dashboard: serde_json::Value =
+        serde_json::from_str(include_str!("../../docs/grafana-dashboard.json")).expect("the dashboard is JSON");
+    let panels = dashboard["panels"].as_array().expect("panels");
+    let exprs: String = panels
+        .iter()
+        .flat_map(|p| p["targets"].as_array().into_iter().flatten())
+        .map(|t| t["expr"].as_str().expect("a query").to_string() + "\n")
+        .collect();
+    let charted = families_named(&exprs);
+    assert!(
+        charted.is_subset(&documented),
+        "{:?}",
+        charted.difference(&documented).collect::<Vec<_>>()
+    );
+    assert_eq!(charted, documented, "every documented family has a panel");
+    let alerted = families_named(rules);
+    assert!(
+        alerted.is_subset(&documented),
+        "{:?}",
+        alerted.difference(&documented).collect::<Vec<_>>()
+    );
+}

@@ -78,7 +78,11 @@ impl Receiver {
         let server = HttpServer::new(move || {
             App::new()
                 .app_data(data.clone())
+                // A collector's batches of spans run past actix's 256 KiB.
+                .app_data(web::PayloadConfig::new(16 << 20))
                 .route("/hooks", web::post().to(receive))
+                // Standing for an OpenTelemetry collector at `url`.
+                .route("/hooks/v1/traces", web::post().to(receive))
         })
         .workers(2)
         .bind("127.0.0.1:0")

@@ -76,7 +76,9 @@ impl<E: DomainError> From<E> for ApiError {
         let message = match kind {
             // Shed before any work: counted in the metrics
             // (`issuing_load_shed_total`), not logged one by one.
-            ErrorKind::Overloaded => "the service is over capacity and did nothing; retry after Retry-After".to_string(),
+            ErrorKind::Overloaded => {
+                "the service is over capacity and did nothing; retry after Retry-After".to_string()
+            }
             _ if status.is_server_error() => {
                 match kind {
                     // Asked to retry: a provider slow or a settlement still

@@ -70,7 +70,9 @@ pub async fn trace_requests(
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
     let id = request_id(&req);
+    // The root of its trace, whatever span the server's task is in.
     let span = tracing::info_span!(
+        parent: None,
         "request",
         request_id = %id,
         method = %req.method(),

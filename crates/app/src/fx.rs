@@ -35,6 +35,7 @@ impl DomainError for FxRateError {
 }
 
 impl App {
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn get_fx_rate(&self, caller: &Caller) -> Result<FxRates, FxRateError> {
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         let permit = self

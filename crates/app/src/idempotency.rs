@@ -67,6 +67,7 @@ impl DomainError for IdempotencyError {
 impl App {
     /// Claims `key` of the caller for the request `asked`, or says how the
     /// key's request stands.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn begin_idempotent(
         &self,
         caller: &Caller,
@@ -127,6 +128,7 @@ impl App {
     /// ([`idempotency::kept`]). Storage failing is tried again a few
     /// times: a key left held is taken over once its lease ends, and its
     /// request would then run again.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn end_idempotent(&self, held: KeyClaim, answer: &KeptAnswer) {
         for pause_ms in END_RETRIES_MS {
             match self.keep_or_free(&held, answer).await {

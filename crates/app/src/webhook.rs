@@ -7,6 +7,7 @@ use domain::http_url;
 impl App {
     /// The URL must be one deliveries of the caller's mode may reach (see
     /// `http_url::webhook_url`), and its host must not resolve inside.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn set_webhook_url(&self, caller: &Caller, url: &str) -> Result<String, RequestError> {
         let allow_private = self.settings.webhook_allow_private;
         let url = http_url::webhook_url("url", url, caller.mode, allow_private)?;

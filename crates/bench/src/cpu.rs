@@ -16,9 +16,10 @@ pub struct CpuTimes {
 }
 
 impl CpuTimes {
-    pub fn now(server_pid: u32) -> CpuTimes {
+    /// The servers' (summed) and the database's.
+    pub fn now(server_pids: &[u32]) -> CpuTimes {
         CpuTimes {
-            server: process_cpu(&format!("/proc/{server_pid}")),
+            server: server_pids.iter().map(|pid| process_cpu(&format!("/proc/{pid}"))).sum(),
             database: postgres_cpu(),
         }
     }
@@ -121,14 +122,14 @@ mod tests {
     #[test]
     fn a_busy_loop_shows_in_its_own_process_cpu() {
         let me = std::process::id();
-        let before = CpuTimes::now(me);
+        let before = CpuTimes::now(&[me]);
         let start = std::time::Instant::now();
         let mut x = 0u64;
         let used = loop {
             for _ in 0..100_000 {
                 x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
             }
-            let used = CpuTimes::now(me).since(before).server.unwrap();
+            let used = CpuTimes::now(&[me]).since(before).server.unwrap();
             if used >= Duration::from_millis(200) || start.elapsed() > Duration::from_secs(60) {
                 break used;
             }

@@ -135,6 +135,10 @@ async fn scenarios(run: &mut Run, work: &std::path::Path) -> anyhow::Result<()> 
     }
     eprintln!("- read");
     run.read().await?;
+    if postgres {
+        eprintln!("- 1, 2 and 3 API processes");
+        run.processes().await?;
+    }
     run.check_books()
 }
 

@@ -8,7 +8,7 @@ use anyhow::{Context, ensure};
 use reqwest::Method;
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 const BASE: &str = "/v1/issuing/sandbox";
@@ -22,12 +22,14 @@ pub const DEBIT_CENTS: i64 = 100;
 pub struct Sandbox {
     client: reqwest::Client,
     key: String,
-    /// The API's address (changes when the server restarts).
-    pub base: String,
+    /// The API's address in each server process: requests go to each in
+    /// turn.
+    bases: Vec<String>,
+    next: AtomicUsize,
     /// Numbers requests across the whole run, so references never repeat.
     sequence: Arc<AtomicU64>,
-    /// The server's process, whose CPU each run measures.
-    server_pid: u32,
+    /// The servers' processes, whose CPU each run measures.
+    server_pids: Vec<u32>,
     /// PostgreSQL: the server and the database whose statements each run
     /// counts.
     database: Option<(String, String)>,
@@ -36,7 +38,7 @@ pub struct Sandbox {
 impl Sandbox {
     pub fn new(
         key: String,
-        server: &Server,
+        servers: &[Server],
         sequence: Arc<AtomicU64>,
         database: Option<(String, String)>,
     ) -> anyhow::Result<Sandbox> {
@@ -51,29 +53,35 @@ impl Sandbox {
         Ok(Sandbox {
             client,
             key,
-            base: server.base.clone(),
+            bases: servers.iter().map(|s| s.base.clone()).collect(),
+            next: AtomicUsize::new(0),
             sequence,
-            server_pid: server.pid(),
+            server_pids: servers.iter().map(Server::pid).collect(),
             database,
         })
+    }
+
+    /// The next server's API address.
+    fn base(&self) -> &str {
+        &self.bases[self.next.fetch_add(1, Ordering::Relaxed) % self.bases.len()]
     }
 
     /// A request to a sandbox `path`, with the key.
     pub fn request(&self, method: Method, path: &str) -> reqwest::RequestBuilder {
         self.client
-            .request(method, format!("{}{BASE}{path}", self.base))
+            .request(method, format!("{}{BASE}{path}", self.base()))
             .header("token", format!("Bearer {}", self.key))
     }
 
     /// A request to a path outside the sandbox, without a key.
     pub fn plain(&self, path: &str) -> reqwest::RequestBuilder {
-        self.client.get(format!("{}{path}", self.base))
+        self.client.get(format!("{}{path}", self.base()))
     }
 
     /// A call of Sudo's gateway, with the funding source's credential.
     pub fn gateway(&self, secret: &str, body: Vec<u8>) -> reqwest::RequestBuilder {
         self.client
-            .post(format!("{}/v1/connectors/sudo/gateway", self.base))
+            .post(format!("{}/v1/connectors/sudo/gateway", self.base()))
             .header("authorization", format!("Bearer {secret}"))
             .header("content-type", "application/json")
             .body(body)
@@ -102,7 +110,7 @@ impl Sandbox {
             .request(Method::POST, "/authorizations")
             .json(&debit_body(card, cents, n));
         let capture = {
-            let (client, base, key) = (self.client.clone(), self.base.clone(), self.key.clone());
+            let (client, base, key) = (self.client.clone(), self.base().to_string(), self.key.clone());
             move |id: &str| {
                 client
                     .post(format!("{base}{BASE}/authorizations/{id}/capture"))
@@ -133,7 +141,7 @@ impl Sandbox {
             .as_ref()
             .and_then(|(server, db)| crate::server::statements(server, db));
         Usage {
-            cpu: CpuTimes::now(self.server_pid),
+            cpu: CpuTimes::now(&self.server_pids),
             statements,
         }
     }

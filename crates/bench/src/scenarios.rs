@@ -53,6 +53,17 @@ const CONCURRENCY: [usize; 4] = [1, 8, 32, 128];
 const OPEN_SHARES: [u64; 3] = [50, 70, 90];
 const OVERLOAD_SHARE: u64 = 150;
 
+/// `1 API process`, `2 API processes`.
+fn api_processes(count: usize) -> String {
+    match count {
+        1 => "1 API process".to_string(),
+        n => format!("{n} API processes"),
+    }
+}
+
+/// What a card to be funded is made with, in cents.
+const HOLD: i64 = 300;
+
 /// A card's funding window on the sandbox clock, and a second more.
 const FUNDING_WINDOW_SECS: i64 = 301;
 
@@ -78,7 +89,10 @@ enum Shed {
 /// its row's load: `open 927/s (70%)`.
 fn open_share(capacity: f64, share: u64, for_: Duration) -> (Load, String) {
     let per_second = ((capacity * share as f64 / 100.0) as u64).max(1);
-    (Load::Open { per_second, for_ }, format!("open {per_second}/s ({share}%)"))
+    (
+        Load::Open { per_second, for_ },
+        format!("open {per_second}/s ({share}%)"),
+    )
 }
 
 /// Debits a card before the `debit` scenario's statistics are taken.
@@ -133,26 +147,49 @@ impl Run {
 
     /// [`Run::start`] with `env` added to the server's.
     fn start_with(&self, env: &[(&str, String)]) -> anyhow::Result<(Server, Arc<Sandbox>)> {
-        let server = self.issuing.serve(env)?;
+        let server = self.issuing.serve(&[], env)?;
+        let sandbox = self.sandbox(std::slice::from_ref(&server))?;
+        Ok((server, sandbox))
+    }
+
+    /// `count` API processes, the first with the workers, and a sandbox
+    /// sending to each in turn.
+    fn start_processes(&self, count: usize) -> anyhow::Result<(Vec<Server>, Arc<Sandbox>)> {
+        let mut servers = vec![self.issuing.serve(&[], &[])?];
+        for _ in 1..count {
+            servers.push(self.issuing.serve(&["--no-workers"], &[])?);
+        }
+        let sandbox = self.sandbox(&servers)?;
+        Ok((servers, sandbox))
+    }
+
+    fn sandbox(&self, servers: &[Server]) -> anyhow::Result<Arc<Sandbox>> {
         let database = self
             .db
             .server_and_name()
             .ok()
             .map(|(server, name)| (server.to_string(), name.to_string()));
-        let sandbox = Arc::new(Sandbox::new(
+        Ok(Arc::new(Sandbox::new(
             self.key.clone(),
-            &server,
+            servers,
             self.sequence.clone(),
             database,
-        )?);
-        Ok((server, sandbox))
+        )?))
     }
 
     /// Stops the server, puts its peak RSS on the scenario's rows (those
     /// from `first` on), and checks the books.
     fn finish(&mut self, server: Server, first: usize) -> anyhow::Result<()> {
-        let rss = server.peak_rss_mib()?;
-        server.stop()?;
+        self.finish_all(vec![server], first)
+    }
+
+    /// [`Run::finish`] of several servers: the largest peak RSS.
+    fn finish_all(&mut self, servers: Vec<Server>, first: usize) -> anyhow::Result<()> {
+        let mut rss: f64 = 0.0;
+        for server in servers {
+            rss = rss.max(server.peak_rss_mib()?);
+            server.stop()?;
+        }
         for row in &mut self.rows[first..] {
             row.peak_rss_mib = Some(rss);
         }
@@ -237,8 +274,13 @@ impl Run {
         // table gave the server's plans, kept with its connections, a
         // sequential scan that read the whole table for each debit as it
         // grew. `ANALYZE` makes the plans anew.
-        self.debits(&sandbox, Load::closed(8, Until::Sent(WARM_UP * count)), false, Shed::Refused)
-            .await?;
+        self.debits(
+            &sandbox,
+            Load::closed(8, Until::Sent(WARM_UP * count)),
+            false,
+            Shed::Refused,
+        )
+        .await?;
         self.db.vacuum()?;
         let mut rates = vec![];
         for concurrency in CONCURRENCY {
@@ -452,7 +494,12 @@ impl Run {
         self.hot = sandbox.cards(&[holder], 1, full).await?.pop();
         for concurrency in CONCURRENCY {
             let outcome = self
-                .debits(&sandbox, Load::closed(concurrency, Until::Elapsed(self.size.run)), true, Shed::Refused)
+                .debits(
+                    &sandbox,
+                    Load::closed(concurrency, Until::Elapsed(self.size.run)),
+                    true,
+                    Shed::Refused,
+                )
                 .await?;
             let i = self.row("debit-hot", concurrency.to_string(), &outcome);
             if let Some((_, rate)) = spread.iter().find(|(c, _)| *c == concurrency) {
@@ -503,7 +550,7 @@ impl Run {
     pub async fn fund(&mut self) -> anyhow::Result<()> {
         let (server, sandbox) = self.start()?;
         let first = self.rows.len();
-        let (count, hold, cents) = (self.size.fund_cards, 300, 1_000);
+        let (count, hold, cents) = (self.size.fund_cards, HOLD, 1_000);
         self.fund_wallet(&sandbox, (hold + cents) * i64::try_from(count)?)
             .await?;
         let cards = Arc::new(sandbox.cards(&self.holders, count, hold).await?);
@@ -595,6 +642,65 @@ impl Run {
             self.row(&format!("read {what}"), "32".into(), &outcome);
         }
         self.finish(server, first)
+    }
+
+    /// PostgreSQL: debits of spread cards and fundings at 32 clients
+    /// through 1, 2 and 3 API processes on the one database (the first
+    /// runs the workers), each client's requests sent to each process in
+    /// turn; the CPU per request is the processes' together.
+    pub async fn processes(&mut self) -> anyhow::Result<()> {
+        let (per_card, cents) = (100_000, 1_000);
+        let (mut debit_cards, mut fund_cards) = (vec![], Arc::new(vec![]));
+        for processes in 1..=3 {
+            let (servers, sandbox) = self.start_processes(processes)?;
+            let first = self.rows.len();
+            if processes == 1 {
+                let (debits, fundings) = (self.size.debit_cards, self.size.fund_cards);
+                let seeded = per_card * i64::try_from(debits)? + HOLD * i64::try_from(fundings)?;
+                self.fund_wallet(&sandbox, seeded).await?;
+                debit_cards = sandbox.cards(&self.holders, debits, per_card).await?;
+                fund_cards = Arc::new(sandbox.cards(&self.holders, fundings, HOLD).await?);
+                self.db.vacuum()?;
+            }
+            self.cards = debit_cards.clone();
+            let outcome = self
+                .debits(
+                    &sandbox,
+                    Load::closed(32, Until::Elapsed(self.size.run)),
+                    false,
+                    Shed::Refused,
+                )
+                .await?;
+            self.row(&format!("debit ({})", api_processes(processes)), "32".into(), &outcome);
+            let count = fund_cards.len() as u64;
+            sandbox.advance(FUNDING_WINDOW_SECS).await?;
+            self.fund_wallet(&sandbox, cents * i64::try_from(count)?).await?;
+            let before = sandbox.events_stored().await?;
+            let (s, to_fund) = (sandbox.clone(), fund_cards.clone());
+            let outcome = sandbox
+                .drive(
+                    Load::closed(32, Until::Sent(count)),
+                    Arc::new(move |n| {
+                        let card = &to_fund[(n & 0xffff_ffff) as usize];
+                        s.request(Method::PATCH, "/cards/fund_card_asynchronously")
+                            .json(&funding_body(card, cents, n))
+                    }),
+                )
+                .await;
+            ensure!(
+                outcome.count(202) == count,
+                "fundings answered {}",
+                outcome.error_summary()
+            );
+            settled_all(&sandbox, before + count).await?;
+            self.row(
+                &format!("fund (accepted, {})", api_processes(processes)),
+                "32".into(),
+                &outcome,
+            );
+            self.finish_all(servers, first)?;
+        }
+        Ok(())
     }
 
     /// PostgreSQL: the debit path's SQL through pgbench on a copy of this

@@ -222,10 +222,11 @@ impl Issuing {
     }
 
     /// Starts `issuing serve` on free ports, with `env` added.
-    pub fn serve(&self, env: &[(&str, String)]) -> anyhow::Result<Server> {
+    pub fn serve(&self, args: &[&str], env: &[(&str, String)]) -> anyhow::Result<Server> {
         let mut child = self
             .command()
             .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
+            .args(args)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -6,6 +6,7 @@ mod connectors;
 mod credentials;
 mod master_key;
 mod metrics;
+mod traces;
 mod wiring;
 mod workers;
 
@@ -35,7 +36,10 @@ const HELD_AT_INFO: [&str; 8] = [
     "actix_web",
 ];
 
-fn init_logs(format: LogFormat) {
+/// Logs on stderr at `ISSUING_LOG`'s level, and the spans `traces`
+/// exports (each layer filtered on its own, so the debug spans traces take
+/// cost nothing without them).
+fn init_logs(format: LogFormat, traces: Option<&traces::Traces>) {
     let filter = EnvFilter::try_from_env("ISSUING_LOG").unwrap_or_else(|_| EnvFilter::new("info"));
     let held = Targets::new()
         .with_default(LevelFilter::TRACE)
@@ -44,11 +48,23 @@ fn init_logs(format: LogFormat) {
     let logs = tracing_subscriber::fmt::layer()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::stderr().is_terminal());
-    let registry = tracing_subscriber::registry().with(filter).with(held);
-    match format {
-        LogFormat::Text => registry.with(logs).init(),
-        LogFormat::Json => registry.with(logs.json()).init(),
-    }
+    let mut layers = vec![match format {
+        LogFormat::Text => logs.with_filter(filter).boxed(),
+        LogFormat::Json => logs.json().with_filter(filter).boxed(),
+    }];
+    layers.extend(traces.map(|t| t.layer().boxed()));
+    tracing_subscriber::registry().with(held).with(layers).init();
+}
+
+/// `--otlp-endpoint` of the command that serves, if it is one.
+fn otlp_endpoint(cli: &Cli) -> Option<&str> {
+    let worker = match &cli.command {
+        None => &cli.serve.worker,
+        Some(Command::Serve(args)) => &args.worker,
+        Some(Command::Worker(args)) => &args.worker,
+        Some(_) => return None,
+    };
+    worker.otlp_endpoint.as_deref()
 }
 
 /// A command whose reader went away (`issuing openapi | head`) ends
@@ -64,10 +80,31 @@ fn end_quietly_when_stdout_closes() {
     }
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+/// The runtime is made here rather than by `#[tokio::main]`: the traces'
+/// exporter (a blocking HTTP client) is made before it and flushed after.
+fn main() -> ExitCode {
     let cli = Cli::read();
-    init_logs(cli.log_format);
+    let traces = match otlp_endpoint(&cli).map(traces::Traces::new).transpose() {
+        Ok(traces) => traces,
+        Err(e) => {
+            eprintln!("error: {}", said_once(&e));
+            return ExitCode::FAILURE;
+        }
+    };
+    init_logs(cli.log_format, traces.as_ref());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("the async runtime starts");
+    let code = runtime.block_on(run(cli));
+    drop(runtime);
+    if let Some(traces) = traces {
+        traces.shutdown();
+    }
+    code
+}
+
+async fn run(cli: Cli) -> ExitCode {
     if !matches!(cli.command, None | Some(Command::Serve(_) | Command::Worker(_))) {
         end_quietly_when_stdout_closes();
     }

@@ -30,11 +30,12 @@ use tokio::sync::{mpsc, oneshot};
 /// The most requests one transaction records.
 pub(super) const BATCH: usize = 64;
 
-/// The most requests that may wait for a batch: four batches' worth, a
-/// wait of about 0.2 s at this machine's PostgreSQL debit rate
-/// (docs/benchmarks.md, the overload row). Far above what closed loops
-/// of 128 clients queue.
-pub(super) const QUEUE: usize = 4 * BATCH;
+/// The most requests that may wait for a batch: sixteen batches' worth,
+/// about 0.3 s of this machine's PostgreSQL debits at 32 clients
+/// (docs/benchmarks.md, the overload row). Four batches' worth shed debits
+/// in an open loop at 90% of capacity, when a stall of a tenth of a second
+/// filled it.
+pub(super) const QUEUE: usize = 16 * BATCH;
 
 /// A request waiting for its batch, where its answer goes, and since when.
 type Waiting<I, A> = (I, oneshot::Sender<A>, Instant);
@@ -160,10 +161,14 @@ impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
             }
             Err(mpsc::error::TrySendError::Closed(_)) => Err(stopped()),
         };
-        async move {
-            queued?;
-            answer.await.map_err(|_| stopped())
-        }
+        let waiting = tracing::debug_span!("group_commit", committer = name);
+        tracing::Instrument::instrument(
+            async move {
+                queued?;
+                answer.await.map_err(|_| stopped())
+            },
+            waiting,
+        )
     }
 }
 
@@ -192,7 +197,11 @@ mod tests {
             .map(|item| committer.submit(item))
             .collect();
         assert_eq!(first.await.ok(), Some(0));
-        let answers: Vec<_> = futures::future::join_all(rest).await.into_iter().map(Result::ok).collect();
+        let answers: Vec<_> = futures::future::join_all(rest)
+            .await
+            .into_iter()
+            .map(Result::ok)
+            .collect();
         assert_eq!(answers, [Some(10), Some(20), Some(30), Some(40)]);
         let batches = batches.lock().unwrap().clone();
         assert_eq!(
@@ -224,7 +233,11 @@ mod tests {
             answers.push(committer.submit(n));
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
-        let answers: Vec<_> = futures::future::join_all(answers).await.into_iter().map(Result::ok).collect();
+        let answers: Vec<_> = futures::future::join_all(answers)
+            .await
+            .into_iter()
+            .map(Result::ok)
+            .collect();
         assert_eq!(answers, (0..8).map(Some).collect::<Vec<_>>());
         assert_eq!(most.load(SeqCst), 2, "two batches at once, one of them committing");
     }
@@ -256,7 +269,10 @@ mod tests {
             tokio::time::sleep(std::time::Duration::from_millis(1)).await;
         }
         let answers = answers.await.unwrap();
-        assert_eq!(answers.into_iter().flat_map(Result::ok).collect::<Vec<_>>(), (1..=QUEUE).collect::<Vec<_>>());
+        assert_eq!(
+            answers.into_iter().flat_map(Result::ok).collect::<Vec<_>>(),
+            (1..=QUEUE).collect::<Vec<_>>()
+        );
         release.notify_one();
         assert_eq!(committer.submit(7).await.ok(), Some(7), "room again");
     }

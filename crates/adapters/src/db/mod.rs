@@ -45,12 +45,14 @@ use std::sync::Arc;
 
 pub type SqliteAsync = SyncConnectionWrapper<SqliteConnection>;
 
-/// A PostgreSQL pool, and whether a PgBouncer in transaction mode stands
-/// between it and the database (`pgbouncer=true` in the URL).
+/// A PostgreSQL pool; whether a PgBouncer in transaction mode stands
+/// between it and the database (`pgbouncer=true` in the URL); and how long
+/// a repository call waits for a connection (see [`Db::shedding_after`]).
 #[derive(Clone)]
 pub struct PgPool {
     pool: Pool<AsyncPgConnection>,
     transaction_pooling: bool,
+    request_wait: deadpool::managed::Timeouts,
 }
 
 impl std::ops::Deref for PgPool {
@@ -68,40 +70,31 @@ pub enum DbPool {
 }
 
 /// Runs `$body` with `$conn` bound to a pooled connection of whichever
-/// backend the pool holds. `$body` is an expression of type
+/// backend the pool holds, in a span of its own. `$body` is an expression of type
 /// `Result<T, E>` with `E: Into<DbError>`; the macro yields
 /// `Result<T, DbError>`.
 macro_rules! with_conn {
     ($pool:expr, |$conn:ident| $body:expr) => {
-        match $pool {
-            $crate::db::DbPool::Pg(pool) => {
-                $crate::db::on_pg(pool, async |$conn| $body.map_err($crate::db::DbError::from)).await
-            }
-            $crate::db::DbPool::Sqlite(pool) => {
-                async {
-                    let mut guard = $crate::db::pooled(pool.get()).await?;
-                    let $conn = &mut *guard;
-                    $body.map_err($crate::db::DbError::from)
+        tracing::Instrument::instrument(
+            async {
+                match $pool {
+                    $crate::db::DbPool::Pg(pool) => {
+                        $crate::db::on_pg(pool, async |$conn| $body.map_err($crate::db::DbError::from)).await
+                    }
+                    $crate::db::DbPool::Sqlite(pool) => {
+                        let mut guard = $crate::db::pooled(pool.get()).await?;
+                        let $conn = &mut *guard;
+                        $body.map_err($crate::db::DbError::from)
+                    }
                 }
-                .await
-            }
-        }
+            },
+            // A repository step's span (for the traces), named by where it is.
+            tracing::debug_span!("db", at = concat!(module_path!(), ":", line!())),
+        )
+        .await
     };
 }
 pub(crate) use with_conn;
-
-/// How long a repository call waits for a PostgreSQL connection before it
-/// is refused as overloaded (a 503 with `Retry-After`, nothing done): past
-/// capacity, requests are shed here and at the group committers' bounded
-/// queues instead of queueing without bound (docs/benchmarks.md, the
-/// overload row). Group-commit batches and migrations wait without a bound:
-/// they carry requests already taken. SQLite's one connection has no bound;
-/// it serves one node.
-pub(crate) const REQUEST_WAIT: deadpool::managed::Timeouts = deadpool::managed::Timeouts {
-    wait: Some(std::time::Duration::from_millis(100)),
-    create: None,
-    recycle: None,
-};
 
 /// Runs `body` on a pooled PostgreSQL connection. Through PgBouncer in
 /// transaction mode (`pgbouncer=true` in the URL), in a transaction of its
@@ -112,13 +105,15 @@ pub(crate) async fn on_pg<T>(
     pool: &PgPool,
     body: impl AsyncFnOnce(&mut AsyncPgConnection) -> Result<T, DbError>,
 ) -> Result<T, DbError> {
-    let mut conn = pooled(pool.timeout_get(&REQUEST_WAIT)).await?;
+    let mut conn = pooled(pool.timeout_get(&pool.request_wait)).await?;
     if !pool.transaction_pooling {
         return body(&mut conn).await;
     }
-    batches::transaction_begun_by(&mut conn, "BEGIN", async |conn| body(conn).await.map_err(money_steps::TxError::Db))
-        .await
-        .map_err(DbError::from)
+    batches::transaction_begun_by(&mut conn, "BEGIN", async |conn| {
+        body(conn).await.map_err(money_steps::TxError::Db)
+    })
+    .await
+    .map_err(DbError::from)
 }
 
 /// A pooled connection, its wait timed (`issuing_db_pool_wait_seconds`); a
@@ -232,6 +227,7 @@ impl Db {
             DbPool::Pg(PgPool {
                 pool,
                 transaction_pooling,
+                request_wait: deadpool::managed::Timeouts::default(),
             })
         } else {
             return Err(StoreError::new(
@@ -245,6 +241,21 @@ impl Db {
         };
         db.ping().await?;
         Ok(db)
+    }
+
+    /// Past `wait` for a PostgreSQL connection, a repository call is
+    /// refused as overloaded (a 503 with `Retry-After`, nothing done), so
+    /// that past capacity requests are shed here and at the group
+    /// committers' bounded queues instead of queueing without bound
+    /// (docs/benchmarks.md, the overload row). `None`: no bound (the
+    /// default). Group-commit batches, job claims and migrations always
+    /// wait: they carry work already taken. SQLite's one connection has no
+    /// bound; it serves one node.
+    pub fn shedding_after(mut self, wait: Option<std::time::Duration>) -> Self {
+        if let DbPool::Pg(pool) = &mut self.pool {
+            pool.request_wait.wait = wait;
+        }
+        self
     }
 
     pub fn is_sqlite(&self) -> bool {

@@ -294,11 +294,17 @@ mod tests {
     #[test]
     fn pgbouncer_says_whether_a_transaction_pooler_stands_between() {
         let pooling = |url: &str| PgTarget::parse(url).map(|t| t.transaction_pooling);
-        assert_eq!(pooling("postgres://u@h:6432/db?pgbouncer=true&sslmode=disable"), Ok(true));
+        assert_eq!(
+            pooling("postgres://u@h:6432/db?pgbouncer=true&sslmode=disable"),
+            Ok(true)
+        );
         assert_eq!(pooling("postgres://u@h/db?pgbouncer=false"), Ok(false));
         assert_eq!(pooling("postgres://u@h/db"), Ok(false));
         let e = pooling("postgres://u:hunter2@h/db?pgbouncer=yes").unwrap_err();
-        assert!(e.contains("pgbouncer must be true or false") && !e.contains("hunter2"), "{e}");
+        assert!(
+            e.contains("pgbouncer must be true or false") && !e.contains("hunter2"),
+            "{e}"
+        );
         // Taken out: tokio-postgres would refuse a parameter it does not know.
         let target = PgTarget::parse("postgres://u@h/db?pgbouncer=true&application_name=x").unwrap();
         assert_eq!(target.config.get_application_name(), Some("x"));

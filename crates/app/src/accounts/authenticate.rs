@@ -32,6 +32,7 @@ impl App {
     /// `header` is the key header's value (`token`, or `Authorization`);
     /// `required` is the mode of the path (sandbox paths need a test key,
     /// production a live key).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn authenticate(&self, header: Option<&str>, required: Mode) -> Result<Caller, AuthenticateError> {
         let key = api_key::parse_header(header, required)?;
         let hash = self.ports.vault.lookup_hash(key.expose());

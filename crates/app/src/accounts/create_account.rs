@@ -48,6 +48,7 @@ pub(super) fn optional_address(value: &Option<String>) -> Result<Option<String>,
 }
 
 impl App {
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn create_account(
         &self,
         details: &AccountDetails,
@@ -115,6 +116,7 @@ impl App {
     /// Gives each account made before the modes had a webhook secret each
     /// a new sandbox secret (its one secret stays the live one). Run at
     /// start; returns how many it gave.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn give_sandbox_webhook_secrets(&self) -> Result<usize, StoreError> {
         let accounts = self.ports.accounts.without_test_webhook_secret().await?;
         for account in &accounts {

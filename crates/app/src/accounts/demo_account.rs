@@ -24,6 +24,7 @@ impl App {
     /// The demo account's test key: created with the account when the
     /// database holds no account at all, `None` when it holds real
     /// accounts and no demo.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn demo_test_key(&self) -> Result<Option<Secret<String>>, DemoAccountError> {
         if let Some(demo) = self.ports.accounts.demo_key(Mode::Test).await? {
             let place = Place::api_key(&demo.lookup_hash, demo.account_id.as_str(), Mode::Test);

@@ -43,6 +43,7 @@ fn no_account() -> RequestError {
 impl App {
     /// Issues a new secret key of `mode`; the mode's current keys keep
     /// working for `overlap_secs` (0: they stop now).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn roll_key(
         &self,
         account: &AccountId,
@@ -69,6 +70,7 @@ impl App {
 
     /// Issues a new webhook secret of `mode`; deliveries are signed with
     /// both for `overlap_secs` (0: the old one stops now).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn roll_webhook_secret(
         &self,
         account: &AccountId,
@@ -92,12 +94,14 @@ impl App {
         })
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn list_keys(&self, account: &AccountId) -> Result<Vec<KeySummary>, StoreError> {
         self.ports.accounts.list_keys(account).await
     }
 
     /// The key named `key_id` (from `list_keys`) stops working now;
     /// `false` when the account has no such unexpired key.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn revoke_key(&self, account: &AccountId, key_id: &str) -> Result<bool, StoreError> {
         self.ports
             .accounts

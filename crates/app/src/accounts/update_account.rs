@@ -16,6 +16,7 @@ pub struct AccountUpdate {
 }
 
 impl App {
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn update_account(&self, account: &AccountId, update: &AccountUpdate) -> Result<(), RequestError> {
         let changes = AccountChanges {
             webhook_url: optional_url("webhook_url", &update.webhook_url)?,

@@ -59,6 +59,7 @@ pub struct CardholderUpdate {
 }
 
 impl App {
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn get_cardholder(
         &self,
         caller: &Caller,
@@ -73,6 +74,7 @@ impl App {
 
     /// Applies the update and checks the result by the registration rules;
     /// identity is not verified again.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn update_cardholder(
         &self,
         caller: &Caller,
@@ -98,6 +100,7 @@ impl App {
     }
 
     /// Deletes the cardholder and, first, their cards (see `delete_card`).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn delete_cardholder(&self, caller: &Caller, id: &CardholderId) -> Result<(), CardholderError> {
         self.get_cardholder(caller, id).await?;
         let now = self.now_for(&caller.account_id, caller.mode).await?;
@@ -118,6 +121,7 @@ impl App {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn list_cardholders(
         &self,
         caller: &Caller,

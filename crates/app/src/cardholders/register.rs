@@ -72,6 +72,7 @@ impl App {
     /// Registers a cardholder. Synchronously, the identity is verified
     /// first and a refusal stores nothing; otherwise the cardholder is
     /// stored as pending with the job that verifies it.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn register_cardholder(
         &self,
         caller: &Caller,

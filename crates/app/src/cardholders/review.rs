@@ -17,12 +17,14 @@ pub enum ReviewError {
 }
 
 impl App {
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn cases_in_review(&self) -> Result<Vec<CardholderRecord>, StoreError> {
         self.ports.cardholders.in_review().await
     }
 
     /// Approves (active and verified, `.successful`) or rejects (`.failed`
     /// with `reason` as its `error_description`) a case in review.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn review_cardholder(
         &self,
         id: &CardholderId,

@@ -53,6 +53,7 @@ impl App {
     /// its outcome is asked of the provider, and applied to the
     /// cardholder only while it is still pending in the mode that signed,
     /// so a repeated or late callback changes nothing.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn kyc_callback(&self, body: &[u8]) -> Result<CallbackApplied, KycCallbackError> {
         let (mode, job) = self.ports.kyc.callback_job(body)?;
         let record = match self.ports.cardholders.get_any(&CardholderId::new(&job)).await? {

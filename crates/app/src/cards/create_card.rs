@@ -105,6 +105,7 @@ impl App {
     /// Issues a virtual or physical USD card funded from the issuing
     /// wallet, or a virtual Naira card (no funding, no fee, the fixed
     /// Naira limit; `card_limit` and `funding_amount` are not read).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn create_card(&self, caller: &Caller, request: CardRequest) -> Result<(CardId, Currency), CardError> {
         let owner = CardholderId::new(required(&request.cardholder_id, "cardholder_id")?);
         let card_type = CardType::parse("card_type", required(&request.card_type, "card_type")?)?;
@@ -159,6 +160,7 @@ impl App {
     /// Activates a physical card from its envelope: it is funded with the
     /// maintenance-fee hold of the 5,000 USD limit and gets the PIN sent,
     /// or the default PIN.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn activate_physical_card(
         &self,
         caller: &Caller,
@@ -197,6 +199,7 @@ impl App {
 
     /// Replaces a card by a new one of the target brand and currency; the
     /// whole balance moves across and the old card is deleted.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn migrate_card(&self, caller: &Caller, request: MigrationRequest) -> Result<CardId, CardError> {
         let owner = CardholderId::new(required(&request.cardholder_id, "cardholder_id")?);
         let old = CardId::new(required(&request.card_id, "card_id")?);

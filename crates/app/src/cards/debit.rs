@@ -59,6 +59,7 @@ impl App {
     /// Naira cards), or with `three_ds` opens its challenge; answers with
     /// the card and the client reference, or the decline (recorded all
     /// the same).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn mock_debit_transaction(
         &self,
         caller: &Caller,

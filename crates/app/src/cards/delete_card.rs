@@ -13,6 +13,7 @@ use ports::StoreError;
 
 impl App {
     /// Deletes the card; returns what went back to the wallet.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn delete_card(&self, caller: &Caller, id: &CardId) -> Result<Amount, CardError> {
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         let returned = self

@@ -61,6 +61,7 @@ const REVEAL: &str = "card_details";
 
 impl App {
     /// The card with its details as `view` shows them.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn get_card_details(
         &self,
         caller: &Caller,
@@ -75,6 +76,7 @@ impl App {
     }
 
     /// A USD card's balance (a Naira card's is on the Naira path, in kobo).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn get_card_balance(&self, caller: &Caller, id: &CardId) -> Result<CardBalance, CardError> {
         let card = self.card_in(caller, id, Currency::Usd).await?;
         self.rate_limit(
@@ -89,6 +91,7 @@ impl App {
 
     /// A random single-use token for the card's details, valid 5 minutes;
     /// only its hash is stored. One per card per read window.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn generate_token_for_card_details(
         &self,
         caller: &Caller,
@@ -182,6 +185,7 @@ impl App {
     /// Redeems a token in the mode of the path it came on: the card in
     /// clear, once. Unknown, expired, used or other-mode tokens are 400; a
     /// card revealed within the read window is 420 and the token is kept.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn redeem_card_details_token(
         &self,
         mode: Mode,

@@ -51,6 +51,7 @@ impl App {
     /// Answers a gateway call: its HTTP status and body, in the
     /// processor's terms. A call without the mode's gateway credential is
     /// refused before its body is read.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn gateway_call(&self, authorization: Option<&str>, body: &[u8]) -> Result<(u16, Vec<u8>), GatewayError> {
         let gateway = &self.ports.gateway;
         let mode = gateway.authenticate(authorization)?;

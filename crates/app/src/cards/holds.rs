@@ -46,6 +46,7 @@ pub struct SandboxRefund {
 impl App {
     /// Places a sandbox hold on a card, decided as a debit is; answers
     /// with the authorization, declined ones included.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn create_authorization(&self, caller: &Caller, body: MockDebit) -> Result<CardTransaction, CardError> {
         if caller.mode != Mode::Test {
             return Err(RequestError::SandboxOnly.into());
@@ -63,6 +64,7 @@ impl App {
 
     /// Raises a pending sandbox authorization, decided as a debit of the
     /// increment is (its balance, limits and controls).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn increment_authorization(
         &self,
         caller: &Caller,
@@ -100,6 +102,7 @@ impl App {
     }
 
     /// Captures, reverses or expires a pending sandbox authorization.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn step_authorization(
         &self,
         caller: &Caller,
@@ -121,6 +124,7 @@ impl App {
 
     /// Captures the processor's authorization `reference` of a card of
     /// `mode` (`amount`: what is held when absent).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn processor_capture(
         &self,
         mode: Mode,
@@ -199,6 +203,7 @@ impl App {
 
     /// Gives back (part of) a sandbox capture or debit, as the network's
     /// refund would.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn sandbox_refund(&self, caller: &Caller, body: SandboxRefund) -> Result<Reversed, CardError> {
         if caller.mode != Mode::Test {
             return Err(RequestError::SandboxOnly.into());

@@ -12,6 +12,7 @@ use ports::cards::CardRecord;
 
 impl App {
     /// The cardholder's cards, newest first (400 for an unknown cardholder).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn get_all_cardholder_cards(
         &self,
         caller: &Caller,
@@ -33,6 +34,7 @@ impl App {
     }
 
     /// A page of the account's cards, newest first.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn get_all_cards(
         &self,
         caller: &Caller,

@@ -14,6 +14,7 @@ use ports::vault::{Place, SealedField};
 impl App {
     /// Freezes (`active: false`) or unfreezes a card, at once; `only` a
     /// card of that currency when the path says (the Naira paths).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn set_card_active(
         &self,
         caller: &Caller,
@@ -39,6 +40,7 @@ impl App {
 
     /// Replaces the card PIN or sets the 3-D Secure PIN from an encrypted
     /// 4-digit `card_pin`; the PIN is stored sealed.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn set_card_pin(
         &self,
         caller: &Caller,

@@ -44,6 +44,7 @@ impl App {
 
     /// The card and what can be spent or unloaded from it, in kobo; at most
     /// once every 3 seconds per card, as for USD cards.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn get_naira_card_balance(&self, caller: &Caller, id: &str) -> Result<(CardId, CardBalance), CardError> {
         let card = self.naira_card(caller, id).await?;
         self.rate_limit(

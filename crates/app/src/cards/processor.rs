@@ -117,6 +117,7 @@ impl App {
     /// Decides an authorization for whichever account holds the card, if
     /// the card is of the `mode` the call was signed for; with
     /// `three_ds`, opens its challenge instead.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn authorize(&self, mode: Mode, request: AuthorizationRequest) -> Result<AuthorizationAnswer, CardError> {
         let card = CardId::new(request.card_id);
         let Some(state) = self.processor_card(mode, &card).await? else {
@@ -176,6 +177,7 @@ impl App {
     /// gave: approve or decline as the engine decides, decline after the
     /// last wrong OTP or past the challenge's five minutes, or challenge
     /// again with the attempts left.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn complete_authorization(
         &self,
         mode: Mode,

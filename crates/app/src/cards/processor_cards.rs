@@ -122,6 +122,7 @@ impl App {
 
     /// Every card of `mode` a processor keeps, its status here against
     /// the processor's.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn reconcile_cards(&self, mode: Mode) -> Result<Reconciliation, CardError> {
         let kept = self.ports.cards.kept_cards(mode).await?;
         let mut differences = vec![];

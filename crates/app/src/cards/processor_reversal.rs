@@ -44,6 +44,7 @@ pub struct ReversalAnswer {
 impl App {
     /// Gives back what the processor says of an authorization of a card
     /// of the `mode` the call was signed for.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn reverse_authorization(
         &self,
         mode: Mode,

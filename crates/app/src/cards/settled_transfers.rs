@@ -27,6 +27,7 @@ impl App {
     /// `Ok` when it succeeded, `TransferFailed` when it failed (its money
     /// back where it came from), `SettlementPending` when it has not
     /// settled in time.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn settled_card_transfer(
         &self,
         caller: &Caller,

@@ -88,6 +88,7 @@ impl App {
     }
 
     /// The account's controls for its cards of the caller's mode.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn account_spending_controls(&self, caller: &Caller) -> Result<SpendingControls, StoreError> {
         let stored = self
             .ports
@@ -98,6 +99,7 @@ impl App {
     }
 
     /// Replaces the account's controls of the caller's mode.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn set_account_spending_controls(
         &self,
         caller: &Caller,
@@ -115,6 +117,7 @@ impl App {
 
     /// A card's own controls, and its spend in each window of the mode's
     /// clock now.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn card_spending_controls(&self, caller: &Caller, card: &CardId) -> Result<CardControlsView, CardError> {
         let stored = self
             .ports
@@ -130,6 +133,7 @@ impl App {
     }
 
     /// Replaces a card's own controls.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn set_card_spending_controls(
         &self,
         caller: &Caller,

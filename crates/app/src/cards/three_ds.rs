@@ -118,6 +118,7 @@ impl App {
     /// A fresh OTP for the card's pending challenge of exactly `amount`
     /// kobo (the last one read is the one that counts); `NoPendingOtp`
     /// otherwise, for an amount of 0 too.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn get_otp_message(
         &self,
         caller: &Caller,
@@ -143,6 +144,7 @@ impl App {
 
     /// Answers the caller's challenge `reference` on its Naira card with
     /// `otp` (sandbox; live challenges are answered by the processor).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn complete_3ds(
         &self,
         caller: &Caller,

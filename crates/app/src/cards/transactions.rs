@@ -51,6 +51,7 @@ fn time_range(start: Option<&str>, end: Option<&str>) -> Result<Option<(Timestam
 
 impl App {
     /// A page of the debits of a card of `currency` (the path's).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn get_card_transactions(
         &self,
         caller: &Caller,
@@ -70,6 +71,7 @@ impl App {
         Ok((transactions, page.paging(total)))
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn get_card_transaction_by_id(
         &self,
         caller: &Caller,
@@ -87,6 +89,7 @@ impl App {
     /// The account's transactions of the caller's mode that the query
     /// holds, newest first, a page after `starting_after`; and whether
     /// more follow.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn list_transactions(
         &self,
         caller: &Caller,

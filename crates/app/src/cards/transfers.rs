@@ -27,6 +27,7 @@ impl App {
     /// path's: USD or Naira cards) and queues its settlement; returns the
     /// card id and the reference for the 202. A USD request names its
     /// currency; a Naira request may.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn request_card_transfer(
         &self,
         caller: &Caller,

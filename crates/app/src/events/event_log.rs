@@ -32,6 +32,7 @@ impl DomainError for EventError {
 }
 
 impl App {
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn list_events(&self, caller: &Caller, page: Page) -> Result<(Vec<EventRecord>, Paging), StoreError> {
         let (events, total) = self
             .ports
@@ -41,6 +42,7 @@ impl App {
         Ok((events, page.paging(total)))
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn get_event(
         &self,
         caller: &Caller,
@@ -53,6 +55,7 @@ impl App {
             .ok_or(EventError::NotFound)
     }
 
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn redeliver_event(&self, caller: &Caller, id: &EventId) -> Result<(), EventError> {
         let queued = self
             .ports

@@ -93,6 +93,7 @@ impl App {
 
     /// Makes a claim's deliveries, all at once; those delivered leave the
     /// queue together.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn run_deliveries(&self, deliveries: Deliveries) -> Result<(), StoreError> {
         let running = deliveries
             .admitted
@@ -117,6 +118,7 @@ impl App {
 
     /// Runs a claim of work. The settlements among them run as one batch
     /// (one transaction); the jobs that succeeded leave the queue together.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn run_jobs(&self, claim: Claim) -> Result<(), StoreError> {
         let transfers: Vec<TransferId> = claim
             .jobs

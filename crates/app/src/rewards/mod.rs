@@ -67,6 +67,7 @@ pub struct RewardView {
 impl App {
     /// Sandbox only: gives the cardholder a random reward of the
     /// catalogue, with its event. Any number of times.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn assign_reward(&self, caller: &Caller, cardholder_id: &Option<String>) -> Result<(), RewardError> {
         if caller.mode != Mode::Test {
             return Err(RequestError::SandboxOnly.into());
@@ -85,6 +86,7 @@ impl App {
 
     /// The cardholder's rewards, oldest first; unclaimed deals with their
     /// token.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn get_cardholder_rewards(
         &self,
         caller: &Caller,
@@ -110,6 +112,7 @@ impl App {
 
     /// Replaces the rewards catalogue (the operator's), after checking
     /// every rule against the merchant catalogue.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn import_rewards_catalogue(&self, catalogue: &Catalogue) -> Result<(), RewardError> {
         let merchants = &self.ports.merchants;
         catalogue

@@ -103,6 +103,7 @@ impl App {
     /// Opens a deal page: checks the reward token, the merchant and the
     /// environment, redeems the card token (the reward's cardholder's
     /// card), and starts the page session.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn open_deal_page(&self, query: DealQuery) -> Result<(DealPage, PageSession), PageError> {
         let mode = mode_of(query.environment.as_deref())?;
         let token = query
@@ -166,6 +167,7 @@ impl App {
 
     /// Claims the session's deal as `product`: its promo code. Claiming
     /// again in the same session (a double click) shows the same code.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn claim_deal(&self, session: &str, csrf: &str, product: &str) -> Result<PromoCode, PageError> {
         let mut parts = session.rsplitn(2, '.');
         let (mac, body) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
@@ -208,6 +210,7 @@ impl App {
 
     /// The spending of the card a card token is for (redeemed), by month
     /// or by transaction group.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn spending_chart(
         &self,
         card_token: Option<String>,

@@ -32,6 +32,7 @@ pub struct RulesChange {
 }
 
 impl App {
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn reward_rules(&self, caller: &Caller) -> Result<RewardRules, StoreError> {
         self.ports.rewards.rules(&caller.account_id, caller.mode).await
     }
@@ -39,6 +40,7 @@ impl App {
     /// Changes the caller's rules of its mode. The switch itself is the
     /// operator's (`issuing accounts update --rewards`): a key cannot turn
     /// the feature on.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn update_reward_rules(&self, caller: &Caller, change: RulesChange) -> Result<RewardRules, RewardError> {
         if change.enabled.is_some() {
             let rule = "is switched on and off by the operator (through support), not with an API key";
@@ -49,6 +51,7 @@ impl App {
 
     /// Changes an account's rules of `mode` (the operator's path: the
     /// switch too).
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn change_reward_rules(
         &self,
         account: &AccountId,

@@ -40,6 +40,7 @@ pub struct Credited {
 }
 
 impl App {
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn credit_wallet(&self, request: CreditRequest<'_>) -> Result<Credited, RequestError> {
         let max_wallet = self.settings.max_wallet;
         let currency = Currency::parse("currency", request.currency)?;

@@ -8,6 +8,7 @@ use ports::wallets::FundWalletError;
 impl App {
     /// Credits the issuing wallet of `currency`; returns its new balance.
     /// No amount above the most a wallet may hold is taken.
+    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn fund_issuing_wallet(
         &self,
         caller: &Caller,
