@@ -80,6 +80,9 @@ fn end_quietly_when_stdout_closes() {
     }
 }
 
+/// How long work left running after a stop is waited for.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The runtime is made here rather than by `#[tokio::main]`: the traces'
 /// exporter (a blocking HTTP client) is made before it and flushed after.
 fn main() -> ExitCode {
@@ -97,7 +100,12 @@ fn main() -> ExitCode {
         .build()
         .expect("the async runtime starts");
     let code = runtime.block_on(run(cli));
-    drop(runtime);
+    // The servers have stopped, their requests answered. What still runs
+    // (a job runner's query, an SQLite statement waiting out another
+    // process's lock for its 10-second busy timeout) is given a few
+    // seconds, then left as a crash would leave it: every money step is
+    // one transaction, and a job's lease lets another process take it.
+    runtime.shutdown_timeout(SHUTDOWN_GRACE);
     if let Some(traces) = traces {
         traces.shutdown();
     }

@@ -22,6 +22,10 @@ impl Traces {
     /// Exports `endpoint`'s traces. Made outside the async runtime: the
     /// exporter's HTTP client is a blocking one.
     pub fn new(endpoint: &str) -> anyhow::Result<Self> {
+        anyhow::ensure!(
+            endpoint.starts_with("http://") || endpoint.starts_with("https://"),
+            "--otlp-endpoint must be an http:// or https:// URL (the collector's OTLP/HTTP receiver)"
+        );
         // reqwest is built without a TLS provider (see the adapters'
         // webhook sender): ring's, for an https collector.
         let _ = rustls::crypto::ring::default_provider().install_default();
