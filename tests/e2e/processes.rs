@@ -48,10 +48,8 @@ async fn three_api_processes_and_two_workers_share_references_windows_and_settle
     };
     let receiver = Receiver::start();
     // Small pools: five processes, and the other tests running beside
-    // this one, stay within PostgreSQL's 100 connections. With 32 calls
-    // at once on 4 connections a process waits as long as it takes: this
-    // test is about sharing, not shedding.
-    let pool = ["--db-pool-size", "4", "--db-pool-wait-ms", "0"];
+    // this one, stay within PostgreSQL's 100 connections.
+    let pool = ["--db-pool-size", "4"];
     let mut apis: Vec<Server> = (0..3)
         .map(|_| Server::start_with(&db, &[&["--no-workers"], &pool[..]].concat()))
         .collect();

@@ -159,7 +159,6 @@ impl App {
 
     /// Resolves when a request of this process queued work due now; job
     /// runners wait for it, or their poll, when they found nothing to do.
-    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn work_arrived(&self) {
         self.work.notified().await;
     }
@@ -167,7 +166,6 @@ impl App {
     /// Resolves at a moment when no money request of this process is in
     /// flight, or after `at_most`: job runners wait for it before they
     /// claim, so that a burst of requests is answered first.
-    #[tracing::instrument(level = "debug", skip_all)]
     pub async fn money_requests_answered(&self, at_most: std::time::Duration) {
         self.money_requests.none_in_flight(at_most).await;
     }

@@ -422,12 +422,6 @@ pub struct WorkerArgs {
     #[arg(long, env = "ISSUING_OTLP_ENDPOINT")]
     pub otlp_endpoint: Option<String>,
 
-    /// The longest a request waits for a PostgreSQL connection before it
-    /// is refused with 503 `overloaded` (nothing done); 0 waits without a
-    /// bound.
-    #[arg(long, env = "ISSUING_DB_POOL_WAIT_MS", default_value_t = 1_000)]
-    pub db_pool_wait_ms: u64,
-
     /// Job runners per process on PostgreSQL (SQLite always runs one).
     #[arg(long, env = "ISSUING_WORKERS", default_value_t = 4)]
     pub workers: usize,
@@ -449,13 +443,6 @@ pub struct WorkerArgs {
     /// tests only. Off, such URLs are refused when set and never reached.
     #[arg(long, env = "ISSUING_WEBHOOK_ALLOW_PRIVATE", value_parser = FalseyValueParser::new())]
     pub webhook_allow_private: bool,
-}
-
-impl WorkerArgs {
-    /// `--db-pool-wait-ms`, `None` for 0 (no bound).
-    pub fn pool_wait(&self) -> Option<std::time::Duration> {
-        (self.db_pool_wait_ms > 0).then(|| std::time::Duration::from_millis(self.db_pool_wait_ms))
-    }
 }
 
 #[derive(Args, Clone)]

@@ -36,8 +36,7 @@ pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCod
             migrate_pg: !args.no_migrate,
         },
     )
-    .await?
-    .shedding_after(args.worker.pool_wait());
+    .await?;
     let sqlite = db.is_sqlite();
     let metrics = metrics::start(args.worker.metrics_listen, &db)?;
     let app = wiring::app(db, db_args, args, &args.worker).await?;
@@ -85,9 +84,7 @@ pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCod
 }
 
 pub async fn worker(db_args: &DbArgs, args: &WorkerCommand, serve: &ServeArgs) -> anyhow::Result<ExitCode> {
-    let db = wiring::open_db(db_args, Open::Existing)
-        .await?
-        .shedding_after(args.worker.pool_wait());
+    let db = wiring::open_db(db_args, Open::Existing).await?;
     let sqlite = db.is_sqlite();
     let metrics = metrics::start(args.worker.metrics_listen, &db)?;
     let app = Arc::new(wiring::app(db, db_args, serve, &args.worker).await?);

@@ -6,7 +6,6 @@
 //! the exporter's own. Spans carry ids, routes and timings, never a body,
 //! a header or a bind parameter.
 
-use anyhow::Context;
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{Protocol, SpanExporter, WithExportConfig};
 use opentelemetry_sdk::Resource;
@@ -34,7 +33,8 @@ impl Traces {
             .with_protocol(Protocol::HttpJson)
             .with_endpoint(format!("{}/v1/traces", endpoint.trim_end_matches('/')))
             .build()
-            .context("the OTLP exporter (--otlp-endpoint)")?;
+            // Its error quotes the URL, which may hold a password.
+            .map_err(|_| anyhow::anyhow!("--otlp-endpoint is not a URL the OTLP exporter takes"))?;
         let provider = SdkTracerProvider::builder()
             .with_batch_exporter(exporter)
             .with_resource(Resource::builder().with_service_name("issuing").build())

@@ -30,7 +30,42 @@ async fn migrations(db: &Db, apply: bool) -> Result<usize, StoreError> {
         }};
     }
     Ok(match db.pool() {
+        DbPool::Pg(pool) if pool.transaction_pooling => {
+            let pending = pending_through_pgbouncer(db).await?;
+            if apply && pending > 0 {
+                return Err(StoreError::new(format!(
+                    "{pending} migrations are pending, and migrations need a session of their own: \
+                     run `issuing migrate` against the database itself, not through PgBouncer (pgbouncer=true)"
+                )));
+            }
+            pending
+        }
         DbPool::Pg(pool) => on!(pool, POSTGRES),
         DbPool::Sqlite(pool) => on!(pool, SQLITE),
     })
+}
+
+/// The embedded migrations the database has not recorded, read in one
+/// transaction: the harness prepares statements outside any, which a
+/// transaction-mode PgBouncer hands to whichever server connection is free.
+async fn pending_through_pgbouncer(db: &Db) -> Result<usize, StoreError> {
+    use diesel::migration::MigrationSource;
+    use diesel_async::RunQueryDsl;
+    #[derive(diesel::QueryableByName)]
+    struct Applied {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        version: String,
+    }
+    let embedded = MigrationSource::<diesel::pg::Pg>::migrations(&POSTGRES)
+        .map_err(|e| StoreError::new(format!("reading the embedded migrations: {e}")))?;
+    let applied: Vec<Applied> = super::with_conn!(db.pool(), |conn| diesel::sql_query(
+        "SELECT version FROM __diesel_schema_migrations"
+    )
+    .load::<Applied>(conn)
+    .await)?;
+    let applied: std::collections::HashSet<String> = applied.into_iter().map(|a| a.version).collect();
+    Ok(embedded
+        .iter()
+        .filter(|m| !applied.contains(&m.name().version().to_string()))
+        .count())
 }

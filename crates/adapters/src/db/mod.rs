@@ -45,14 +45,12 @@ use std::sync::Arc;
 
 pub type SqliteAsync = SyncConnectionWrapper<SqliteConnection>;
 
-/// A PostgreSQL pool; whether a PgBouncer in transaction mode stands
-/// between it and the database (`pgbouncer=true` in the URL); and how long
-/// a repository call waits for a connection (see [`Db::shedding_after`]).
+/// A PostgreSQL pool, and whether a PgBouncer in transaction mode stands
+/// between it and the database (`pgbouncer=true` in the URL).
 #[derive(Clone)]
 pub struct PgPool {
     pool: Pool<AsyncPgConnection>,
     transaction_pooling: bool,
-    request_wait: deadpool::managed::Timeouts,
 }
 
 impl std::ops::Deref for PgPool {
@@ -105,7 +103,7 @@ pub(crate) async fn on_pg<T>(
     pool: &PgPool,
     body: impl AsyncFnOnce(&mut AsyncPgConnection) -> Result<T, DbError>,
 ) -> Result<T, DbError> {
-    let mut conn = pooled(pool.timeout_get(&pool.request_wait)).await?;
+    let mut conn = pooled(pool.get()).await?;
     if !pool.transaction_pooling {
         return body(&mut conn).await;
     }
@@ -116,21 +114,16 @@ pub(crate) async fn on_pg<T>(
     .map_err(DbError::from)
 }
 
-/// A pooled connection, its wait timed (`issuing_db_pool_wait_seconds`); a
-/// wait past its bound is [`StoreError::overloaded`].
+/// A pooled connection, its wait timed (`issuing_db_pool_wait_seconds`).
+/// The wait has no bound: a request's later steps, after it wrote, must not
+/// be refused (load is shed at the group committers, before any write).
 pub(crate) async fn pooled<C, E: std::error::Error + Send + Sync + 'static>(
-    get: impl std::future::Future<Output = Result<C, deadpool::managed::PoolError<E>>>,
+    get: impl std::future::Future<Output = Result<C, E>>,
 ) -> Result<C, DbError> {
     let asked = std::time::Instant::now();
     let got = get.await;
     metrics::histogram!("issuing_db_pool_wait_seconds").record(asked.elapsed().as_secs_f64());
-    got.map_err(|e| match e {
-        deadpool::managed::PoolError::Timeout(_) => {
-            metrics::counter!("issuing_load_shed_total", "queue" => "pool").increment(1);
-            DbError::Store(StoreError::overloaded("pool"))
-        }
-        e => DbError::pool(e),
-    })
+    got.map_err(DbError::pool)
 }
 
 /// What went wrong below a repository method.
@@ -221,13 +214,11 @@ impl Db {
             });
             let pool = Pool::builder(manager)
                 .max_size(pg_pool_size)
-                .runtime(deadpool::Runtime::Tokio1)
                 .build()
                 .map_err(DbError::pool)?;
             DbPool::Pg(PgPool {
                 pool,
                 transaction_pooling,
-                request_wait: deadpool::managed::Timeouts::default(),
             })
         } else {
             return Err(StoreError::new(
@@ -241,21 +232,6 @@ impl Db {
         };
         db.ping().await?;
         Ok(db)
-    }
-
-    /// Past `wait` for a PostgreSQL connection, a repository call is
-    /// refused as overloaded (a 503 with `Retry-After`, nothing done), so
-    /// that past capacity requests are shed here and at the group
-    /// committers' bounded queues instead of queueing without bound
-    /// (docs/benchmarks.md, the overload row). `None`: no bound (the
-    /// default). Group-commit batches, job claims and migrations always
-    /// wait: they carry work already taken. SQLite's one connection has no
-    /// bound; it serves one node.
-    pub fn shedding_after(mut self, wait: Option<std::time::Duration>) -> Self {
-        if let DbPool::Pg(pool) = &mut self.pool {
-            pool.request_wait.wait = wait;
-        }
-        self
     }
 
     pub fn is_sqlite(&self) -> bool {
