@@ -67,6 +67,22 @@ const HOLD: i64 = 300;
 /// A card's funding window on the sandbox clock, and a second more.
 const FUNDING_WINDOW_SECS: i64 = 301;
 
+/// One `fund_card_asynchronously` of `cents` to each card in turn, as
+/// `load` sends them.
+async fn fundings(sandbox: &Arc<Sandbox>, cards: &Arc<Vec<String>>, cents: i64, load: Load) -> Outcome {
+    let (s, cards) = (sandbox.clone(), cards.clone());
+    sandbox
+        .drive(
+            load,
+            Arc::new(move |n| {
+                let card = &cards[(n & 0xffff_ffff) as usize];
+                s.request(Method::PATCH, "/cards/fund_card_asynchronously")
+                    .json(&funding_body(card, cents, n))
+            }),
+        )
+        .await
+}
+
 /// Waits (10 minutes at most) until the account stores `events`: each
 /// funding's settlement stores one.
 async fn settled_all(sandbox: &Sandbox, events: u64) -> anyhow::Result<()> {
@@ -556,19 +572,8 @@ impl Run {
         let cards = Arc::new(sandbox.cards(&self.holders, count, hold).await?);
         self.db.vacuum()?;
         let before = sandbox.events_stored().await?;
-        let s = sandbox.clone();
-        let to_fund = cards.clone();
         let (started, usage) = (Instant::now(), sandbox.usage());
-        let mut accepted = sandbox
-            .drive(
-                Load::closed(32, Until::Sent(count)),
-                Arc::new(move |n| {
-                    let card = &to_fund[(n & 0xffff_ffff) as usize];
-                    s.request(Method::PATCH, "/cards/fund_card_asynchronously")
-                        .json(&funding_body(card, cents, n))
-                }),
-            )
-            .await;
+        let mut accepted = fundings(&sandbox, &cards, cents, Load::closed(32, Until::Sent(count))).await;
         ensure!(
             accepted.count(202) == count,
             "fundings answered {}",
@@ -592,17 +597,7 @@ impl Run {
             let before = sandbox.events_stored().await?;
             let per_second = (capacity * share as f64 / 100.0).max(1.0);
             let (load, label) = open_share(capacity, share, Duration::from_secs_f64(count as f64 / per_second));
-            let (s, to_fund) = (sandbox.clone(), cards.clone());
-            let outcome = sandbox
-                .drive(
-                    load,
-                    Arc::new(move |n| {
-                        let card = &to_fund[(n & 0xffff_ffff) as usize];
-                        s.request(Method::PATCH, "/cards/fund_card_asynchronously")
-                            .json(&funding_body(card, cents, n))
-                    }),
-                )
-                .await;
+            let outcome = fundings(&sandbox, &cards, cents, load).await;
             ensure!(outcome.errors() == 0, "fundings answered {}", outcome.error_summary());
             settled_all(&sandbox, before + outcome.count(202)).await?;
             self.row("fund (accepted)", label, &outcome);
@@ -676,17 +671,7 @@ impl Run {
             sandbox.advance(FUNDING_WINDOW_SECS).await?;
             self.fund_wallet(&sandbox, cents * i64::try_from(count)?).await?;
             let before = sandbox.events_stored().await?;
-            let (s, to_fund) = (sandbox.clone(), fund_cards.clone());
-            let outcome = sandbox
-                .drive(
-                    Load::closed(32, Until::Sent(count)),
-                    Arc::new(move |n| {
-                        let card = &to_fund[(n & 0xffff_ffff) as usize];
-                        s.request(Method::PATCH, "/cards/fund_card_asynchronously")
-                            .json(&funding_body(card, cents, n))
-                    }),
-                )
-                .await;
+            let outcome = fundings(&sandbox, &fund_cards, cents, Load::closed(32, Until::Sent(count))).await;
             ensure!(
                 outcome.count(202) == count,
                 "fundings answered {}",
