@@ -16,8 +16,8 @@ SELECT "ledger_accounts"."balance" FROM "ledger_accounts" WHERE ("ledger_account
 INSERT INTO "card_transactions" ("id", "account_id", "livemode", "card_id", "cardholder_id", "client_reference", "status", "decline_reason", "amount", "currency", "description", "merchant_category_code", "enriched_data", "merchant_name", "created_at") VALUES (:r, :account, false, :card_id, :cardholder_id, :r, 'approved', DEFAULT, 100, 'USD', 'SPOTIFY P1A2B3', DEFAULT, :enriched, 'Spotify', :now);
 UPDATE "cards" SET "consecutive_declines" = 0, "spend_month" = :month, "month_spend" = "cards"."month_spend" + 100, "last_activity_at" = :now WHERE ("cards"."id" = :card_id);
 INSERT INTO "ledger_entries" ("id", "account_id", "livemode", "kind", "created_at") VALUES (:r, :account, false, 'card_debit', :now);
-INSERT INTO "ledger_postings" ("entry_id", "seq", "ledger_account_id", "currency", "amount") VALUES (:r, 0, :balance_la, 'USD', -100);
-INSERT INTO "ledger_postings" ("entry_id", "seq", "ledger_account_id", "currency", "amount") VALUES (:r, 1, :spend_la, 'USD', 100);
-UPDATE "ledger_accounts" SET "balance" = ("ledger_accounts"."balance" + 100) WHERE (("ledger_accounts"."id" = :spend_la) AND ("ledger_accounts"."balance" <= 9223372036854775707));
-UPDATE "ledger_accounts" SET "balance" = ("ledger_accounts"."balance" - 100) WHERE (("ledger_accounts"."id" = :balance_la) AND ("ledger_accounts"."balance" >= 400));
+INSERT INTO "ledger_postings" ("account_id", "entry_id", "seq", "ledger_account_id", "currency", "amount") VALUES (:account, :r, 0, :balance_la, 'USD', -100);
+INSERT INTO "ledger_postings" ("account_id", "entry_id", "seq", "ledger_account_id", "currency", "amount") VALUES (:account, :r, 1, :spend_la, 'USD', 100);
+UPDATE "ledger_accounts" SET "balance" = ("ledger_accounts"."balance" + 100) WHERE ((("ledger_accounts"."account_id" = :account) AND ("ledger_accounts"."id" = :spend_la)) AND ("ledger_accounts"."balance" <= 9223372036854775707));
+UPDATE "ledger_accounts" SET "balance" = ("ledger_accounts"."balance" - 100) WHERE ((("ledger_accounts"."account_id" = :account) AND ("ledger_accounts"."id" = :balance_la)) AND ("ledger_accounts"."balance" >= 400));
 COMMIT;

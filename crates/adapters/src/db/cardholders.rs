@@ -438,8 +438,13 @@ impl CardholderStore for Db {
         let (id, now) = (id.as_str(), now.unix());
         let claim = with_conn!(self.pool(), |conn| {
             async {
+                let account = cardholders::table
+                    .filter(cardholders::id.eq(id))
+                    .select(cardholders::account_id)
+                    .first::<String>(conn)
+                    .await?;
                 let fresh = diesel::insert_into(pc::processor_customers)
-                    .values((pc::cardholder_id.eq(id), pc::claimed_at.eq(now)))
+                    .values((pc::account_id.eq(&account), pc::cardholder_id.eq(id), pc::claimed_at.eq(now)))
                     .on_conflict_do_nothing()
                     .execute(conn)
                     .await?;

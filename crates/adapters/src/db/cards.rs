@@ -266,6 +266,7 @@ impl CardStore for Db {
                     if let Some(processor_card) = &processor_card {
                         diesel::insert_into(processor_cards::table)
                             .values((
+                                processor_cards::account_id.eq(account.as_str()),
                                 processor_cards::card_id.eq(&id),
                                 processor_cards::livemode.eq(mode.is_live()),
                                 processor_cards::processor_card_id.eq(processor_card),

@@ -156,8 +156,8 @@ struct Writes {
     /// activity, deletion.
     cards: Vec<CardWrite>,
     /// Cards whose spend by window moved: day, week and life (the month's
-    /// is on the card).
-    spending: Vec<(String, Windows)>,
+    /// is on the card): account, card, windows.
+    spending: Vec<(String, String, Windows)>,
     /// Cards deleted by a debit: account, mode, card, time.
     deleted: Vec<(AccountId, Mode, String, i64)>,
 }
@@ -377,7 +377,7 @@ fn decide(
             continue;
         }
         if let Some(at) = run.deleted_at {
-            let owner = AccountId::new(run.locked.account_id);
+            let owner = AccountId::new(run.locked.account_id.clone());
             writes
                 .deleted
                 .push((owner, Mode::from_live(run.locked.livemode), id.clone(), at));
@@ -400,7 +400,7 @@ fn decide(
             }
         }
         if now.spend != before.spend {
-            writes.spending.push((id.clone(), now.spend));
+            writes.spending.push((run.locked.account_id.clone(), id.clone(), now.spend));
         }
         writes.cards.push(CardWrite {
             approved_count: now.approved_count,
@@ -617,8 +617,10 @@ unnest_statement!(
 
 unnest_statement!(
     UpsertSpending,
-    "INSERT INTO card_spending (card_id, day_key, day_spend, week_key, week_spend, lifetime_spend) SELECT * FROM",
+    "INSERT INTO card_spending (account_id, card_id, day_key, day_spend, week_key, week_spend, lifetime_spend) \
+     SELECT * FROM",
     [
+        account_id: &'a str => Text as "text",
         card_id: &'a str => Text as "text",
         day_key: i32 => Integer as "integer",
         day_spend: i64 => BigInt as "bigint",
@@ -626,7 +628,7 @@ unnest_statement!(
         week_spend: i64 => BigInt as "bigint",
         lifetime_spend: i64 => BigInt as "bigint",
     ],
-    "AS d WHERE true ON CONFLICT (card_id) DO UPDATE SET day_key = excluded.day_key, \
+    "AS d WHERE true ON CONFLICT (account_id, card_id) DO UPDATE SET day_key = excluded.day_key, \
      day_spend = excluded.day_spend, week_key = excluded.week_key, week_spend = excluded.week_spend, \
      lifetime_spend = excluded.lifetime_spend"
 );
@@ -731,12 +733,13 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     let cards = unless_empty(k.is_empty(), cards.execute(&mut &*c));
     let p = &w.spending;
     let spending = UpsertSpending {
-        card_id: column(p, |(id, _)| id.as_str()),
-        day_key: column(p, |(_, s)| s.day.key),
-        day_spend: column(p, |(_, s)| s.day.spend),
-        week_key: column(p, |(_, s)| s.week.key),
-        week_spend: column(p, |(_, s)| s.week.spend),
-        lifetime_spend: column(p, |(_, s)| s.lifetime),
+        account_id: column(p, |(account, _, _)| account.as_str()),
+        card_id: column(p, |(_, id, _)| id.as_str()),
+        day_key: column(p, |(_, _, s)| s.day.key),
+        day_spend: column(p, |(_, _, s)| s.day.spend),
+        week_key: column(p, |(_, _, s)| s.week.key),
+        week_spend: column(p, |(_, _, s)| s.week.spend),
+        lifetime_spend: column(p, |(_, _, s)| s.lifetime),
         _rows: PhantomData,
     };
     let spending = unless_empty(p.is_empty(), spending.execute(&mut &*c));
@@ -821,7 +824,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
             .execute(conn)
             .await?;
     }
-    for (id, s) in &w.spending {
+    for (account, id, s) in &w.spending {
         let values = (
             card_spending::day_key.eq(s.day.key),
             card_spending::day_spend.eq(s.day.spend),
@@ -830,8 +833,8 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
             card_spending::lifetime_spend.eq(s.lifetime),
         );
         diesel::insert_into(card_spending::table)
-            .values((card_spending::card_id.eq(id), values))
-            .on_conflict(card_spending::card_id)
+            .values((card_spending::account_id.eq(account), card_spending::card_id.eq(id), values))
+            .on_conflict((card_spending::account_id, card_spending::card_id))
             .do_update()
             .set(values)
             .execute(conn)

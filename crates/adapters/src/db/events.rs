@@ -248,6 +248,7 @@ impl EventStore for Db {
                     return Ok(None);
                 };
                 let attempts = event_deliveries::table
+                    .filter(event_deliveries::account_id.eq(account.as_str()))
                     .filter(event_deliveries::event_id.eq(id.as_str()))
                     .order(event_deliveries::attempt)
                     .select(StoredAttempt::as_select())
@@ -374,13 +375,14 @@ impl EventStore for Db {
         with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
                 let this = events::table.filter(events::id.eq(id.as_str()));
-                let attempt = diesel::update(this)
+                let (attempt, account) = diesel::update(this)
                     .set(events::attempts.eq(events::attempts + 1))
-                    .returning(events::attempts)
-                    .get_result::<i32>(conn)
+                    .returning((events::attempts, events::account_id))
+                    .get_result::<(i32, String)>(conn)
                     .await?;
                 diesel::insert_into(event_deliveries::table)
                     .values((
+                        event_deliveries::account_id.eq(&account),
                         event_deliveries::event_id.eq(id.as_str()),
                         event_deliveries::attempt.eq(attempt),
                         event_deliveries::attempted_at.eq(outcome.attempted_at.unix()),

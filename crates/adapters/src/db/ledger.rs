@@ -141,6 +141,7 @@ impl EntryRow {
 #[derive(Insertable)]
 #[diesel(table_name = ledger_postings)]
 pub struct PostingRow {
+    pub(super) account_id: String,
     pub(super) entry_id: String,
     pub(super) seq: i32,
     pub(super) ledger_account_id: String,
@@ -162,6 +163,7 @@ pub fn entry_rows(
         .iter()
         .zip(0..)
         .map(|(p, seq)| PostingRow {
+            account_id: account.to_string(),
             entry_id: id.to_string(),
             seq,
             ledger_account_id: p.account.clone(),
@@ -210,6 +212,8 @@ macro_rules! post_transfer {
         let (entry_row, posting_rows) = $rows;
         let a: i64 = domain::Amount::minor($amount);
         let (keep, cap): (i64, i64) = ($keep, $cap);
+        // Every posting's ledger account is the entry's account's.
+        let account = entry_row.account_id.clone();
         diesel::insert_into(ledger_entries::table)
             .values(entry_row)
             .execute($conn)
@@ -222,6 +226,7 @@ macro_rules! post_transfer {
                 .await?;
         }
         let credited = diesel::update(la::table)
+            .filter(la::account_id.eq(&account))
             .filter(la::id.eq($to))
             .filter((la::balance + a).le(cap))
             .set(la::balance.eq(la::balance + a))
@@ -229,6 +234,7 @@ macro_rules! post_transfer {
             .await?;
         let debited = if credited == 1 {
             diesel::update(la::table)
+                .filter(la::account_id.eq(&account))
                 .filter(la::id.eq($from))
                 .filter((la::balance - a).ge(keep))
                 .set(la::balance.eq(la::balance - a))
@@ -283,14 +289,14 @@ struct EntryAccountRow {
 const UNBALANCED: &str = "SELECT entry_id, currency, CAST(SUM(amount) AS BIGINT) AS total \
      FROM ledger_postings GROUP BY entry_id, currency HAVING SUM(amount) <> 0 ORDER BY entry_id";
 const SHORT_ENTRIES: &str = "SELECT e.id AS entry_id, CAST(COUNT(p.seq) AS BIGINT) AS postings \
-     FROM ledger_entries e LEFT JOIN ledger_postings p ON p.entry_id = e.id \
+     FROM ledger_entries e LEFT JOIN ledger_postings p ON p.account_id = e.account_id AND p.entry_id = e.id \
      GROUP BY e.id HAVING COUNT(p.seq) < 2 ORDER BY e.id";
 const MISMATCHED: &str = "SELECT a.id AS ledger_account, a.balance AS cached, \
      CAST(COALESCE(SUM(p.amount), 0) AS BIGINT) AS postings \
-     FROM ledger_accounts a LEFT JOIN ledger_postings p ON p.ledger_account_id = a.id \
+     FROM ledger_accounts a LEFT JOIN ledger_postings p ON p.account_id = a.account_id AND p.ledger_account_id = a.id \
      GROUP BY a.id, a.balance HAVING a.balance <> COALESCE(SUM(p.amount), 0) ORDER BY a.id";
 const CURRENCY_MISMATCH: &str = "SELECT p.entry_id, p.ledger_account_id AS ledger_account \
-     FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id \
+     FROM ledger_postings p JOIN ledger_accounts a ON a.account_id = p.account_id AND a.id = p.ledger_account_id \
      WHERE p.currency <> a.currency ORDER BY p.entry_id";
 
 /// A card and two amounts the books must agree on.
@@ -311,39 +317,39 @@ const CROSS_BOOKS: &str = "SELECT p.entry_id, p.ledger_account_id AS ledger_acco
      JOIN ledger_accounts a ON a.id = p.ledger_account_id \
      WHERE a.account_id <> e.account_id OR a.livemode <> e.livemode ORDER BY p.entry_id, p.seq";
 const DELETED_CARDS_HOLDING: &str = "SELECT c.id AS card_id, a.balance AS held, CAST(0 AS BIGINT) AS expected \
-     FROM cards c JOIN ledger_accounts a ON a.id = 'la_' || c.id \
+     FROM cards c JOIN ledger_accounts a ON a.account_id = c.account_id AND a.id = 'la_' || c.id \
      WHERE c.deleted_at IS NOT NULL AND a.balance <> 0 ORDER BY c.id";
 const TRANSIT_MISMATCHED: &str = "SELECT c.id AS card_id, a.balance AS held, \
      CAST(COALESCE(SUM(t.amount), 0) AS BIGINT) AS expected \
-     FROM cards c JOIN ledger_accounts a ON a.id = 'la_' || c.id || '_transit' \
-     LEFT JOIN card_transfers t ON t.card_id = c.id AND t.state = 'pending' \
+     FROM cards c JOIN ledger_accounts a ON a.account_id = c.account_id AND a.id = 'la_' || c.id || '_transit' \
+     LEFT JOIN card_transfers t ON t.account_id = c.account_id AND t.card_id = c.id AND t.state = 'pending' \
      GROUP BY c.id, a.balance HAVING a.balance <> COALESCE(SUM(t.amount), 0) ORDER BY c.id";
 const UNRECORDED_DEPOSITS: &str = "SELECT p.entry_id, p.ledger_account_id AS ledger_account \
-     FROM ledger_postings p JOIN ledger_accounts a ON a.id = p.ledger_account_id \
-     LEFT JOIN wallet_credits w ON w.entry_id = p.entry_id AND w.amount = -p.amount \
+     FROM ledger_postings p JOIN ledger_accounts a ON a.account_id = p.account_id AND a.id = p.ledger_account_id \
+     LEFT JOIN wallet_credits w ON w.account_id = p.account_id AND w.entry_id = p.entry_id AND w.amount = -p.amount \
      WHERE a.code = 'deposits' AND w.entry_id IS NULL ORDER BY p.entry_id";
 // What a card's held account holds, against its pending holds
 // (authorizations and their increments) less what reversals released of
 // them.
 const HELD_MISMATCHED: &str = "SELECT card_id, held, expected FROM (SELECT c.id AS card_id, a.balance AS held, \
      CAST(COALESCE((SELECT SUM(t.amount) FROM card_transactions t \
-         WHERE t.card_id = c.id AND t.status = 'pending'), 0) \
-       - COALESCE((SELECT SUM(r.amount) FROM card_reversals r JOIN card_transactions t ON t.id = r.transaction_id \
-         WHERE r.card_id = c.id AND t.status = 'pending'), 0) AS BIGINT) AS expected \
-     FROM cards c JOIN ledger_accounts a ON a.id = 'la_' || c.id || '_held') books \
+         WHERE t.account_id = c.account_id AND t.card_id = c.id AND t.status = 'pending'), 0) \
+       - COALESCE((SELECT SUM(r.amount) FROM card_reversals r JOIN card_transactions t ON t.account_id = r.account_id AND t.id = r.transaction_id \
+         WHERE r.account_id = c.account_id AND r.card_id = c.id AND t.status = 'pending'), 0) AS BIGINT) AS expected \
+     FROM cards c JOIN ledger_accounts a ON a.account_id = c.account_id AND a.id = 'la_' || c.id || '_held') books \
      WHERE held <> expected ORDER BY card_id";
 // What left a card for its spend account or as a fee, against its
 // approved transactions (debits and fees alike) less what the processor
 // gave back of them (refunds, reversals).
 const SPEND_MISMATCHED: &str = "SELECT card_id, held, expected FROM (SELECT c.id AS card_id, \
      CAST(s.balance + COALESCE((SELECT -SUM(p.amount) FROM ledger_postings p \
-         JOIN ledger_entries e ON e.id = p.entry_id \
-         WHERE p.ledger_account_id = 'la_' || c.id AND e.kind = 'maintenance_fee'), 0) AS BIGINT) AS held, \
+         JOIN ledger_entries e ON e.account_id = p.account_id AND e.id = p.entry_id \
+         WHERE p.account_id = c.account_id AND p.ledger_account_id = 'la_' || c.id AND e.kind = 'maintenance_fee'), 0) AS BIGINT) AS held, \
      CAST(COALESCE((SELECT SUM(t.amount) FROM card_transactions t \
-         WHERE t.card_id = c.id AND t.status = 'approved'), 0) \
-       - COALESCE((SELECT SUM(r.amount) FROM card_reversals r JOIN card_transactions t ON t.id = r.transaction_id \
-         WHERE r.card_id = c.id AND t.kind IN ('debit', 'capture')), 0) AS BIGINT) AS expected \
-     FROM cards c JOIN ledger_accounts s ON s.id = 'la_' || c.id || '_spend') books \
+         WHERE t.account_id = c.account_id AND t.card_id = c.id AND t.status = 'approved'), 0) \
+       - COALESCE((SELECT SUM(r.amount) FROM card_reversals r JOIN card_transactions t ON t.account_id = r.account_id AND t.id = r.transaction_id \
+         WHERE r.account_id = c.account_id AND r.card_id = c.id AND t.kind IN ('debit', 'capture')), 0) AS BIGINT) AS expected \
+     FROM cards c JOIN ledger_accounts s ON s.account_id = c.account_id AND s.id = 'la_' || c.id || '_spend') books \
      WHERE held <> expected ORDER BY card_id";
 
 #[derive(QueryableByName)]

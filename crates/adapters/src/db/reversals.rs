@@ -107,6 +107,7 @@ pub(super) async fn reverse(
                 };
                 let debit = debit.record()?;
                 let applied = card_reversals::table
+                    .filter(card_reversals::account_id.eq(account.as_str()))
                     .filter(card_reversals::livemode.eq(mode.is_live()))
                     .filter(card_reversals::reference.eq(&r.reference))
                     .count()

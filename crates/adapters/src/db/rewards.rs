@@ -204,7 +204,7 @@ impl RewardStore for Db {
     async fn get(&self, id: &str) -> Result<Option<RewardRecord>, StoreError> {
         let row = with_conn!(self.pool(), |conn| {
             rewards::table
-                .find(id)
+                .filter(rewards::id.eq(id))
                 .select(RewardRow::as_select())
                 .first::<RewardRow>(conn)
                 .await
@@ -215,7 +215,7 @@ impl RewardStore for Db {
 
     async fn claim(&self, id: &str, claimed: &Reward, now: Timestamp) -> Result<bool, StoreError> {
         let updated = with_conn!(self.pool(), |conn| {
-            diesel::update(rewards::table.find(id).filter(rewards::claimed_at.is_null()))
+            diesel::update(rewards::table.filter(rewards::id.eq(id)).filter(rewards::claimed_at.is_null()))
                 .set((rewards::reward.eq(stored(claimed)), rewards::claimed_at.eq(now.unix())))
                 .execute(conn)
                 .await

@@ -21,7 +21,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    cardholders (id) {
+    cardholders (account_id, id) {
         id -> Text,
         account_id -> Text,
         livemode -> Bool,
@@ -67,7 +67,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    ledger_accounts (id) {
+    ledger_accounts (account_id, id) {
         id -> Text,
         account_id -> Text,
         livemode -> Bool,
@@ -79,7 +79,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    ledger_entries (id) {
+    ledger_entries (account_id, id) {
         id -> Text,
         account_id -> Text,
         livemode -> Bool,
@@ -89,7 +89,8 @@ diesel::table! {
 }
 
 diesel::table! {
-    ledger_postings (entry_id, seq) {
+    ledger_postings (account_id, entry_id, seq) {
+        account_id -> Text,
         entry_id -> Text,
         seq -> Integer,
         ledger_account_id -> Text,
@@ -109,7 +110,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    jobs (id) {
+    jobs (account_id, id) {
         id -> Text,
         account_id -> Text,
         livemode -> Bool,
@@ -128,7 +129,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    events (id) {
+    events (account_id, id) {
         id -> Text,
         account_id -> Text,
         livemode -> Bool,
@@ -142,7 +143,8 @@ diesel::table! {
 }
 
 diesel::table! {
-    event_deliveries (event_id, attempt) {
+    event_deliveries (account_id, event_id, attempt) {
+        account_id -> Text,
         event_id -> Text,
         attempt -> Integer,
         attempted_at -> BigInt,
@@ -154,7 +156,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    three_ds_challenges (id) {
+    three_ds_challenges (account_id, id) {
         id -> Text,
         account_id -> Text,
         livemode -> Bool,
@@ -173,7 +175,8 @@ diesel::table! {
 }
 
 diesel::table! {
-    card_spending (card_id) {
+    card_spending (account_id, card_id) {
+        account_id -> Text,
         card_id -> Text,
         controls -> Nullable<Text>,
         day_key -> Integer,
@@ -201,7 +204,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    cards (id) {
+    cards (account_id, id) {
         id -> Text,
         account_id -> Text,
         livemode -> Bool,
@@ -238,7 +241,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    card_transactions (id) {
+    card_transactions (account_id, id) {
         id -> Text,
         account_id -> Text,
         livemode -> Bool,
@@ -270,7 +273,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    card_transfers (id) {
+    card_transfers (account_id, id) {
         id -> Text,
         account_id -> Text,
         livemode -> Bool,
@@ -317,7 +320,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    rewards (id) {
+    rewards (account_id, id) {
         id -> Text,
         account_id -> Text,
         livemode -> Bool,
@@ -345,7 +348,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    card_reversals (id) {
+    card_reversals (account_id, id) {
         id -> Text,
         account_id -> Text,
         livemode -> Bool,
@@ -376,7 +379,8 @@ diesel::table! {
 }
 
 diesel::table! {
-    processor_cards (card_id) {
+    processor_cards (account_id, card_id) {
+        account_id -> Text,
         card_id -> Text,
         livemode -> Bool,
         processor_card_id -> Text,
@@ -384,7 +388,8 @@ diesel::table! {
 }
 
 diesel::table! {
-    processor_customers (cardholder_id) {
+    processor_customers (account_id, cardholder_id) {
+        account_id -> Text,
         cardholder_id -> Text,
         customer_id -> Nullable<Text>,
         claimed_at -> BigInt,

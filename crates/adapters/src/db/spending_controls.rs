@@ -67,6 +67,7 @@ macro_rules! take_over_spending {
         let new: &str = $new;
         diesel::insert_into(s::table)
             .values(s::table.filter(s::card_id.eq($old)).select((
+                s::account_id,
                 diesel::dsl::sql::<diesel::sql_types::Text>("").bind::<diesel::sql_types::Text, _>(new),
                 s::controls,
                 s::day_key,
@@ -76,6 +77,7 @@ macro_rules! take_over_spending {
                 s::lifetime_spend,
             )))
             .into_columns((
+                s::account_id,
                 s::card_id,
                 s::controls,
                 s::day_key,
@@ -155,7 +157,7 @@ impl SpendingControlStore for Db {
                 return Ok(None);
             };
             let row = card_spending::table
-                .find(card.as_str())
+                .find((account.as_str(), card.as_str()))
                 .select(SpendingRow::as_select())
                 .first(conn)
                 .await
@@ -191,10 +193,11 @@ impl SpendingControlStore for Db {
             }
             diesel::insert_into(card_spending::table)
                 .values((
+                    card_spending::account_id.eq(account.as_str()),
                     card_spending::card_id.eq(card.as_str()),
                     card_spending::controls.eq(&json),
                 ))
-                .on_conflict(card_spending::card_id)
+                .on_conflict((card_spending::account_id, card_spending::card_id))
                 .do_update()
                 .set(card_spending::controls.eq(&json))
                 .execute(conn)

@@ -317,7 +317,10 @@ async fn the_ledger_check_names_every_breach() {
         .await;
         exec(
             &db,
-            &format!("INSERT INTO ledger_postings VALUES ('le_bad', 0, '{wallet}', 'NGN', 3)"),
+            &format!(
+                "INSERT INTO ledger_postings (account_id, entry_id, seq, ledger_account_id, currency, amount) \
+                 VALUES ('acct_a', 'le_bad', 0, '{wallet}', 'NGN', 3)"
+            ),
         )
         .await;
         let breaches = db.breaches(DEFAULT_MAX_WALLET).await.unwrap();

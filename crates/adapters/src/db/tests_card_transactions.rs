@@ -79,7 +79,7 @@ async fn the_recurring_check_reads_the_history_index_whatever_the_statistics() {
     };
     let (db, _) = setup(&t, 1_000).await;
     // Transactions of cards that are not there: only the statistics count.
-    t.execute("ALTER TABLE card_transactions DROP CONSTRAINT card_transactions_card_id_fkey")
+    t.execute("ALTER TABLE card_transactions DROP CONSTRAINT card_transactions_account_id_card_id_fkey")
         .await;
     for (card, series) in [("'card_' || i", "1, 1000"), ("'card_c'", "1001, 21000")] {
         t.execute(&format!(

@@ -91,8 +91,9 @@ unnest_statement!(
 
 unnest_statement!(
     InsertPostings,
-    "INSERT INTO ledger_postings (entry_id, seq, ledger_account_id, currency, amount) SELECT * FROM",
+    "INSERT INTO ledger_postings (account_id, entry_id, seq, ledger_account_id, currency, amount) SELECT * FROM",
     [
+        account_id: &'a str => Text as "text",
         entry_id: &'a str => Text as "text",
         seq: i32 => Integer as "integer",
         ledger_account_id: &'a str => Text as "text",
@@ -237,6 +238,7 @@ impl<'a> InsertEntries<'a> {
 impl<'a> InsertPostings<'a> {
     pub(super) fn of(rows: &'a [PostingRow]) -> Self {
         InsertPostings {
+            account_id: column(rows, |r| r.account_id.as_str()),
             entry_id: column(rows, |r| r.entry_id.as_str()),
             seq: column(rows, |r| r.seq),
             ledger_account_id: column(rows, |r| r.ledger_account_id.as_str()),

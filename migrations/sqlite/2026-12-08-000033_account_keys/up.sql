@@ -1,0 +1,24 @@
+-- The child tables that named their parent only by id carry its account,
+-- as on PostgreSQL, where every key now leads with it (docs/scaling.md).
+-- SQLite's primary keys stay: one file is never distributed, and its keys
+-- cannot be altered without rebuilding every table. Its unique indexes
+-- match PostgreSQL's, which decide what is a conflict.
+ALTER TABLE ledger_postings ADD COLUMN account_id TEXT NOT NULL DEFAULT '';
+UPDATE ledger_postings SET account_id = (SELECT e.account_id FROM ledger_entries e WHERE e.id = ledger_postings.entry_id);
+ALTER TABLE event_deliveries ADD COLUMN account_id TEXT NOT NULL DEFAULT '';
+UPDATE event_deliveries SET account_id = (SELECT e.account_id FROM events e WHERE e.id = event_deliveries.event_id);
+ALTER TABLE card_spending ADD COLUMN account_id TEXT NOT NULL DEFAULT '';
+UPDATE card_spending SET account_id = (SELECT c.account_id FROM cards c WHERE c.id = card_spending.card_id);
+CREATE UNIQUE INDEX card_spending_by_account ON card_spending (account_id, card_id);
+ALTER TABLE processor_cards ADD COLUMN account_id TEXT NOT NULL DEFAULT '';
+UPDATE processor_cards SET account_id = (SELECT c.account_id FROM cards c WHERE c.id = processor_cards.card_id);
+ALTER TABLE processor_customers ADD COLUMN account_id TEXT NOT NULL DEFAULT '';
+UPDATE processor_customers SET account_id = (SELECT h.account_id FROM cardholders h WHERE h.id = processor_customers.cardholder_id);
+
+-- A reversal's reference is unique within its account (it was across all
+-- accounts: one account's reference made another's "already applied").
+DROP INDEX card_transactions_approved_seq;
+CREATE UNIQUE INDEX card_transactions_approved_seq ON card_transactions (account_id, card_id, approved_seq)
+    WHERE approved_seq IS NOT NULL;
+DROP INDEX card_reversals_by_reference;
+CREATE UNIQUE INDEX card_reversals_by_reference ON card_reversals (account_id, livemode, reference);
