@@ -1,3 +1,5 @@
+CREATE UNIQUE INDEX processor_cards_by_id ON processor_cards (livemode, processor_card_id);
+DROP TABLE processor_card_ids;
 DROP INDEX cardholders_by_id, cards_by_id, card_transactions_by_id, card_transfers_by_id,
     three_ds_challenges_by_id, events_by_id, jobs_by_id, ledger_accounts_by_id, rewards_by_id,
     card_spending_by_card, processor_cards_by_card, processor_customers_by_cardholder;

@@ -1,3 +1,5 @@
+CREATE UNIQUE INDEX processor_cards_by_id ON processor_cards (livemode, processor_card_id);
+DROP TABLE processor_card_ids;
 DROP INDEX card_reversals_by_reference;
 CREATE UNIQUE INDEX card_reversals_by_reference ON card_reversals (livemode, reference);
 DROP INDEX card_transactions_approved_seq;

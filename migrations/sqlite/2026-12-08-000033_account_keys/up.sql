@@ -22,3 +22,18 @@ CREATE UNIQUE INDEX card_transactions_approved_seq ON card_transactions (account
     WHERE approved_seq IS NOT NULL;
 DROP INDEX card_reversals_by_reference;
 CREATE UNIQUE INDEX card_reversals_by_reference ON card_reversals (account_id, livemode, reference);
+
+-- The processor's card ids, unique across accounts: its webhooks name
+-- only that id. A table of its own, keyed by it (on Citus, distributed
+-- by it: the one lookup that comes before the account is known), in place
+-- of the unique index on processor_cards.
+CREATE TABLE processor_card_ids (
+    livemode BOOLEAN NOT NULL,
+    processor_card_id TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    card_id TEXT NOT NULL,
+    PRIMARY KEY (livemode, processor_card_id)
+);
+INSERT INTO processor_card_ids (livemode, processor_card_id, account_id, card_id)
+SELECT livemode, processor_card_id, account_id, card_id FROM processor_cards;
+DROP INDEX processor_cards_by_id;

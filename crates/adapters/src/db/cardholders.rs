@@ -444,7 +444,11 @@ impl CardholderStore for Db {
                     .first::<String>(conn)
                     .await?;
                 let fresh = diesel::insert_into(pc::processor_customers)
-                    .values((pc::account_id.eq(&account), pc::cardholder_id.eq(id), pc::claimed_at.eq(now)))
+                    .values((
+                        pc::account_id.eq(&account),
+                        pc::cardholder_id.eq(id),
+                        pc::claimed_at.eq(now),
+                    ))
                     .on_conflict_do_nothing()
                     .execute(conn)
                     .await?;

@@ -13,8 +13,8 @@ use super::money_steps::{
 };
 use super::reservations::Waiting;
 use super::schema::{
-    card_details_tokens, card_transactions, card_transfers, cardholders, cards, jobs, ledger_accounts, processor_cards,
-    transaction_references,
+    card_details_tokens, card_transactions, card_transfers, cardholders, cards, jobs, ledger_accounts,
+    processor_card_ids, processor_cards, transaction_references,
 };
 use super::spending_controls::take_over_spending;
 use super::{Db, DbError, with_conn};
@@ -273,6 +273,15 @@ impl CardStore for Db {
                             ))
                             .execute(conn)
                             .await?;
+                        diesel::insert_into(processor_card_ids::table)
+                            .values((
+                                processor_card_ids::livemode.eq(mode.is_live()),
+                                processor_card_ids::processor_card_id.eq(processor_card),
+                                processor_card_ids::account_id.eq(account.as_str()),
+                                processor_card_ids::card_id.eq(&id),
+                            ))
+                            .execute(conn)
+                            .await?;
                     }
                     for ledger_account in &opening {
                         diesel::insert_into(ledger_accounts::table)
@@ -501,10 +510,9 @@ impl CardStore for Db {
 
     async fn by_processor_card(&self, mode: Mode, processor_card: &str) -> Result<Option<CardId>, StoreError> {
         let card = with_conn!(self.pool(), |conn| {
-            processor_cards::table
-                .filter(processor_cards::livemode.eq(mode.is_live()))
-                .filter(processor_cards::processor_card_id.eq(processor_card))
-                .select(processor_cards::card_id)
+            processor_card_ids::table
+                .find((mode.is_live(), processor_card))
+                .select(processor_card_ids::card_id)
                 .first::<String>(conn)
                 .await
                 .optional()

@@ -400,7 +400,9 @@ fn decide(
             }
         }
         if now.spend != before.spend {
-            writes.spending.push((run.locked.account_id.clone(), id.clone(), now.spend));
+            writes
+                .spending
+                .push((run.locked.account_id.clone(), id.clone(), now.spend));
         }
         writes.cards.push(CardWrite {
             approved_count: now.approved_count,
@@ -833,7 +835,11 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
             card_spending::lifetime_spend.eq(s.lifetime),
         );
         diesel::insert_into(card_spending::table)
-            .values((card_spending::account_id.eq(account), card_spending::card_id.eq(id), values))
+            .values((
+                card_spending::account_id.eq(account),
+                card_spending::card_id.eq(id),
+                values,
+            ))
             .on_conflict((card_spending::account_id, card_spending::card_id))
             .do_update()
             .set(values)

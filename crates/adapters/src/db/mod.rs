@@ -381,6 +381,8 @@ mod tests_debits;
 #[cfg(test)]
 mod tests_jobs;
 #[cfg(test)]
+mod tests_keys;
+#[cfg(test)]
 mod tests_ledger;
 #[cfg(test)]
 mod tests_pg_tls;

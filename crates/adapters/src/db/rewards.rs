@@ -215,10 +215,14 @@ impl RewardStore for Db {
 
     async fn claim(&self, id: &str, claimed: &Reward, now: Timestamp) -> Result<bool, StoreError> {
         let updated = with_conn!(self.pool(), |conn| {
-            diesel::update(rewards::table.filter(rewards::id.eq(id)).filter(rewards::claimed_at.is_null()))
-                .set((rewards::reward.eq(stored(claimed)), rewards::claimed_at.eq(now.unix())))
-                .execute(conn)
-                .await
+            diesel::update(
+                rewards::table
+                    .filter(rewards::id.eq(id))
+                    .filter(rewards::claimed_at.is_null()),
+            )
+            .set((rewards::reward.eq(stored(claimed)), rewards::claimed_at.eq(now.unix())))
+            .execute(conn)
+            .await
         })?;
         Ok(updated == 1)
     }

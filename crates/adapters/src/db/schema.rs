@@ -388,6 +388,15 @@ diesel::table! {
 }
 
 diesel::table! {
+    processor_card_ids (livemode, processor_card_id) {
+        livemode -> Bool,
+        processor_card_id -> Text,
+        account_id -> Text,
+        card_id -> Text,
+    }
+}
+
+diesel::table! {
     processor_customers (account_id, cardholder_id) {
         account_id -> Text,
         cardholder_id -> Text,
@@ -411,6 +420,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     ledger_accounts,
     ledger_entries,
     ledger_postings,
+    processor_card_ids,
     processor_cards,
     processor_customers,
     rate_limits,

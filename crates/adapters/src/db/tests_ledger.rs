@@ -239,9 +239,18 @@ async fn cards_deleted_owing_before_losses_existed_are_written_off_by_a_migratio
                 .join("\n")
                 // Replayed on today's schema, where each posting carries
                 // its entry's account (`account_keys`).
-                .replace("INSERT INTO ledger_postings (", "INSERT INTO ledger_postings (account_id, ")
-                .replace("SELECT 'le_old_write_off_' || c.id, 0,", "SELECT c.account_id, 'le_old_write_off_' || c.id, 0,")
-                .replace("SELECT 'le_old_write_off_' || c.id, 1,", "SELECT c.account_id, 'le_old_write_off_' || c.id, 1,");
+                .replace(
+                    "INSERT INTO ledger_postings (",
+                    "INSERT INTO ledger_postings (account_id, ",
+                )
+                .replace(
+                    "SELECT 'le_old_write_off_' || c.id, 0,",
+                    "SELECT c.account_id, 'le_old_write_off_' || c.id, 0,",
+                )
+                .replace(
+                    "SELECT 'le_old_write_off_' || c.id, 1,",
+                    "SELECT c.account_id, 'le_old_write_off_' || c.id, 1,",
+                );
             exec(&db, &statement).await;
         }
         assert_eq!(

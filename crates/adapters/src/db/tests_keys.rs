@@ -1,0 +1,152 @@
+//! On PostgreSQL every key of an account's table leads with `account_id`
+//! (docs/scaling.md): Citus needs the distribution column in each primary
+//! key, each unique index and each foreign key between distributed
+//! tables, and a lookup naming the account reaches its rows by the key's
+//! first column.
+
+use super::DbPool;
+use super::tests::exec;
+use crate::test_db::TestDb;
+use diesel::sql_types::Text;
+use diesel_async::RunQueryDsl;
+
+/// Tables read before the account is known (a request's key, a card
+/// details token, the processor's card id): reference or lookup tables on
+/// Citus, keyed by what finds them.
+const LOOKUPS: [&str; 3] = ["api_keys", "card_details_tokens", "processor_card_ids"];
+
+/// The unique indexes (primary keys among them) of the tables with an
+/// `account_id`, each with its first column.
+const UNIQUE_KEYS: &str = "SELECT c.relname::text AS table_name, i.relname::text AS key_name, \
+     (SELECT a.attname::text FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attnum = x.indkey[0]) AS first_column, \
+     'account_id' AS referenced_first \
+     FROM pg_index x JOIN pg_class c ON c.oid = x.indrelid JOIN pg_class i ON i.oid = x.indexrelid \
+     WHERE x.indisunique AND c.relnamespace = current_schema()::regnamespace \
+     AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'account_id') \
+     ORDER BY 1, 2";
+
+/// The foreign keys between tables, but for those to `accounts` itself
+/// (distributed by its id, with every table of an account), each with the
+/// first column on either side.
+const FOREIGN_KEYS: &str = "SELECT c.conrelid::regclass::text AS table_name, c.conname::text AS key_name, \
+     (SELECT a.attname::text FROM pg_attribute a WHERE a.attrelid = c.conrelid AND a.attnum = c.conkey[1]) AS first_column, \
+     (SELECT a.attname::text FROM pg_attribute a WHERE a.attrelid = c.confrelid AND a.attnum = c.confkey[1]) \
+       AS referenced_first \
+     FROM pg_constraint c WHERE c.contype = 'f' AND c.connamespace = current_schema()::regnamespace \
+     AND c.confrelid <> 'accounts'::regclass ORDER BY 1, 2";
+
+#[derive(diesel::QueryableByName, Debug)]
+struct Key {
+    #[diesel(sql_type = Text)]
+    table_name: String,
+    #[diesel(sql_type = Text)]
+    key_name: String,
+    #[diesel(sql_type = Text)]
+    first_column: String,
+    #[diesel(sql_type = Text)]
+    referenced_first: String,
+}
+
+impl Key {
+    fn leads_with_the_account(&self) -> bool {
+        self.first_column == "account_id" && self.referenced_first == "account_id"
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_key_of_an_accounts_table_leads_with_account_id() {
+    let Some(t) = TestDb::postgres_from_env().await else {
+        return;
+    };
+    let db = t.migrated().await;
+    let DbPool::Pg(pool) = &db.pool else {
+        unreachable!("a PostgreSQL test database")
+    };
+    let mut conn = pool.get().await.expect("a connection");
+    let mut keys = diesel::sql_query(UNIQUE_KEYS).load::<Key>(&mut *conn).await.unwrap();
+    let foreign = diesel::sql_query(FOREIGN_KEYS).load::<Key>(&mut *conn).await.unwrap();
+    // Not a vacuous pass: the account's tables have this many keys.
+    assert!(keys.len() >= 30 && foreign.len() >= 15, "{keys:?} {foreign:?}");
+    keys.extend(foreign);
+    let (lookups, accounts): (Vec<&Key>, Vec<&Key>) =
+        keys.iter().partition(|k| LOOKUPS.contains(&k.table_name.as_str()));
+    let astray: Vec<_> = accounts.iter().filter(|k| !k.leads_with_the_account()).collect();
+    assert!(astray.is_empty(), "keys not led by account_id: {astray:#?}");
+    // The lookup tables are keyed by what finds them, not by the account.
+    assert!(lookups.iter().any(|k| !k.leads_with_the_account()), "{lookups:?}");
+}
+
+/// Each row of the tables that took their parent's account, as
+/// `table key account`.
+const CHILD_ROWS: &str = "SELECT 'ledger_postings ' || entry_id || '/' || seq || ' ' || account_id AS line FROM ledger_postings \
+     UNION ALL SELECT 'event_deliveries ' || event_id || '/' || attempt || ' ' || account_id FROM event_deliveries \
+     UNION ALL SELECT 'card_spending ' || card_id || ' ' || account_id FROM card_spending \
+     UNION ALL SELECT 'processor_cards ' || card_id || ' ' || account_id FROM processor_cards \
+     UNION ALL SELECT 'processor_card_ids ' || processor_card_id || ' ' || account_id || ' ' || card_id \
+       FROM processor_card_ids \
+     UNION ALL SELECT 'processor_customers ' || cardholder_id || ' ' || account_id FROM processor_customers \
+     ORDER BY 1";
+
+#[derive(diesel::QueryableByName, Debug, PartialEq)]
+struct Line {
+    #[diesel(sql_type = Text)]
+    line: String,
+}
+
+/// The migration's backfill, run on a database holding a row in each
+/// table it fills: taken down (the accounts dropped) and up again, every
+/// row has its parent's account back, and the books still pass.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_migration_gives_each_child_row_its_parents_account() {
+    use diesel_async::SimpleAsyncConnection;
+    use domain::ledger::DEFAULT_MAX_WALLET;
+    use ports::ledger::LedgerAudit;
+    let Some(t) = TestDb::postgres_from_env().await else {
+        return;
+    };
+    let (db, _) = super::tests_cards::setup(&t, 10_000).await;
+    exec(
+        &db,
+        "INSERT INTO event_deliveries (account_id, event_id, attempt, attempted_at, url, duration_ms) \
+         SELECT account_id, id, 1, 1, 'https://hooks.test/x', 5 FROM events",
+    )
+    .await;
+    exec(
+        &db,
+        "INSERT INTO card_spending (account_id, card_id, day_key, day_spend, week_key, week_spend, lifetime_spend) \
+         VALUES ('acct_c', 'card_c', 1, 100, 1, 100, 100)",
+    )
+    .await;
+    exec(&db, "INSERT INTO processor_cards (account_id, card_id, livemode, processor_card_id) VALUES ('acct_c', 'card_c', FALSE, 'pc_1')")
+        .await;
+    exec(&db, "INSERT INTO processor_card_ids (livemode, processor_card_id, account_id, card_id) VALUES (FALSE, 'pc_1', 'acct_c', 'card_c')")
+        .await;
+    exec(&db, "INSERT INTO processor_customers (account_id, cardholder_id, customer_id, claimed_at) VALUES ('acct_c', 'ch_c', 'cus_1', 1)")
+        .await;
+    let DbPool::Pg(pool) = &db.pool else {
+        unreachable!("a PostgreSQL test database")
+    };
+    let mut conn = pool.get().await.expect("a connection");
+    let before = diesel::sql_query(CHILD_ROWS).load::<Line>(&mut *conn).await.unwrap();
+    for table in [
+        "ledger_postings",
+        "event_deliveries",
+        "card_spending",
+        "processor_cards",
+        "processor_card_ids",
+        "processor_customers",
+    ] {
+        assert!(
+            before.iter().any(|l| l.line.starts_with(&format!("{table} "))),
+            "{table}: {before:?}"
+        );
+    }
+    let migration = "../../migrations/postgres/2026-12-08-000033_account_keys";
+    for step in ["down", "up"] {
+        let sql = std::fs::read_to_string(format!("{}/{migration}/{step}.sql", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        conn.batch_execute(&sql).await.unwrap_or_else(|e| panic!("{step}: {e}"));
+    }
+    let after = diesel::sql_query(CHILD_ROWS).load::<Line>(&mut *conn).await.unwrap();
+    assert_eq!(after, before);
+    assert_eq!(db.breaches(DEFAULT_MAX_WALLET).await.unwrap(), vec![]);
+}
