@@ -138,12 +138,19 @@ fn families_named(text: &str) -> std::collections::BTreeSet<String> {
     names
 }
 
-#[test]
-fn the_dashboard_and_the_alert_rules_chart_documented_families_only() {
+/// docs/operations.md's metrics section: the table of families, and the
+/// alert rules (the YAML block).
+fn metrics_section() -> (&'static str, &'static str) {
     let operations = include_str!("../../docs/operations.md");
     let start = operations.find("## Metrics").expect("a metrics section");
     let section = &operations[start..start + operations[start..].find("\n## Overload").expect("its end")];
-    let (table, rules) = section.split_once("```yaml").expect("the alert rules");
+    let (table, rules) = section.split_once("```yaml\n").expect("the alert rules");
+    (table, rules.split_once("```").expect("the rules' end").0)
+}
+
+#[test]
+fn the_dashboard_and_the_alert_rules_chart_documented_families_only() {
+    let (table, rules) = metrics_section();
     let documented = families_named(table);
     assert!(documented.len() >= 15, "{documented:?}");
     let dashboard: serde_json::Value =
@@ -167,4 +174,32 @@ fn the_dashboard_and_the_alert_rules_chart_documented_families_only() {
         "{:?}",
         alerted.difference(&documented).collect::<Vec<_>>()
     );
+}
+
+/// Prometheus' own checker accepts the documented rules. CI installs
+/// Debian's `prometheus` for it and sets `ISSUING_PROMTOOL=required`;
+/// elsewhere, without `promtool`, the test says so and passes.
+#[test]
+fn promtool_accepts_the_alert_rules() {
+    let (_, rules) = metrics_section();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("issuing.rules.yml");
+    std::fs::write(&file, rules).unwrap();
+    let checked = match std::process::Command::new("promtool")
+        .arg("check")
+        .arg("rules")
+        .arg(&file)
+        .output()
+    {
+        Ok(checked) => checked,
+        Err(e) => {
+            let required = std::env::var("ISSUING_PROMTOOL").is_ok_and(|v| v == "required");
+            assert!(!required, "ISSUING_PROMTOOL=required, but promtool does not run: {e}");
+            eprintln!("note: no promtool: the rules were not checked (apt install prometheus)");
+            return;
+        }
+    };
+    let said = String::from_utf8_lossy(&checked.stdout).into_owned() + &String::from_utf8_lossy(&checked.stderr);
+    assert!(checked.status.success(), "{said}");
+    assert!(said.contains("SUCCESS: 6 rules found"), "{said}");
 }

@@ -4,6 +4,7 @@
 //! books after every scenario, and writes the table. `scripts/bench`
 //! builds and runs it.
 
+mod bouncer;
 mod cpu;
 mod driver;
 mod pgbench;
@@ -138,6 +139,8 @@ async fn scenarios(run: &mut Run, work: &std::path::Path) -> anyhow::Result<()> 
     if postgres {
         eprintln!("- 1, 2 and 3 API processes");
         run.processes().await?;
+        eprintln!("- debit through PgBouncer");
+        run.through_pgbouncer(&spread).await?;
     }
     run.check_books()
 }

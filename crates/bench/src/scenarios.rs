@@ -2,6 +2,7 @@
 //! starts its own server (so its peak RSS is its own), seeds what it needs
 //! through the API, measures, stops the server, and checks the books.
 
+use crate::bouncer::Bouncer;
 use crate::driver::{Load, Outcome, Until};
 use crate::pgbench;
 use crate::report::Row;
@@ -686,6 +687,35 @@ impl Run {
             self.finish_all(servers, first)?;
         }
         Ok(())
+    }
+
+    /// PostgreSQL: the 32-client debit row with the server connected
+    /// through PgBouncer in transaction mode, with as many server
+    /// connections as the server's pool (16): what the bouncer's hop, the
+    /// transaction around each repository call and the unprepared
+    /// statements cost, against the direct row of this run.
+    pub async fn through_pgbouncer(&mut self, spread: &[(usize, f64)]) -> anyhow::Result<()> {
+        let (server, name) = self.db.server_and_name()?;
+        let bouncer = Bouncer::start(server, name, 16)?;
+        let server = self.issuing.serve(&[], &[("DATABASE_URL", bouncer.url())])?;
+        let sandbox = self.sandbox(std::slice::from_ref(&server))?;
+        let first = self.rows.len();
+        let (per_card, count) = (50_000, self.size.debit_cards);
+        self.fund_wallet(&sandbox, per_card * i64::try_from(count)?).await?;
+        self.cards = sandbox.cards(&self.holders, count, per_card).await?;
+        let outcome = self
+            .debits(
+                &sandbox,
+                Load::closed(32, Until::Elapsed(self.size.run)),
+                false,
+                Shed::Refused,
+            )
+            .await?;
+        let i = self.row("debit (through PgBouncer)", "32".into(), &outcome);
+        if let Some((_, rate)) = spread.iter().find(|(c, _)| *c == 32) {
+            self.rows[i].ratio = Some(format!("{:.2} of debit", outcome.per_second() / rate));
+        }
+        self.finish(server, first)
     }
 
     /// PostgreSQL: the debit path's SQL through pgbench on a copy of this

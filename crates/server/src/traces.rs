@@ -21,17 +21,22 @@ impl Traces {
     /// Exports `endpoint`'s traces. Made outside the async runtime: the
     /// exporter's HTTP client is a blocking one.
     pub fn new(endpoint: &str) -> anyhow::Result<Self> {
-        anyhow::ensure!(
-            endpoint.starts_with("http://") || endpoint.starts_with("https://"),
-            "--otlp-endpoint must be an http:// or https:// URL (the collector's OTLP/HTTP receiver)"
-        );
+        // Neither the URL nor its parser's error is quoted: it may hold a password.
+        let endpoint = url::Url::parse(endpoint)
+            .ok()
+            .filter(|u| matches!(u.scheme(), "http" | "https") && u.query().is_none() && u.fragment().is_none())
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "--otlp-endpoint must be an http:// or https:// URL with no query (the collector's OTLP/HTTP receiver)"
+                )
+            })?;
         // reqwest is built without a TLS provider (see the adapters'
         // webhook sender): ring's, for an https collector.
         let _ = rustls::crypto::ring::default_provider().install_default();
         let exporter = SpanExporter::builder()
             .with_http()
             .with_protocol(Protocol::HttpJson)
-            .with_endpoint(format!("{}/v1/traces", endpoint.trim_end_matches('/')))
+            .with_endpoint(format!("{}/v1/traces", endpoint.as_str().trim_end_matches('/')))
             .build()
             // Its error quotes the URL, which may hold a password.
             .map_err(|_| anyhow::anyhow!("--otlp-endpoint is not a URL the OTLP exporter takes"))?;
@@ -66,6 +71,31 @@ impl Traces {
     pub fn shutdown(self) {
         if let Err(e) = self.0.shutdown() {
             eprintln!("error: flushing the traces: {e}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Traces;
+
+    #[test]
+    fn the_endpoint_is_an_http_url_with_no_query_and_is_never_quoted() {
+        for refused in [
+            "ftp://user:secret@collector:4318",
+            "http://user:secret@collector:4318/?token=1",
+            "http://user:secret@collector:4318/#secret",
+            "collector:4318/secret",
+            "secret",
+        ] {
+            let error = Traces::new(refused).err().expect(refused).to_string();
+            assert!(
+                error.contains("--otlp-endpoint") && !error.contains("secret"),
+                "{refused}: {error}"
+            );
+        }
+        for taken in ["HTTP://collector:4318", "https://collector:4318/otlp/"] {
+            Traces::new(taken).unwrap_or_else(|e| panic!("{taken}: {e}")).shutdown();
         }
     }
 }

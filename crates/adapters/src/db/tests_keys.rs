@@ -70,8 +70,12 @@ async fn every_key_of_an_accounts_table_leads_with_account_id() {
     keys.extend(foreign);
     let (lookups, accounts): (Vec<&Key>, Vec<&Key>) =
         keys.iter().partition(|k| LOOKUPS.contains(&k.table_name.as_str()));
-    let astray: Vec<_> = accounts.iter().filter(|k| !k.leads_with_the_account()).collect();
-    assert!(astray.is_empty(), "keys not led by account_id: {astray:#?}");
+    let astray: Vec<_> = accounts
+        .iter()
+        .filter(|k| !k.leads_with_the_account())
+        .map(|k| format!("{}.{} ({})", k.table_name, k.key_name, k.first_column))
+        .collect();
+    assert!(astray.is_empty(), "keys not led by account_id: {astray:?}");
     // The lookup tables are keyed by what finds them, not by the account.
     assert!(lookups.iter().any(|k| !k.leads_with_the_account()), "{lookups:?}");
 }
