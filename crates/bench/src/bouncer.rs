@@ -27,6 +27,8 @@ impl Bouncer {
             .context("--postgres as postgres://user@host:port")?;
         let (host, port) = address.split_once(':').unwrap_or((address, "5432"));
         let dir = tempfile::Builder::new().prefix("issuing-bench-pgbouncer-").tempdir()?;
+        // Read by the postgres user (below).
+        std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755))?;
         let listen = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         std::fs::write(dir.path().join("users.txt"), format!("\"{user}\" \"\"\n"))?;
         let ini = dir.path().join("pgbouncer.ini");
@@ -40,7 +42,11 @@ impl Bouncer {
                 users = dir.path().join("users.txt").display(),
             ),
         )?;
-        let mut command = Command::new("pgbouncer");
+        // Found here: the postgres user may not search this user's PATH.
+        let program = std::env::var_os("PATH")
+            .and_then(|paths| std::env::split_paths(&paths).map(|d| d.join("pgbouncer")).find(|p| p.is_file()))
+            .context("pgbouncer is not installed (Debian's package: apt-get install pgbouncer)")?;
+        let mut command = Command::new(program);
         // SAFETY: plain libc calls; getpwnam's record is read at once.
         if unsafe { libc::geteuid() } == 0 {
             let postgres = unsafe { libc::getpwnam(c"postgres".as_ptr()) };
@@ -56,7 +62,7 @@ impl Bouncer {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .context("starting pgbouncer (Debian's package: apt-get install pgbouncer)")?;
+            .context("starting pgbouncer")?;
         let mut bouncer = Bouncer {
             child,
             port: listen,
