@@ -1,6 +1,7 @@
 //! Card debits over HTTP: the sandbox's mock debit, enrichment, history,
 //! and the automatic card rules with their webhooks.
 
+use crate::cardholders::account_created;
 use crate::cards::{Answer, Sandbox, event, unix_now};
 use crate::harness::{ledger_check, sandbox_totals};
 use crate::receiver::Receiver;
@@ -543,15 +544,27 @@ async fn the_processor_gives_back_an_authorization_once_by_its_reference_and_nev
     for db in TestDb::all().await {
         let receiver = Receiver::start();
         let (secret, live_secret) = (SANDBOX_PROCESSOR_SECRET, LIVE_PROCESSOR_SECRET);
-        let s = processor_sandbox(&db, &receiver);
+        let mut s = processor_sandbox(&db, &receiver);
+        // Another account's card, authorized the same way.
+        let theirs = account_created(&db, None)["test_secret_key"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let ours = std::mem::replace(&mut s.key, theirs);
+        s.fund_wallet(10_000).await;
+        let their_holder = s.cardholder(19).await;
+        let their_card = s.card(&their_holder, "1300").await;
+        s.key = ours;
         s.fund_wallet(10_000).await;
         let holder = s.cardholder(18).await;
         let created = domain::Timestamp::from_unix(unix_now());
         let card = s.card(&holder, "1300").await;
-        let auth =
-            json!({"card_id": card, "amount": "600", "merchant": "BOLT.EU/R/2211", "transaction_reference": "a1"});
-        let approved = s.processor("authorizations", &auth, Some((secret, 0))).await;
-        assert_eq!(approved.body["data"]["decision"], "approve", "{}", approved.body);
+        for card in [&card, &their_card] {
+            let auth =
+                json!({"card_id": card, "amount": "600", "merchant": "BOLT.EU/R/2211", "transaction_reference": "a1"});
+            let approved = s.processor("authorizations", &auth, Some((secret, 0))).await;
+            assert_eq!(approved.body["data"]["decision"], "approve", "{}", approved.body);
+        }
         let back = |reference: &str, amount: Option<&str>, kind: &str| {
             let mut body =
                 json!({"card_id": card, "transaction_reference": "a1", "reversal_reference": reference, "kind": kind});
@@ -571,6 +584,16 @@ async fn the_processor_gives_back_an_authorization_once_by_its_reference_and_nev
         );
         let again = reverse(&back("rv-1", Some("200"), "reversal"), secret).await;
         assert_eq!(again.body["data"]["outcome"], "already_applied", "{}", again.body);
+        // The processor's reference names its own transaction: applied
+        // once per mode, whichever account's card the call names.
+        let mut elsewhere = back("rv-1", Some("200"), "reversal");
+        elsewhere["card_id"] = json!(their_card);
+        let elsewhere = reverse(&elsewhere, secret).await;
+        assert_eq!(
+            elsewhere.body["data"]["outcome"], "already_applied",
+            "{}",
+            elsewhere.body
+        );
         let told = event(&receiver, "card_reversal_event.successful", |d| {
             d["reversal_reference"] == "rv-1"
         })

@@ -44,7 +44,11 @@ impl Bouncer {
         )?;
         // Found here: the postgres user may not search this user's PATH.
         let program = std::env::var_os("PATH")
-            .and_then(|paths| std::env::split_paths(&paths).map(|d| d.join("pgbouncer")).find(|p| p.is_file()))
+            .and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|d| d.join("pgbouncer"))
+                    .find(|p| p.is_file())
+            })
             .context("pgbouncer is not installed (Debian's package: apt-get install pgbouncer)")?;
         let mut command = Command::new(program);
         // SAFETY: plain libc calls; getpwnam's record is read at once.

@@ -245,7 +245,9 @@ impl Run {
     fn row(&mut self, scenario: &str, load: String, outcome: &Outcome) -> usize {
         // When each row ended, in UTC as PostgreSQL's log writes it: a
         // stall in a row can be matched with a checkpoint there.
-        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
         let day = now.as_secs() % 86_400;
         eprintln!(
             "  {scenario} at {load}: ended {:02}:{:02}:{:02}.{:03} UTC",

@@ -1,3 +1,4 @@
+DROP TABLE reversal_references;
 CREATE UNIQUE INDEX processor_cards_by_id ON processor_cards (livemode, processor_card_id);
 DROP TABLE processor_card_ids;
 DROP INDEX card_reversals_by_reference;

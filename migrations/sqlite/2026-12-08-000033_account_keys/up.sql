@@ -15,17 +15,29 @@ UPDATE processor_cards SET account_id = (SELECT c.account_id FROM cards c WHERE 
 ALTER TABLE processor_customers ADD COLUMN account_id TEXT NOT NULL DEFAULT '';
 UPDATE processor_customers SET account_id = (SELECT h.account_id FROM cardholders h WHERE h.id = processor_customers.cardholder_id);
 
--- A reversal's reference is unique within its account (it was across all
--- accounts: one account's reference made another's "already applied").
 DROP INDEX card_transactions_approved_seq;
 CREATE UNIQUE INDEX card_transactions_approved_seq ON card_transactions (account_id, card_id, approved_seq)
     WHERE approved_seq IS NOT NULL;
+
+-- A reversal's reference is applied once per mode (docs/api.md): the
+-- processor's name its own transactions, whatever the account (a sandbox
+-- reference is stored prefixed with its account's id). A lookup table
+-- keyed by the reference keeps that (on Citus, distributed by it), in
+-- place of a unique index across an account's table.
+CREATE TABLE reversal_references (
+    livemode BOOLEAN NOT NULL,
+    reference TEXT NOT NULL,
+    account_id TEXT NOT NULL,
+    PRIMARY KEY (livemode, reference)
+);
+INSERT INTO reversal_references (livemode, reference, account_id)
+SELECT livemode, reference, account_id FROM card_reversals;
 DROP INDEX card_reversals_by_reference;
 CREATE UNIQUE INDEX card_reversals_by_reference ON card_reversals (account_id, livemode, reference);
 
 -- The processor's card ids, unique across accounts: its webhooks name
 -- only that id. A table of its own, keyed by it (on Citus, distributed
--- by it: the one lookup that comes before the account is known), in place
+-- by it: it is read before the account is known), in place
 -- of the unique index on processor_cards.
 CREATE TABLE processor_card_ids (
     livemode BOOLEAN NOT NULL,

@@ -7,7 +7,7 @@ use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, outcome_or_failed, violates, wallet};
-use super::reversals::ReversalRow;
+use super::reversals::{ReversalRow, record_reversal};
 use super::schema::{card_reversals, card_transactions, cards, ledger_accounts};
 use super::{DbError, DbPool, with_conn};
 use diesel::prelude::*;
@@ -118,8 +118,9 @@ pub(super) async fn settle(pool: &DbPool, r: &HoldRequest, notices: &HoldNotices
                     // A reversal is recorded (once by its reference); a
                     // capture's remainder and the expiry are in the state.
                     let (id, reference) = &r.reversal;
-                    diesel::insert_into(card_reversals::table)
-                        .values(ReversalRow {
+                    record_reversal!(
+                        conn,
+                        ReversalRow {
                             id,
                             account_id: account.as_str(),
                             livemode: mode.is_live(),
@@ -130,13 +131,9 @@ pub(super) async fn settle(pool: &DbPool, r: &HoldRequest, notices: &HoldNotices
                             amount: movement.released.minor(),
                             credited_to: movement.released_to.as_str(),
                             created_at: now,
-                        })
-                        .execute(conn)
-                        .await
-                        .map_err(|e| match violates(&e, "card_reversals") {
-                            true => TxError::Refused(HoldOutcome::AlreadyApplied),
-                            false => TxError::from(e),
-                        })?;
+                        },
+                        HoldOutcome::AlreadyApplied
+                    );
                 }
                 let (held_account, spend) = (
                     card_ledger_account_id(&card, CardLedger::Held),

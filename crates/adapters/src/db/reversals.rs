@@ -7,7 +7,9 @@ use super::events::{EventRow, store_event};
 use super::jobs::JobRow;
 use super::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
 use super::money_steps::{TxError, outcome_or_failed, violates, wallet};
-use super::schema::{card_reversals, card_transactions, cards, ledger_accounts, transaction_references};
+use super::schema::{
+    card_reversals, card_transactions, cards, ledger_accounts, reversal_references, transaction_references,
+};
 use super::{DbError, DbPool, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
@@ -33,6 +35,36 @@ pub(super) struct ReversalRow<'a> {
     pub credited_to: &'a str,
     pub created_at: i64,
 }
+
+/// Inside a transaction: records `$row`, a [`ReversalRow`], once by its
+/// reference in its mode (across accounts: the processor's name its own
+/// transactions); `$refusal` when the reference was applied before.
+macro_rules! record_reversal {
+    ($conn:expr, $row:expr, $refusal:expr) => {{
+        use $crate::db::schema::{card_reversals, reversal_references};
+        let row: ReversalRow = $row;
+        let already =
+            |e: diesel::result::Error| match violates(&e, "reversal_references") || violates(&e, "card_reversals") {
+                true => TxError::Refused($refusal),
+                false => TxError::from(e),
+            };
+        diesel::insert_into(reversal_references::table)
+            .values((
+                reversal_references::livemode.eq(row.livemode),
+                reversal_references::reference.eq(row.reference),
+                reversal_references::account_id.eq(row.account_id),
+            ))
+            .execute($conn)
+            .await
+            .map_err(already)?;
+        diesel::insert_into(card_reversals::table)
+            .values(row)
+            .execute($conn)
+            .await
+            .map_err(already)?;
+    }};
+}
+pub(super) use record_reversal;
 
 pub(super) async fn reverse(
     pool: &DbPool,
@@ -106,10 +138,8 @@ pub(super) async fn reverse(
                     };
                 };
                 let debit = debit.record()?;
-                let applied = card_reversals::table
-                    .filter(card_reversals::account_id.eq(account.as_str()))
-                    .filter(card_reversals::livemode.eq(mode.is_live()))
-                    .filter(card_reversals::reference.eq(&r.reference))
+                let applied = reversal_references::table
+                    .find((mode.is_live(), &r.reference))
                     .count()
                     .get_result::<i64>(conn)
                     .await?;
@@ -141,8 +171,9 @@ pub(super) async fn reverse(
                 };
                 let (amount, to) = credit_back(debit.amount, reversed, r.asked, room)
                     .ok_or(TxError::Refused(ReversalOutcome::NothingLeft))?;
-                diesel::insert_into(card_reversals::table)
-                    .values(ReversalRow {
+                record_reversal!(
+                    conn,
+                    ReversalRow {
                         id: &r.id,
                         account_id: account.as_str(),
                         livemode: mode.is_live(),
@@ -153,13 +184,9 @@ pub(super) async fn reverse(
                         amount: amount.minor(),
                         credited_to: to.as_str(),
                         created_at: r.now.unix(),
-                    })
-                    .execute(conn)
-                    .await
-                    .map_err(|e| match violates(&e, "card_reversals") {
-                        true => TxError::Refused(ReversalOutcome::AlreadyApplied),
-                        false => TxError::from(e),
-                    })?;
+                    },
+                    ReversalOutcome::AlreadyApplied
+                );
                 let spend = card_ledger_account_id(card, CardLedger::Spend);
                 let (target, cap) = match to {
                     CreditTo::Card => (card_account, product.max_balance.minor()),

@@ -397,6 +397,14 @@ diesel::table! {
 }
 
 diesel::table! {
+    reversal_references (livemode, reference) {
+        livemode -> Bool,
+        reference -> Text,
+        account_id -> Text,
+    }
+}
+
+diesel::table! {
     processor_customers (account_id, cardholder_id) {
         account_id -> Text,
         cardholder_id -> Text,
@@ -424,6 +432,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     processor_cards,
     processor_customers,
     rate_limits,
+    reversal_references,
     rewards,
     test_clocks,
     transaction_references,

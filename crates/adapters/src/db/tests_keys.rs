@@ -11,9 +11,15 @@ use diesel::sql_types::Text;
 use diesel_async::RunQueryDsl;
 
 /// Tables read before the account is known (a request's key, a card
-/// details token, the processor's card id): reference or lookup tables on
+/// details token, the processor's card id) or unique across accounts (a
+/// reversal's reference, once per mode): reference or lookup tables on
 /// Citus, keyed by what finds them.
-const LOOKUPS: [&str; 3] = ["api_keys", "card_details_tokens", "processor_card_ids"];
+const LOOKUPS: [&str; 4] = [
+    "api_keys",
+    "card_details_tokens",
+    "processor_card_ids",
+    "reversal_references",
+];
 
 /// The unique indexes (primary keys among them) of the tables with an
 /// `account_id`, each with its first column.
@@ -89,6 +95,7 @@ const CHILD_ROWS: &str = "SELECT 'ledger_postings ' || entry_id || '/' || seq ||
      UNION ALL SELECT 'processor_card_ids ' || processor_card_id || ' ' || account_id || ' ' || card_id \
        FROM processor_card_ids \
      UNION ALL SELECT 'processor_customers ' || cardholder_id || ' ' || account_id FROM processor_customers \
+     UNION ALL SELECT 'reversal_references ' || reference || ' ' || account_id FROM reversal_references \
      ORDER BY 1";
 
 #[derive(diesel::QueryableByName, Debug, PartialEq)]
@@ -127,6 +134,25 @@ async fn the_migration_gives_each_child_row_its_parents_account() {
         .await;
     exec(&db, "INSERT INTO processor_customers (account_id, cardholder_id, customer_id, claimed_at) VALUES ('acct_c', 'ch_c', 'cus_1', 1)")
         .await;
+    // A debit of 100 given back whole: the books still agree.
+    exec(
+        &db,
+        "INSERT INTO card_transactions (id, account_id, livemode, card_id, cardholder_id, client_reference, status, \
+         amount, currency, description, enriched_data, merchant_name, created_at, approved_seq) VALUES \
+         ('ctx_1', 'acct_c', FALSE, 'card_c', 'ch_c', 'r1', 'approved', 100, 'USD', 'x', '{}', 'x', 5, 1)",
+    )
+    .await;
+    exec(
+        &db,
+        "INSERT INTO card_reversals (id, account_id, livemode, card_id, transaction_id, reference, kind, amount, \
+         credited_to, created_at) VALUES ('crv_1', 'acct_c', FALSE, 'card_c', 'ctx_1', 'rv-1', 'refund', 100, 'card', 6)",
+    )
+    .await;
+    exec(
+        &db,
+        "INSERT INTO reversal_references (livemode, reference, account_id) VALUES (FALSE, 'rv-1', 'acct_c')",
+    )
+    .await;
     let DbPool::Pg(pool) = &db.pool else {
         unreachable!("a PostgreSQL test database")
     };
@@ -139,6 +165,7 @@ async fn the_migration_gives_each_child_row_its_parents_account() {
         "processor_cards",
         "processor_card_ids",
         "processor_customers",
+        "reversal_references",
     ] {
         assert!(
             before.iter().any(|l| l.line.starts_with(&format!("{table} "))),
