@@ -260,6 +260,15 @@ impl Run {
         self.rows.len() - 1
     }
 
+    /// Puts row `i`'s rate against the `debit` row's at `concurrency` in
+    /// `spread` (the debit scenario's rates).
+    fn against_debit(&mut self, i: usize, spread: &[(usize, f64)], concurrency: usize) {
+        if let Some((_, rate)) = spread.iter().find(|(c, _)| *c == concurrency) {
+            let row = &mut self.rows[i];
+            row.ratio = Some(format!("{:.2} of debit", row.per_second / rate));
+        }
+    }
+
     /// `GET /health/live`: the HTTP floor, no database work.
     pub async fn floor(&mut self) -> anyhow::Result<()> {
         let (server, sandbox) = self.start()?;
@@ -507,9 +516,7 @@ impl Run {
                 outcome.error_summary()
             );
             let i = self.row("authorize + capture (payments)", concurrency.to_string(), &outcome);
-            if let Some((_, rate)) = spread.iter().find(|(c, _)| *c == concurrency) {
-                self.rows[i].ratio = Some(format!("{:.2} of debit", outcome.per_second() / rate));
-            }
+            self.against_debit(i, spread, concurrency);
         }
         self.finish(server, first)
     }
@@ -532,9 +539,7 @@ impl Run {
                 )
                 .await?;
             let i = self.row("debit-hot", concurrency.to_string(), &outcome);
-            if let Some((_, rate)) = spread.iter().find(|(c, _)| *c == concurrency) {
-                self.rows[i].ratio = Some(format!("{:.2} of debit", outcome.per_second() / rate));
-            }
+            self.against_debit(i, spread, concurrency);
         }
         self.finish(server, first)
     }
@@ -710,8 +715,7 @@ impl Run {
     pub async fn through_pgbouncer(&mut self, spread: &[(usize, f64)]) -> anyhow::Result<()> {
         let (server, name) = self.db.server_and_name()?;
         let bouncer = Bouncer::start(server, name, 16)?;
-        let server = self.issuing.serve(&[], &[("DATABASE_URL", bouncer.url())])?;
-        let sandbox = self.sandbox(std::slice::from_ref(&server))?;
+        let (server, sandbox) = self.start_with(&[("DATABASE_URL", bouncer.url())])?;
         let first = self.rows.len();
         let (per_card, count) = (50_000, self.size.debit_cards);
         self.fund_wallet(&sandbox, per_card * i64::try_from(count)?).await?;
@@ -725,9 +729,7 @@ impl Run {
             )
             .await?;
         let i = self.row("debit (through PgBouncer)", "32".into(), &outcome);
-        if let Some((_, rate)) = spread.iter().find(|(c, _)| *c == 32) {
-            self.rows[i].ratio = Some(format!("{:.2} of debit", outcome.per_second() / rate));
-        }
+        self.against_debit(i, spread, 32);
         self.finish(server, first)
     }
 
