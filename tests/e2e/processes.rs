@@ -28,6 +28,24 @@ impl Drop for Worker {
     }
 }
 
+/// Waits until `CARDS` events `event` that `pick` takes have arrived,
+/// then checks that each arrived once.
+async fn delivered_once(receiver: &Receiver, event: &str, pick: impl Fn(&Value) -> bool) {
+    let ids = |r: &Receiver| {
+        r.deliveries()
+            .into_iter()
+            .filter_map(|d| serde_json::from_str::<Value>(&d.body).ok())
+            .filter(|b| b["event"] == event && pick(b))
+            .map(|b| b["event_id"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    assert!(receiver.wait_for(60, |r| ids(r).len() >= CARDS).await, "{event}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let events = ids(receiver);
+    assert_eq!(events.iter().collect::<HashSet<_>>().len(), CARDS, "{events:?}");
+    assert_eq!(events.len(), CARDS, "an event {event} was delivered twice");
+}
+
 async fn patch(base: &str, key: &str, path: &str, body: Value) -> (u16, String) {
     let response = client()
         .patch(format!("{base}/v1/issuing/sandbox{path}"))
@@ -137,26 +155,13 @@ async fn three_api_processes_and_two_workers_share_references_windows_and_settle
 
     // The workers settle each accepted funding once; its event arrives once.
     assert_eq!(settlements_finished(&db).await, 0, "settlements finished");
-    let credited = |r: &Receiver| {
-        r.deliveries()
-            .into_iter()
-            .filter_map(|d| serde_json::from_str::<Value>(&d.body).ok())
-            .filter(|b| b["event"] == "card_credit_event.successful")
-            .filter(|b| {
-                b["data"]["transaction_reference"]
-                    .as_str()
-                    .is_some_and(|r| !r.is_empty())
-            })
-            .filter(|b| cards.iter().any(|c| b["data"]["card_id"] == c.as_str()))
-            .map(|b| b["event_id"].as_str().unwrap().to_string())
-            .collect::<Vec<_>>()
-    };
-    assert!(receiver.wait_for(60, |r| credited(r).len() >= CARDS).await);
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let events = credited(&receiver);
-    let distinct: HashSet<&String> = events.iter().collect();
-    assert_eq!(distinct.len(), CARDS, "{events:?}");
-    assert_eq!(events.len(), CARDS, "an event was delivered twice");
+    delivered_once(&receiver, "card_credit_event.successful", |b| {
+        b["data"]["transaction_reference"]
+            .as_str()
+            .is_some_and(|r| !r.is_empty())
+            && cards.iter().any(|c| b["data"]["card_id"] == c.as_str())
+    })
+    .await;
     assert!(receiver.overlaps().is_empty());
 
     // Then the rest of an integration's traffic, at once on the three:
@@ -194,19 +199,7 @@ async fn three_api_processes_and_two_workers_share_references_windows_and_settle
         }));
     }
     futures::future::join_all(mixed).await;
-    let unloaded = |r: &Receiver| {
-        r.deliveries()
-            .into_iter()
-            .filter_map(|d| serde_json::from_str::<Value>(&d.body).ok())
-            .filter(|b| b["event"] == "card_unload_event.successful")
-            .map(|b| b["event_id"].as_str().unwrap().to_string())
-            .collect::<Vec<_>>()
-    };
-    assert!(receiver.wait_for(60, |r| unloaded(r).len() >= CARDS).await);
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let events = unloaded(&receiver);
-    assert_eq!(events.iter().collect::<HashSet<_>>().len(), CARDS, "{events:?}");
-    assert_eq!(events.len(), CARDS, "an unloading's event was delivered twice");
+    delivered_once(&receiver, "card_unload_event.successful", |_| true).await;
     let (ok, out) = ledger_check(&db);
     assert!(ok, "{out}");
 }
