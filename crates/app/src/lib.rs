@@ -5,6 +5,7 @@
 pub mod accounts;
 pub mod cardholders;
 pub mod cards;
+pub mod console;
 mod error;
 pub mod events;
 pub mod fx;
@@ -31,6 +32,7 @@ use ports::card_transactions::CardTransactionStore;
 use ports::cardholders::CardholderStore;
 use ports::cards::CardStore;
 use ports::clock::Clock;
+use ports::console::{ConsoleStore, Passwords};
 use ports::events::EventStore;
 use ports::field_cipher::FieldCipher;
 use ports::health::Health;
@@ -77,6 +79,9 @@ pub struct Ports {
     pub vault: Arc<dyn Vault>,
     pub rewards: Arc<dyn RewardStore>,
     pub spending_controls: Arc<dyn SpendingControlStore>,
+    /// The dashboard's users, sessions and audit log.
+    pub console: Arc<dyn ConsoleStore>,
+    pub passwords: Arc<dyn Passwords>,
 }
 
 /// Settings the use cases read.
@@ -270,6 +275,18 @@ pub struct Caller {
     pub secret_key: Secret<String>,
 }
 
+impl Caller {
+    /// The dashboard acting for an account in a mode: it holds no key,
+    /// so it sends no encrypted PIN (the console never takes one).
+    pub fn console(account_id: AccountId, mode: Mode) -> Caller {
+        Caller {
+            account_id,
+            mode,
+            secret_key: Secret::new(String::new()),
+        }
+    }
+}
+
 #[cfg(any(test, feature = "mocks"))]
 pub mod testing {
     //! An `App` over mocked ports, for the tests of this crate and of the
@@ -284,6 +301,7 @@ pub mod testing {
     use ports::cardholders::MockCardholderStore;
     use ports::cards::MockCardStore;
     use ports::clock::MockClock;
+    use ports::console::{MockConsoleStore, MockPasswords};
     use ports::events::MockEventStore;
     use ports::field_cipher::MockFieldCipher;
     use ports::health::MockHealth;
@@ -327,6 +345,8 @@ pub mod testing {
         pub vault: MockVault,
         pub rewards: MockRewardStore,
         pub spending_controls: MockSpendingControlStore,
+        pub console: MockConsoleStore,
+        pub passwords: MockPasswords,
         /// `Settings::key_cache_secs`: 0, every request looks its key up.
         pub key_cache_secs: i64,
     }
@@ -357,6 +377,8 @@ pub mod testing {
                 vault: Arc::new(self.vault),
                 rewards: Arc::new(self.rewards),
                 spending_controls: Arc::new(self.spending_controls),
+                console: Arc::new(self.console),
+                passwords: Arc::new(self.passwords),
             };
             let fx_rates = FxRates {
                 ngn_usd: Amount::from_minor(160_000).unwrap(),

@@ -4,6 +4,7 @@
 pub mod api_key;
 pub mod cardholders;
 pub mod cards;
+pub mod console;
 pub mod currency;
 pub mod error;
 pub mod events;

@@ -8,6 +8,7 @@ pub mod card_transactions;
 pub mod cardholders;
 pub mod cards;
 pub mod clock;
+pub mod console;
 pub mod events;
 pub mod field_cipher;
 pub mod health;

@@ -112,7 +112,9 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
         ids: Arc::new(RandomIds),
         vault: Arc::new(vault),
         rewards: db.clone(),
-        spending_controls: db,
+        spending_controls: db.clone(),
+        console: db,
+        passwords: Arc::new(adapters::crypto::passwords::Argon2id),
     };
     let fx_rates = FxRates {
         ngn_usd: serve.fx_ngn_usd,

@@ -1,3 +1,4 @@
 pub mod aes_everywhere;
+pub mod passwords;
 pub mod signature;
 pub mod vault;

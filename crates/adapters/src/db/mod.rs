@@ -8,6 +8,7 @@ mod card_transactions;
 mod cardholders;
 mod cards;
 mod committer;
+mod console;
 mod debits;
 mod events;
 mod gauges;

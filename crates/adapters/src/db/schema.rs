@@ -413,7 +413,47 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    dashboard_users (id) {
+        id -> Text,
+        email -> Text,
+        account_id -> Nullable<Text>,
+        role -> Text,
+        password_hash -> Nullable<Text>,
+        link_hash -> Nullable<Text>,
+        link_expires_at -> Nullable<BigInt>,
+        failed_logins -> Integer,
+        locked_until -> Nullable<BigInt>,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    dashboard_sessions (token_hash) {
+        token_hash -> Text,
+        user_id -> Text,
+        started_at -> BigInt,
+        seen_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    dashboard_audit (id) {
+        id -> BigInt,
+        account_id -> Text,
+        at -> BigInt,
+        email -> Text,
+        action -> Text,
+        detail -> Text,
+        origin -> Text,
+    }
+}
+
+diesel::joinable!(dashboard_sessions -> dashboard_users (user_id));
+
 diesel::allow_tables_to_appear_in_same_query!(
+    dashboard_sessions,
+    dashboard_users,
     accounts,
     api_keys,
     card_details_tokens,

@@ -1,0 +1,296 @@
+//! The dashboard's users, sessions and audit log.
+
+use super::schema::{accounts, dashboard_audit, dashboard_sessions, dashboard_users};
+use super::{Db, with_conn};
+use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
+use domain::Timestamp;
+use domain::console::{Role, Seat, SessionWindow};
+use domain::ids::AccountId;
+use ports::StoreError;
+use ports::console::{AccountRow, AuditEntry, ConsoleStore, Login, NewSession, NewUser, User};
+
+/// A user's row as read: id, email, account, role.
+type UserRow = (String, String, Option<String>, String);
+
+const USER: (
+    dashboard_users::id,
+    dashboard_users::email,
+    dashboard_users::account_id,
+    dashboard_users::role,
+) = (
+    dashboard_users::id,
+    dashboard_users::email,
+    dashboard_users::account_id,
+    dashboard_users::role,
+);
+
+fn user((id, email, account, role): UserRow) -> Result<User, StoreError> {
+    let role = Role::parse("dashboard_users.role", &role).map_err(StoreError::new)?;
+    let seat = match (role, account) {
+        (Role::Operator, None) => Seat::Operator,
+        (role, Some(account)) if role != Role::Operator => Seat::Account {
+            account: AccountId::new(account),
+            role,
+        },
+        _ => {
+            return Err(StoreError::new(format!(
+                "dashboard user {id}: role and account disagree"
+            )));
+        }
+    };
+    Ok(User { id, email, seat })
+}
+
+#[async_trait::async_trait]
+impl ConsoleStore for Db {
+    async fn create_user(&self, new: NewUser) -> Result<bool, StoreError> {
+        let (account, role) = match &new.seat {
+            Seat::Operator => (None, Role::Operator),
+            Seat::Account { account, role } => (Some(account.as_str().to_string()), *role),
+        };
+        let inserted = with_conn!(self.pool(), |conn| {
+            diesel::insert_into(dashboard_users::table)
+                .values((
+                    dashboard_users::id.eq(&new.id),
+                    dashboard_users::email.eq(&new.email),
+                    dashboard_users::account_id.eq(&account),
+                    dashboard_users::role.eq(role.as_str()),
+                    dashboard_users::link_hash.eq(&new.link_hash),
+                    dashboard_users::link_expires_at.eq(new.link_expires_at.unix()),
+                    dashboard_users::created_at.eq(new.created_at.unix()),
+                ))
+                .on_conflict_do_nothing()
+                .execute(conn)
+                .await
+        })?;
+        Ok(inserted == 1)
+    }
+
+    async fn set_password(
+        &self,
+        link_hash: &str,
+        password_hash: &str,
+        now: Timestamp,
+    ) -> Result<Option<User>, StoreError> {
+        let row = with_conn!(self.pool(), |conn| {
+            diesel::update(
+                dashboard_users::table
+                    .filter(dashboard_users::link_hash.eq(link_hash))
+                    .filter(dashboard_users::link_expires_at.gt(now.unix())),
+            )
+            .set((
+                dashboard_users::password_hash.eq(password_hash),
+                dashboard_users::link_hash.eq(None::<String>),
+                dashboard_users::link_expires_at.eq(None::<i64>),
+                dashboard_users::failed_logins.eq(0),
+                dashboard_users::locked_until.eq(None::<i64>),
+            ))
+            .returning(USER)
+            .get_result::<UserRow>(conn)
+            .await
+            .optional()
+        })?;
+        row.map(user).transpose()
+    }
+
+    async fn login(&self, email: &str) -> Result<Option<Login>, StoreError> {
+        let row = with_conn!(self.pool(), |conn| {
+            dashboard_users::table
+                .filter(dashboard_users::email.eq(email))
+                .select((
+                    USER,
+                    dashboard_users::password_hash,
+                    dashboard_users::failed_logins,
+                    dashboard_users::locked_until,
+                ))
+                .first::<(UserRow, Option<String>, i32, Option<i64>)>(conn)
+                .await
+                .optional()
+        })?;
+        row.map(|(row, password_hash, failed, locked_until)| {
+            Ok(Login {
+                user: user(row)?,
+                password_hash,
+                failed,
+                locked_until: locked_until.map(Timestamp::from_unix),
+            })
+        })
+        .transpose()
+    }
+
+    async fn wrong_password(
+        &self,
+        user_id: &str,
+        failed_before: i32,
+        failed: i32,
+        locked_until: Option<Timestamp>,
+    ) -> Result<bool, StoreError> {
+        let updated = with_conn!(self.pool(), |conn| {
+            diesel::update(
+                dashboard_users::table
+                    .filter(dashboard_users::id.eq(user_id))
+                    .filter(dashboard_users::failed_logins.eq(failed_before)),
+            )
+            .set((
+                dashboard_users::failed_logins.eq(failed),
+                dashboard_users::locked_until.eq(locked_until.map(Timestamp::unix)),
+            ))
+            .execute(conn)
+            .await
+        })?;
+        Ok(updated == 1)
+    }
+
+    async fn start_session(&self, session: NewSession) -> Result<(), StoreError> {
+        with_conn!(self.pool(), |conn| {
+            conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                diesel::update(dashboard_users::table.filter(dashboard_users::id.eq(&session.user_id)))
+                    .set((
+                        dashboard_users::failed_logins.eq(0),
+                        dashboard_users::locked_until.eq(None::<i64>),
+                    ))
+                    .execute(conn)
+                    .await?;
+                diesel::insert_into(dashboard_sessions::table)
+                    .values((
+                        dashboard_sessions::token_hash.eq(&session.token_hash),
+                        dashboard_sessions::user_id.eq(&session.user_id),
+                        dashboard_sessions::started_at.eq(session.started_at.unix()),
+                        dashboard_sessions::seen_at.eq(session.started_at.unix()),
+                    ))
+                    .execute(conn)
+                    .await
+            })
+            .await
+        })?;
+        Ok(())
+    }
+
+    async fn session(
+        &self,
+        token_hash: &str,
+        started_after: Timestamp,
+        window: SessionWindow,
+    ) -> Result<Option<User>, StoreError> {
+        let row = with_conn!(self.pool(), |conn| {
+            conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                let seen = diesel::update(
+                    dashboard_sessions::table
+                        .filter(dashboard_sessions::token_hash.eq(token_hash))
+                        .filter(dashboard_sessions::seen_at.gt(window.seen_after.unix()))
+                        .filter(dashboard_sessions::started_at.gt(started_after.unix())),
+                )
+                .set(dashboard_sessions::seen_at.eq(window.now.unix()))
+                .returning(dashboard_sessions::user_id)
+                .get_result::<String>(conn)
+                .await
+                .optional()?;
+                let Some(user_id) = seen else { return Ok(None) };
+                dashboard_users::table
+                    .filter(dashboard_users::id.eq(user_id))
+                    .select(USER)
+                    .first::<UserRow>(conn)
+                    .await
+                    .optional()
+            })
+            .await
+        })?;
+        row.map(user).transpose()
+    }
+
+    async fn end_session(&self, token_hash: &str) -> Result<(), StoreError> {
+        with_conn!(self.pool(), |conn| {
+            diesel::delete(dashboard_sessions::table.filter(dashboard_sessions::token_hash.eq(token_hash)))
+                .execute(conn)
+                .await
+        })?;
+        Ok(())
+    }
+
+    async fn users(&self, account: Option<AccountId>) -> Result<Vec<User>, StoreError> {
+        let rows = with_conn!(self.pool(), |conn| {
+            let query = dashboard_users::table
+                .select(USER)
+                .order(dashboard_users::email)
+                .into_boxed();
+            match &account {
+                Some(account) => query.filter(dashboard_users::account_id.eq(account.as_str())),
+                None => query.filter(dashboard_users::account_id.is_null()),
+            }
+            .load::<UserRow>(conn)
+            .await
+        })?;
+        rows.into_iter().map(user).collect()
+    }
+
+    async fn audit(&self, entry: AuditEntry) -> Result<(), StoreError> {
+        let account = entry.account.as_ref().map_or("", AccountId::as_str);
+        with_conn!(self.pool(), |conn| {
+            diesel::insert_into(dashboard_audit::table)
+                .values((
+                    dashboard_audit::account_id.eq(account),
+                    dashboard_audit::at.eq(entry.at.unix()),
+                    dashboard_audit::email.eq(&entry.email),
+                    dashboard_audit::action.eq(&entry.action),
+                    dashboard_audit::detail.eq(&entry.detail),
+                    dashboard_audit::origin.eq(&entry.from),
+                ))
+                .execute(conn)
+                .await
+        })?;
+        Ok(())
+    }
+
+    async fn audit_log(&self, account: Option<AccountId>, limit: i64) -> Result<Vec<AuditEntry>, StoreError> {
+        let rows = with_conn!(self.pool(), |conn| {
+            let query = dashboard_audit::table
+                .select((
+                    dashboard_audit::at,
+                    dashboard_audit::email,
+                    dashboard_audit::account_id,
+                    dashboard_audit::action,
+                    dashboard_audit::detail,
+                    dashboard_audit::origin,
+                ))
+                .order(dashboard_audit::id.desc())
+                .limit(limit)
+                .into_boxed();
+            match &account {
+                Some(account) => query.filter(dashboard_audit::account_id.eq(account.as_str())),
+                None => query,
+            }
+            .load::<(i64, String, String, String, String, String)>(conn)
+            .await
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|(at, email, account, action, detail, from)| AuditEntry {
+                at: Timestamp::from_unix(at),
+                email,
+                account: (!account.is_empty()).then(|| AccountId::new(account)),
+                action,
+                detail,
+                from,
+            })
+            .collect())
+    }
+
+    async fn accounts(&self) -> Result<Vec<AccountRow>, StoreError> {
+        let rows = with_conn!(self.pool(), |conn| {
+            accounts::table
+                .select((accounts::id, accounts::name, accounts::created_at))
+                .order((accounts::created_at.desc(), accounts::id))
+                .load::<(String, String, i64)>(conn)
+                .await
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, name, created_at)| AccountRow {
+                id: AccountId::new(id),
+                name,
+                created_at: Timestamp::from_unix(created_at),
+            })
+            .collect())
+    }
+}

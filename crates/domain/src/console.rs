@@ -1,0 +1,257 @@
+//! The dashboard's rules: who may do what, how long a session lasts, when
+//! a login locks, and what an email and a password must be.
+
+use crate::ids::AccountId;
+use crate::{InvalidInput, Timestamp};
+
+/// A session ends after this long without a request...
+pub const IDLE_SECS: i64 = 30 * 60;
+/// ...and this long after sign-in, however busy.
+pub const SESSION_SECS: i64 = 12 * 3600;
+/// This many wrong passwords in a row lock the login...
+pub const LOCK_AFTER: i32 = 5;
+/// ...for this long.
+pub const LOCK_SECS: i64 = 15 * 60;
+/// How long a set-password link (a first operator's, an invitation) works.
+pub const LINK_SECS: i64 = 72 * 3600;
+
+const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 12..=128;
+const MAX_EMAIL_CHARS: usize = 254;
+
+/// A console user's role: the operator runs the service; an account's
+/// admin manages it; its viewer reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Operator,
+    Admin,
+    Viewer,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Operator => "operator",
+            Role::Admin => "admin",
+            Role::Viewer => "viewer",
+        }
+    }
+
+    pub fn parse(field: &str, value: &str) -> Result<Role, InvalidInput> {
+        match value {
+            "operator" => Ok(Role::Operator),
+            "admin" => Ok(Role::Admin),
+            "viewer" => Ok(Role::Viewer),
+            _ => Err(InvalidInput::new(field, "must be operator, admin or viewer")),
+        }
+    }
+}
+
+/// Whom a console user works for: the whole service, or one account.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Seat {
+    Operator,
+    Account { account: AccountId, role: Role },
+}
+
+/// Why a console action is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Refusal {
+    /// The user may read but not act (a viewer), or the action is the
+    /// operator's: the console answers 403.
+    #[error("your role cannot do this")]
+    Forbidden,
+    /// Another account's thing: answered as if it did not exist (404).
+    #[error("not found")]
+    NotFound,
+}
+
+impl Seat {
+    /// The account whose things this user sees, `None` for the operator.
+    pub fn account(&self) -> Option<&AccountId> {
+        match self {
+            Seat::Operator => None,
+            Seat::Account { account, .. } => Some(account),
+        }
+    }
+
+    /// May this user change `account`'s things (keys, wallets, cards)?
+    pub fn may_act_on(&self, account: &AccountId) -> Result<(), Refusal> {
+        match self {
+            Seat::Account { account: own, .. } if own != account => Err(Refusal::NotFound),
+            Seat::Account { role: Role::Admin, .. } => Ok(()),
+            Seat::Account { .. } => Err(Refusal::Forbidden),
+            // The operator acts on accounts through its own screens only.
+            Seat::Operator => Err(Refusal::Forbidden),
+        }
+    }
+
+    /// May this user read `account`'s things?
+    pub fn may_read(&self, account: &AccountId) -> Result<(), Refusal> {
+        match self {
+            Seat::Account { account: own, .. } if own != account => Err(Refusal::NotFound),
+            _ => Ok(()),
+        }
+    }
+
+    /// The operator's own screens (accounts, live credits, reviews).
+    pub fn is_operator(&self) -> Result<(), Refusal> {
+        match self {
+            Seat::Operator => Ok(()),
+            Seat::Account { .. } => Err(Refusal::Forbidden),
+        }
+    }
+
+    /// Whom this user may invite: an admin invites to its own account.
+    pub fn may_invite(&self, account: &AccountId, role: Role) -> Result<(), Refusal> {
+        match (self, role) {
+            (_, Role::Operator) => Err(Refusal::Forbidden),
+            (Seat::Operator, _) => Ok(()),
+            (seat, _) => seat.may_act_on(account),
+        }
+    }
+}
+
+/// A session's last moments: before `idle_after` it must have been seen,
+/// and it never lives past `ends_at`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionWindow {
+    /// Sessions last seen at or before this are over.
+    pub seen_after: Timestamp,
+    pub now: Timestamp,
+}
+
+impl SessionWindow {
+    pub fn at(now: Timestamp) -> Self {
+        Self {
+            seen_after: now.minus(IDLE_SECS),
+            now,
+        }
+    }
+}
+
+/// Whether a session signed in at `started`, last seen at `seen`, is
+/// alive at `now`.
+pub fn session_alive(started: Timestamp, seen: Timestamp, now: Timestamp) -> bool {
+    let window = SessionWindow::at(now);
+    seen > window.seen_after && started.plus(SESSION_SECS) > now
+}
+
+/// What a wrong password does: the count after it, and the lock it sets
+/// once the count reaches [`LOCK_AFTER`].
+pub fn after_wrong_password(failed_before: i32, now: Timestamp) -> (i32, Option<Timestamp>) {
+    let failed = failed_before.saturating_add(1);
+    let lock = (failed >= LOCK_AFTER).then(|| now.plus(LOCK_SECS));
+    (failed, lock)
+}
+
+/// An email as kept: trimmed, lower case, one `@` with text either side,
+/// no space or control character.
+pub fn email(field: &str, value: &str) -> Result<String, InvalidInput> {
+    let email = value.trim().to_lowercase();
+    let valid = email.chars().count() <= MAX_EMAIL_CHARS
+        && !email.chars().any(|c| c.is_whitespace() || c.is_control())
+        && matches!(email.split_once('@'), Some((user, domain))
+            if !user.is_empty() && domain.contains('.') && !domain.contains('@')
+               && !domain.starts_with('.') && !domain.ends_with('.'));
+    if !valid {
+        return Err(InvalidInput::new(field, "must be an email address"));
+    }
+    Ok(email)
+}
+
+/// A password: 12 to 128 characters, no control character.
+pub fn password(field: &str, value: &str) -> Result<(), InvalidInput> {
+    let chars = value.chars().count();
+    if !PASSWORD_CHARS.contains(&chars) || value.chars().any(char::is_control) {
+        return Err(InvalidInput::new(
+            field,
+            "must be 12 to 128 characters, with no control character",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn admin(of: &str) -> Seat {
+        Seat::Account {
+            account: AccountId::new(of),
+            role: Role::Admin,
+        }
+    }
+
+    #[test]
+    fn an_account_user_never_reaches_another_account_and_a_viewer_never_acts() {
+        let (a, b) = (AccountId::new("acct_a"), AccountId::new("acct_b"));
+        let viewer = Seat::Account {
+            account: a.clone(),
+            role: Role::Viewer,
+        };
+        assert_eq!(admin("acct_a").may_act_on(&a), Ok(()));
+        assert_eq!(admin("acct_a").may_act_on(&b), Err(Refusal::NotFound));
+        assert_eq!(admin("acct_a").may_read(&b), Err(Refusal::NotFound));
+        assert_eq!(viewer.may_read(&a), Ok(()));
+        assert_eq!(viewer.may_act_on(&a), Err(Refusal::Forbidden));
+        assert_eq!(viewer.may_act_on(&b), Err(Refusal::NotFound));
+        assert_eq!(viewer.may_invite(&a, Role::Viewer), Err(Refusal::Forbidden));
+        assert_eq!(admin("acct_a").may_invite(&a, Role::Viewer), Ok(()));
+        assert_eq!(admin("acct_a").may_invite(&b, Role::Admin), Err(Refusal::NotFound));
+        assert_eq!(admin("acct_a").may_invite(&a, Role::Operator), Err(Refusal::Forbidden));
+        assert_eq!(Seat::Operator.may_invite(&b, Role::Admin), Ok(()));
+        assert_eq!(Seat::Operator.is_operator(), Ok(()));
+        assert_eq!(admin("acct_a").is_operator(), Err(Refusal::Forbidden));
+    }
+
+    #[test]
+    fn the_fifth_wrong_password_locks_and_the_count_never_overflows() {
+        let now = Timestamp::from_unix(1_000);
+        assert_eq!(after_wrong_password(3, now), (4, None));
+        assert_eq!(after_wrong_password(4, now), (5, Some(now.plus(LOCK_SECS))));
+        assert_eq!(after_wrong_password(i32::MAX, now).0, i32::MAX);
+    }
+
+    #[test]
+    fn emails_are_kept_in_one_form_and_bad_ones_are_named() {
+        assert_eq!(email("email", "  Ada@Example.NG ").unwrap(), "ada@example.ng");
+        for bad in [
+            "",
+            "ada",
+            "@x.ng",
+            "ada@",
+            "ada@x",
+            "a da@x.ng",
+            "ada@x.ng\0",
+            "a@b@c.ng",
+            "ada@.ng",
+        ] {
+            let e = email("email", bad).unwrap_err();
+            assert_eq!(e.to_string(), "email: must be an email address", "{bad:?}");
+        }
+        assert!(email("email", &format!("{}@x.ng", "a".repeat(250))).is_err());
+    }
+
+    #[test]
+    fn passwords_are_12_to_128_characters_without_controls() {
+        assert!(password("password", &"é".repeat(12)).is_ok());
+        assert!(password("password", &"a".repeat(128)).is_ok());
+        for bad in ["a".repeat(11), "a".repeat(129), format!("{}\0", "a".repeat(12))] {
+            assert!(password("password", &bad).is_err(), "{bad:?}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn a_session_is_alive_only_inside_both_timeouts(
+            started in 0i64..1_000_000, seen_after in 0i64..100_000, now_after in 0i64..100_000,
+        ) {
+            let started_at = Timestamp::from_unix(started);
+            let seen = started_at.plus(seen_after);
+            let now = seen.plus(now_after);
+            let alive = session_alive(started_at, seen, now);
+            prop_assert_eq!(alive, now_after < IDLE_SECS && seen_after + now_after < SESSION_SECS);
+        }
+    }
+}

@@ -1,0 +1,132 @@
+//! What the dashboard keeps: its users, their sessions and its audit log;
+//! and how passwords are hashed.
+
+use crate::StoreError;
+use domain::console::{Seat, SessionWindow};
+use domain::ids::AccountId;
+use domain::{Secret, Timestamp};
+
+/// A user as first stored: no password yet, only the lookup hash of a
+/// one-time link that sets it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewUser {
+    pub id: String,
+    pub email: String,
+    pub seat: Seat,
+    pub link_hash: String,
+    pub link_expires_at: Timestamp,
+    pub created_at: Timestamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct User {
+    pub id: String,
+    pub email: String,
+    pub seat: Seat,
+}
+
+/// What signing in reads: the user, their password's hash (`None` until
+/// they set one) and the lock their wrong passwords set.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Login {
+    pub user: User,
+    pub password_hash: Option<String>,
+    pub failed: i32,
+    pub locked_until: Option<Timestamp>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewSession {
+    /// The lookup hash of the cookie's token: the token is never stored.
+    pub token_hash: String,
+    pub user_id: String,
+    pub started_at: Timestamp,
+}
+
+/// One console action, as the audit log keeps it: never a secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditEntry {
+    pub at: Timestamp,
+    pub email: String,
+    /// The account acted on; `None` for the operator's service-wide ones.
+    pub account: Option<AccountId>,
+    pub action: String,
+    pub detail: String,
+    /// Where the request came from.
+    pub from: String,
+}
+
+/// An account as the operator's list shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccountRow {
+    pub id: AccountId,
+    pub name: String,
+    pub created_at: Timestamp,
+}
+
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait::async_trait]
+pub trait ConsoleStore: Send + Sync {
+    /// `false` when the email is taken.
+    async fn create_user(&self, user: NewUser) -> Result<bool, StoreError>;
+
+    /// Sets the password of the user whose unexpired link this is, and
+    /// uses the link up, in one statement; `None` when there is none.
+    async fn set_password(
+        &self,
+        link_hash: &str,
+        password_hash: &str,
+        now: Timestamp,
+    ) -> Result<Option<User>, StoreError>;
+
+    async fn login(&self, email: &str) -> Result<Option<Login>, StoreError>;
+
+    /// Counts a wrong password: the count becomes `failed` and the lock
+    /// `locked_until`, if the count was still `failed_before` (two wrong
+    /// passwords at once count once each, never overwrite each other).
+    async fn wrong_password(
+        &self,
+        user_id: &str,
+        failed_before: i32,
+        failed: i32,
+        locked_until: Option<Timestamp>,
+    ) -> Result<bool, StoreError>;
+
+    /// A right password: the count of wrong ones starts again, and the
+    /// session starts.
+    async fn start_session(&self, session: NewSession) -> Result<(), StoreError>;
+
+    /// The user of the session, if it is alive in `window`; it is seen
+    /// now, in the same statement.
+    async fn session(
+        &self,
+        token_hash: &str,
+        started_after: Timestamp,
+        window: SessionWindow,
+    ) -> Result<Option<User>, StoreError>;
+
+    async fn end_session(&self, token_hash: &str) -> Result<(), StoreError>;
+
+    /// The users of an account, or the operators (`None`).
+    async fn users(&self, account: Option<AccountId>) -> Result<Vec<User>, StoreError>;
+
+    async fn audit(&self, entry: AuditEntry) -> Result<(), StoreError>;
+
+    /// The newest `limit` entries: an account's, or all of them (`None`).
+    async fn audit_log(&self, account: Option<AccountId>, limit: i64) -> Result<Vec<AuditEntry>, StoreError>;
+
+    /// Every account, newest first.
+    async fn accounts(&self) -> Result<Vec<AccountRow>, StoreError>;
+}
+
+/// Password hashing (Argon2id), slow on purpose: run off the request's
+/// thread.
+#[cfg_attr(feature = "mocks", mockall::automock)]
+#[async_trait::async_trait]
+pub trait Passwords: Send + Sync {
+    async fn hash(&self, password: Secret<String>) -> Result<String, StoreError>;
+
+    /// Whether `password` is the one `hash` was made from; with no hash
+    /// (an unknown email), does the same work and answers `false`.
+    async fn verify(&self, password: Secret<String>, hash: Option<String>) -> Result<bool, StoreError>;
+}

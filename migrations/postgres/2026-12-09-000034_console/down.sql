@@ -1,0 +1,3 @@
+DROP TABLE dashboard_audit;
+DROP TABLE dashboard_sessions;
+DROP TABLE dashboard_users;
