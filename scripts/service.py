@@ -18,7 +18,7 @@ def start(binary, database_url, log_path, *args):
         [
             binary, "serve", "--demo",
             "--database-url", database_url,
-            "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0",
+            "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0", "--dashboard-listen", "off",
             *args,
         ],
         stdout=subprocess.PIPE,

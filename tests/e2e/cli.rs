@@ -167,6 +167,7 @@ async fn only_the_default_database_or_demo_gets_a_demo_account() {
     for db in TestDb::all().await {
         let mut child = issuing(&db)
             .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
+            .args(["--dashboard-listen", "off"])
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::null())
             .spawn()

@@ -164,7 +164,8 @@ async fn a_connector_without_its_credentials_refuses_to_start_naming_them() {
         .env("ISSUING_KYC_PROVIDER", "smileid")
         .env("ISSUING_SMILEID_PARTNER_ID", PARTNER)
         .env("ISSUING_PUBLIC_URL", "https://issuing.example")
-        .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"]));
+        .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
+        .args(["--dashboard-listen", "off"]));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(stderr.contains("ISSUING_SMILEID_API_KEY"), "{stderr}");
@@ -172,7 +173,8 @@ async fn a_connector_without_its_credentials_refuses_to_start_naming_them() {
         .env("ISSUING_KYC_PROVIDER", "smileid")
         .env("ISSUING_SMILEID_PARTNER_ID", PARTNER)
         .env("ISSUING_SMILEID_API_KEY", LIVE_KEY)
-        .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"]));
+        .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
+        .args(["--dashboard-listen", "off"]));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("--public-url"), "{stderr}");
     assert!(!stderr.contains(LIVE_KEY), "{stderr}");
@@ -187,7 +189,8 @@ async fn a_connector_without_its_credentials_refuses_to_start_naming_them() {
             .env("ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID", FUNDING_SOURCE)
             .env(key.0, key.1)
             .env("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET", secret)
-            .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"]))
+            .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
+            .args(["--dashboard-listen", "off"]))
     };
     let out = sudo(
         ("ISSUING_SANDBOX_SUDO_API_KEY_FILE", empty.to_str().unwrap()),

@@ -105,6 +105,8 @@ pub struct Server {
     pub demo_key: String,
     /// `GET /metrics`'s URL, when served (`--metrics-listen`).
     pub metrics: Option<String>,
+    /// The dashboard's base URL (printed before the API's).
+    pub dashboard: Option<String>,
     stderr: mpsc::Receiver<String>,
 }
 
@@ -141,6 +143,7 @@ impl Server {
         }
         let mut child = cmd
             .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
+            .args(["--dashboard-listen", "127.0.0.1:0"])
             .args(["--worker-poll-ms", "50", "--demo"])
             .args(args)
             .stdout(Stdio::piped())
@@ -162,7 +165,7 @@ impl Server {
                 let _ = tx.send(line);
             }
         });
-        let (mut base, mut relay, mut demo_key, mut metrics) = (None, None, None, None);
+        let (mut base, mut relay, mut demo_key, mut metrics, mut dashboard) = (None, None, None, None, None);
         while base.is_none() || relay.is_none() || demo_key.is_none() {
             let line = rx
                 .recv_timeout(Duration::from_secs(60))
@@ -175,6 +178,8 @@ impl Server {
                 demo_key = Some(key.to_string());
             } else if let Some(url) = line.strip_prefix("metrics listening on ") {
                 metrics = Some(url.to_string());
+            } else if let Some(url) = line.strip_prefix("dashboard listening on ") {
+                dashboard = Some(url.to_string());
             }
         }
         Server {
@@ -183,6 +188,7 @@ impl Server {
             relay: relay.unwrap(),
             demo_key: demo_key.unwrap(),
             metrics,
+            dashboard,
             stderr,
         }
     }

@@ -226,6 +226,7 @@ impl Issuing {
         let mut child = self
             .command()
             .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
+            .args(["--dashboard-listen", "off"])
             .args(args)
             .envs(env.iter().map(|(k, v)| (k, v)))
             .stdout(Stdio::piped())

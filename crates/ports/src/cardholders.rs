@@ -114,6 +114,17 @@ pub trait CardholderStore: Send + Sync {
         page: Page,
     ) -> Result<(Vec<CardholderRecord>, u64), StoreError>;
 
+    /// A page of the cardholders whose id is `text`, or whose name or
+    /// phone number holds it (in any case), newest first, with how many
+    /// there are.
+    async fn search(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        text: String,
+        page: Page,
+    ) -> Result<(Vec<CardholderRecord>, u64), StoreError>;
+
     /// The cardholder's processor customer, or the claim to make it: one
     /// request at a time, a claim older than `stale_secs` taken over.
     async fn claim_processor_customer(

@@ -62,6 +62,9 @@ pub struct AccountRow {
     pub id: AccountId,
     pub name: String,
     pub created_at: Timestamp,
+    /// Where each mode's webhooks go.
+    pub webhook_url_test: Option<String>,
+    pub webhook_url_live: Option<String>,
 }
 
 #[cfg_attr(feature = "mocks", mockall::automock)]
@@ -115,8 +118,8 @@ pub trait ConsoleStore: Send + Sync {
     /// The newest `limit` entries: an account's, or all of them (`None`).
     async fn audit_log(&self, account: Option<AccountId>, limit: i64) -> Result<Vec<AuditEntry>, StoreError>;
 
-    /// Every account, newest first.
-    async fn accounts(&self) -> Result<Vec<AccountRow>, StoreError>;
+    /// Every account, newest first; or the one named.
+    async fn accounts(&self, only: Option<AccountId>) -> Result<Vec<AccountRow>, StoreError>;
 }
 
 /// Password hashing (Argon2id), slow on purpose: run off the request's

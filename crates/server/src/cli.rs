@@ -171,6 +171,9 @@ pub enum Command {
     /// Manage client accounts.
     #[command(subcommand)]
     Accounts(AccountsCommand),
+    /// The dashboard's operators.
+    #[command(subcommand)]
+    Operators(OperatorsCommand),
     /// Manual KYC review of cardholders the automated check could not decide.
     #[command(subcommand)]
     Review(ReviewCommand),
@@ -191,6 +194,20 @@ pub enum Command {
     MasterKey(MasterKeyCommand),
     /// Print the OpenAPI document.
     Openapi,
+}
+
+/// A listener's address, or none (`off`).
+#[derive(Debug, Clone, Copy)]
+pub struct Listener(pub Option<SocketAddr>);
+
+fn listener(value: &str) -> Result<Listener, String> {
+    match value {
+        "off" => Ok(Listener(None)),
+        address => address
+            .parse()
+            .map(|a| Listener(Some(a)))
+            .map_err(|_| format!("{address:?}: must be an address (127.0.0.1:8082) or off")),
+    }
 }
 
 /// The embedded database of a first run: the only one that gets a demo
@@ -256,6 +273,12 @@ pub struct ServeArgs {
     /// free port (printed at start).
     #[arg(long, env = "ISSUING_RELAY_LISTEN", default_value = "127.0.0.1:8081")]
     pub relay_listen: SocketAddr,
+
+    /// Address of the dashboard (docs/dashboard.md), a listener of its
+    /// own to keep off the public network; `off` serves none. Port 0
+    /// picks a free port (printed at start).
+    #[arg(long, env = "ISSUING_DASHBOARD_LISTEN", default_value = "127.0.0.1:8082", value_parser = listener)]
+    pub dashboard_listen: Listener,
 
     /// The URL clients reach the API at (a TLS proxy in front, say), named
     /// as the server of the OpenAPI document. Default: the listen address.
@@ -610,6 +633,19 @@ pub enum RewardsCommand {
         /// Days without an approved debit that earn a reward.
         #[arg(long)]
         inactivity_days: Option<u32>,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum OperatorsCommand {
+    /// Make a dashboard operator, and print a one-time link (72 hours)
+    /// that sets their password.
+    Create {
+        #[arg(long)]
+        email: String,
+        /// Where the dashboard is reached, for the link.
+        #[arg(long, env = "ISSUING_DASHBOARD_URL", default_value = "http://127.0.0.1:8082")]
+        dashboard_url: String,
     },
 }
 

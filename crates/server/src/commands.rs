@@ -2,7 +2,7 @@
 
 use crate::cli::{CreditArgs, DEFAULT_DATABASE_URL, DbArgs, RollArgs, ServeArgs, WorkerCommand, public_url};
 use crate::wiring::Open;
-use crate::{metrics, wiring, workers};
+use crate::{dashboard, metrics, wiring, workers};
 use actix_web::HttpServer;
 use anyhow::Context;
 use app::accounts::{AccountDetails, AccountUpdate};
@@ -39,6 +39,7 @@ pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCod
     .await?;
     let sqlite = db.is_sqlite();
     let metrics = metrics::start(args.worker.metrics_listen, &db)?;
+    let ledger_db = db.clone();
     let app = wiring::app(db, db_args, args, &args.worker).await?;
     let demo = args.demo || db_args.database_url == DEFAULT_DATABASE_URL;
     let demo_key = match demo {
@@ -58,6 +59,11 @@ pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCod
     let listener = std::net::TcpListener::bind(args.listen).with_context(|| format!("listening on {}", args.listen))?;
     let relay_listener = std::net::TcpListener::bind(args.relay_listen)
         .with_context(|| format!("listening on {} (the card-details relay)", args.relay_listen))?;
+    let console = web::console::ConsoleSettings {
+        ledger: Arc::new(ledger_db),
+        max_wallet: db_args.max_wallet_balance,
+    };
+    let dashboard = dashboard::start(args.dashboard_listen.0, data.clone(), console)?;
     let (api_addr, relay_addr) = (listener.local_addr()?, relay_listener.local_addr()?);
     let urls = api::PublicUrls {
         api: public_api.unwrap_or(format!("http://{api_addr}")),
@@ -79,8 +85,23 @@ pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCod
         // Printed, never logged: the sandbox key of the local demo account.
         println!("demo account test key: {}", key.expose());
     }
-    tokio::try_join!(server.run(), relay.run(), metrics::run(metrics)).context("running the HTTP servers")?;
+    tokio::try_join!(
+        server.run(),
+        relay.run(),
+        run_optional(metrics),
+        run_optional(dashboard)
+    )
+    .context("running the HTTP servers")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs a server of an optional listener until a stop signal (actix's:
+/// SIGINT, SIGTERM, SIGQUIT); without one, ends at once.
+async fn run_optional(server: Option<actix_web::dev::Server>) -> std::io::Result<()> {
+    match server {
+        Some(server) => server.await,
+        None => Ok(()),
+    }
 }
 
 pub async fn worker(db_args: &DbArgs, args: &WorkerCommand, serve: &ServeArgs) -> anyhow::Result<ExitCode> {
@@ -293,6 +314,27 @@ pub async fn review(
     println!(
         "cardholder {cardholder_id} {}",
         if approve { "approved" } else { "rejected" }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `issuing operators create`: prints the new operator's one-time link.
+pub async fn create_operator(
+    db_args: &DbArgs,
+    serve: &ServeArgs,
+    email: &str,
+    dashboard_url: &str,
+) -> anyhow::Result<ExitCode> {
+    let base = public_url("--dashboard-url", dashboard_url)?;
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
+    let invited = app.create_operator(email).await?;
+    // Printed, never logged: whoever holds the link sets the password.
+    println!(
+        "operator {} made; set the password within 72 hours at {}/set-password?token={}",
+        invited.user_id,
+        base,
+        invited.link_token.expose()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -4,6 +4,7 @@ mod cli;
 mod commands;
 mod connectors;
 mod credentials;
+mod dashboard;
 mod master_key;
 mod metrics;
 mod traces;
@@ -11,8 +12,8 @@ mod wiring;
 mod workers;
 
 use cli::{
-    AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, MasterKeyCommand, ReconcileCommand,
-    ReviewCommand, RewardsCommand, WalletsCommand,
+    AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, MasterKeyCommand, OperatorsCommand,
+    ReconcileCommand, ReviewCommand, RewardsCommand, WalletsCommand,
 };
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -190,6 +191,9 @@ async fn run(cli: Cli) -> ExitCode {
         }
         Some(Command::Review(ReviewCommand::Reject { cardholder_id, reason })) => {
             commands::review(&db, &serve, &cardholder_id, false, reason.as_deref()).await
+        }
+        Some(Command::Operators(OperatorsCommand::Create { email, dashboard_url })) => {
+            commands::create_operator(&db, &serve, &email, &dashboard_url).await
         }
         Some(Command::Wallets(WalletsCommand::Credit(args))) => commands::credit_wallet(&db, &serve, &args).await,
         Some(Command::Ledger(LedgerCommand::Check)) => commands::ledger_check(&db).await,

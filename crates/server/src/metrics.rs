@@ -63,15 +63,6 @@ pub fn start(listen: Option<SocketAddr>, db: &Db) -> anyhow::Result<Option<Serve
     Ok(Some(server))
 }
 
-/// Runs the metrics server, if there is one, until a stop signal
-/// (actix's: SIGINT, SIGTERM, SIGQUIT); without one, ends at once.
-pub async fn run(server: Option<Server>) -> std::io::Result<()> {
-    match server {
-        Some(server) => server.await,
-        None => Ok(()),
-    }
-}
-
 async fn scrape(scraped: web::Data<(PrometheusHandle, Db)>) -> HttpResponse {
     let (handle, db) = scraped.get_ref();
     let now = SystemClock.now();

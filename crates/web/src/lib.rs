@@ -4,6 +4,7 @@
 //! Policy that allows nothing else. Neither page shows a card number.
 
 mod charts;
+pub mod console;
 mod deal;
 mod layout;
 

@@ -390,29 +390,17 @@ impl CardholderStore for Db {
         mode: Mode,
         page: Page,
     ) -> Result<(Vec<CardholderRecord>, u64), StoreError> {
-        let (account, livemode) = live(account, mode);
-        let (rows, total) = with_conn!(self.pool(), |conn| {
-            async {
-                let mine = || {
-                    cardholders::table
-                        .filter(cardholders::account_id.eq(&account))
-                        .filter(cardholders::livemode.eq(livemode))
-                        .filter(cardholders::deleted_at.is_null())
-                };
-                let total = mine().count().get_result::<i64>(conn).await?;
-                let rows = mine()
-                    .order(cardholders::id.desc())
-                    .limit(i64::from(page.size))
-                    .offset(page.offset())
-                    .select(CardholderRow::as_select())
-                    .load::<CardholderRow>(conn)
-                    .await?;
-                Ok::<_, DieselError>((rows, total))
-            }
-            .await
-        })?;
-        let records = rows.into_iter().map(CardholderRow::record).collect::<Result<_, _>>()?;
-        Ok((records, u64::try_from(total).unwrap_or(0)))
+        self.page_of(account, mode, None, page).await
+    }
+
+    async fn search(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        text: String,
+        page: Page,
+    ) -> Result<(Vec<CardholderRecord>, u64), StoreError> {
+        self.page_of(account, mode, Some(text), page).await
     }
 
     async fn in_review(&self) -> Result<Vec<CardholderRecord>, StoreError> {
@@ -499,5 +487,70 @@ impl CardholderStore for Db {
                 .await
         })?;
         Ok(())
+    }
+}
+
+diesel::define_sql_function! {
+    /// SQL's `lower`, the same on both databases.
+    fn lower(text: diesel::sql_types::Text) -> diesel::sql_types::Text;
+}
+
+/// `%text%` for LIKE, in lower case, with LIKE's own characters escaped.
+fn holding(text: &str) -> String {
+    let escaped = text
+        .to_lowercase()
+        .replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_");
+    format!("%{escaped}%")
+}
+
+impl Db {
+    /// A page of the account's cardholders of `mode`, newest first, and
+    /// how many there are: those `search` finds, when given.
+    async fn page_of(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        search: Option<String>,
+        page: Page,
+    ) -> Result<(Vec<CardholderRecord>, u64), StoreError> {
+        let (account, livemode) = live(account, mode);
+        let pattern = search.as_deref().map(holding);
+        let (rows, total) = with_conn!(self.pool(), |conn| {
+            async {
+                let mine = || {
+                    let all = cardholders::table
+                        .filter(cardholders::account_id.eq(&account))
+                        .filter(cardholders::livemode.eq(livemode))
+                        .filter(cardholders::deleted_at.is_null())
+                        .into_boxed();
+                    match (&search, &pattern) {
+                        (Some(text), Some(pattern)) => {
+                            let name = lower(cardholders::first_name.concat(" ").concat(cardholders::last_name));
+                            all.filter(
+                                cardholders::id
+                                    .eq(text.clone())
+                                    .or(name.like(pattern.clone()).escape('\\'))
+                                    .or(cardholders::phone.like(pattern.clone()).escape('\\')),
+                            )
+                        }
+                        _ => all,
+                    }
+                };
+                let total = mine().count().get_result::<i64>(conn).await?;
+                let rows = mine()
+                    .order(cardholders::id.desc())
+                    .limit(i64::from(page.size))
+                    .offset(page.offset())
+                    .select(CardholderRow::as_select())
+                    .load::<CardholderRow>(conn)
+                    .await?;
+                Ok::<_, DieselError>((rows, total))
+            }
+            .await
+        })?;
+        let records = rows.into_iter().map(CardholderRow::record).collect::<Result<_, _>>()?;
+        Ok((records, u64::try_from(total).unwrap_or(0)))
     }
 }

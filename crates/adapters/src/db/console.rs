@@ -276,21 +276,36 @@ impl ConsoleStore for Db {
             .collect())
     }
 
-    async fn accounts(&self) -> Result<Vec<AccountRow>, StoreError> {
+    async fn accounts(&self, only: Option<AccountId>) -> Result<Vec<AccountRow>, StoreError> {
         let rows = with_conn!(self.pool(), |conn| {
-            accounts::table
-                .select((accounts::id, accounts::name, accounts::created_at))
+            let query = accounts::table
+                .select((
+                    accounts::id,
+                    accounts::name,
+                    accounts::created_at,
+                    accounts::webhook_url_test,
+                    accounts::webhook_url_live,
+                ))
                 .order((accounts::created_at.desc(), accounts::id))
-                .load::<(String, String, i64)>(conn)
-                .await
+                .into_boxed();
+            match &only {
+                Some(account) => query.filter(accounts::id.eq(account.as_str())),
+                None => query,
+            }
+            .load::<(String, String, i64, Option<String>, Option<String>)>(conn)
+            .await
         })?;
         Ok(rows
             .into_iter()
-            .map(|(id, name, created_at)| AccountRow {
-                id: AccountId::new(id),
-                name,
-                created_at: Timestamp::from_unix(created_at),
-            })
+            .map(
+                |(id, name, created_at, webhook_url_test, webhook_url_live)| AccountRow {
+                    id: AccountId::new(id),
+                    name,
+                    created_at: Timestamp::from_unix(created_at),
+                    webhook_url_test,
+                    webhook_url_live,
+                },
+            )
             .collect())
     }
 }

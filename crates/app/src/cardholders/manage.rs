@@ -12,6 +12,9 @@ use ports::StoreError;
 use ports::cardholders::{CardholderRecord, SaveCardholderError};
 use ports::jobs::JobKind;
 
+/// The most characters a search holds.
+const MAX_SEARCH: usize = 100;
+
 #[derive(Debug, thiserror::Error)]
 pub enum CardholderError {
     #[error("cardholder_id: no cardholder with this id")]
@@ -131,6 +134,25 @@ impl App {
             .ports
             .cardholders
             .list(&caller.account_id, caller.mode, page)
+            .await?;
+        Ok((records, page.paging(total)))
+    }
+
+    /// The dashboard's search: the cardholders whose id is `text`, or
+    /// whose name or phone number holds it.
+    #[tracing::instrument(level = "debug", skip_all)]
+    pub async fn search_cardholders(
+        &self,
+        caller: &Caller,
+        text: &str,
+        page: Page,
+    ) -> Result<(Vec<CardholderRecord>, Paging), CardholderError> {
+        let text = text.trim();
+        domain::text::plain("q", text, MAX_SEARCH)?;
+        let (records, total) = self
+            .ports
+            .cardholders
+            .search(&caller.account_id, caller.mode, text.to_string(), page)
             .await?;
         Ok((records, page.paging(total)))
     }

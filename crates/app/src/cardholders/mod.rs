@@ -9,4 +9,5 @@ mod verify;
 
 pub use manage::{CardholderError, CardholderUpdate};
 pub use register::RegisterError;
+pub use review::ReviewError;
 pub use verify::{CallbackApplied, KycCallbackError};

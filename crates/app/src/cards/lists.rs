@@ -19,18 +19,28 @@ impl App {
         cardholder: &CardholderId,
         view: DetailsView,
     ) -> Result<Vec<ShownCard>, CardError> {
+        let cards = self.cards_of_cardholder(caller, cardholder).await?;
+        self.clear_lists_limit(caller, view).await?;
+        self.shown(cards, view).await
+    }
+
+    /// The cardholder's cards without their details (the dashboard's).
+    #[tracing::instrument(level = "debug", skip_all)]
+    pub async fn cards_of_cardholder(
+        &self,
+        caller: &Caller,
+        cardholder: &CardholderId,
+    ) -> Result<Vec<CardRecord>, CardError> {
         self.ports
             .cardholders
             .get(&caller.account_id, caller.mode, cardholder)
             .await?
             .ok_or(CardError::CardholderNotFound)?;
-        self.clear_lists_limit(caller, view).await?;
-        let cards = self
+        Ok(self
             .ports
             .cards
             .for_cardholder(&caller.account_id, caller.mode, cardholder)
-            .await?;
-        self.shown(cards, view).await
+            .await?)
     }
 
     /// A page of the account's cards, newest first.

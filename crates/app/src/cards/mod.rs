@@ -293,8 +293,9 @@ impl DomainError for CardError {
 }
 
 impl App {
-    /// A card of the caller's account and mode, or 400.
-    pub(crate) async fn card(&self, caller: &Caller, id: &CardId) -> Result<CardRecord, CardError> {
+    /// A card of the caller's account and mode, without its details, or
+    /// 400 (the dashboard's card page reads it too).
+    pub async fn card(&self, caller: &Caller, id: &CardId) -> Result<CardRecord, CardError> {
         self.ports
             .cards
             .get(&caller.account_id, caller.mode, id)

@@ -5,7 +5,7 @@ use super::ConsoleError;
 use crate::App;
 use domain::ids::AccountId;
 use ports::StoreError;
-use ports::console::{AuditEntry, User};
+use ports::console::{AccountRow, AuditEntry, User};
 
 /// How many entries the log shows.
 const SHOWN: i64 = 200;
@@ -48,8 +48,15 @@ impl App {
     }
 
     /// Every account, for the operator.
-    pub async fn console_accounts(&self, by: &User) -> Result<Vec<ports::console::AccountRow>, ConsoleError> {
+    pub async fn console_accounts(&self, by: &User) -> Result<Vec<AccountRow>, ConsoleError> {
         by.seat.is_operator()?;
-        Ok(self.ports.console.accounts().await?)
+        Ok(self.ports.console.accounts(None).await?)
+    }
+
+    /// One account, for whoever may read it.
+    pub async fn console_account(&self, by: &User, account: &AccountId) -> Result<AccountRow, ConsoleError> {
+        by.seat.may_read(account)?;
+        let found = self.ports.console.accounts(Some(account.clone())).await?;
+        Ok(found.into_iter().next().ok_or(domain::console::Refusal::NotFound)?)
     }
 }

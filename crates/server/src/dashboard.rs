@@ -1,0 +1,33 @@
+//! The dashboard's listener (`--dashboard-listen`): the console of
+//! `web::console` over the same `App` as the API, on an address of its own
+//! to keep off the public network.
+
+use actix_web::dev::Server;
+use actix_web::web::Data;
+use actix_web::{App, HttpServer};
+use anyhow::Context;
+use std::net::SocketAddr;
+
+/// Binds `listen`, when it is given: the server, to run.
+pub fn start(
+    listen: Option<SocketAddr>,
+    app: Data<app::App>,
+    settings: web::console::ConsoleSettings,
+) -> anyhow::Result<Option<Server>> {
+    let Some(listen) = listen else {
+        return Ok(None);
+    };
+    let listener =
+        std::net::TcpListener::bind(listen).with_context(|| format!("listening on {listen} (the dashboard)"))?;
+    let addr = listener.local_addr()?;
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(app.clone())
+            .configure(|cfg| web::console::configure(cfg, settings.clone()))
+    })
+    .workers(2)
+    .listen(listener)?
+    .run();
+    println!("dashboard listening on http://{addr}");
+    Ok(Some(server))
+}

@@ -1,0 +1,275 @@
+//! The console's page shell, its navigation, the pieces every screen
+//! uses, and its error pages.
+
+use super::session::Signed;
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use domain::console::Refusal;
+use domain::{Amount, Currency, DomainError, ErrorKind, Mode, Timestamp};
+use maud::{DOCTYPE, Markup, html};
+use std::fmt;
+
+/// The hosted pages' policy: this listener's stylesheet and forms only.
+const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/// A console page: the shell around `body`, never cached (it shows an
+/// account's data, and once a new key).
+pub fn respond(status: StatusCode, title: &str, nav: Option<(&Signed, Mode)>, body: Markup) -> HttpResponse {
+    let markup = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                link rel="icon" href="data:,";
+                title { (title) " · Issuing console" }
+                link rel="stylesheet" href=(super::STYLESHEET);
+            }
+            body {
+                @if let Some((signed, mode)) = nav { (navigation(signed, mode)) }
+                main id="main" { (body) }
+            }
+        }
+    };
+    HttpResponse::build(status)
+        .content_type("text/html; charset=utf-8")
+        .insert_header(("Content-Security-Policy", CSP))
+        .insert_header(("Referrer-Policy", "no-referrer"))
+        .insert_header(("X-Content-Type-Options", "nosniff"))
+        .insert_header(("Cache-Control", "no-store"))
+        .body(markup.into_string())
+}
+
+/// A signed-in user's page in `mode`.
+pub fn page(signed: &Signed, mode: Mode, title: &str, body: Markup) -> HttpResponse {
+    respond(StatusCode::OK, title, Some((signed, mode)), body)
+}
+
+fn navigation(signed: &Signed, mode: Mode) -> Markup {
+    let user = &signed.actor.user;
+    let q = mode_query(mode);
+    html! {
+        header.bar {
+            nav aria-label="Console" {
+                @if user.seat.account().is_some() {
+                    a href={"/" (q)} { "Home" }
+                    a href={"/cardholders" (q)} { "Cardholders" }
+                    a href={"/events" (q)} { "Events" }
+                    a href={"/rewards" (q)} { "Rewards" }
+                    a href="/users" { "Team" }
+                } @else {
+                    a href="/operator" { "Accounts" }
+                    a href="/operator/reviews" { "KYC reviews" }
+                    a href="/operator/jobs" { "Jobs" }
+                    a href="/operator/ledger" { "Ledger" }
+                }
+                a href="/audit" { "Audit log" }
+            }
+            div.who {
+                @if user.seat.account().is_some() {
+                    span.mode { (mode_switch(mode)) }
+                }
+                span { (user.email) }
+                (post_button(signed, "/logout", "Sign out", &[]))
+            }
+        }
+    }
+}
+
+/// Links to the same screen in either mode.
+fn mode_switch(mode: Mode) -> Markup {
+    html! {
+        @for (m, label) in [(Mode::Test, "Sandbox"), (Mode::Live, "Live")] {
+            @if m == mode { strong aria-current="page" { (label) } } @else { a href=(mode_query(m)) { (label) } }
+        }
+    }
+}
+
+/// `?mode=live` or `?mode=test`.
+pub fn mode_query(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Test => "?mode=test",
+        Mode::Live => "?mode=live",
+    }
+}
+
+pub fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Test => "test",
+        Mode::Live => "live",
+    }
+}
+
+/// The CSRF field every form carries.
+pub fn csrf(signed: &Signed) -> Markup {
+    html! { input type="hidden" name="csrf" value=(signed.csrf); }
+}
+
+/// A form of one button (and hidden fields) posting to `action`.
+pub fn post_button(signed: &Signed, action: &str, label: &str, hidden: &[(&str, &str)]) -> Markup {
+    html! {
+        form.inline method="post" action=(action) {
+            (csrf(signed))
+            @for (name, value) in hidden { input type="hidden" name=(name) value=(value); }
+            button type="submit" { (label) }
+        }
+    }
+}
+
+/// `USD 1,234.56`, from minor units.
+pub fn money(currency: Currency, amount: Amount) -> String {
+    format!("{} {}", currency.code(), amount.major_text())
+}
+
+pub fn when(at: Timestamp) -> String {
+    at.gmt()
+}
+
+/// Redirects to `to` after a form (303: the browser GETs it).
+pub fn see_other(to: &str) -> HttpResponse {
+    HttpResponse::SeeOther().insert_header(("Location", to)).finish()
+}
+
+pub async fn stylesheet() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/css; charset=utf-8")
+        .insert_header(("X-Content-Type-Options", "nosniff"))
+        .body(include_str!("../../static/console.css"))
+}
+
+pub async fn not_found() -> HttpResponse {
+    Problem::NotFound.error_response()
+}
+
+/// Why a console request is not answered with its page.
+#[derive(Debug)]
+pub enum Problem {
+    /// No live session: to the sign-in page.
+    SignIn,
+    Forbidden,
+    NotFound,
+    /// A form without its session's CSRF token, or from another origin.
+    Csrf,
+    BadForm,
+    /// A rule the request broke, said as the API says it.
+    Refused {
+        status: StatusCode,
+        message: String,
+    },
+    Unavailable,
+}
+
+impl Problem {
+    pub fn bad_query(e: impl fmt::Display) -> Problem {
+        Problem::Refused {
+            status: StatusCode::BAD_REQUEST,
+            message: format!("the page's query could not be read: {e}"),
+        }
+    }
+
+    /// A use case's error, as its kind says.
+    pub fn of(e: &(impl DomainError + fmt::Display)) -> Problem {
+        let status = match e.kind() {
+            _ if e.code().ends_with("not_found") => return Problem::NotFound,
+            ErrorKind::NotFound => return Problem::NotFound,
+            ErrorKind::Forbidden => return Problem::Forbidden,
+            ErrorKind::Unavailable | ErrorKind::Overloaded | ErrorKind::RetryLater | ErrorKind::Internal => {
+                tracing::error!(error = %e, "a console request failed");
+                return Problem::Unavailable;
+            }
+            ErrorKind::Conflict => StatusCode::CONFLICT,
+            ErrorKind::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        Problem::Refused {
+            status,
+            message: e.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Problem::SignIn => "Please sign in.",
+            Problem::Forbidden => "Your role cannot do this.",
+            Problem::NotFound => "There is nothing here.",
+            Problem::Csrf => "This form has expired or did not come from this console. Reload the page and try again.",
+            Problem::BadForm => "The form could not be read.",
+            Problem::Refused { message, .. } => message,
+            Problem::Unavailable => "Something went wrong on our side. Please try again in a moment.",
+        })
+    }
+}
+
+impl ResponseError for Problem {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            Problem::SignIn => StatusCode::SEE_OTHER,
+            Problem::Forbidden | Problem::Csrf => StatusCode::FORBIDDEN,
+            Problem::NotFound => StatusCode::NOT_FOUND,
+            Problem::BadForm => StatusCode::BAD_REQUEST,
+            Problem::Refused { status, .. } => *status,
+            Problem::Unavailable => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let Problem::SignIn = self {
+            return see_other("/login");
+        }
+        let title = match self.status_code() {
+            StatusCode::NOT_FOUND => "Not found",
+            StatusCode::FORBIDDEN => "Not allowed",
+            StatusCode::SERVICE_UNAVAILABLE => "Please try again",
+            _ => "That did not work",
+        };
+        let body = html! {
+            h1 { (title) }
+            p.error role="alert" { (self) }
+            p { a href="/" { "Back to the console" } }
+        };
+        respond(self.status_code(), title, None, body)
+    }
+}
+
+impl From<Refusal> for Problem {
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::Forbidden => Problem::Forbidden,
+            Refusal::NotFound => Problem::NotFound,
+        }
+    }
+}
+
+impl From<app::console::ConsoleError> for Problem {
+    fn from(e: app::console::ConsoleError) -> Self {
+        use app::console::ConsoleError as E;
+        match e {
+            E::Refused(r) => r.into(),
+            E::Invalid(e) => Problem::of(&e),
+            E::Request(e) => Problem::of(&e),
+            E::Store(e) => Problem::of(&e),
+        }
+    }
+}
+
+/// The use cases' errors, each as its kind says.
+macro_rules! problems {
+    ($($error:ty),*) => {$(
+        impl From<$error> for Problem {
+            fn from(e: $error) -> Self {
+                Problem::of(&e)
+            }
+        }
+    )*};
+}
+problems!(
+    domain::InvalidInput,
+    ports::StoreError,
+    app::RequestError,
+    app::cards::CardError,
+    app::cardholders::CardholderError,
+    app::events::EventError,
+    app::rewards::RewardError
+);
