@@ -252,7 +252,7 @@ pub fn unpooled_client() -> reqwest::Client {
     client_builder().pool_max_idle_per_host(0).build().unwrap()
 }
 
-fn client_builder() -> reqwest::ClientBuilder {
+pub fn client_builder() -> reqwest::ClientBuilder {
     // reqwest is built without a TLS provider of its own (see adapters'
     // webhook sender); the test client gets the same one.
     let _ = rustls::crypto::ring::default_provider().install_default();

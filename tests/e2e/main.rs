@@ -16,6 +16,7 @@ mod cards;
 mod chaos;
 mod cli;
 mod connectors;
+mod dashboard;
 mod docs;
 mod edge;
 mod extreme_amounts;

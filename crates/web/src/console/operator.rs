@@ -30,6 +30,10 @@ pub async fn accounts(app: web::Data<App>, signed: Signed) -> Result<HttpRespons
             input id="account-name" name="name" required;
             label for="admin-email" { "Its first admin's email" }
             input id="admin-email" name="admin_email" type="email" required;
+            label for="company-address" { "Company address (registering cardholders needs it)" }
+            input id="company-address" name="company_address";
+            label for="utility-bill" { "Utility bill URL (likewise)" }
+            input id="utility-bill" name="utility_bill_url" type="url";
             button type="submit" { "Make the account" }
         }
         table {
@@ -55,6 +59,17 @@ pub struct AccountForm {
     name: String,
     #[serde(default)]
     admin_email: String,
+    company_address: Option<String>,
+    utility_bill_url: Option<String>,
+}
+
+/// An optional field left empty: not given.
+fn given(value: &Option<String>) -> Option<String> {
+    value
+        .as_deref()
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
 }
 
 pub async fn create_account(
@@ -65,7 +80,9 @@ pub async fn create_account(
     let form = &posted.form;
     let details = AccountDetails {
         name: form.name.clone(),
-        ..Default::default()
+        webhook_url: None,
+        company_address: given(&form.company_address),
+        utility_bill_url: given(&form.utility_bill_url),
     };
     let (created, invited) = app
         .create_account_with_admin(&posted.signed.actor.user, &details, &form.admin_email)

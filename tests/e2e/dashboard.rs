@@ -1,0 +1,331 @@
+//! The dashboard over HTTP, as an attacker tries it: another account's
+//! ids, a viewer acting, forms without their CSRF token, wrong passwords,
+//! signed-out sessions; and no secret in the audit log or the logs. The
+//! flows themselves run in a real browser (browser.rs).
+
+use crate::cards::Sandbox;
+use crate::harness::{Server, client_builder, issuing, ledger_check, run};
+use adapters::test_db::TestDb;
+
+/// The operators' and invitees' password in these tests.
+pub const PASSWORD: &str = "correct horse battery staple";
+
+/// `issuing operators create`'s one-time link for `email`.
+pub fn operator_link(db: &TestDb, dashboard: &str, email: &str) -> String {
+    let out = run(issuing(db).args(["operators", "create", "--email", email, "--dashboard-url", dashboard]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stdout);
+    let link = said.split_whitespace().last().expect("a link").to_string();
+    assert!(link.starts_with(&format!("{dashboard}/set-password?token=")), "{said}");
+    link
+}
+
+/// The text between `start` and the next `end` in `page`, after `from`.
+pub fn between<'a>(page: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let at = page.find(start)? + start.len();
+    page[at..].split(end).next()
+}
+
+/// A console client that keeps its session cookie and its CSRF token, and
+/// follows no redirect (tests read where they go).
+pub struct Console {
+    pub base: String,
+    http: reqwest::Client,
+    cookie: Option<String>,
+    csrf: String,
+}
+
+pub struct Page {
+    pub status: u16,
+    pub location: String,
+    /// The session cookie set, as a `Cookie` header sends it back.
+    pub cookie: Option<String>,
+    pub body: String,
+}
+
+impl Console {
+    pub fn new(base: &str) -> Console {
+        Console {
+            base: base.to_string(),
+            http: client_builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            cookie: None,
+            csrf: String::new(),
+        }
+    }
+
+    async fn send(&self, request: reqwest::RequestBuilder) -> Page {
+        let request = match &self.cookie {
+            Some(cookie) => request.header("cookie", cookie),
+            None => request,
+        };
+        let response = request.send().await.unwrap();
+        let status = response.status().as_u16();
+        let header = |name: &str| {
+            let value = response.headers().get(name)?.to_str().unwrap();
+            Some(value.split(';').next().unwrap().to_string())
+        };
+        let (location, cookie) = (header("location").unwrap_or_default(), header("set-cookie"));
+        Page {
+            status,
+            location,
+            cookie,
+            body: response.text().await.unwrap(),
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> Page {
+        self.send(self.http.get(format!("{}{path}", self.base))).await
+    }
+
+    /// Posts `fields` with the session's CSRF token.
+    pub async fn post(&self, path: &str, fields: &[(&str, &str)]) -> Page {
+        let mut all = fields.to_vec();
+        all.push(("csrf", &self.csrf));
+        self.post_exactly(path, &all).await
+    }
+
+    fn form(&self, path: &str, fields: &[(&str, &str)]) -> reqwest::RequestBuilder {
+        self.http
+            .post(format!("{}{path}", self.base))
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(serde_urlencoded::to_string(fields).unwrap())
+    }
+
+    /// Posts `fields` as they are (no CSRF token added).
+    pub async fn post_exactly(&self, path: &str, fields: &[(&str, &str)]) -> Page {
+        self.send(self.form(path, fields)).await
+    }
+
+    /// The same, as a page of `origin` posts it.
+    pub async fn post_from(&self, origin: &str, path: &str, fields: &[(&str, &str)]) -> Page {
+        self.send(self.form(path, fields).header("origin", origin)).await
+    }
+
+    /// Sets a password through a one-time link.
+    pub async fn set_password(&self, link: &str, password: &str) -> Page {
+        let token = link.split("token=").nth(1).unwrap();
+        self.post_exactly("/set-password", &[("token", token), ("password", password)])
+            .await
+    }
+
+    /// Signs in; on success keeps the cookie and reads the CSRF token.
+    pub async fn sign_in(&mut self, email: &str, password: &str) -> Page {
+        let page = self
+            .post_exactly("/login", &[("email", email), ("password", password)])
+            .await;
+        if page.status == 303 {
+            self.cookie = page.cookie.clone();
+            let any = self.get("/users").await;
+            let any = if any.status == 200 {
+                any
+            } else {
+                self.get("/operator").await
+            };
+            self.csrf = between(&any.body, "name=\"csrf\" value=\"", "\"").unwrap().to_string();
+        }
+        page
+    }
+
+    /// A new user from a one-time link shown on `page`, signed in.
+    pub async fn invited(base: &str, page: &str, email: &str) -> Console {
+        let link = between(page, "data-link>", "<")
+            .expect("an invitation link")
+            .to_string();
+        let mut console = Console::new(base);
+        assert_eq!(console.set_password(&link, PASSWORD).await.status, 303);
+        assert_eq!(console.sign_in(email, PASSWORD).await.status, 303);
+        console
+    }
+}
+
+/// An operator signed in on a server's dashboard.
+pub async fn operator(db: &TestDb, server: &Server) -> Console {
+    let base = server.dashboard.clone().expect("the dashboard listens");
+    let mut console = Console::new(&base);
+    let link = operator_link(db, &base, "ops@example.ng");
+    assert_eq!(console.set_password(&link, PASSWORD).await.status, 303);
+    assert_eq!(console.sign_in("ops@example.ng", PASSWORD).await.status, 303);
+    console
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_keeps_accounts_apart_viewers_reading_and_forms_to_their_session() {
+    for db in TestDb::all().await {
+        let s = Sandbox::start(&db, None);
+        let ops = operator(&db, &s.server).await;
+        let made = ops
+            .post(
+                "/operator/accounts",
+                &[
+                    ("name", "Acme"),
+                    ("admin_email", "ada@acme.ng"),
+                    ("company_address", "1 Marina, Lagos"),
+                    ("utility_bill_url", "https://acme.test/bill.pdf"),
+                ],
+            )
+            .await;
+        assert_eq!(made.status, 200, "{}", made.body);
+        let admin = Console::invited(&ops.base, &made.body, "ada@acme.ng").await;
+        // Another account's cardholder and card (the sandbox's own).
+        s.fund_wallet(100_000).await;
+        let holder = s.cardholder(7).await;
+        let card = s.card(&holder, "5000").await;
+        for path in [
+            format!("/cardholders/{holder}"),
+            format!("/cards/{card}"),
+            "/events/evt_nope".into(),
+        ] {
+            assert_eq!(admin.get(&path).await.status, 404, "{path}: {}", db.backend());
+        }
+        let freeze = admin.post(&format!("/cards/{card}/freeze"), &[("mode", "test")]).await;
+        assert_eq!(freeze.status, 404, "{}", freeze.body);
+        let d = s.get(&format!("/cards/get_card_details?card_id={card}")).await;
+        assert_eq!(
+            d.body["data"]["is_active"], true,
+            "the other account's card is untouched"
+        );
+        // The operator's screens are not an account user's.
+        for path in ["/operator", "/operator/reviews", "/operator/jobs", "/operator/ledger"] {
+            assert_eq!(admin.get(path).await.status, 403, "{path}");
+        }
+
+        // A viewer reads and cannot act.
+        let invited = admin
+            .post("/users/invite", &[("email", "vic@acme.ng"), ("role", "viewer")])
+            .await;
+        assert_eq!(invited.status, 200, "{}", invited.body);
+        let viewer = Console::invited(&ops.base, &invited.body, "vic@acme.ng").await;
+        assert_eq!(viewer.get("/?mode=test").await.status, 200);
+        for (path, fields) in [
+            ("/wallet/fund", vec![("currency", "USD"), ("amount", "1000")]),
+            ("/keys/roll", vec![("mode", "test"), ("expire_old_in_hours", "0")]),
+            ("/users/invite", vec![("email", "eve@acme.ng"), ("role", "admin")]),
+            (
+                "/rewards/rules",
+                vec![
+                    ("mode", "test"),
+                    ("spend_threshold", "1"),
+                    ("monthly_debits", "1"),
+                    ("inactivity_days", "1"),
+                ],
+            ),
+        ] {
+            assert_eq!(viewer.post(path, &fields).await.status, 403, "a viewer posting {path}");
+        }
+        assert_eq!(viewer.get("/audit").await.status, 403, "the audit log is the admin's");
+
+        // Every form needs its own session's token: none, or the viewer's.
+        let home = admin.get("/?mode=test").await;
+        let wallet = between(&home.body, "data-wallet=\"USD\">", "<").unwrap().to_string();
+        let fund = [("currency", "USD"), ("amount", "5000")];
+        assert_eq!(admin.post_exactly("/wallet/fund", &fund).await.status, 403);
+        let mut forged = fund.to_vec();
+        forged.push(("csrf", &viewer.csrf));
+        assert_eq!(admin.post_exactly("/wallet/fund", &forged).await.status, 403);
+        let home = admin.get("/?mode=test").await;
+        assert_eq!(
+            between(&home.body, "data-wallet=\"USD\">", "<").unwrap(),
+            wallet,
+            "nothing moved"
+        );
+        // A sign-in form posted from another site.
+        let sign_in = [("email", "ada@acme.ng"), ("password", PASSWORD)];
+        let cross = Console::new(&ops.base)
+            .post_from("https://evil.example", "/login", &sign_in)
+            .await;
+        assert_eq!((cross.status, cross.cookie), (403, None));
+
+        // Signed out, the cookie is worth nothing.
+        assert_eq!(viewer.post("/logout", &[]).await.status, 303);
+        let after = viewer.get("/?mode=test").await;
+        assert_eq!((after.status, after.location.as_str()), (303, "/login"));
+        assert_eq!(viewer.post("/wallet/fund", &fund).await.status, 303);
+        let (ok, said) = ledger_check(&db);
+        assert!(ok, "{said}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn five_wrong_passwords_lock_the_login_and_no_secret_reaches_the_audit_log_or_the_logs() {
+    for db in TestDb::all().await {
+        let server = Server::start(&db);
+        let mut ops = operator(&db, &server).await;
+        let made = ops
+            .post("/operator/accounts", &[("name", "Beta"), ("admin_email", "bo@beta.ng")])
+            .await;
+        let link = between(&made.body, "data-link>", "<").unwrap().to_string();
+        let mut admin = Console::invited(&ops.base, &made.body, "bo@beta.ng").await;
+        let rolled = admin
+            .post("/keys/roll", &[("mode", "test"), ("expire_old_in_hours", "0")])
+            .await;
+        let key = between(&rolled.body, "data-secret>", "<").unwrap().to_string();
+        assert!(key.starts_with("sk_test_"), "{}", rolled.body);
+        let webhook = admin
+            .post("/webhook/roll", &[("mode", "live"), ("expire_old_in_hours", "1")])
+            .await;
+        let secret = between(&webhook.body, "data-secret>", "<").unwrap().to_string();
+        // The key works, once: the page is not cached.
+        let s = Sandbox {
+            server,
+            key: key.clone(),
+        };
+        s.fund_wallet(1_000).await;
+        assert!(rolled.body.contains("not shown again"));
+
+        // An unknown email and a wrong password are told the same.
+        let unknown = admin.sign_in("nobody@beta.ng", PASSWORD).await;
+        let wrong = admin.sign_in("bo@beta.ng", "not the password at all").await;
+        assert_eq!((unknown.status, wrong.status), (401, 401));
+        assert_eq!(
+            between(&unknown.body, "role=\"alert\">", "<"),
+            between(&wrong.body, "role=\"alert\">", "<")
+        );
+        for _ in 0..4 {
+            assert_eq!(admin.sign_in("bo@beta.ng", "not the password at all").await.status, 401);
+        }
+        let locked = admin.sign_in("bo@beta.ng", PASSWORD).await;
+        assert_eq!(locked.status, 429, "the right password is not checked while locked");
+        assert!(locked.body.contains("locked until"), "{}", locked.body);
+        // The used link sets nothing again.
+        assert_eq!(
+            Console::new(&ops.base)
+                .set_password(&link, "another long password")
+                .await
+                .status,
+            410
+        );
+
+        // What the operator's audit log holds, and what the server logged.
+        let audit = ops.get("/audit").await.body;
+        for action in [
+            "made an account",
+            "invited a user",
+            "rolled an API key",
+            "rolled the webhook secret",
+            "signed in",
+            "set their password",
+        ] {
+            assert!(audit.contains(action), "{action} in the audit log");
+        }
+        let cookie = ops.cookie.take().unwrap();
+        let token = cookie.split('=').nth(1).unwrap().to_string();
+        let logged = s.server.stop();
+        let link_token = link.split("token=").nth(1).unwrap();
+        for secret in [
+            key.as_str(),
+            secret.as_str(),
+            PASSWORD,
+            token.as_str(),
+            link_token,
+            "not the password",
+        ] {
+            assert!(!audit.contains(secret), "the audit log holds a secret");
+            assert!(!logged.contains(secret), "the logs hold a secret");
+        }
+        let (ok, said) = ledger_check(&db);
+        assert!(ok, "{said}");
+    }
+}
