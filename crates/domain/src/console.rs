@@ -136,12 +136,24 @@ pub fn session_alive(started: Timestamp, seen: Timestamp, now: Timestamp) -> boo
     seen > window.seen_after && started.plus(SESSION_SECS) > now
 }
 
-/// What a wrong password does: the count after it, and the lock it sets
-/// once the count reaches [`LOCK_AFTER`].
-pub fn after_wrong_password(failed_before: i32, now: Timestamp) -> (i32, Option<Timestamp>) {
-    let failed = failed_before.saturating_add(1);
-    let lock = (failed >= LOCK_AFTER).then(|| now.plus(LOCK_SECS));
-    (failed, lock)
+/// What a wrong password does to a login: its count goes up by one, and
+/// a count of [`LOCK_AFTER`] or more locks it until `until`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lockout {
+    pub until: Timestamp,
+}
+
+impl Lockout {
+    pub fn at(now: Timestamp) -> Self {
+        Self {
+            until: now.plus(LOCK_SECS),
+        }
+    }
+
+    /// Whether a login with `failed` wrong passwords in a row is locked.
+    pub fn locks(self, failed: i32) -> bool {
+        failed >= LOCK_AFTER
+    }
 }
 
 /// An email as kept: trimmed, lower case, one `@` with text either side,
@@ -206,11 +218,11 @@ mod tests {
     }
 
     #[test]
-    fn the_fifth_wrong_password_locks_and_the_count_never_overflows() {
-        let now = Timestamp::from_unix(1_000);
-        assert_eq!(after_wrong_password(3, now), (4, None));
-        assert_eq!(after_wrong_password(4, now), (5, Some(now.plus(LOCK_SECS))));
-        assert_eq!(after_wrong_password(i32::MAX, now).0, i32::MAX);
+    fn the_fifth_wrong_password_in_a_row_locks_for_fifteen_minutes() {
+        let lockout = Lockout::at(Timestamp::from_unix(1_000));
+        assert_eq!(lockout.until, Timestamp::from_unix(1_000 + 900));
+        assert!(!lockout.locks(4));
+        assert!(lockout.locks(5) && lockout.locks(i32::MAX));
     }
 
     #[test]

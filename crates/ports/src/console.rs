@@ -2,7 +2,7 @@
 //! and how passwords are hashed.
 
 use crate::StoreError;
-use domain::console::{Seat, SessionWindow};
+use domain::console::{Lockout, Seat, SessionWindow};
 use domain::ids::AccountId;
 use domain::{Secret, Timestamp};
 
@@ -31,7 +31,6 @@ pub struct User {
 pub struct Login {
     pub user: User,
     pub password_hash: Option<String>,
-    pub failed: i32,
     pub locked_until: Option<Timestamp>,
 }
 
@@ -84,16 +83,10 @@ pub trait ConsoleStore: Send + Sync {
 
     async fn login(&self, email: &str) -> Result<Option<Login>, StoreError>;
 
-    /// Counts a wrong password: the count becomes `failed` and the lock
-    /// `locked_until`, if the count was still `failed_before` (two wrong
-    /// passwords at once count once each, never overwrite each other).
-    async fn wrong_password(
-        &self,
-        user_id: &str,
-        failed_before: i32,
-        failed: i32,
-        locked_until: Option<Timestamp>,
-    ) -> Result<bool, StoreError>;
+    /// Counts a wrong password, in one transaction: the count goes up by
+    /// one (raced wrong passwords each count), and locks the login when
+    /// `lockout` says the new count does. Returns the new count.
+    async fn wrong_password(&self, user_id: &str, lockout: Lockout) -> Result<i32, StoreError>;
 
     /// A right password: the count of wrong ones starts again, and the
     /// session starts.

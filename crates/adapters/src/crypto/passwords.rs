@@ -28,7 +28,16 @@ fn verify(password: &str, hash: &str) -> bool {
     PasswordHash::new(hash).is_ok_and(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
 }
 
+/// How many hashes run at once: each takes 19 MiB and a core for tens of
+/// milliseconds, so a burst of sign-ins queues here rather than taking
+/// the machine's memory.
+static RUNNING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+
 async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, StoreError> {
+    let _turn = RUNNING
+        .acquire()
+        .await
+        .map_err(|e| StoreError::new(format!("a password hash's turn: {e}")))?;
     tokio::task::spawn_blocking(work)
         .await
         .map_err(|e| StoreError::new(format!("a password hash's thread: {e}")))

@@ -5,7 +5,7 @@ use super::{Db, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::Timestamp;
-use domain::console::{Role, Seat, SessionWindow};
+use domain::console::{Lockout, Role, Seat, SessionWindow};
 use domain::ids::AccountId;
 use ports::StoreError;
 use ports::console::{AccountRow, AuditEntry, ConsoleStore, Login, NewSession, NewUser, User};
@@ -98,48 +98,41 @@ impl ConsoleStore for Db {
         let row = with_conn!(self.pool(), |conn| {
             dashboard_users::table
                 .filter(dashboard_users::email.eq(email))
-                .select((
-                    USER,
-                    dashboard_users::password_hash,
-                    dashboard_users::failed_logins,
-                    dashboard_users::locked_until,
-                ))
-                .first::<(UserRow, Option<String>, i32, Option<i64>)>(conn)
+                .select((USER, dashboard_users::password_hash, dashboard_users::locked_until))
+                .first::<(UserRow, Option<String>, Option<i64>)>(conn)
                 .await
                 .optional()
         })?;
-        row.map(|(row, password_hash, failed, locked_until)| {
+        row.map(|(row, password_hash, locked_until)| {
             Ok(Login {
                 user: user(row)?,
                 password_hash,
-                failed,
                 locked_until: locked_until.map(Timestamp::from_unix),
             })
         })
         .transpose()
     }
 
-    async fn wrong_password(
-        &self,
-        user_id: &str,
-        failed_before: i32,
-        failed: i32,
-        locked_until: Option<Timestamp>,
-    ) -> Result<bool, StoreError> {
-        let updated = with_conn!(self.pool(), |conn| {
-            diesel::update(
-                dashboard_users::table
-                    .filter(dashboard_users::id.eq(user_id))
-                    .filter(dashboard_users::failed_logins.eq(failed_before)),
-            )
-            .set((
-                dashboard_users::failed_logins.eq(failed),
-                dashboard_users::locked_until.eq(locked_until.map(Timestamp::unix)),
-            ))
-            .execute(conn)
+    async fn wrong_password(&self, user_id: &str, lockout: Lockout) -> Result<i32, StoreError> {
+        let failed = with_conn!(self.pool(), |conn| {
+            conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                let mine = || dashboard_users::table.filter(dashboard_users::id.eq(user_id));
+                let failed = diesel::update(mine())
+                    .set(dashboard_users::failed_logins.eq(dashboard_users::failed_logins + 1))
+                    .returning(dashboard_users::failed_logins)
+                    .get_result::<i32>(conn)
+                    .await?;
+                if lockout.locks(failed) {
+                    diesel::update(mine())
+                        .set(dashboard_users::locked_until.eq(lockout.until.unix()))
+                        .execute(conn)
+                        .await?;
+                }
+                Ok(failed)
+            })
             .await
         })?;
-        Ok(updated == 1)
+        Ok(failed)
     }
 
     async fn start_session(&self, session: NewSession) -> Result<(), StoreError> {

@@ -378,6 +378,8 @@ mod tests_cardholders;
 #[cfg(test)]
 mod tests_cards;
 #[cfg(test)]
+mod tests_console;
+#[cfg(test)]
 mod tests_debits;
 #[cfg(test)]
 mod tests_jobs;

@@ -44,15 +44,8 @@ impl App {
             return Err(SignInError::Wrong);
         };
         if !right {
-            let (failed, lock) = console::after_wrong_password(login.failed, now);
-            // Raced by another wrong password: that one counted, this
-            // one counts again on what it left.
-            if !(self.ports.console)
-                .wrong_password(&login.user.id, login.failed, failed, lock)
-                .await?
-            {
-                tracing::debug!("a wrong password raced another");
-            }
+            let lockout = console::Lockout::at(now);
+            self.ports.console.wrong_password(&login.user.id, lockout).await?;
             return Err(SignInError::Wrong);
         }
         let token = self.ports.ids.secret(TOKEN_CHARS);
@@ -101,7 +94,7 @@ mod tests {
     use domain::console::{Role, Seat};
     use ports::console::Login;
 
-    fn login(failed: i32, locked_until: Option<i64>) -> Login {
+    fn login(locked_until: Option<i64>) -> Login {
         Login {
             user: User {
                 id: "usr_1".into(),
@@ -112,7 +105,6 @@ mod tests {
                 },
             },
             password_hash: Some("$argon2id$...".into()),
-            failed,
             locked_until: locked_until.map(Timestamp::from_unix),
         }
     }
@@ -122,18 +114,16 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn the_fifth_wrong_password_locks_the_login() {
+    async fn a_wrong_password_is_counted_with_the_lock_it_would_set() {
         let mut m = Mocks::default();
-        m.console.expect_login().returning(|_| Ok(Some(login(4, None))));
+        m.console.expect_login().returning(|_| Ok(Some(login(None))));
         m.clock.expect_now().return_const(Timestamp::from_unix(1_000));
         m.passwords.expect_verify().returning(|_, _| Ok(false));
         m.console
             .expect_wrong_password()
-            .withf(|id, before, failed, lock| {
-                id == "usr_1" && (*before, *failed) == (4, 5) && *lock == Some(Timestamp::from_unix(1_000 + 900))
-            })
+            .withf(|id, lockout| id == "usr_1" && lockout.until == Timestamp::from_unix(1_000 + 900))
             .times(1)
-            .returning(|_, _, _, _| Ok(true));
+            .returning(|_, _| Ok(5));
         let e = m.app().sign_in("ada@example.ng", pw()).await.unwrap_err();
         assert!(matches!(e, SignInError::Wrong), "{e}");
     }
@@ -141,7 +131,7 @@ mod tests {
     #[tokio::test]
     async fn a_locked_login_checks_no_password_even_a_right_one() {
         let mut m = Mocks::default();
-        m.console.expect_login().returning(|_| Ok(Some(login(5, Some(1_500)))));
+        m.console.expect_login().returning(|_| Ok(Some(login(Some(1_500)))));
         m.clock.expect_now().return_const(Timestamp::from_unix(1_000));
         let e = m.app().sign_in("ada@example.ng", pw()).await.unwrap_err();
         assert!(matches!(e, SignInError::Locked(t) if t.unix() == 1_500), "{e}");
