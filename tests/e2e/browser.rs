@@ -1,13 +1,17 @@
-//! The hosted pages in a real headless Chromium (Debian's `chromium` and
-//! `chromium-driver`), driven over WebDriver at a phone's size: claiming
-//! a deal by clicking, and reading the charts the browser drew.
+//! The hosted pages and the dashboard in a real headless Chromium
+//! (Debian's `chromium` and `chromium-driver`), driven over WebDriver:
+//! claiming a deal by clicking and reading the charts the browser drew, at
+//! a phone's size; running an account from the dashboard, at a laptop's.
 //!
 //! Without chromedriver the test says it was skipped, unless
 //! `ISSUING_BROWSER_TESTS=required` (CI) makes that a failure. With
 //! `ISSUING_SCREENSHOTS=<dir>` it saves the pages' screenshots there (the
 //! ones in docs/images were made so).
 
+use crate::cardholders::nigerian;
 use crate::cards::Sandbox;
+use crate::dashboard::{PASSWORD, operator_link};
+use crate::harness::{Server, eventually, ledger_check, on_fakes};
 use crate::receiver::Receiver;
 use crate::rewards::{import, one_deal, sandbox};
 use adapters::test_db::TestDb;
@@ -201,4 +205,255 @@ async fn svg_texts(browser: &Client) -> Vec<String> {
         texts.push(text.trim().replace("&amp;", "&"));
     }
     texts
+}
+
+/// A headless Chromium window of a laptop's size (1280x800).
+async fn desktop(driver: &Driver) -> Client {
+    let mut capabilities = serde_json::Map::new();
+    let options = json!({"binary": CHROMIUM,
+                         "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                                  "--hide-scrollbars", "--window-size=1280,800"]});
+    capabilities.insert("goog:chromeOptions".into(), options);
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    ClientBuilder::new(connector)
+        .capabilities(capabilities)
+        .connect(&driver.url)
+        .await
+        .expect("a Chromium session")
+}
+
+/// Fills the fields of the form matched by `form` and submits it, and
+/// waits for the page it leads to.
+async fn submit(browser: &Client, form: &str, fields: &[(&str, &str)]) {
+    let found = browser.form(Locator::Css(form)).await.unwrap();
+    for (name, value) in fields {
+        found.set_by_name(name, value).await.unwrap();
+    }
+    navigating(browser, found.submit()).await;
+}
+
+/// Clicks the button matched by `css`, and waits for the page it leads to.
+async fn click(browser: &Client, css: &str) {
+    let button = browser.find(Locator::Css(css)).await.unwrap();
+    navigating(browser, button.click()).await;
+}
+
+/// Runs `action`, then waits until this page's body is gone (the next
+/// page loaded), for at most 10 seconds.
+async fn navigating<T, E: std::fmt::Debug>(browser: &Client, action: impl Future<Output = Result<T, E>>) {
+    let body = browser.find(Locator::Css("body")).await.unwrap();
+    action.await.unwrap();
+    for _ in 0..200 {
+        if body.tag_name().await.is_err() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the page did not change");
+}
+
+async fn text_of(browser: &Client, css: &str) -> String {
+    browser.find(Locator::Css(css)).await.unwrap().text().await.unwrap()
+}
+
+/// Sets a password through a link, then signs in with it.
+async fn first_sign_in(browser: &Client, link: &str, email: &str) {
+    browser.goto(link).await.unwrap();
+    assert_eq!(heading(browser).await, "Set your password");
+    submit(browser, "form[action='/set-password']", &[("password", PASSWORD)]).await;
+    assert_eq!(heading(browser).await, "Sign in");
+    submit(
+        browser,
+        "form[action='/login']",
+        &[("email", email), ("password", PASSWORD)],
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_real_browser() {
+    if on_fakes() {
+        return; // The simulator's manual review by BVN suffix.
+    }
+    let Some(driver) = driver() else { return };
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let server = Server::start(&db);
+        let console = server.dashboard.clone().unwrap();
+        let browser = desktop(&driver).await;
+
+        // The operator's first sign-in, from the CLI's link.
+        let link = operator_link(&db, &console, "ops@example.ng");
+        first_sign_in(&browser, &link, "ops@example.ng").await;
+        assert_eq!(heading(&browser).await, "Accounts");
+        keep(&browser, "dashboard-operator-accounts.png").await;
+        let fields = [
+            ("name", "Acme Pay"),
+            ("admin_email", "ada@acme.ng"),
+            ("company_address", "1 Marina, Lagos"),
+            ("utility_bill_url", "https://acme.test/bill.pdf"),
+        ];
+        submit(&browser, "form[action='/operator/accounts']", &fields).await;
+        assert_eq!(heading(&browser).await, "Account made");
+        let invitation = text_of(&browser, "[data-link]").await;
+        let account = text_of(&browser, "main p code").await;
+        click(&browser, "header form button").await;
+
+        // The admin: two keys rolled (each shown once), the sandbox funded.
+        first_sign_in(&browser, &invitation, "ada@acme.ng").await;
+        assert_eq!(heading(&browser).await, "Acme Pay");
+        let mut keys = vec![];
+        for mode in ["test", "live"] {
+            let fields = [("mode", mode), ("expire_old_in_hours", "0")];
+            submit(&browser, "form[action='/keys/roll']", &fields).await;
+            assert_eq!(heading(&browser).await, "Your new secret key");
+            keys.push(text_of(&browser, "[data-secret]").await);
+            browser.goto(&format!("{console}/?mode=test")).await.unwrap();
+        }
+        let s = Sandbox {
+            server,
+            key: keys[0].clone(),
+        };
+        submit(
+            &browser,
+            "form[action='/wallet/fund']",
+            &[("currency", "USD"), ("amount", "50000")],
+        )
+        .await;
+        assert_eq!(text_of(&browser, "[data-wallet='USD']").await, "USD 500.00");
+        assert_eq!(s.wallet().await, 50_000, "{}: the API sees the funding", db.backend());
+        keep(&browser, "dashboard-home.png").await;
+
+        // Through the API with the rolled key: a webhook, a cardholder, a card.
+        s.patch("/webhook", json!({"url": receiver.url})).await;
+        let holder = s.cardholder(31).await;
+        let card = s.card(&holder, "10000").await;
+        let mut pending = nigerian(32);
+        pending["identity"]["bvn"] = json!("22212341111");
+        let in_review = s.post("/cardholder/register_cardholder", pending).await;
+        let in_review = in_review.body["data"]["cardholder_id"].as_str().unwrap().to_string();
+
+        // Found by name, its card frozen.
+        browser.goto(&format!("{console}/cardholders?mode=test")).await.unwrap();
+        submit(&browser, "form[role='search']", &[("q", "OKAFOR")]).await;
+        let found = browser.find_all(Locator::Css("tbody tr")).await.unwrap();
+        assert_eq!(found.len(), 2, "both cardholders of the name");
+        browser
+            .goto(&format!("{console}/cardholders/{holder}?mode=test"))
+            .await
+            .unwrap();
+        click(&browser, "tbody a").await;
+        click(&browser, "form[action$='/freeze'] button").await;
+        assert_eq!(text_of(&browser, "[data-state]").await, "frozen");
+        keep(&browser, "dashboard-card.png").await;
+        let details = s.get(&format!("/cards/get_card_details?card_id={card}")).await;
+        assert_eq!(details.body["data"]["is_active"], false, "the API sees the card frozen");
+
+        // An event redelivered: the receiver gets it once more.
+        let delivered = |r: &Receiver| r.deliveries().iter().filter(|d| d.accepted).count();
+        assert!(receiver.wait_for(30, |r| delivered(r) >= 1).await);
+        let before = delivered(&receiver);
+        browser.goto(&format!("{console}/events?mode=test")).await.unwrap();
+        keep(&browser, "dashboard-events.png").await;
+        click(&browser, "tbody a").await;
+        click(&browser, "form[action$='/redeliver'] button").await;
+        assert!(receiver.wait_for(30, |r| delivered(r) > before).await, "redelivered");
+
+        // Reward rules.
+        browser.goto(&format!("{console}/rewards?mode=test")).await.unwrap();
+        let rules = [
+            ("spend_threshold", "25000"),
+            ("monthly_debits", "4"),
+            ("inactivity_days", "10"),
+        ];
+        submit(&browser, "form[action='/rewards/rules']", &rules).await;
+        let read = s.get("/reward/rules").await.body;
+        assert_eq!(
+            (
+                &read["data"]["spend_threshold"],
+                &read["data"]["monthly_debits"],
+                &read["data"]["inactivity_days"]
+            ),
+            (&json!("25000"), &json!(4), &json!(10)),
+            "{read}"
+        );
+        click(&browser, "header form button").await;
+
+        // The operator approves the KYC case and credits the live wallet.
+        submit(
+            &browser,
+            "form[action='/login']",
+            &[("email", "ops@example.ng"), ("password", PASSWORD)],
+        )
+        .await;
+        // The case reaches the queue once the automated check has run.
+        let approve = format!("form[action='/operator/reviews/{in_review}'] input[value='approve'] ~ button");
+        let queued = async || {
+            browser.goto(&format!("{console}/operator/reviews")).await.unwrap();
+            browser.find(Locator::Css(&approve)).await.is_ok()
+        };
+        assert!(eventually(queued, |found| *found).await, "the case is in the queue");
+        keep(&browser, "dashboard-reviews.png").await;
+        click(&browser, &approve).await;
+        let got = s
+            .get(&format!("/cardholder/get_cardholder?cardholder_id={in_review}"))
+            .await;
+        assert_eq!(
+            (&got.body["data"]["is_active"], &got.body["data"]["is_id_verified"]),
+            (&json!(true), &json!(true)),
+            "the API sees the case approved: {}",
+            got.body
+        );
+        browser
+            .goto(&format!("{console}/operator/accounts/{account}"))
+            .await
+            .unwrap();
+        let credit = [
+            ("currency", "USD"),
+            ("amount", "250000"),
+            ("reference", "WIRE-0001"),
+            ("note", "first wire"),
+        ];
+        submit(&browser, "form[action$='/credit']", &credit).await;
+        assert_eq!(text_of(&browser, "[data-wallet='USD']").await, "USD 2,500.00");
+        let live = crate::harness::client()
+            .get(s.server.url("/v1/issuing/cards/get_issuing_wallet_balance"))
+            .header("token", crate::harness::bearer(&keys[1]))
+            .send()
+            .await
+            .unwrap()
+            .json::<serde_json::Value>()
+            .await
+            .unwrap();
+        assert_eq!(live["data"]["issuing_balance_USD"], "250000", "{live}");
+        browser.goto(&format!("{console}/operator/ledger")).await.unwrap();
+        click(&browser, "main form button").await;
+        assert_eq!(text_of(&browser, "[data-ledger]").await, "Ledger check passed.");
+        browser.goto(&format!("{console}/audit")).await.unwrap();
+        keep(&browser, "dashboard-audit.png").await;
+        browser.close().await.unwrap();
+
+        // The main screens at a phone's width.
+        let phone = phone(&driver).await;
+        phone.goto(&format!("{console}/login")).await.unwrap();
+        keep(&phone, "dashboard-phone-sign-in.png").await;
+        submit(
+            &phone,
+            "form[action='/login']",
+            &[("email", "ada@acme.ng"), ("password", PASSWORD)],
+        )
+        .await;
+        assert_eq!(heading(&phone).await, "Acme Pay");
+        let width = phone
+            .execute("return document.documentElement.scrollWidth", vec![])
+            .await
+            .unwrap();
+        assert_eq!(width, json!(390), "nothing wider than the phone");
+        keep(&phone, "dashboard-phone-home.png").await;
+        phone.goto(&format!("{console}/cards/{card}?mode=test")).await.unwrap();
+        keep(&phone, "dashboard-phone-card.png").await;
+        phone.close().await.unwrap();
+        let (ok, said) = ledger_check(&db);
+        assert!(ok, "{said}");
+    }
 }

@@ -54,8 +54,8 @@ pub async fn show(app: web::Data<app::App>, query: web::Query<Query>) -> HttpRes
     )
 }
 
-/// `USD 1,234.56`.
-fn money(currency: Currency, amount: Amount) -> String {
+/// `USD 1,234.56` (the console shows money so too).
+pub(crate) fn money(currency: Currency, amount: Amount) -> String {
     format!("{} {}", currency.code(), decimal(amount))
 }
 

@@ -2,10 +2,11 @@
 //! uses, and its error pages.
 
 use super::session::Signed;
+pub(crate) use crate::charts::money;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use domain::console::Refusal;
-use domain::{Amount, Currency, DomainError, ErrorKind, Mode, Timestamp};
+use domain::{DomainError, ErrorKind, Mode, Timestamp};
 use maud::{DOCTYPE, Markup, html};
 use std::fmt;
 
@@ -34,7 +35,9 @@ pub fn respond(status: StatusCode, title: &str, nav: Option<(&Signed, Mode)>, bo
     HttpResponse::build(status)
         .content_type("text/html; charset=utf-8")
         .insert_header(("Content-Security-Policy", CSP))
-        .insert_header(("Referrer-Policy", "no-referrer"))
+        // Same-origin: a form posted from here names its origin (which the
+        // sign-in forms check); no other site learns a console URL.
+        .insert_header(("Referrer-Policy", "same-origin"))
         .insert_header(("X-Content-Type-Options", "nosniff"))
         .insert_header(("Cache-Control", "no-store"))
         .body(markup.into_string())
@@ -114,11 +117,6 @@ pub fn post_button(signed: &Signed, action: &str, label: &str, hidden: &[(&str, 
             button type="submit" { (label) }
         }
     }
-}
-
-/// `USD 1,234.56`, from minor units.
-pub fn money(currency: Currency, amount: Amount) -> String {
-    format!("{} {}", currency.code(), amount.major_text())
 }
 
 pub fn when(at: Timestamp) -> String {
