@@ -10,13 +10,27 @@ use adapters::test_db::TestDb;
 /// The operators' and invitees' password in these tests.
 pub const PASSWORD: &str = "correct horse battery staple";
 
-/// `issuing operators create`'s one-time link for `email`.
+const DOC: &str = include_str!("../../docs/dashboard.md");
+
+/// docs/dashboard.md's `issuing operators create`, run as written but for
+/// the dashboard's address (this server's) and the email: its one-time
+/// link, which the command prints as the doc shows.
 pub fn operator_link(db: &TestDb, dashboard: &str, email: &str) -> String {
-    let out = run(issuing(db).args(["operators", "create", "--email", email, "--dashboard-url", dashboard]));
+    let block = DOC.split("```sh\n").nth(1).unwrap().split("```").next().unwrap();
+    let (command, shown) = block.split_once("\n# ").expect("a command and what it prints");
+    let args: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(args[..3], ["issuing", "operators", "create"], "{command}");
+    let out = run(issuing(db).args(args[1..].iter().map(|a| match *a {
+        "ops@example.ng" => email,
+        "http://127.0.0.1:8082" => dashboard,
+        other => other,
+    })));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let said = String::from_utf8_lossy(&out.stdout);
     let link = said.split_whitespace().last().expect("a link").to_string();
     assert!(link.starts_with(&format!("{dashboard}/set-password?token=")), "{said}");
+    let prefix = shown.split("usr_").next().unwrap();
+    assert!(said.starts_with(prefix), "{said} is not as the doc shows: {shown}");
     link
 }
 
