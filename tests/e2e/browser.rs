@@ -256,6 +256,33 @@ async fn text_of(browser: &Client, css: &str) -> String {
     browser.find(Locator::Css(css)).await.unwrap().text().await.unwrap()
 }
 
+/// axe-core's script, when installed (`npm ci --prefix tests/axe`);
+/// `ISSUING_AXE=required` (CI) makes its absence a failure.
+fn axe() -> Option<String> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/axe/node_modules/axe-core/axe.min.js"
+    );
+    let script = std::fs::read_to_string(path).ok();
+    if script.is_none() {
+        let required = std::env::var("ISSUING_AXE").is_ok_and(|v| v == "required");
+        assert!(!required, "ISSUING_AXE=required, but {path} is missing");
+        eprintln!("note: no axe-core: the accessibility checks were skipped (npm ci --prefix tests/axe)");
+    }
+    script
+}
+
+/// What axe-core finds against WCAG 2.1 A and AA on the page: nothing.
+async fn accessible(browser: &Client, axe: &Option<String>, screen: &str) {
+    let Some(axe) = axe else { return };
+    browser.execute(axe, vec![]).await.unwrap();
+    let run = "const done = arguments[arguments.length - 1];
+        axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})
+          .then(r => done(r.violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).join(', '))));";
+    let found = browser.execute_async(run, vec![]).await.unwrap();
+    assert_eq!(found, json!([]), "{screen}: axe-core found these broken");
+}
+
 /// Sets a password through a link, then signs in with it.
 async fn first_sign_in(browser: &Client, link: &str, email: &str) {
     browser.goto(link).await.unwrap();
@@ -276,6 +303,7 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         return; // The simulator's manual review by BVN suffix.
     }
     let Some(driver) = driver() else { return };
+    let axe = axe();
     for db in TestDb::all().await {
         let receiver = Receiver::start();
         let server = Server::start(&db);
@@ -287,6 +315,7 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         first_sign_in(&browser, &link, "ops@example.ng").await;
         assert_eq!(heading(&browser).await, "Accounts");
         keep(&browser, "dashboard-operator-accounts.png").await;
+        accessible(&browser, &axe, "accounts").await;
         let fields = [
             ("name", "Acme Pay"),
             ("admin_email", "ada@acme.ng"),
@@ -323,6 +352,7 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         assert_eq!(text_of(&browser, "[data-wallet='USD']").await, "USD 500.00");
         assert_eq!(s.wallet().await, 50_000, "{}: the API sees the funding", db.backend());
         keep(&browser, "dashboard-home.png").await;
+        accessible(&browser, &axe, "home").await;
 
         // Through the API with the rolled key: a webhook, a cardholder, a card.
         s.patch("/webhook", json!({"url": receiver.url})).await;
@@ -338,6 +368,7 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         submit(&browser, "form[role='search']", &[("q", "OKAFOR")]).await;
         let found = browser.find_all(Locator::Css("tbody tr")).await.unwrap();
         assert_eq!(found.len(), 2, "both cardholders of the name");
+        accessible(&browser, &axe, "cardholders").await;
         browser
             .goto(&format!("{console}/cardholders/{holder}?mode=test"))
             .await
@@ -346,6 +377,7 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         click(&browser, "form[action$='/freeze'] button").await;
         assert_eq!(text_of(&browser, "[data-state]").await, "frozen");
         keep(&browser, "dashboard-card.png").await;
+        accessible(&browser, &axe, "card").await;
         let details = s.get(&format!("/cards/get_card_details?card_id={card}")).await;
         assert_eq!(details.body["data"]["is_active"], false, "the API sees the card frozen");
 
@@ -355,12 +387,14 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         let before = delivered(&receiver);
         browser.goto(&format!("{console}/events?mode=test")).await.unwrap();
         keep(&browser, "dashboard-events.png").await;
+        accessible(&browser, &axe, "events").await;
         click(&browser, "tbody a").await;
         click(&browser, "form[action$='/redeliver'] button").await;
         assert!(receiver.wait_for(30, |r| delivered(r) > before).await, "redelivered");
 
         // Reward rules.
         browser.goto(&format!("{console}/rewards?mode=test")).await.unwrap();
+        accessible(&browser, &axe, "rewards").await;
         let rules = [
             ("spend_threshold", "25000"),
             ("monthly_debits", "4"),
@@ -394,6 +428,7 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         };
         assert!(eventually(queued, |found| *found).await, "the case is in the queue");
         keep(&browser, "dashboard-reviews.png").await;
+        accessible(&browser, &axe, "reviews").await;
         click(&browser, &approve).await;
         let got = s
             .get(&format!("/cardholder/get_cardholder?cardholder_id={in_review}"))
@@ -429,14 +464,17 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         browser.goto(&format!("{console}/operator/ledger")).await.unwrap();
         click(&browser, "main form button").await;
         assert_eq!(text_of(&browser, "[data-ledger]").await, "Ledger check passed.");
+        accessible(&browser, &axe, "ledger").await;
         browser.goto(&format!("{console}/audit")).await.unwrap();
         keep(&browser, "dashboard-audit.png").await;
+        accessible(&browser, &axe, "audit log").await;
         browser.close().await.unwrap();
 
         // The main screens at a phone's width.
         let phone = phone(&driver).await;
         phone.goto(&format!("{console}/login")).await.unwrap();
         keep(&phone, "dashboard-phone-sign-in.png").await;
+        accessible(&phone, &axe, "sign in").await;
         submit(
             &phone,
             "form[action='/login']",
@@ -450,6 +488,7 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
             .unwrap();
         assert_eq!(width, json!(390), "nothing wider than the phone");
         keep(&phone, "dashboard-phone-home.png").await;
+        accessible(&phone, &axe, "home at a phone's width").await;
         phone.goto(&format!("{console}/cards/{card}?mode=test")).await.unwrap();
         keep(&phone, "dashboard-phone-card.png").await;
         phone.close().await.unwrap();

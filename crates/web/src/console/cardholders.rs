@@ -42,7 +42,7 @@ pub async fn list(app: web::Data<App>, signed: Signed, query: web::Query<ListQue
         @if cardholders.is_empty() {
             p.empty { "No cardholder found." }
         } @else {
-            table {
+            table tabindex="0" {
                 caption { (paging.total) " cardholders" }
                 thead { tr { th { "Name" } th { "Phone" } th { "KYC" } th { "Registered" } } }
                 tbody {
@@ -95,7 +95,7 @@ pub async fn show(
         @if cards.is_empty() {
             p.empty { "No card yet." }
         } @else {
-            table {
+            table tabindex="0" {
                 thead { tr { th { "Card" } th { "Type" } th { "State" } th.amount { "Balance" } } }
                 tbody {
                     @for card in &cards {

@@ -85,7 +85,7 @@ pub async fn show(
         @if transactions.is_empty() {
             p.empty { "No transaction yet." }
         } @else {
-            table {
+            table tabindex="0" {
                 thead { tr { th { "When" } th { "Merchant" } th { "What" } th { "Status" } th.amount { "Amount" } } }
                 tbody {
                     @for t in &transactions {

@@ -37,7 +37,7 @@ pub async fn list(app: web::Data<App>, signed: Signed, query: web::Query<ListQue
         @if events.is_empty() {
             p.empty { "No event yet." }
         } @else {
-            table {
+            table tabindex="0" {
                 caption { (paging.total) " events" }
                 thead { tr { th { "Event" } th { "When" } th { "Delivery" } th { "Attempts" } } }
                 tbody {
@@ -81,7 +81,7 @@ pub async fn show(
         @if attempts.is_empty() {
             p.empty { "Not attempted yet." }
         } @else {
-            table {
+            table tabindex="0" {
                 thead { tr { th { "#" } th { "When" } th { "URL" } th { "Answer" } th.amount { "ms" } } }
                 tbody {
                     @for a in &attempts {

@@ -68,7 +68,7 @@ pub async fn show(app: web::Data<App>, signed: Signed, query: web::Query<ModeQue
 
 fn key_table(keys: &[ports::accounts::KeySummary]) -> Markup {
     html! {
-        table {
+        table tabindex="0" {
             thead { tr { th { "Key" } th { "Mode" } th { "Made" } th { "Stops working" } } }
             tbody {
                 @for key in keys {

@@ -36,7 +36,7 @@ pub async fn accounts(app: web::Data<App>, signed: Signed) -> Result<HttpRespons
             input id="utility-bill" name="utility_bill_url" type="url";
             button type="submit" { "Make the account" }
         }
-        table {
+        table tabindex="0" {
             caption { (accounts.len()) " accounts" }
             thead { tr { th { "Name" } th { "Id" } th { "Made" } } }
             tbody {
@@ -145,7 +145,7 @@ pub async fn account(app: web::Data<App>, signed: Signed, id: web::Path<String>)
                     &[("mode", mode_name(*mode)), ("enabled", if *enabled { "false" } else { "true" })])) }
         }
         h2 { "Users" }
-        table {
+        table tabindex="0" {
             thead { tr { th { "Email" } th { "Role" } } }
             tbody { @for u in &users { tr { td { (u.email) } td { (role(&u.seat)) } } } }
         }
@@ -335,7 +335,7 @@ pub async fn jobs(app: web::Data<App>, signed: Signed) -> Result<HttpResponse, P
         h1 { "Parked jobs" }
         @if jobs.is_empty() { p.empty { "No job is parked." } }
         @else {
-            table {
+            table tabindex="0" {
                 thead { tr { th { "Job" } th { "Kind" } th { "Account" } th { "Attempts" } th { "Last error" } th {} } }
                 tbody {
                     @for j in &jobs {

@@ -24,7 +24,7 @@ pub async fn list(app: web::Data<App>, signed: Signed) -> Result<HttpResponse, P
     let users = app.console_users(&signed.actor.user, Some(&account)).await?;
     let body = html! {
         h1 { "Team" }
-        table {
+        table tabindex="0" {
             thead { tr { th { "Email" } th { "Role" } } }
             tbody { @for u in &users { tr { td { (u.email) } td { (role(&u.seat)) } } } }
         }
@@ -104,7 +104,7 @@ pub async fn audit(app: web::Data<App>, signed: Signed) -> Result<HttpResponse, 
     let entries = app.audit_log(&signed.actor.user).await?;
     let body = html! {
         h1 { "Audit log" }
-        table {
+        table tabindex="0" {
             thead { tr { th { "When" } th { "Who" } th { "Account" } th { "What" } th { "Detail" } th { "From" } } }
             tbody {
                 @for e in &entries {
