@@ -358,6 +358,7 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         s.patch("/webhook", json!({"url": receiver.url})).await;
         let holder = s.cardholder(31).await;
         let card = s.card(&holder, "10000").await;
+        s.spend_in_three_categories(&card).await;
         let mut pending = nigerian(32);
         pending["identity"]["bvn"] = json!("22212341111");
         let in_review = s.post("/cardholder/register_cardholder", pending).await;
@@ -376,6 +377,21 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         click(&browser, "tbody a").await;
         click(&browser, "form[action$='/freeze'] button").await;
         assert_eq!(text_of(&browser, "[data-state]").await, "frozen");
+        // Its spending charted, and each debit with its merchant.
+        let month = text_of(&browser, "figure.chart + table tbody tr:last-child").await;
+        assert!(month.ends_with("USD 85.49"), "{month}");
+        let merchants = browser
+            .find_all(Locator::Css("table:last-of-type tbody td:nth-child(2)"))
+            .await
+            .unwrap();
+        let mut names = vec![];
+        for cell in merchants {
+            names.push(cell.text().await.unwrap());
+        }
+        assert_eq!(
+            names,
+            ["Lagos Guest House", "Adebayo Dept Store", "Kano Taxi Services", "Bolt"]
+        );
         keep(&browser, "dashboard-card.png").await;
         accessible(&browser, &axe, "card").await;
         let details = s.get(&format!("/cards/get_card_details?card_id={card}")).await;

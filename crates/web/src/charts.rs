@@ -7,7 +7,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::rewards::{CHART_MONTHS, ChartKind, SpendingChart};
 use domain::{Amount, Currency};
-use maud::{PreEscaped, html};
+use maud::{Markup, PreEscaped, html};
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::Deserialize;
@@ -28,30 +28,38 @@ pub async fn show(app: web::Data<app::App>, query: web::Query<Query>) -> HttpRes
         ChartKind::Bar => "Spending by month",
         ChartKind::Pie => "Spending by category",
     };
-    let empty = chart.slices.iter().all(|(_, amount)| *amount == Amount::ZERO);
-    let svg = if empty { String::new() } else { draw(&chart) };
     page(
         StatusCode::OK,
         title,
         html! {
             h1 { (title) }
-            p.muted { "The last " (CHART_MONTHS) " months, in " (chart.currency.code()) "." }
-            @if empty {
-                p.empty { "No spending on this card in the last " (CHART_MONTHS) " months yet." }
-            } @else {
-                figure.chart aria-hidden="true" { (PreEscaped(svg)) }
-                table {
-                    caption { (title) }
-                    thead { tr { th { @if chart.kind == ChartKind::Bar { "Month" } @else { "Category" } } th.amount { "Amount" } } }
-                    tbody {
-                        @for (label, amount) in &chart.slices {
-                            tr { td { (label) } td.amount { (money(chart.currency, *amount)) } }
-                        }
+            (figure(&chart, title))
+        },
+    )
+}
+
+/// The chart as drawn, and the same numbers as a table for screen
+/// readers; or a note that there is no spending yet (the dashboard's card
+/// page shows it too).
+pub(crate) fn figure(chart: &SpendingChart, title: &str) -> Markup {
+    let empty = chart.slices.iter().all(|(_, amount)| *amount == Amount::ZERO);
+    html! {
+        p.muted { "The last " (CHART_MONTHS) " months, in " (chart.currency.code()) "." }
+        @if empty {
+            p.empty { "No spending on this card in the last " (CHART_MONTHS) " months yet." }
+        } @else {
+            figure.chart aria-hidden="true" { (PreEscaped(draw(chart))) }
+            table {
+                caption { (title) }
+                thead { tr { th { @if chart.kind == ChartKind::Bar { "Month" } @else { "Category" } } th.amount { "Amount" } } }
+                tbody {
+                    @for (label, amount) in &chart.slices {
+                        tr { td { (label) } td.amount { (money(chart.currency, *amount)) } }
                     }
                 }
             }
-        },
-    )
+        }
+    }
 }
 
 /// `USD 1,234.56` (the console shows money so too).

@@ -225,9 +225,27 @@ impl App {
         let token = card_token.ok_or(PageError::bad("card_token", "is required"))?;
         check_card_token(&token)?;
         let card = self.use_card_token(None, &Secret::new(token), false).await?;
+        Ok(self.chart_of(&card, kind).await?)
+    }
+
+    /// The dashboard's chart of one of the caller's cards.
+    #[tracing::instrument(level = "debug", skip_all)]
+    pub async fn card_spending_chart(
+        &self,
+        caller: &crate::Caller,
+        id: &domain::ids::CardId,
+        kind: ChartKind,
+    ) -> Result<SpendingChart, crate::cards::CardError> {
+        let card = self.card(caller, id).await?;
+        Ok(self.chart_of(&card, kind).await?)
+    }
+
+    /// The card's spending of the last [`CHART_MONTHS`] months, by month
+    /// or by transaction group.
+    async fn chart_of(&self, card: &CardRecord, kind: ChartKind) -> Result<SpendingChart, StoreError> {
         let now = self.now_for(&card.account_id, card.mode).await?;
         let (from, _) = now.month_bounds(CHART_MONTHS - 1);
-        let debits = self.debits_since(&card, from, now).await?;
+        let debits = self.debits_since(card, from, now).await?;
         let mut slices: Vec<(String, Amount)> = match kind {
             ChartKind::Bar => (0..CHART_MONTHS)
                 .rev()

@@ -6,6 +6,7 @@ use super::session::{ModeQuery, Posted, Signed, parse_mode};
 use super::view::{Problem, csrf, mode_name, mode_query, money, page, see_other, when};
 use actix_web::{HttpResponse, web};
 use app::cards::TransactionsQuery;
+use app::rewards::ChartKind;
 use app::{App, Caller};
 use domain::cards::state::CardState;
 use domain::ids::CardId;
@@ -57,6 +58,7 @@ pub async fn show(
         ..Default::default()
     };
     let (transactions, _) = app.list_transactions(&caller, asked).await?;
+    let chart = app.card_spending_chart(&caller, &id, ChartKind::Bar).await?;
     let limit = card.limit.monthly();
     let month = Amount::from_minor(spent.month).unwrap_or(Amount::ZERO);
     let action = match card.state {
@@ -81,6 +83,8 @@ pub async fn show(
                 button type="submit" { (label) }
             }
         }
+        h2 { "Spending by month" }
+        (crate::charts::figure(&chart, "Spending by month"))
         h2 { "Transactions" }
         @if transactions.is_empty() {
             p.empty { "No transaction yet." }
