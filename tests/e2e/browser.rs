@@ -10,7 +10,7 @@
 
 use crate::cardholders::nigerian;
 use crate::cards::Sandbox;
-use crate::dashboard::{PASSWORD, operator_link};
+use crate::dashboard::{PASSWORD, operator_link, totp_code};
 use crate::harness::{Server, eventually, ledger_check, on_fakes};
 use crate::receiver::Receiver;
 use crate::rewards::{import, one_deal, sandbox};
@@ -314,6 +314,18 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         let link = operator_link(&db, &console, "ops@example.ng");
         first_sign_in(&browser, &link, "ops@example.ng").await;
         assert_eq!(heading(&browser).await, "Accounts");
+        // Two-step sign-in first: the operator changes nothing without it.
+        browser.goto(&format!("{console}/security")).await.unwrap();
+        accessible(&browser, &axe, "security").await;
+        let secret_field = browser.find(Locator::Css("input[name='secret']")).await.unwrap();
+        let totp = secret_field.attr("value").await.unwrap().unwrap();
+        submit(&browser, "form[action='/security']", &[("code", &totp_code(&totp))]).await;
+        assert!(
+            text_of(&browser, "[data-second-factor]")
+                .await
+                .starts_with("Two-step sign-in is on")
+        );
+        browser.goto(&format!("{console}/operator")).await.unwrap();
         keep(&browser, "dashboard-operator-accounts.png").await;
         accessible(&browser, &axe, "accounts").await;
         let fields = [
@@ -430,12 +442,9 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         click(&browser, "header form button").await;
 
         // The operator approves the KYC case and credits the live wallet.
-        submit(
-            &browser,
-            "form[action='/login']",
-            &[("email", "ops@example.ng"), ("password", PASSWORD)],
-        )
-        .await;
+        let code = totp_code(&totp);
+        let signing_in = [("email", "ops@example.ng"), ("password", PASSWORD), ("code", &code)];
+        submit(&browser, "form[action='/login']", &signing_in).await;
         // The case reaches the queue once the automated check has run.
         let approve = format!("form[action='/operator/reviews/{in_review}'] input[value='approve'] ~ button");
         let queued = async || {

@@ -47,6 +47,14 @@ pub struct Console {
     http: reqwest::Client,
     cookie: Option<String>,
     csrf: String,
+    /// The TOTP secret of the user's second factor, once set up.
+    totp: Option<String>,
+}
+
+/// The authenticator's code of `secret` now.
+pub fn totp_code(secret: &str) -> String {
+    let totp = totp_rs::TOTP::new(totp_rs::Algorithm::SHA1, 6, 1, 30, secret.as_bytes().to_vec()).unwrap();
+    totp.generate(crate::cards::unix_now() as u64)
 }
 
 pub struct Page {
@@ -67,6 +75,7 @@ impl Console {
                 .unwrap(),
             cookie: None,
             csrf: String::new(),
+            totp: None,
         }
     }
 
@@ -125,22 +134,41 @@ impl Console {
             .await
     }
 
-    /// Signs in; on success keeps the cookie and reads the CSRF token.
+    /// Signs in (with the authenticator's code once two-step sign-in is
+    /// set up); on success keeps the cookie and reads the CSRF token.
     pub async fn sign_in(&mut self, email: &str, password: &str) -> Page {
+        let code = self.totp.as_deref().map(totp_code).unwrap_or_default();
         let page = self
-            .post_exactly("/login", &[("email", email), ("password", password)])
+            .post_exactly("/login", &[("email", email), ("password", password), ("code", &code)])
             .await;
         if page.status == 303 {
             self.cookie = page.cookie.clone();
-            let any = self.get("/users").await;
-            let any = if any.status == 200 {
-                any
-            } else {
-                self.get("/operator").await
-            };
-            self.csrf = between(&any.body, "name=\"csrf\" value=\"", "\"").unwrap().to_string();
+            let security = self.get("/security").await;
+            self.csrf = between(&security.body, "name=\"csrf\" value=\"", "\"")
+                .unwrap()
+                .to_string();
         }
         page
+    }
+
+    /// The same user on another server's dashboard, signed out.
+    pub fn moved_to(&mut self, base: &str) {
+        self.base = base.to_string();
+        self.cookie = None;
+    }
+
+    /// Sets up two-step sign-in with the secret the security page shows.
+    pub async fn set_up_two_step(&mut self) {
+        let page = self.get("/security").await;
+        let secret = between(&page.body, "name=\"secret\" value=\"", "\"")
+            .unwrap()
+            .to_string();
+        let set = self
+            .post("/security", &[("secret", &secret), ("code", &totp_code(&secret))])
+            .await;
+        assert_eq!(set.status, 303, "{}", set.body);
+        assert!(self.get("/security").await.body.contains("data-second-factor=\"on\""));
+        self.totp = Some(secret);
     }
 
     /// A new user from a one-time link shown on `page`, signed in.
@@ -155,7 +183,8 @@ impl Console {
     }
 }
 
-/// An operator signed in on a server's dashboard.
+/// An operator signed in on a server's dashboard, with no second factor
+/// yet.
 pub async fn operator(db: &TestDb, server: &Server) -> Console {
     let base = server.dashboard.clone().expect("the dashboard listens");
     let mut console = Console::new(&base);
@@ -169,7 +198,17 @@ pub async fn operator(db: &TestDb, server: &Server) -> Console {
 async fn the_console_keeps_accounts_apart_viewers_reading_and_forms_to_their_session() {
     for db in TestDb::all().await {
         let s = Sandbox::start(&db, None);
-        let ops = operator(&db, &s.server).await;
+        let mut ops = operator(&db, &s.server).await;
+        // The operator changes nothing without a second factor.
+        let refused = ops
+            .post(
+                "/operator/accounts",
+                &[("name", "Acme"), ("admin_email", "ada@acme.ng")],
+            )
+            .await;
+        assert_eq!(refused.status, 403, "{}", refused.body);
+        assert!(refused.body.contains("two-step sign-in"), "{}", refused.body);
+        ops.set_up_two_step().await;
         let made = ops
             .post(
                 "/operator/accounts",
@@ -267,6 +306,14 @@ async fn five_wrong_passwords_lock_the_login_and_no_secret_reaches_the_audit_log
     for db in TestDb::all().await {
         let server = Server::start(&db);
         let mut ops = operator(&db, &server).await;
+        ops.set_up_two_step().await;
+        // Signed in again: the password alone is not enough, nor a wrong code.
+        let totp = ops.totp.take().unwrap();
+        assert_eq!(ops.sign_in("ops@example.ng", PASSWORD).await.status, 401);
+        let wrong = [("email", "ops@example.ng"), ("password", PASSWORD), ("code", "000000")];
+        assert_eq!(ops.post_exactly("/login", &wrong).await.status, 401);
+        ops.totp = Some(totp.clone());
+        assert_eq!(ops.sign_in("ops@example.ng", PASSWORD).await.status, 303);
         let made = ops
             .post("/operator/accounts", &[("name", "Beta"), ("admin_email", "bo@beta.ng")])
             .await;
@@ -335,6 +382,7 @@ async fn five_wrong_passwords_lock_the_login_and_no_secret_reaches_the_audit_log
             token.as_str(),
             link_token,
             "not the password",
+            &totp,
         ] {
             assert!(!audit.contains(secret), "the audit log holds a secret");
             assert!(!logged.contains(secret), "the logs hold a secret");

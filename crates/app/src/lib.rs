@@ -32,7 +32,7 @@ use ports::card_transactions::CardTransactionStore;
 use ports::cardholders::CardholderStore;
 use ports::cards::CardStore;
 use ports::clock::Clock;
-use ports::console::{ConsoleStore, Passwords};
+use ports::console::{ConsoleStore, Passwords, Totp};
 use ports::events::EventStore;
 use ports::field_cipher::FieldCipher;
 use ports::health::Health;
@@ -82,6 +82,7 @@ pub struct Ports {
     /// The dashboard's users, sessions and audit log.
     pub console: Arc<dyn ConsoleStore>,
     pub passwords: Arc<dyn Passwords>,
+    pub totp: Arc<dyn Totp>,
 }
 
 /// Settings the use cases read.
@@ -301,7 +302,7 @@ pub mod testing {
     use ports::cardholders::MockCardholderStore;
     use ports::cards::MockCardStore;
     use ports::clock::MockClock;
-    use ports::console::{MockConsoleStore, MockPasswords};
+    use ports::console::{MockConsoleStore, MockPasswords, MockTotp};
     use ports::events::MockEventStore;
     use ports::field_cipher::MockFieldCipher;
     use ports::health::MockHealth;
@@ -347,6 +348,7 @@ pub mod testing {
         pub spending_controls: MockSpendingControlStore,
         pub console: MockConsoleStore,
         pub passwords: MockPasswords,
+        pub totp: MockTotp,
         /// `Settings::key_cache_secs`: 0, every request looks its key up.
         pub key_cache_secs: i64,
     }
@@ -379,6 +381,7 @@ pub mod testing {
                 spending_controls: Arc::new(self.spending_controls),
                 console: Arc::new(self.console),
                 passwords: Arc::new(self.passwords),
+                totp: Arc::new(self.totp),
             };
             let fx_rates = FxRates {
                 ngn_usd: Amount::from_minor(160_000).unwrap(),

@@ -23,6 +23,8 @@ pub struct User {
     pub id: String,
     pub email: String,
     pub seat: Seat,
+    /// Whether they set up a TOTP second factor.
+    pub second_factor: bool,
 }
 
 /// What signing in reads: the user, their password's hash (`None` until
@@ -32,6 +34,8 @@ pub struct Login {
     pub user: User,
     pub password_hash: Option<String>,
     pub locked_until: Option<Timestamp>,
+    /// Their TOTP secret, sealed (`Place::console_totp`), once set up.
+    pub totp_sealed: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,6 +87,9 @@ pub trait ConsoleStore: Send + Sync {
 
     async fn login(&self, email: &str) -> Result<Option<Login>, StoreError>;
 
+    /// Sets up the user's second factor, unless they have one (`false`).
+    async fn set_totp(&self, user_id: &str, sealed: Vec<u8>) -> Result<bool, StoreError>;
+
     /// Counts a wrong password, in one transaction: the count goes up by
     /// one (raced wrong passwords each count), and locks the login when
     /// `lockout` says the new count does. Returns the new count.
@@ -125,4 +132,17 @@ pub trait Passwords: Send + Sync {
     /// Whether `password` is the one `hash` was made from; with no hash
     /// (an unknown email), does the same work and answers `false`.
     async fn verify(&self, password: Secret<String>, hash: Option<String>) -> Result<bool, StoreError>;
+}
+
+/// TOTP (RFC 6238: SHA-1, 6 digits, 30-second steps), the second factor
+/// authenticator apps speak.
+#[cfg_attr(feature = "mocks", mockall::automock)]
+pub trait Totp: Send + Sync {
+    /// Whether `code` is the secret's at `now`, or a step either side
+    /// (a phone's clock drifts).
+    fn check(&self, secret: &[u8], code: &str, now: Timestamp) -> bool;
+
+    /// The secret as an authenticator app takes it typed (base32), and
+    /// its `otpauth://` URI naming `email`.
+    fn encoded(&self, secret: &[u8], email: &str) -> (String, String);
 }

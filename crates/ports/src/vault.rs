@@ -18,6 +18,8 @@ pub enum SealedField {
     /// The NIN a Naira card was created with.
     CardNin,
     MasterKeyCheck,
+    /// A dashboard user's TOTP secret.
+    ConsoleTotp,
 }
 
 impl SealedField {
@@ -34,6 +36,7 @@ impl SealedField {
             SealedField::Card3dsPin => "cards.pin_3ds_sealed",
             SealedField::CardNin => "cards.nin_sealed",
             SealedField::MasterKeyCheck => "master_key_check.sealed",
+            SealedField::ConsoleTotp => "dashboard_users.totp_sealed",
         }
     }
 
@@ -83,6 +86,17 @@ impl<'a> Place<'a> {
             row: card,
             account,
             mode,
+        }
+    }
+
+    /// A dashboard user's TOTP secret: its row is the user (of no
+    /// account or mode).
+    pub fn console_totp(user: &'a str) -> Self {
+        Place {
+            field: SealedField::ConsoleTotp,
+            row: user,
+            account: "",
+            mode: Mode::Live,
         }
     }
 

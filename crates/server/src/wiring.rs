@@ -115,6 +115,7 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
         spending_controls: db.clone(),
         console: db,
         passwords: Arc::new(adapters::crypto::passwords::Argon2id),
+        totp: Arc::new(adapters::crypto::totp::Rfc6238),
     };
     let fx_rates = FxRates {
         ngn_usd: serve.fx_ngn_usd,

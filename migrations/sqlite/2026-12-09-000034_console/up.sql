@@ -11,6 +11,8 @@ CREATE TABLE dashboard_users (
     link_expires_at BIGINT,
     failed_logins INTEGER NOT NULL DEFAULT 0,
     locked_until BIGINT,
+    -- The TOTP secret of their second factor, sealed under the master key.
+    totp_sealed BLOB,
     created_at BIGINT NOT NULL,
     CHECK ((role = 'operator') = (account_id IS NULL))
 );

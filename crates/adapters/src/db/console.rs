@@ -10,22 +10,24 @@ use domain::ids::AccountId;
 use ports::StoreError;
 use ports::console::{AccountRow, AuditEntry, ConsoleStore, Login, NewSession, NewUser, User};
 
-/// A user's row as read: id, email, account, role.
-type UserRow = (String, String, Option<String>, String);
+/// A user's row as read: id, email, account, role, whether they have a
+/// second factor.
+type UserRow = (String, String, Option<String>, String, bool);
 
-const USER: (
-    dashboard_users::id,
-    dashboard_users::email,
-    dashboard_users::account_id,
-    dashboard_users::role,
-) = (
-    dashboard_users::id,
-    dashboard_users::email,
-    dashboard_users::account_id,
-    dashboard_users::role,
-);
+/// The columns of a [`UserRow`].
+macro_rules! user_columns {
+    () => {
+        (
+            dashboard_users::id,
+            dashboard_users::email,
+            dashboard_users::account_id,
+            dashboard_users::role,
+            dashboard_users::totp_sealed.is_not_null(),
+        )
+    };
+}
 
-fn user((id, email, account, role): UserRow) -> Result<User, StoreError> {
+fn user((id, email, account, role, second_factor): UserRow) -> Result<User, StoreError> {
     let role = Role::parse("dashboard_users.role", &role).map_err(StoreError::new)?;
     let seat = match (role, account) {
         (Role::Operator, None) => Seat::Operator,
@@ -39,7 +41,12 @@ fn user((id, email, account, role): UserRow) -> Result<User, StoreError> {
             )));
         }
     };
-    Ok(User { id, email, seat })
+    Ok(User {
+        id,
+        email,
+        seat,
+        second_factor,
+    })
 }
 
 #[async_trait::async_trait]
@@ -86,7 +93,7 @@ impl ConsoleStore for Db {
                 dashboard_users::failed_logins.eq(0),
                 dashboard_users::locked_until.eq(None::<i64>),
             ))
-            .returning(USER)
+            .returning(user_columns!())
             .get_result::<UserRow>(conn)
             .await
             .optional()
@@ -98,19 +105,39 @@ impl ConsoleStore for Db {
         let row = with_conn!(self.pool(), |conn| {
             dashboard_users::table
                 .filter(dashboard_users::email.eq(email))
-                .select((USER, dashboard_users::password_hash, dashboard_users::locked_until))
-                .first::<(UserRow, Option<String>, Option<i64>)>(conn)
+                .select((
+                    user_columns!(),
+                    dashboard_users::password_hash,
+                    dashboard_users::locked_until,
+                    dashboard_users::totp_sealed,
+                ))
+                .first::<(UserRow, Option<String>, Option<i64>, Option<Vec<u8>>)>(conn)
                 .await
                 .optional()
         })?;
-        row.map(|(row, password_hash, locked_until)| {
+        row.map(|(row, password_hash, locked_until, totp_sealed)| {
             Ok(Login {
                 user: user(row)?,
                 password_hash,
                 locked_until: locked_until.map(Timestamp::from_unix),
+                totp_sealed,
             })
         })
         .transpose()
+    }
+
+    async fn set_totp(&self, user_id: &str, sealed: Vec<u8>) -> Result<bool, StoreError> {
+        let updated = with_conn!(self.pool(), |conn| {
+            diesel::update(
+                dashboard_users::table
+                    .filter(dashboard_users::id.eq(user_id))
+                    .filter(dashboard_users::totp_sealed.is_null()),
+            )
+            .set(dashboard_users::totp_sealed.eq(&sealed))
+            .execute(conn)
+            .await
+        })?;
+        Ok(updated == 1)
     }
 
     async fn wrong_password(&self, user_id: &str, lockout: Lockout) -> Result<i32, StoreError> {
@@ -182,7 +209,7 @@ impl ConsoleStore for Db {
                 let Some(user_id) = seen else { return Ok(None) };
                 dashboard_users::table
                     .filter(dashboard_users::id.eq(user_id))
-                    .select(USER)
+                    .select(user_columns!())
                     .first::<UserRow>(conn)
                     .await
                     .optional()
@@ -204,7 +231,7 @@ impl ConsoleStore for Db {
     async fn users(&self, account: Option<AccountId>) -> Result<Vec<User>, StoreError> {
         let rows = with_conn!(self.pool(), |conn| {
             let query = dashboard_users::table
-                .select(USER)
+                .select(user_columns!())
                 .order(dashboard_users::email)
                 .into_boxed();
             match &account {

@@ -5,7 +5,7 @@
 //! it is still the one that was read, so writers running meanwhile (the
 //! service stays up) never lose a value.
 
-use super::schema::{accounts, api_keys, cards, master_key_check};
+use super::schema::{accounts, api_keys, cards, dashboard_users, master_key_check};
 use super::{Db, with_conn};
 use crate::crypto::vault::MasterKeyVault;
 use diesel::{ExpressionMethods, QueryDsl};
@@ -28,6 +28,7 @@ enum Column {
     Card(SealedField),
     /// Row 1: the check value; row 2: the key of keyed hashes.
     MasterKeyCheck(i32),
+    ConsoleTotp,
 }
 
 /// One stored sealed value: where it is, and its bytes.
@@ -46,6 +47,7 @@ impl Stored {
             Column::WebhookSecret(_) | Column::PreviousWebhookSecret(_) => SealedField::WebhookSecret,
             Column::Card(field) => field,
             Column::MasterKeyCheck(_) => SealedField::MasterKeyCheck,
+            Column::ConsoleTotp => SealedField::ConsoleTotp,
         };
         Place {
             field,
@@ -63,9 +65,16 @@ enum Table {
     Accounts,
     Cards,
     MasterKeyCheck,
+    DashboardUsers,
 }
 
-const TABLES: [Table; 4] = [Table::ApiKeys, Table::Accounts, Table::Cards, Table::MasterKeyCheck];
+const TABLES: [Table; 5] = [
+    Table::ApiKeys,
+    Table::Accounts,
+    Table::Cards,
+    Table::MasterKeyCheck,
+    Table::DashboardUsers,
+];
 
 type CardRow = (String, String, bool, [Vec<u8>; 5], [Option<Vec<u8>>; 2]);
 
@@ -267,6 +276,22 @@ impl Db {
                 }
                 Some("done".to_string())
             }
+            Table::DashboardUsers => {
+                let rows = with_conn!(self.pool(), |conn| {
+                    dashboard_users::table
+                        .filter(dashboard_users::id.gt(after))
+                        .filter(dashboard_users::totp_sealed.is_not_null())
+                        .order(dashboard_users::id)
+                        .limit(PAGE)
+                        .select((dashboard_users::id, dashboard_users::totp_sealed))
+                        .load::<(String, Option<Vec<u8>>)>(conn)
+                        .await
+                })?;
+                for (id, sealed) in &rows {
+                    add(Column::ConsoleTotp, id, "", Mode::Live, sealed.clone());
+                }
+                rows.last().map(|r| r.0.clone())
+            }
         };
         Ok((values, last))
     }
@@ -357,6 +382,16 @@ impl Db {
                         .await
                 }
                 Column::Card(_) => Ok(0),
+                Column::ConsoleTotp => {
+                    diesel::update(
+                        dashboard_users::table
+                            .filter(dashboard_users::id.eq(row))
+                            .filter(dashboard_users::totp_sealed.eq(old)),
+                    )
+                    .set(dashboard_users::totp_sealed.eq(sealed))
+                    .execute(conn)
+                    .await
+                }
                 Column::MasterKeyCheck(id) => {
                     diesel::update(
                         master_key_check::table

@@ -425,6 +425,7 @@ diesel::table! {
         failed_logins -> Integer,
         locked_until -> Nullable<BigInt>,
         created_at -> BigInt,
+        totp_sealed -> Nullable<Binary>,
     }
 }
 

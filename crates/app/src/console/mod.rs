@@ -4,11 +4,13 @@
 //! API and the CLI.
 
 mod audit;
+mod second_factor;
 mod sign_in;
 mod users;
 
 pub use audit::Actor;
 pub use ports::console::{AccountRow, AuditEntry, User};
+pub use second_factor::NewSecondFactor;
 pub use sign_in::{SignInError, SignedIn};
 pub use users::{Invited, SetPasswordError};
 

@@ -6,7 +6,8 @@ use crate::App;
 use domain::console::{self, SessionWindow};
 use domain::{Secret, Timestamp};
 use ports::StoreError;
-use ports::console::{NewSession, User};
+use ports::console::{Login, NewSession, User};
+use ports::vault::{Place, SealedField};
 
 /// A user signed in, and their session's token: it goes in the cookie,
 /// and only its lookup hash is stored.
@@ -30,8 +31,10 @@ pub enum SignInError {
 }
 
 impl App {
+    /// `code` is the authenticator's, for a user with a second factor
+    /// (ignored otherwise); a wrong one counts as a wrong password.
     #[tracing::instrument(level = "debug", skip_all)]
-    pub async fn sign_in(&self, email: &str, password: Secret<String>) -> Result<SignedIn, SignInError> {
+    pub async fn sign_in(&self, email: &str, password: Secret<String>, code: &str) -> Result<SignedIn, SignInError> {
         let email = console::email("email", email).unwrap_or_default();
         let login = self.ports.console.login(&email).await?;
         let now = self.ports.clock.now();
@@ -43,6 +46,7 @@ impl App {
         let Some(login) = login else {
             return Err(SignInError::Wrong);
         };
+        let right = right && self.second_factor_holds(&login, code, now)?;
         if !right {
             let lockout = console::Lockout::at(now);
             self.ports.console.wrong_password(&login.user.id, lockout).await?;
@@ -59,6 +63,18 @@ impl App {
             user: login.user,
             token,
         })
+    }
+
+    /// Whether `code` is the login's second factor's now (true without
+    /// one).
+    fn second_factor_holds(&self, login: &Login, code: &str, now: domain::Timestamp) -> Result<bool, StoreError> {
+        let Some(sealed) = &login.totp_sealed else {
+            return Ok(true);
+        };
+        let secret = (self.ports.vault)
+            .open(sealed, &Place::console_totp(&login.user.id))
+            .map_err(|e| StoreError::new(format!("{}: {e}", SealedField::ConsoleTotp.column())))?;
+        Ok(self.ports.totp.check(secret.expose(), code.trim(), now))
     }
 
     /// The user of a cookie's session, while it is alive (and it is seen
@@ -103,8 +119,10 @@ mod tests {
                     account: domain::ids::AccountId::new("acct_a"),
                     role: Role::Admin,
                 },
+                second_factor: false,
             },
             password_hash: Some("$argon2id$...".into()),
+            totp_sealed: None,
             locked_until: locked_until.map(Timestamp::from_unix),
         }
     }
@@ -124,7 +142,7 @@ mod tests {
             .withf(|id, lockout| id == "usr_1" && lockout.until == Timestamp::from_unix(1_000 + 900))
             .times(1)
             .returning(|_, _| Ok(5));
-        let e = m.app().sign_in("ada@example.ng", pw()).await.unwrap_err();
+        let e = m.app().sign_in("ada@example.ng", pw(), "").await.unwrap_err();
         assert!(matches!(e, SignInError::Wrong), "{e}");
     }
 
@@ -133,7 +151,7 @@ mod tests {
         let mut m = Mocks::default();
         m.console.expect_login().returning(|_| Ok(Some(login(Some(1_500)))));
         m.clock.expect_now().return_const(Timestamp::from_unix(1_000));
-        let e = m.app().sign_in("ada@example.ng", pw()).await.unwrap_err();
+        let e = m.app().sign_in("ada@example.ng", pw(), "").await.unwrap_err();
         assert!(matches!(e, SignInError::Locked(t) if t.unix() == 1_500), "{e}");
     }
 
@@ -147,7 +165,7 @@ mod tests {
             .withf(|_, hash| hash.is_none())
             .times(1)
             .returning(|_, _| Ok(false));
-        let e = m.app().sign_in("nobody@example.ng", pw()).await.unwrap_err();
+        let e = m.app().sign_in("nobody@example.ng", pw(), "").await.unwrap_err();
         assert_eq!(e.to_string(), "the email or the password is wrong");
     }
 }

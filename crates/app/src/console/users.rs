@@ -71,7 +71,7 @@ impl App {
         email: &str,
         role: Role,
     ) -> Result<Invited, ConsoleError> {
-        by.seat.may_invite(account, role)?;
+        by.seat.may_invite(account, role, by.second_factor)?;
         let seat = Seat::Account {
             account: account.clone(),
             role,
@@ -87,7 +87,7 @@ impl App {
         details: &AccountDetails,
         admin_email: &str,
     ) -> Result<(CreatedAccount, Invited), ConsoleError> {
-        by.seat.is_operator()?;
+        by.seat.operator_acts(by.second_factor)?;
         // Checked first: a bad email makes no account.
         console::email("admin_email", admin_email)?;
         let created = self.create_account(details, false).await?;
@@ -131,6 +131,7 @@ mod tests {
                 account: AccountId::new(account),
                 role: Role::Admin,
             },
+            second_factor: false,
         }
     }
 

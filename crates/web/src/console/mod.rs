@@ -12,6 +12,7 @@ mod events;
 mod home;
 mod operator;
 mod rewards;
+mod security;
 mod session;
 mod sign_in;
 mod users;
@@ -67,6 +68,8 @@ pub fn configure(cfg: &mut web::ServiceConfig, settings: ConsoleSettings) {
         .route("/users", web::get().to(users::list))
         .route("/users/invite", web::post().to(users::invite))
         .route("/audit", web::get().to(users::audit))
+        .route("/security", web::get().to(security::show))
+        .route("/security", web::post().to(security::set_up))
         .route("/operator", web::get().to(operator::accounts))
         .route("/operator/accounts", web::post().to(operator::create_account))
         .route("/operator/accounts/{id}", web::get().to(operator::account))

@@ -181,7 +181,7 @@ pub async fn credit(
     posted: Posted<CreditForm>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, Problem> {
-    posted.signed.operator()?;
+    posted.signed.operator_acting()?;
     let account = AccountId::new(id.into_inner());
     app.console_account(&posted.signed.actor.user, &account).await?;
     let form = &posted.form;
@@ -222,7 +222,7 @@ pub async fn rewards_switch(
     posted: Posted<SwitchForm>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, Problem> {
-    posted.signed.operator()?;
+    posted.signed.operator_acting()?;
     let account = AccountId::new(id.into_inner());
     app.console_account(&posted.signed.actor.user, &account).await?;
     let mode = parse_mode(posted.form.mode.as_deref())?;
@@ -301,7 +301,7 @@ pub async fn review(
     posted: Posted<ReviewForm>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, Problem> {
-    posted.signed.operator()?;
+    posted.signed.operator_acting()?;
     let id = CardholderId::new(id.into_inner());
     let form = &posted.form;
     let approve = match form.decision.as_str() {
@@ -360,7 +360,7 @@ pub async fn retry_job(
     posted: Posted<serde::de::IgnoredAny>,
     id: web::Path<String>,
 ) -> Result<HttpResponse, Problem> {
-    posted.signed.operator()?;
+    posted.signed.operator_acting()?;
     let id = id.into_inner();
     if !app.retry_job(&JobId::new(id.as_str())).await? {
         return Err(Problem::NotFound);
@@ -420,7 +420,7 @@ pub async fn invite(
     req: HttpRequest,
     posted: Posted<OperatorInviteForm>,
 ) -> Result<HttpResponse, Problem> {
-    posted.signed.operator()?;
+    posted.signed.operator_acting()?;
     let account = AccountId::new(posted.form.account.as_str());
     app.console_account(&posted.signed.actor.user, &account).await?;
     let role = Role::parse("role", &posted.form.role)?;

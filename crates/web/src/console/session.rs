@@ -44,6 +44,12 @@ impl Signed {
     pub fn operator(&self) -> Result<(), Problem> {
         Ok(self.actor.user.seat.is_operator()?)
     }
+
+    /// The operator's changes: with their second factor set up.
+    pub fn operator_acting(&self) -> Result<(), Problem> {
+        let user = &self.actor.user;
+        Ok(user.seat.operator_acts(user.second_factor)?)
+    }
 }
 
 /// Where a request came from, as the audit log keeps it: the peer's

@@ -19,6 +19,8 @@ fn sign_in_page(status: StatusCode, error: Option<&str>) -> HttpResponse {
             input id="email" name="email" type="email" autocomplete="username" required autofocus;
             label for="password" { "Password" }
             input id="password" name="password" type="password" autocomplete="current-password" required;
+            label for="code" { "Authenticator code (with two-step sign-in)" }
+            input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="6";
             button type="submit" { "Sign in" }
         }
     };
@@ -39,6 +41,8 @@ pub struct SignInForm {
     email: String,
     #[serde(default)]
     password: String,
+    #[serde(default)]
+    code: String,
 }
 
 pub async fn sign_in(
@@ -47,8 +51,8 @@ pub async fn sign_in(
     form: web::Form<SignInForm>,
 ) -> Result<HttpResponse, Problem> {
     same_origin(&req)?;
-    let SignInForm { email, password } = form.into_inner();
-    match app.sign_in(&email, Secret::new(password)).await {
+    let SignInForm { email, password, code } = form.into_inner();
+    match app.sign_in(&email, Secret::new(password), &code).await {
         Ok(signed_in) => {
             let actor = Actor {
                 user: signed_in.user,

@@ -67,6 +67,7 @@ fn navigation(signed: &Signed, mode: Mode) -> Markup {
                     a href="/operator/ledger" { "Ledger" }
                 }
                 a href="/audit" { "Audit log" }
+                a href="/security" { "Security" }
             }
             div.who {
                 @if user.seat.account().is_some() {
@@ -145,6 +146,8 @@ pub enum Problem {
     /// No live session: to the sign-in page.
     SignIn,
     Forbidden,
+    /// The operator's change without a second factor set up.
+    SecondFactor,
     NotFound,
     /// A form without its session's CSRF token, or from another origin.
     Csrf,
@@ -191,6 +194,7 @@ impl fmt::Display for Problem {
         f.write_str(match self {
             Problem::SignIn => "Please sign in.",
             Problem::Forbidden => "Your role cannot do this.",
+            Problem::SecondFactor => "Set up two-step sign-in (Security) before changing anything as the operator.",
             Problem::NotFound => "There is nothing here.",
             Problem::Csrf => "This form has expired or did not come from this console. Reload the page and try again.",
             Problem::BadForm => "The form could not be read.",
@@ -204,7 +208,7 @@ impl ResponseError for Problem {
     fn status_code(&self) -> StatusCode {
         match self {
             Problem::SignIn => StatusCode::SEE_OTHER,
-            Problem::Forbidden | Problem::Csrf => StatusCode::FORBIDDEN,
+            Problem::Forbidden | Problem::SecondFactor | Problem::Csrf => StatusCode::FORBIDDEN,
             Problem::NotFound => StatusCode::NOT_FOUND,
             Problem::BadForm => StatusCode::BAD_REQUEST,
             Problem::Refused { status, .. } => *status,
@@ -235,6 +239,7 @@ impl From<Refusal> for Problem {
     fn from(r: Refusal) -> Self {
         match r {
             Refusal::Forbidden => Problem::Forbidden,
+            Refusal::SecondFactor => Problem::SecondFactor,
             Refusal::NotFound => Problem::NotFound,
         }
     }
