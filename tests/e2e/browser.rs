@@ -256,6 +256,30 @@ async fn text_of(browser: &Client, css: &str) -> String {
     browser.find(Locator::Css(css)).await.unwrap().text().await.unwrap()
 }
 
+/// A 1x1 PNG, served as a KYC case's images.
+const PIXEL: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
+/// An HTTP server answering every request with [`PIXEL`], for as long as
+/// the tests run: where a case's images are stored.
+fn image_host() -> String {
+    use base64::Engine;
+    use std::io::{Read, Write};
+    let png = base64::engine::general_purpose::STANDARD.decode(PIXEL).unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().map_while(Result::ok) {
+            let _ = stream.read(&mut [0; 4096]);
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: image/png\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                png.len()
+            );
+            let _ = stream.write_all(head.as_bytes()).and_then(|()| stream.write_all(&png));
+        }
+    });
+    url
+}
+
 /// axe-core's script, when installed (`npm ci --prefix tests/axe`);
 /// `ISSUING_AXE=required` (CI) makes its absence a failure.
 fn axe() -> Option<String> {
@@ -373,6 +397,9 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         s.spend_in_three_categories(&card).await;
         let mut pending = nigerian(32);
         pending["identity"]["bvn"] = json!("22212341111");
+        let images = image_host();
+        pending["identity"]["id_image"] = json!(format!("{images}/id.png"));
+        pending["identity"]["selfie_image"] = json!(format!("{images}/selfie.png"));
         let in_review = s.post("/cardholder/register_cardholder", pending).await;
         let in_review = in_review.body["data"]["cardholder_id"].as_str().unwrap().to_string();
 
@@ -452,6 +479,15 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
             browser.find(Locator::Css(&approve)).await.is_ok()
         };
         assert!(eventually(queued, |found| *found).await, "the case is in the queue");
+        // Its images, through the console from the URLs stored on the case.
+        let drawn =
+            "return [...document.querySelectorAll('.images img')].map(i => [i.alt, i.complete && i.naturalWidth])";
+        let shown = eventually(
+            async || browser.execute(drawn, vec![]).await.unwrap(),
+            |w| w[0][1] == json!(1),
+        )
+        .await;
+        assert_eq!(shown, json!([["The selfie", 1]]), "the BVN route keeps the selfie");
         keep(&browser, "dashboard-reviews.png").await;
         accessible(&browser, &axe, "reviews").await;
         click(&browser, &approve).await;

@@ -241,8 +241,23 @@ async fn the_console_keeps_accounts_apart_viewers_reading_and_forms_to_their_ses
             "the other account's card is untouched"
         );
         // The operator's screens are not an account user's.
-        for path in ["/operator", "/operator/reviews", "/operator/jobs", "/operator/ledger"] {
+        let image = format!("/operator/reviews/{holder}/selfie_image");
+        for path in [
+            "/operator",
+            "/operator/reviews",
+            "/operator/jobs",
+            "/operator/ledger",
+            &image,
+        ] {
             assert_eq!(admin.get(path).await.status, 403, "{path}");
+        }
+        // The operator sees only a case's stored images, of a case in review.
+        for path in [
+            image.as_str(),
+            "/operator/reviews/ch_nope/id_image",
+            "/operator/reviews/x/../../etc",
+        ] {
+            assert_eq!(ops.get(path).await.status, 404, "{path}");
         }
 
         // A viewer reads and cannot act.

@@ -12,11 +12,9 @@
 //!   maintained `standardwebhooks` packages verify a delivery.
 
 use crate::crypto::{aes_everywhere, signature};
+use crate::outbound;
 use domain::http_url::is_public;
 use ports::webhooks::{WebhookRequest, WebhookResponse, WebhookSender};
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
-use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub struct HttpWebhookSender {
@@ -28,117 +26,9 @@ impl HttpWebhookSender {
     /// `allow_private` lets deliveries reach loopback, private and other
     /// non-public addresses (local development and tests only).
     pub fn new(connect_timeout: Duration, timeout: Duration, allow_private: bool) -> Result<Self, String> {
-        // rustls with the ring provider: pure Rust and assembly, no cmake.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-        let mut builder = reqwest::Client::builder()
-            .connect_timeout(connect_timeout)
-            .timeout(timeout)
-            .redirect(reqwest::redirect::Policy::none())
-            // A proxy would resolve the name itself, past the filter.
-            .no_proxy()
-            .user_agent(concat!("issuing-webhooks/", env!("CARGO_PKG_VERSION")));
-        if !allow_private {
-            builder = builder.dns_resolver(Arc::new(PublicOnly));
-        }
-        let client = builder.build().map_err(|e| format!("webhook HTTP client: {e}"))?;
+        let client = outbound::client(connect_timeout, timeout, allow_private, "issuing-webhooks")
+            .map_err(|e| format!("webhook HTTP client: {e}"))?;
         Ok(Self { client, allow_private })
-    }
-}
-
-/// Resolves names to their public addresses only, at connect time, so a
-/// name that resolved to a public address when the URL was set and to an
-/// inside one now (DNS rebinding) still reaches nothing inside.
-struct PublicOnly;
-
-/// The name resolves to no address a delivery may reach.
-#[derive(Debug, thiserror::Error)]
-#[error("the host resolves only to non-public addresses")]
-struct Blocked;
-
-/// The name does not resolve.
-#[derive(Debug, thiserror::Error)]
-#[error("the host name does not resolve")]
-struct NotFound;
-
-impl Resolve for PublicOnly {
-    fn resolve(&self, name: Name) -> Resolving {
-        Box::pin(async move {
-            let public = public_addresses(name.as_str()).await?;
-            let addrs: Addrs = Box::new(public.into_iter());
-            Ok(addrs)
-        })
-    }
-}
-
-async fn public_addresses(host: &str) -> Result<Vec<SocketAddr>, Box<dyn std::error::Error + Send + Sync>> {
-    let all: Vec<SocketAddr> = tokio::net::lookup_host((host, 0))
-        .await
-        .map_err(|_| NotFound)?
-        .collect();
-    if all.is_empty() {
-        return Err(NotFound.into());
-    }
-    let public: Vec<SocketAddr> = all.into_iter().filter(|a| is_public(a.ip())).collect();
-    if public.is_empty() {
-        return Err(Blocked.into());
-    }
-    Ok(public)
-}
-
-/// What went wrong, in words an integrator can act on and no more: the
-/// attempt log is shown through the API, and raw errors would describe
-/// the network behind it.
-fn category(e: &reqwest::Error) -> &'static str {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = source {
-        if err.is::<Blocked>() {
-            return "blocked: the host resolves only to non-public addresses";
-        }
-        if err.is::<NotFound>() {
-            return "dns: the host name does not resolve";
-        }
-        if err.is::<rustls::Error>() {
-            return "tls: the TLS handshake failed (certificate or protocol)";
-        }
-        if let Some(io) = err.downcast_ref::<std::io::Error>() {
-            match io.kind() {
-                std::io::ErrorKind::ConnectionRefused => return "refused: the endpoint refused the connection",
-                std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted => {
-                    return "reset: the endpoint closed the connection";
-                }
-                _ if io.get_ref().is_some_and(|inner| inner.is::<rustls::Error>()) => {
-                    return "tls: the TLS handshake failed (certificate or protocol)";
-                }
-                _ => {}
-            }
-        }
-        source = err.source();
-    }
-    if e.is_timeout() {
-        "timeout: the endpoint did not answer in time"
-    } else if e.is_connect() {
-        "connect: could not connect to the endpoint"
-    } else {
-        "request: the request failed before an answer"
-    }
-}
-
-impl HttpWebhookSender {
-    /// A literal address in the URL is connected to without resolving:
-    /// it is checked here instead.
-    fn literal_blocked(&self, url: &str) -> bool {
-        if self.allow_private {
-            return false;
-        }
-        let literal = match reqwest::Url::parse(url)
-            .ok()
-            .and_then(|u| u.host().map(|h| h.to_owned()))
-        {
-            Some(url::Host::Ipv4(ip)) => Some(IpAddr::V4(ip)),
-            Some(url::Host::Ipv6(ip)) => Some(IpAddr::V6(ip)),
-            _ => None,
-        };
-        literal.is_some_and(|ip| !is_public(ip))
     }
 }
 
@@ -158,7 +48,7 @@ fn standard_signature(secrets: &[&str], id: &str, timestamp: i64, body: &[u8]) -
 #[async_trait::async_trait]
 impl WebhookSender for HttpWebhookSender {
     async fn send(&self, request: WebhookRequest) -> WebhookResponse {
-        if self.literal_blocked(&request.url) {
+        if outbound::literal_blocked(&request.url, self.allow_private) {
             return WebhookResponse {
                 status: None,
                 error: Some("blocked: the URL's address is not public".into()),
@@ -197,7 +87,7 @@ impl WebhookSender for HttpWebhookSender {
             Err(e) => {
                 // The detail is for operators; without the URL, whose query
                 // string may carry the integrator's own token.
-                let error = category(&e).to_string();
+                let error = outbound::category(&e).to_string();
                 tracing::debug!(error = %e.without_url(), "webhook delivery failed");
                 WebhookResponse {
                     status: None,
@@ -233,6 +123,7 @@ impl WebhookSender for HttpWebhookSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     fn request(url: String) -> WebhookRequest {
         WebhookRequest {

@@ -40,6 +40,7 @@ use ports::idempotency::IdempotencyKeys;
 use ports::ids::Ids;
 use ports::jobs::JobStore;
 use ports::kyc::KycVerifier;
+use ports::kyc_images::KycImages;
 use ports::merchants::MerchantCatalogue;
 use ports::processor_auth::ProcessorAuth;
 use ports::processor_gateway::ProcessorGateway;
@@ -83,6 +84,8 @@ pub struct Ports {
     pub console: Arc<dyn ConsoleStore>,
     pub passwords: Arc<dyn Passwords>,
     pub totp: Arc<dyn Totp>,
+    /// A KYC case's images, for the operator's review.
+    pub kyc_images: Arc<dyn KycImages>,
 }
 
 /// Settings the use cases read.
@@ -310,6 +313,7 @@ pub mod testing {
     use ports::ids::MockIds;
     use ports::jobs::MockJobStore;
     use ports::kyc::MockKycVerifier;
+    use ports::kyc_images::MockKycImages;
     use ports::merchants::MockMerchantCatalogue;
     use ports::processor_auth::MockProcessorAuth;
     use ports::processor_gateway::MockProcessorGateway;
@@ -349,6 +353,7 @@ pub mod testing {
         pub console: MockConsoleStore,
         pub passwords: MockPasswords,
         pub totp: MockTotp,
+        pub kyc_images: MockKycImages,
         /// `Settings::key_cache_secs`: 0, every request looks its key up.
         pub key_cache_secs: i64,
     }
@@ -382,6 +387,7 @@ pub mod testing {
                 console: Arc::new(self.console),
                 passwords: Arc::new(self.passwords),
                 totp: Arc::new(self.totp),
+                kyc_images: Arc::new(self.kyc_images),
             };
             let fx_rates = FxRates {
                 ngn_usd: Amount::from_minor(160_000).unwrap(),

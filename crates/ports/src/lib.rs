@@ -16,6 +16,7 @@ pub mod idempotency;
 pub mod ids;
 pub mod jobs;
 pub mod kyc;
+pub mod kyc_images;
 pub mod ledger;
 pub mod merchants;
 pub mod processor_auth;

@@ -463,7 +463,8 @@ pub struct WorkerArgs {
 
     /// Let webhook URLs point at loopback, private and other non-public
     /// addresses, and at http:// in live mode: for local development and
-    /// tests only. Off, such URLs are refused when set and never reached.
+    /// tests only. Off, such URLs are refused when set and never reached
+    /// (nor are a KYC case's images, which the dashboard fetches).
     #[arg(long, env = "ISSUING_WEBHOOK_ALLOW_PRIVATE", value_parser = FalseyValueParser::new())]
     pub webhook_allow_private: bool,
 }

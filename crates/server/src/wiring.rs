@@ -6,6 +6,7 @@ use adapters::card_network::NetworkSimulator;
 use adapters::crypto::aes_everywhere::AesEverywhere;
 use adapters::crypto::signature::ProcessorSecrets;
 use adapters::db::{Db, migrate, pending_migrations, sqlite_path};
+use adapters::kyc_images::HttpKycImages;
 use adapters::merchant_catalogue::ShippedCatalogue;
 use adapters::reference;
 use adapters::system::{RandomIds, SystemClock};
@@ -116,6 +117,7 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
         console: db,
         passwords: Arc::new(adapters::crypto::passwords::Argon2id),
         totp: Arc::new(adapters::crypto::totp::Rfc6238),
+        kyc_images: Arc::new(HttpKycImages::new(worker.webhook_allow_private).map_err(|e| anyhow::anyhow!(e))?),
     };
     let fx_rates = FxRates {
         ngn_usd: serve.fx_ngn_usd,

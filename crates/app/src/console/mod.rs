@@ -4,12 +4,14 @@
 //! API and the CLI.
 
 mod audit;
+mod review_images;
 mod second_factor;
 mod sign_in;
 mod users;
 
 pub use audit::Actor;
 pub use ports::console::{AccountRow, AuditEntry, User};
+pub use review_images::{CaseImage, CaseImageError};
 pub use second_factor::NewSecondFactor;
 pub use sign_in::{SignInError, SignedIn};
 pub use users::{Invited, SetPasswordError};

@@ -81,6 +81,7 @@ pub fn configure(cfg: &mut web::ServiceConfig, settings: ConsoleSettings) {
         .route("/operator/invite", web::post().to(operator::invite))
         .route("/operator/reviews", web::get().to(operator::reviews))
         .route("/operator/reviews/{id}", web::post().to(operator::review))
+        .route("/operator/reviews/{id}/{image}", web::get().to(operator::review_image))
         .route("/operator/jobs", web::get().to(operator::jobs))
         .route("/operator/jobs/{id}/retry", web::post().to(operator::retry_job))
         .route("/operator/ledger", web::get().to(operator::ledger))

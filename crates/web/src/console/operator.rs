@@ -10,6 +10,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::accounts::AccountDetails;
 use app::cardholders::ReviewError;
+use app::console::{CaseImage, CaseImageError};
 use app::rewards::RulesChange;
 use app::wallets::CreditRequest;
 use app::{App, Caller};
@@ -263,12 +264,19 @@ pub async fn reviews(app: web::Data<App>, signed: Signed) -> Result<HttpResponse
                     div { dt { "ID" } dd { (r.identity.id_type.as_str()) } }
                     div { dt { "Name on the ID" } dd {
                         (r.identity.first_name.as_deref().unwrap_or("—")) " " (r.identity.last_name.as_deref().unwrap_or("")) } }
-                    div { dt { "Images" } dd {
-                        @for (label, url) in [("ID", &r.identity.id_image), ("Selfie", &r.identity.selfie_image)] {
-                            @if let Some(url) = url { a href=(url) rel="noreferrer noopener" target="_blank" { (label) } " " }
-                        }
-                    } }
+
                     div { dt { "Registered" } dd { (when(c.created_at)) } }
+                }
+                div.images {
+                    @for (label, which, url) in [("The ID document", "id_image", &r.identity.id_image),
+                                                 ("The selfie", "selfie_image", &r.identity.selfie_image)] {
+                        @if url.is_some() {
+                            figure {
+                                img src={"/operator/reviews/" (c.id.as_str()) "/" (which)} alt=(label);
+                                figcaption { (label) }
+                            }
+                        }
+                    }
                 }
                 form.inline method="post" action={"/operator/reviews/" (c.id.as_str())} {
                     (csrf(&signed))
@@ -431,4 +439,31 @@ pub async fn invite(
         p { a href={"/operator/accounts/" (account.as_str())} { "Back to the account" } }
     };
     Ok(page(&posted.signed, Mode::Live, "Invited", body))
+}
+
+/// One of a case's images, fetched from the URL stored on the case, and
+/// served as an image only (no other type, no script, not cached).
+pub async fn review_image(
+    app: web::Data<App>,
+    signed: Signed,
+    path: web::Path<(String, String)>,
+) -> Result<HttpResponse, Problem> {
+    let (id, which) = path.into_inner();
+    let which = CaseImage::parse(&which).ok_or(Problem::NotFound)?;
+    let image = match app.case_image(&signed.actor.user, &CardholderId::new(id), which).await {
+        Ok(image) => image,
+        Err(CaseImageError::Console(e)) => return Err(e.into()),
+        Err(e @ CaseImageError::Fetch(_)) => {
+            return Err(Problem::Refused {
+                status: StatusCode::BAD_GATEWAY,
+                message: e.to_string(),
+            });
+        }
+    };
+    Ok(HttpResponse::Ok()
+        .content_type(image.content_type)
+        .insert_header(("Content-Security-Policy", "default-src 'none'"))
+        .insert_header(("X-Content-Type-Options", "nosniff"))
+        .insert_header(("Cache-Control", "no-store"))
+        .body(image.bytes))
 }
