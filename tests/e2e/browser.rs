@@ -395,6 +395,9 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         let holder = s.cardholder(31).await;
         let card = s.card(&holder, "10000").await;
         s.spend_in_three_categories(&card).await;
+        let (imported, said) = import(&db, ".json", &one_deal());
+        assert!(imported, "{said}");
+        s.post("/reward/assign_reward", json!({"cardholder_id": holder})).await;
         let mut pending = nigerian(32);
         pending["identity"]["bvn"] = json!("22212341111");
         let images = image_host();
@@ -413,6 +416,9 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
             .goto(&format!("{console}/cardholders/{holder}?mode=test"))
             .await
             .unwrap();
+        let earned = text_of(&browser, "table:last-of-type tbody tr").await;
+        assert!(earned.contains("Jumia deal"), "the reward earned: {earned}");
+        accessible(&browser, &axe, "cardholder").await;
         click(&browser, "tbody a").await;
         click(&browser, "form[action$='/freeze'] button").await;
         assert_eq!(text_of(&browser, "[data-state]").await, "frozen");

@@ -7,6 +7,7 @@ use actix_web::{HttpResponse, web};
 use app::{App, Caller};
 use domain::ids::CardholderId;
 use domain::paging::Page;
+use domain::rewards::Reward;
 use maud::html;
 use serde::Deserialize;
 
@@ -81,6 +82,7 @@ pub async fn show(
     let id = CardholderId::new(id.into_inner());
     let c = app.get_cardholder(&caller, &id).await?;
     let cards = app.cards_of_cardholder(&caller, &id).await?;
+    let rewards = app.get_cardholder_rewards(&caller, id.as_str()).await?;
     let r = &c.registration;
     let body = html! {
         h1 { (r.first_name) " " (r.last_name) }
@@ -104,6 +106,31 @@ pub async fn show(
                             td { (card.card_type.as_str()) " " (card.currency.code()) }
                             td { (super::cards::state(card.state)) }
                             td.amount { (money(card.currency, super::cards::balance(card))) }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    let body = html! {
+        (body)
+        h2 { "Rewards earned" }
+        @if rewards.is_empty() {
+            p.empty { "No reward yet." }
+        } @else {
+            table tabindex="0" {
+                thead { tr { th { "Earned" } th { "Merchant" } th { "Reward" } th { "Claimed" } } }
+                tbody {
+                    @for r in &rewards {
+                        @let (merchant, kind) = match &r.record.reward {
+                            Reward::Deal(deal) => (&deal.merchant, "deal"),
+                            Reward::PromoCode(code) => (&code.merchant, "promo code"),
+                        };
+                        tr {
+                            td { (when(r.record.earned_at)) }
+                            td { (merchant) }
+                            td { (kind) }
+                            td { @match r.record.claimed_at { Some(at) => (when(at)), None => "—" } }
                         }
                     }
                 }
