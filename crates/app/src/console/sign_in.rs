@@ -93,7 +93,7 @@ impl App {
     /// the master key, so it is never stored and cannot be made without
     /// the cookie.
     pub fn csrf_token(&self, session_token: &str) -> String {
-        self.ports.vault.lookup_hash(&format!("csrf:{session_token}"))
+        self.ports.vault.keyed_hash(session_token, "dashboard_csrf")
     }
 
     #[tracing::instrument(level = "debug", skip_all)]

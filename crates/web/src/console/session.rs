@@ -7,8 +7,8 @@ use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};
 use app::App;
 use app::console::Actor;
-use domain::Mode;
 use domain::ids::AccountId;
+use domain::{Mode, Secret};
 use futures::future::LocalBoxFuture;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -20,11 +20,12 @@ pub const COOKIE: &str = "issuing_console";
 /// The most a console form may hold.
 pub const MAX_FORM_BYTES: usize = 16 * 1024;
 
-/// A signed-in user: who, from where, and their session's CSRF token.
+/// A signed-in user: who, from where, their session's CSRF token, and
+/// the session's own token (the cookie's).
 pub struct Signed {
     pub actor: Actor,
     pub csrf: String,
-    pub token: String,
+    pub token: Secret<String>,
 }
 
 impl Signed {
@@ -74,7 +75,7 @@ impl FromRequest for Signed {
                 Some(user) => Ok(Signed {
                     csrf: app.csrf_token(&token),
                     actor: Actor { user, from },
-                    token,
+                    token: Secret::new(token),
                 }),
                 None => Err(Problem::SignIn),
             }

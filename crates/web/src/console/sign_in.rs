@@ -82,7 +82,7 @@ pub async fn sign_out(
     posted: session::Posted<serde::de::IgnoredAny>,
 ) -> Result<HttpResponse, Problem> {
     let signed: Signed = posted.signed;
-    app.sign_out(&signed.token).await?;
+    app.sign_out(signed.token.expose()).await?;
     app.audit(&signed.actor, None, "signed out", String::new()).await?;
     let mut response = see_other("/login");
     let mut gone = session::cookie(&req, "");
