@@ -128,12 +128,13 @@ impl Seat {
     }
 }
 
-/// A session's last moments: before `idle_after` it must have been seen,
-/// and it never lives past `ends_at`.
+/// Which sessions are alive at `now`: those seen after `seen_after` (idle
+/// less than [`IDLE_SECS`]) and started after `started_after` (younger
+/// than [`SESSION_SECS`]). The store's guard compares the same two.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SessionWindow {
-    /// Sessions last seen at or before this are over.
     pub seen_after: Timestamp,
+    pub started_after: Timestamp,
     pub now: Timestamp,
 }
 
@@ -141,16 +142,16 @@ impl SessionWindow {
     pub fn at(now: Timestamp) -> Self {
         Self {
             seen_after: now.minus(IDLE_SECS),
+            started_after: now.minus(SESSION_SECS),
             now,
         }
     }
-}
 
-/// Whether a session signed in at `started`, last seen at `seen`, is
-/// alive at `now`.
-pub fn session_alive(started: Timestamp, seen: Timestamp, now: Timestamp) -> bool {
-    let window = SessionWindow::at(now);
-    seen > window.seen_after && started.plus(SESSION_SECS) > now
+    /// Whether a session started at `started` and last seen at `seen` is
+    /// alive.
+    pub fn admits(&self, started: Timestamp, seen: Timestamp) -> bool {
+        seen > self.seen_after && started > self.started_after
+    }
 }
 
 /// What a wrong password does to a login: its count goes up by one, and
@@ -288,7 +289,7 @@ mod tests {
             let started_at = Timestamp::from_unix(started);
             let seen = started_at.plus(seen_after);
             let now = seen.plus(now_after);
-            let alive = session_alive(started_at, seen, now);
+            let alive = SessionWindow::at(now).admits(started_at, seen);
             prop_assert_eq!(alive, now_after < IDLE_SECS && seen_after + now_after < SESSION_SECS);
         }
     }

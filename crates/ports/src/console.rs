@@ -99,14 +99,9 @@ pub trait ConsoleStore: Send + Sync {
     /// session starts.
     async fn start_session(&self, session: NewSession) -> Result<(), StoreError>;
 
-    /// The user of the session, if it is alive in `window`; it is seen
-    /// now, in the same statement.
-    async fn session(
-        &self,
-        token_hash: &str,
-        started_after: Timestamp,
-        window: SessionWindow,
-    ) -> Result<Option<User>, StoreError>;
+    /// The user of the session, if `window` admits it; it is seen now,
+    /// in the same statement.
+    async fn session(&self, token_hash: &str, window: SessionWindow) -> Result<Option<User>, StoreError>;
 
     async fn end_session(&self, token_hash: &str) -> Result<(), StoreError>;
 

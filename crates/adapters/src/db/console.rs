@@ -187,19 +187,14 @@ impl ConsoleStore for Db {
         Ok(())
     }
 
-    async fn session(
-        &self,
-        token_hash: &str,
-        started_after: Timestamp,
-        window: SessionWindow,
-    ) -> Result<Option<User>, StoreError> {
+    async fn session(&self, token_hash: &str, window: SessionWindow) -> Result<Option<User>, StoreError> {
         let row = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
                 let seen = diesel::update(
                     dashboard_sessions::table
                         .filter(dashboard_sessions::token_hash.eq(token_hash))
                         .filter(dashboard_sessions::seen_at.gt(window.seen_after.unix()))
-                        .filter(dashboard_sessions::started_at.gt(started_after.unix())),
+                        .filter(dashboard_sessions::started_at.gt(window.started_after.unix())),
                 )
                 .set(dashboard_sessions::seen_at.eq(window.now.unix()))
                 .returning(dashboard_sessions::user_id)

@@ -83,10 +83,7 @@ impl App {
     pub async fn console_session(&self, token: &str) -> Result<Option<User>, StoreError> {
         let now = self.ports.clock.now();
         let token_hash = self.ports.vault.lookup_hash(token);
-        self.ports
-            .console
-            .session(&token_hash, now.minus(console::SESSION_SECS), SessionWindow::at(now))
-            .await
+        self.ports.console.session(&token_hash, SessionWindow::at(now)).await
     }
 
     /// The CSRF token of a session's forms: derived from its token under
