@@ -71,14 +71,33 @@ fn driver() -> Option<Driver> {
     })
 }
 
-/// A headless Chromium window of a phone's size (390x844).
-async fn phone(driver: &Driver) -> Client {
+/// The window a test's Chromium has.
+#[derive(Clone, Copy)]
+enum Window {
+    /// 390x844, emulating a phone (a desktop window would not go below 500 wide).
+    Phone,
+    /// 1280x800.
+    Laptop,
+}
+
+/// A headless Chromium session with `window`.
+async fn chromium(driver: &Driver, window: Window) -> Client {
+    let mut args = vec![
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--hide-scrollbars",
+    ];
+    let mut options = json!({"binary": CHROMIUM});
+    match window {
+        Window::Phone => {
+            options["mobileEmulation"] = json!({"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0}});
+        }
+        Window::Laptop => args.push("--window-size=1280,800"),
+    }
+    options["args"] = json!(args);
     let mut capabilities = serde_json::Map::new();
-    // A phone's viewport (a desktop window would not go below 500 wide).
-    let options = json!({"binary": CHROMIUM,
-                         "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                                  "--hide-scrollbars"],
-                         "mobileEmulation": {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 2.0}}});
     capabilities.insert("goog:chromeOptions".into(), options);
     let connector = hyper_util::client::legacy::connect::HttpConnector::new();
     ClientBuilder::new(connector)
@@ -116,7 +135,7 @@ async fn a_deal_is_claimed_and_the_charts_are_read_in_a_real_browser() {
         .as_str()
         .unwrap()
         .to_string();
-    let browser = phone(&driver).await;
+    let browser = chromium(&driver, Window::Phone).await;
 
     // Pick the second product, claim, and see its code.
     let deal = |card_token: &str| {
@@ -205,21 +224,6 @@ async fn svg_texts(browser: &Client) -> Vec<String> {
         texts.push(text.trim().replace("&amp;", "&"));
     }
     texts
-}
-
-/// A headless Chromium window of a laptop's size (1280x800).
-async fn desktop(driver: &Driver) -> Client {
-    let mut capabilities = serde_json::Map::new();
-    let options = json!({"binary": CHROMIUM,
-                         "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                                  "--hide-scrollbars", "--window-size=1280,800"]});
-    capabilities.insert("goog:chromeOptions".into(), options);
-    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
-    ClientBuilder::new(connector)
-        .capabilities(capabilities)
-        .connect(&driver.url)
-        .await
-        .expect("a Chromium session")
 }
 
 /// Fills the fields of the form matched by `form` and submits it, and
@@ -332,7 +336,7 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         let receiver = Receiver::start();
         let server = Server::start(&db);
         let console = server.dashboard.clone().unwrap();
-        let browser = desktop(&driver).await;
+        let browser = chromium(&driver, Window::Laptop).await;
 
         // The operator's first sign-in, from the CLI's link.
         let link = operator_link(&db, &console, "ops@example.ng");
@@ -538,7 +542,7 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         browser.close().await.unwrap();
 
         // The main screens at a phone's width.
-        let phone = phone(&driver).await;
+        let phone = chromium(&driver, Window::Phone).await;
         phone.goto(&format!("{console}/login")).await.unwrap();
         keep(&phone, "dashboard-phone-sign-in.png").await;
         accessible(&phone, &axe, "sign in").await;

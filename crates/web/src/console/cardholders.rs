@@ -2,7 +2,7 @@
 //! and one cardholder's details, KYC state and cards.
 
 use super::session::{ModeQuery, Signed};
-use super::view::{Problem, mode_query, money, page, when};
+use super::view::{Problem, mode_query, money, page, pages, when};
 use actix_web::{HttpResponse, web};
 use app::{App, Caller};
 use domain::ids::CardholderId;
@@ -57,10 +57,7 @@ pub async fn list(app: web::Data<App>, signed: Signed, query: web::Query<ListQue
                     }
                 }
             }
-            nav.pages aria-label="Pages" {
-                @if let Some(previous) = paging.previous { a href=(link(previous)) { "Previous" } }
-                @if let Some(next) = paging.next { a href=(link(next)) { "Next" } }
-            }
+            (pages(&paging, link))
         }
     };
     Ok(page(&signed, mode, "Cardholders", body))

@@ -2,7 +2,7 @@
 //! a test event sent to the sandbox's endpoint.
 
 use super::session::{ModeQuery, Posted, Signed, parse_mode};
-use super::view::{Problem, csrf, mode_name, mode_query, page, post_button, see_other, when};
+use super::view::{Problem, csrf, mode_name, mode_query, page, pages, post_button, see_other, when};
 use actix_web::{HttpResponse, web};
 use app::{App, Caller};
 use domain::Mode;
@@ -51,10 +51,7 @@ pub async fn list(app: web::Data<App>, signed: Signed, query: web::Query<ListQue
                     }
                 }
             }
-            nav.pages aria-label="Pages" {
-                @if let Some(previous) = paging.previous { a href=(link(previous)) { "Previous" } }
-                @if let Some(next) = paging.next { a href=(link(next)) { "Next" } }
-            }
+            (pages(&paging, link))
         }
     };
     Ok(page(&signed, mode, "Events", body))

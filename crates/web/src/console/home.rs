@@ -3,7 +3,7 @@
 //! sandbox's funding.
 
 use super::session::{ModeQuery, Posted, Signed, parse_mode};
-use super::view::{Problem, csrf, mode_name, mode_query, money, page, see_other, when};
+use super::view::{Problem, csrf, mode_name, mode_query, money, page, see_other, wallets, when};
 use actix_web::{HttpResponse, web};
 use app::{App, Caller};
 use domain::{Amount, Currency, Mode};
@@ -18,7 +18,7 @@ pub async fn show(app: web::Data<App>, signed: Signed, query: web::Query<ModeQue
     let account = signed.account()?;
     let row = app.console_account(&signed.actor.user, &account).await?;
     let keys = app.list_keys(&account).await?;
-    let wallets = app
+    let balances = app
         .get_issuing_wallet_balance(&Caller::console(account.clone(), mode))
         .await?;
     let admin = signed.acting().is_ok();
@@ -31,11 +31,7 @@ pub async fn show(app: web::Data<App>, signed: Signed, query: web::Query<ModeQue
         p.muted { "Account " code { (account.as_str()) } }
         section aria-labelledby="wallets" {
             h2 id="wallets" { "Issuing wallets (" (mode_name(mode)) ")" }
-            dl.figures {
-                @for currency in [Currency::Usd, Currency::Ngn] {
-                    div { dt { (currency.code()) } dd data-wallet=(currency.code()) { (money(currency, wallets.of(currency))) } }
-                }
-            }
+            (wallets(&balances))
             @if admin && mode == Mode::Test {
                 form.card method="post" action="/wallet/fund" {
                     h3 { "Fund the sandbox wallet" }

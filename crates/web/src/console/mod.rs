@@ -78,7 +78,6 @@ pub fn configure(cfg: &mut web::ServiceConfig, settings: ConsoleSettings) {
             "/operator/accounts/{id}/rewards",
             web::post().to(operator::rewards_switch),
         )
-        .route("/operator/invite", web::post().to(operator::invite))
         .route("/operator/reviews", web::get().to(operator::reviews))
         .route("/operator/reviews/{id}", web::post().to(operator::review))
         .route("/operator/reviews/{id}/{image}", web::get().to(operator::review_image))

@@ -4,8 +4,8 @@
 
 use super::ConsoleSettings;
 use super::session::{Posted, Signed, parse_mode};
-use super::users::{invitation, invite_to, role};
-use super::view::{Problem, csrf, mode_name, money, page, post_button, see_other, when};
+use super::users::{invitation, role};
+use super::view::{Problem, csrf, mode_name, money, page, post_button, see_other, wallets, when};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::accounts::AccountDetails;
@@ -14,9 +14,8 @@ use app::console::{CaseImage, CaseImageError};
 use app::rewards::RulesChange;
 use app::wallets::CreditRequest;
 use app::{App, Caller};
-use domain::console::Role;
+use domain::Mode;
 use domain::ids::{AccountId, CardholderId, JobId};
-use domain::{Currency, Mode};
 use maud::html;
 use serde::Deserialize;
 
@@ -121,11 +120,7 @@ pub async fn account(app: web::Data<App>, signed: Signed, id: web::Path<String>)
         h1 { (row.name) }
         p.muted { code { (account.as_str()) } ", made " (when(row.created_at)) }
         h2 { "Live issuing wallets" }
-        dl.figures {
-            @for currency in [Currency::Usd, Currency::Ngn] {
-                div { dt { (currency.code()) } dd data-wallet=(currency.code()) { (money(currency, live.of(currency))) } }
-            }
-        }
+        (wallets(&live))
         form.card method="post" action={(path) "/credit"} {
             h3 { "Credit the live wallet (money received)" }
             (csrf(&signed))
@@ -150,7 +145,7 @@ pub async fn account(app: web::Data<App>, signed: Signed, id: web::Path<String>)
             thead { tr { th { "Email" } th { "Role" } } }
             tbody { @for u in &users { tr { td { (u.email) } td { (role(&u.seat)) } } } }
         }
-        form.card method="post" action="/operator/invite" {
+        form.card method="post" action="/users/invite" {
             h3 { "Invite a user" }
             (csrf(&signed))
             input type="hidden" name="account" value=(account.as_str());
@@ -410,35 +405,6 @@ pub async fn check_ledger(
     app.audit(&posted.signed.actor, None, "ran the ledger check", detail)
         .await?;
     Ok(ledger_page(&posted.signed, StatusCode::OK, Some(&breaches)))
-}
-
-/// The operator invites a user to an account (its first admin again, say).
-#[derive(Deserialize)]
-pub struct OperatorInviteForm {
-    #[serde(default)]
-    account: String,
-    #[serde(default)]
-    email: String,
-    #[serde(default)]
-    role: String,
-}
-
-pub async fn invite(
-    app: web::Data<App>,
-    req: HttpRequest,
-    posted: Posted<OperatorInviteForm>,
-) -> Result<HttpResponse, Problem> {
-    posted.signed.operator_acting()?;
-    let account = AccountId::new(posted.form.account.as_str());
-    app.console_account(&posted.signed.actor.user, &account).await?;
-    let role = Role::parse("role", &posted.form.role)?;
-    let invited = invite_to(&app, &posted.signed, &account, &posted.form.email, role).await?;
-    let body = html! {
-        h1 { "Invited" }
-        (invitation(&req, &posted.form.email, &invited))
-        p { a href={"/operator/accounts/" (account.as_str())} { "Back to the account" } }
-    };
-    Ok(page(&posted.signed, Mode::Live, "Invited", body))
 }
 
 /// One of a case's images, fetched from the URL stored on the case, and

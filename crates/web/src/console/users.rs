@@ -63,6 +63,8 @@ pub fn invitation(req: &HttpRequest, email: &str, invited: &Invited) -> Markup {
 
 #[derive(Deserialize)]
 pub struct InviteForm {
+    /// The operator's: which account (an account's admin invites to theirs).
+    account: Option<String>,
     #[serde(default)]
     email: String,
     #[serde(default)]
@@ -74,30 +76,28 @@ pub async fn invite(
     req: HttpRequest,
     posted: Posted<InviteForm>,
 ) -> Result<HttpResponse, Problem> {
-    let account = posted.signed.account()?;
-    let role = Role::parse("role", &posted.form.role)?;
-    let invited = invite_to(&app, &posted.signed, &account, &posted.form.email, role).await?;
+    let (signed, form) = (&posted.signed, &posted.form);
+    let (account, back) = match (signed.actor.user.seat.account(), &form.account) {
+        (Some(own), _) => (own.clone(), "/users".to_string()),
+        (None, Some(named)) => {
+            let named = AccountId::new(named.as_str());
+            app.console_account(&signed.actor.user, &named).await?;
+            let back = format!("/operator/accounts/{}", named.as_str());
+            (named, back)
+        }
+        (None, None) => return Err(domain::InvalidInput::new("account", "is required").into()),
+    };
+    let role = Role::parse("role", &form.role)?;
+    let invited = app.invite(&signed.actor.user, &account, &form.email, role).await?;
+    let detail = format!("{} as {}", form.email.trim().to_lowercase(), role.as_str());
+    app.audit(&signed.actor, Some(&account), "invited a user", detail)
+        .await?;
     let body = html! {
         h1 { "Invited" }
-        (invitation(&req, &posted.form.email, &invited))
-        p { a href="/users" { "Back to the team" } }
+        (invitation(&req, &form.email, &invited))
+        p { a href=(back) { "Back" } }
     };
-    Ok(page(&posted.signed, Mode::Test, "Invited", body))
-}
-
-/// Invites `email` to `account` as `role`, and audits it.
-pub async fn invite_to(
-    app: &App,
-    signed: &Signed,
-    account: &AccountId,
-    email: &str,
-    role: Role,
-) -> Result<Invited, Problem> {
-    let invited = app.invite(&signed.actor.user, account, email, role).await?;
-    let detail = format!("{} as {}", email.trim().to_lowercase(), role.as_str());
-    app.audit(&signed.actor, Some(account), "invited a user", detail)
-        .await?;
-    Ok(invited)
+    Ok(page(signed, Mode::Test, "Invited", body))
 }
 
 pub async fn audit(app: web::Data<App>, signed: Signed) -> Result<HttpResponse, Problem> {

@@ -6,8 +6,10 @@ pub(crate) use crate::charts::money;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use domain::console::Refusal;
-use domain::{DomainError, ErrorKind, Mode, Timestamp};
+use domain::paging::Paging;
+use domain::{Currency, DomainError, ErrorKind, Mode, Timestamp};
 use maud::{DOCTYPE, Markup, html};
+use ports::wallets::WalletBalances;
 use std::fmt;
 
 /// The hosted pages' policy: this listener's stylesheet and forms only.
@@ -85,6 +87,27 @@ fn mode_switch(mode: Mode) -> Markup {
     html! {
         @for (m, label) in [(Mode::Test, "Sandbox"), (Mode::Live, "Live")] {
             @if m == mode { strong aria-current="page" { (label) } } @else { a href=(mode_query(m)) { (label) } }
+        }
+    }
+}
+
+/// Links to the page before and the page after, `link` making a page's URL.
+pub fn pages(paging: &Paging, link: impl Fn(u64) -> String) -> Markup {
+    html! {
+        nav.pages aria-label="Pages" {
+            @if let Some(previous) = paging.previous { a href=(link(previous)) { "Previous" } }
+            @if let Some(next) = paging.next { a href=(link(next)) { "Next" } }
+        }
+    }
+}
+
+/// An account's issuing wallets of one mode.
+pub fn wallets(balances: &WalletBalances) -> Markup {
+    html! {
+        dl.figures {
+            @for currency in [Currency::Usd, Currency::Ngn] {
+                div { dt { (currency.code()) } dd data-wallet=(currency.code()) { (money(currency, balances.of(currency))) } }
+            }
         }
     }
 }
