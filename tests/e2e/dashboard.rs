@@ -228,8 +228,16 @@ async fn the_console_keeps_accounts_apart_viewers_reading_and_forms_to_their_ses
         assert_eq!(ops.post("/users/invite", &second).await.status, 200);
         let nowhere = [("account", "acct_nope"), ("email", "cy@acme.ng"), ("role", "admin")];
         assert_eq!(ops.post("/users/invite", &nowhere).await.status, 404);
-        let operator = [("account", acme.as_str()), ("email", "op2@acme.ng"), ("role", "operator")];
-        assert_eq!(ops.post("/users/invite", &operator).await.status, 403, "operators come from the CLI only");
+        let operator = [
+            ("account", acme.as_str()),
+            ("email", "op2@acme.ng"),
+            ("role", "operator"),
+        ];
+        assert_eq!(
+            ops.post("/users/invite", &operator).await.status,
+            403,
+            "operators come from the CLI only"
+        );
         // Another account's cardholder and card (the sandbox's own).
         s.fund_wallet(100_000).await;
         let holder = s.cardholder(7).await;

@@ -154,24 +154,38 @@ impl SessionWindow {
     }
 }
 
-/// What a wrong password does to a login: its count goes up by one, and
-/// a count of [`LOCK_AFTER`] or more locks it until `until`.
+/// Where a login stands: its attempts in a row that did not sign in, and
+/// the lock they set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Lockout {
-    pub until: Timestamp,
+pub struct LoginCount {
+    pub failed: i32,
+    pub locked_until: Option<Timestamp>,
 }
 
-impl Lockout {
-    pub fn at(now: Timestamp) -> Self {
-        Self {
-            until: now.plus(LOCK_SECS),
-        }
-    }
+/// What a sign-in attempt may do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attempt {
+    /// Nothing is checked until then, not even a right password.
+    Locked(Timestamp),
+    /// The attempt is counted (the count it leaves, stored before any
+    /// check, so attempts raced together each take a place), then checked;
+    /// one that signs in starts the count again.
+    Check(LoginCount),
+}
 
-    /// Whether a login with `failed` wrong passwords in a row is locked.
-    pub fn locks(self, failed: i32) -> bool {
-        failed >= LOCK_AFTER
+/// The attempt a login in `count` allows at `now`: at most [`LOCK_AFTER`]
+/// attempts are checked before a lock of [`LOCK_SECS`]; a lock that ran
+/// out starts the count again.
+pub fn attempt(count: LoginCount, now: Timestamp) -> Attempt {
+    if let Some(until) = count.locked_until.filter(|until| *until > now) {
+        return Attempt::Locked(until);
     }
+    let before = if count.locked_until.is_some() { 0 } else { count.failed };
+    let failed = before.saturating_add(1);
+    Attempt::Check(LoginCount {
+        failed,
+        locked_until: (failed >= LOCK_AFTER).then(|| now.plus(LOCK_SECS)),
+    })
 }
 
 /// An email as kept: trimmed and in lower case, as the `email_address`
@@ -245,11 +259,36 @@ mod tests {
     }
 
     #[test]
-    fn the_fifth_wrong_password_in_a_row_locks_for_fifteen_minutes() {
-        let lockout = Lockout::at(Timestamp::from_unix(1_000));
-        assert_eq!(lockout.until, Timestamp::from_unix(1_000 + 900));
-        assert!(!lockout.locks(4));
-        assert!(lockout.locks(5) && lockout.locks(i32::MAX));
+    fn five_attempts_are_checked_then_none_until_the_lock_runs_out() {
+        let now = Timestamp::from_unix(1_000);
+        let mut count = LoginCount {
+            failed: 0,
+            locked_until: None,
+        };
+        for n in 1..=LOCK_AFTER {
+            let Attempt::Check(next) = attempt(count, now) else {
+                panic!("attempt {n} is checked")
+            };
+            assert_eq!(next.failed, n);
+            assert_eq!(next.locked_until.is_some(), n == LOCK_AFTER, "the fifth sets the lock");
+            count = next;
+        }
+        let until = now.plus(LOCK_SECS);
+        assert_eq!(attempt(count, now.plus(LOCK_SECS - 1)), Attempt::Locked(until));
+        let after = attempt(count, until);
+        assert_eq!(
+            after,
+            Attempt::Check(LoginCount {
+                failed: 1,
+                locked_until: None
+            }),
+            "a new count"
+        );
+        let most = LoginCount {
+            failed: i32::MAX,
+            locked_until: None,
+        };
+        assert!(matches!(attempt(most, now), Attempt::Check(c) if c.failed == i32::MAX));
     }
 
     #[test]

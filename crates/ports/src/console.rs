@@ -2,7 +2,7 @@
 //! and how passwords are hashed.
 
 use crate::StoreError;
-use domain::console::{Lockout, Seat, SessionWindow};
+use domain::console::{LoginCount, Seat, SessionWindow};
 use domain::ids::AccountId;
 use domain::{Secret, Timestamp};
 
@@ -33,7 +33,7 @@ pub struct User {
 pub struct Login {
     pub user: User,
     pub password_hash: Option<String>,
-    pub locked_until: Option<Timestamp>,
+    pub count: LoginCount,
     /// Their TOTP secret, sealed (`Place::console_totp`), once set up.
     pub totp_sealed: Option<Vec<u8>>,
 }
@@ -85,15 +85,18 @@ pub trait ConsoleStore: Send + Sync {
         now: Timestamp,
     ) -> Result<Option<User>, StoreError>;
 
+    /// Whether a user's link with this lookup hash is unused and
+    /// unexpired at `now`.
+    async fn link_open(&self, link_hash: &str, now: Timestamp) -> Result<bool, StoreError>;
+
     async fn login(&self, email: &str) -> Result<Option<Login>, StoreError>;
 
     /// Sets up the user's second factor, unless they have one (`false`).
     async fn set_totp(&self, user_id: &str, sealed: Vec<u8>) -> Result<bool, StoreError>;
 
-    /// Counts a wrong password, in one transaction: the count goes up by
-    /// one (raced wrong passwords each count), and locks the login when
-    /// `lockout` says the new count does. Returns the new count.
-    async fn wrong_password(&self, user_id: &str, lockout: Lockout) -> Result<i32, StoreError>;
+    /// Counts an attempt: the login's count becomes `next` if it still
+    /// is `seen` (`false`: another attempt counted first; read again).
+    async fn count_attempt(&self, user_id: &str, seen: LoginCount, next: LoginCount) -> Result<bool, StoreError>;
 
     /// A right password: the count of wrong ones starts again, and the
     /// session starts.

@@ -44,8 +44,17 @@ pub trait RewardStore: Send + Sync {
     /// The account's rules in `mode`: the defaults, switched off, until set.
     async fn rules(&self, account: &AccountId, mode: Mode) -> Result<RewardRules, StoreError>;
 
-    /// `false` when there is no such account.
-    async fn set_rules(&self, account: &AccountId, mode: Mode, rules: RewardRules) -> Result<bool, StoreError>;
+    /// Stores the account's rules of `mode`; on rules stored before, the
+    /// switch (`rules.enabled`) only when `switch` (the operator's change):
+    /// an account's own change raced with the operator's switch never
+    /// undoes it. `false` when there is no such account.
+    async fn set_rules(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        rules: RewardRules,
+        switch: bool,
+    ) -> Result<bool, StoreError>;
 
     /// The operator's imported catalogue, or the shipped one.
     async fn catalogue(&self) -> Result<Catalogue, StoreError>;

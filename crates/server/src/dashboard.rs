@@ -3,6 +3,7 @@
 //! to keep off the public network.
 
 use actix_web::dev::Server;
+use actix_web::middleware::from_fn;
 use actix_web::web::Data;
 use actix_web::{App, HttpServer};
 use anyhow::Context;
@@ -22,6 +23,7 @@ pub fn start(
     let addr = listener.local_addr()?;
     let server = HttpServer::new(move || {
         App::new()
+            .wrap(from_fn(web::console::whole))
             .app_data(app.clone())
             .configure(|cfg| web::console::configure(cfg, settings.clone()))
     })

@@ -1,6 +1,6 @@
 //! Argon2id password hashes (the `argon2` crate, with its default
 //! parameters: RFC 9106's second recommendation, 19 MiB and 2 passes), in
-//! the PHC string form, computed on tokio's blocking threads.
+//! the PHC string form, computed on two threads of their own.
 
 use argon2::Argon2;
 use argon2::password_hash::rand_core::OsRng;
@@ -8,7 +8,8 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 use domain::Secret;
 use ports::StoreError;
 use ports::console::Passwords;
-use std::sync::LazyLock;
+use std::sync::mpsc::SyncSender;
+use std::sync::{Arc, LazyLock, Mutex};
 
 pub struct Argon2id;
 
@@ -28,29 +29,56 @@ fn verify(password: &str, hash: &str) -> bool {
     PasswordHash::new(hash).is_ok_and(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
 }
 
-/// How many hashes run at once: each takes 19 MiB and a core for tens of
-/// milliseconds, so a burst of sign-ins queues here rather than taking
-/// the machine's memory.
-static RUNNING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(2);
+/// The threads that hash, and how many hashes may wait for them. Two
+/// threads of their own, written here because tokio's blocking pool
+/// would not do: each hash takes 19 MiB, which the allocator keeps per
+/// thread, and a burst of sign-ins spread over hundreds of blocking
+/// threads grew the process by gigabytes. A hash past the queue is
+/// refused at once (503), so a flood cannot queue without end either.
+const THREADS: usize = 2;
+const QUEUE: usize = 32;
 
-async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, StoreError> {
-    let _turn = RUNNING
-        .acquire()
+type Job = Box<dyn FnOnce() + Send>;
+
+static POOL: LazyLock<SyncSender<Job>> = LazyLock::new(|| {
+    let (jobs, queue) = std::sync::mpsc::sync_channel::<Job>(QUEUE);
+    let queue = Arc::new(Mutex::new(queue));
+    for n in 0..THREADS {
+        let queue = Arc::clone(&queue);
+        let worker = move || {
+            // The lock is held only to take a job, never while it runs.
+            while let Ok(job) = queue.lock().map_err(drop).and_then(|q| q.recv().map_err(drop)) {
+                job();
+            }
+        };
+        if let Err(e) = std::thread::Builder::new().name(format!("argon2-{n}")).spawn(worker) {
+            tracing::error!(error = %e, "a password hashing thread could not start");
+        }
+    }
+    jobs
+});
+
+/// Runs `work` on a hashing thread.
+async fn hashing<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> Result<T, StoreError> {
+    let (done, result) = tokio::sync::oneshot::channel();
+    let job: Job = Box::new(move || {
+        let _ = done.send(work());
+    });
+    POOL.try_send(job)
+        .map_err(|_| StoreError::overloaded("password hashing"))?;
+    result
         .await
-        .map_err(|e| StoreError::new(format!("a password hash's turn: {e}")))?;
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| StoreError::new(format!("a password hash's thread: {e}")))
+        .map_err(|_| StoreError::new("a password hash's thread stopped"))
 }
 
 #[async_trait::async_trait]
 impl Passwords for Argon2id {
     async fn hash(&self, password: Secret<String>) -> Result<String, StoreError> {
-        blocking(move || hash(password.expose())).await?
+        hashing(move || hash(password.expose())).await?
     }
 
     async fn verify(&self, password: Secret<String>, hash: Option<String>) -> Result<bool, StoreError> {
-        blocking(move || match hash {
+        hashing(move || match hash {
             Some(hash) => verify(password.expose(), &hash),
             None => {
                 verify(password.expose(), &DECOY);

@@ -5,7 +5,7 @@ use super::{Db, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use domain::Timestamp;
-use domain::console::{Lockout, Role, Seat, SessionWindow};
+use domain::console::{LoginCount, Role, Seat, SessionWindow};
 use domain::ids::AccountId;
 use ports::StoreError;
 use ports::console::{AccountRow, AuditEntry, ConsoleStore, Login, NewSession, NewUser, User};
@@ -101,6 +101,18 @@ impl ConsoleStore for Db {
         row.map(user).transpose()
     }
 
+    async fn link_open(&self, link_hash: &str, now: Timestamp) -> Result<bool, StoreError> {
+        let found = with_conn!(self.pool(), |conn| {
+            dashboard_users::table
+                .filter(dashboard_users::link_hash.eq(link_hash))
+                .filter(dashboard_users::link_expires_at.gt(now.unix()))
+                .count()
+                .get_result::<i64>(conn)
+                .await
+        })?;
+        Ok(found > 0)
+    }
+
     async fn login(&self, email: &str) -> Result<Option<Login>, StoreError> {
         let row = with_conn!(self.pool(), |conn| {
             dashboard_users::table
@@ -108,18 +120,21 @@ impl ConsoleStore for Db {
                 .select((
                     user_columns!(),
                     dashboard_users::password_hash,
-                    dashboard_users::locked_until,
+                    (dashboard_users::failed_logins, dashboard_users::locked_until),
                     dashboard_users::totp_sealed,
                 ))
-                .first::<(UserRow, Option<String>, Option<i64>, Option<Vec<u8>>)>(conn)
+                .first::<(UserRow, Option<String>, (i32, Option<i64>), Option<Vec<u8>>)>(conn)
                 .await
                 .optional()
         })?;
-        row.map(|(row, password_hash, locked_until, totp_sealed)| {
+        row.map(|(row, password_hash, (failed, locked_until), totp_sealed)| {
             Ok(Login {
                 user: user(row)?,
                 password_hash,
-                locked_until: locked_until.map(Timestamp::from_unix),
+                count: LoginCount {
+                    failed,
+                    locked_until: locked_until.map(Timestamp::from_unix),
+                },
                 totp_sealed,
             })
         })
@@ -140,26 +155,28 @@ impl ConsoleStore for Db {
         Ok(updated == 1)
     }
 
-    async fn wrong_password(&self, user_id: &str, lockout: Lockout) -> Result<i32, StoreError> {
-        let failed = with_conn!(self.pool(), |conn| {
-            conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                let mine = || dashboard_users::table.filter(dashboard_users::id.eq(user_id));
-                let failed = diesel::update(mine())
-                    .set(dashboard_users::failed_logins.eq(dashboard_users::failed_logins + 1))
-                    .returning(dashboard_users::failed_logins)
-                    .get_result::<i32>(conn)
-                    .await?;
-                if lockout.locks(failed) {
-                    diesel::update(mine())
-                        .set(dashboard_users::locked_until.eq(lockout.until.unix()))
-                        .execute(conn)
-                        .await?;
+    async fn count_attempt(&self, user_id: &str, seen: LoginCount, next: LoginCount) -> Result<bool, StoreError> {
+        let next_lock = next.locked_until.map(Timestamp::unix);
+        let updated = with_conn!(self.pool(), |conn| {
+            let mine = dashboard_users::table
+                .filter(dashboard_users::id.eq(user_id))
+                .filter(dashboard_users::failed_logins.eq(seen.failed));
+            let set = (
+                dashboard_users::failed_logins.eq(next.failed),
+                dashboard_users::locked_until.eq(next_lock),
+            );
+            match seen.locked_until {
+                Some(until) => {
+                    let unchanged = mine.filter(dashboard_users::locked_until.eq(until.unix()));
+                    diesel::update(unchanged).set(set).execute(conn).await
                 }
-                Ok(failed)
-            })
-            .await
+                None => {
+                    let unchanged = mine.filter(dashboard_users::locked_until.is_null());
+                    diesel::update(unchanged).set(set).execute(conn).await
+                }
+            }
         })?;
-        Ok(failed)
+        Ok(updated == 1)
     }
 
     async fn start_session(&self, session: NewSession) -> Result<(), StoreError> {

@@ -78,13 +78,19 @@ impl RewardStore for Db {
         })
     }
 
-    async fn set_rules(&self, account: &AccountId, mode: Mode, rules: RewardRules) -> Result<bool, StoreError> {
-        let values = (
-            reward_rules::enabled.eq(rules.enabled),
+    async fn set_rules(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        rules: RewardRules,
+        switch: bool,
+    ) -> Result<bool, StoreError> {
+        let thresholds = (
             reward_rules::spend_threshold.eq(rules.spend_threshold.minor()),
             reward_rules::monthly_debits.eq(i32::try_from(rules.monthly_debits).unwrap_or(i32::MAX)),
             reward_rules::inactivity_days.eq(i32::try_from(rules.inactivity_days).unwrap_or(i32::MAX)),
         );
+        let enabled = reward_rules::enabled.eq(rules.enabled);
         let set = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
                 let exists = accounts::table
@@ -95,17 +101,19 @@ impl RewardStore for Db {
                 if exists == 0 {
                     return Ok(false);
                 }
-                diesel::insert_into(reward_rules::table)
+                let upsert = diesel::insert_into(reward_rules::table)
                     .values((
                         reward_rules::account_id.eq(account.as_str()),
                         reward_rules::livemode.eq(mode.is_live()),
-                        values,
+                        enabled,
+                        thresholds,
                     ))
                     .on_conflict((reward_rules::account_id, reward_rules::livemode))
-                    .do_update()
-                    .set(values)
-                    .execute(conn)
-                    .await?;
+                    .do_update();
+                match switch {
+                    true => upsert.set((enabled, thresholds)).execute(conn).await?,
+                    false => upsert.set(thresholds).execute(conn).await?,
+                };
                 Ok(true)
             })
             .await

@@ -9,6 +9,10 @@ use ports::StoreError;
 use ports::console::{Login, NewSession, User};
 use ports::vault::{Place, SealedField};
 
+/// How many times an attempt reads its login again after another attempt
+/// counted first.
+const COUNT_RACES: usize = 16;
+
 /// A user signed in, and their session's token: it goes in the cookie,
 /// and only its lookup hash is stored.
 #[derive(Debug)]
@@ -36,20 +40,16 @@ impl App {
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn sign_in(&self, email: &str, password: Secret<String>, code: &str) -> Result<SignedIn, SignInError> {
         let email = console::email("email", email).unwrap_or_default();
-        let login = self.ports.console.login(&email).await?;
         let now = self.ports.clock.now();
-        if let Some(until) = login.as_ref().and_then(|l| l.locked_until).filter(|until| *until > now) {
-            return Err(SignInError::Locked(until));
-        }
-        let hash = login.as_ref().and_then(|l| l.password_hash.clone());
-        let right = self.ports.passwords.verify(password, hash).await?;
-        let Some(login) = login else {
+        let Some(login) = self.counted_attempt(&email, now).await? else {
+            // An unknown email costs a password check too.
+            self.ports.passwords.verify(password, None).await?;
             return Err(SignInError::Wrong);
         };
-        let right = right && self.second_factor_holds(&login, code, now)?;
+        let hash = login.password_hash.clone();
+        let right =
+            self.ports.passwords.verify(password, hash).await? && self.second_factor_holds(&login, code, now)?;
         if !right {
-            let lockout = console::Lockout::at(now);
-            self.ports.console.wrong_password(&login.user.id, lockout).await?;
             return Err(SignInError::Wrong);
         }
         let token = self.ports.ids.secret(TOKEN_CHARS);
@@ -63,6 +63,32 @@ impl App {
             user: login.user,
             token,
         })
+    }
+
+    /// The login of `email` once this attempt is counted in it (`None`:
+    /// no such login), or the lock that refuses it. Each attempt takes its
+    /// place in the count before anything is checked: attempts raced
+    /// together are checked [`console::LOCK_AFTER`] at most.
+    async fn counted_attempt(&self, email: &str, now: domain::Timestamp) -> Result<Option<Login>, SignInError> {
+        for _ in 0..COUNT_RACES {
+            let Some(login) = self.ports.console.login(email).await? else {
+                return Ok(None);
+            };
+            let next = match console::attempt(login.count, now) {
+                console::Attempt::Locked(until) => return Err(SignInError::Locked(until)),
+                console::Attempt::Check(next) => next,
+            };
+            if self
+                .ports
+                .console
+                .count_attempt(&login.user.id, login.count, next)
+                .await?
+            {
+                return Ok(Some(login));
+            }
+        }
+        // Lost every race: so many attempts at once that one is refused.
+        Err(SignInError::Locked(now.plus(console::LOCK_SECS)))
     }
 
     /// Whether `code` is the login's second factor's now (true without
@@ -104,10 +130,10 @@ impl App {
 mod tests {
     use super::*;
     use crate::testing::Mocks;
-    use domain::console::{Role, Seat};
+    use domain::console::{LoginCount, Role, Seat};
     use ports::console::Login;
 
-    fn login(locked_until: Option<i64>) -> Login {
+    fn login(failed: i32, locked_until: Option<i64>) -> Login {
         Login {
             user: User {
                 id: "usr_1".into(),
@@ -120,7 +146,10 @@ mod tests {
             },
             password_hash: Some("$argon2id$...".into()),
             totp_sealed: None,
-            locked_until: locked_until.map(Timestamp::from_unix),
+            count: LoginCount {
+                failed,
+                locked_until: locked_until.map(Timestamp::from_unix),
+            },
         }
     }
 
@@ -129,24 +158,49 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_wrong_password_is_counted_with_the_lock_it_would_set() {
+    async fn the_fifth_attempt_is_counted_with_its_lock_before_its_password_is_checked() {
         let mut m = Mocks::default();
-        m.console.expect_login().returning(|_| Ok(Some(login(None))));
+        m.console.expect_login().returning(|_| Ok(Some(login(4, None))));
         m.clock.expect_now().return_const(Timestamp::from_unix(1_000));
-        m.passwords.expect_verify().returning(|_, _| Ok(false));
+        let mut order = mockall::Sequence::new();
         m.console
-            .expect_wrong_password()
-            .withf(|id, lockout| id == "usr_1" && lockout.until == Timestamp::from_unix(1_000 + 900))
+            .expect_count_attempt()
+            .withf(|id, seen, next| {
+                id == "usr_1"
+                    && seen.failed == 4
+                    && *next
+                        == LoginCount {
+                            failed: 5,
+                            locked_until: Some(Timestamp::from_unix(1_900)),
+                        }
+            })
             .times(1)
-            .returning(|_, _| Ok(5));
+            .in_sequence(&mut order)
+            .returning(|_, _, _| Ok(true));
+        m.passwords
+            .expect_verify()
+            .times(1)
+            .in_sequence(&mut order)
+            .returning(|_, _| Ok(false));
         let e = m.app().sign_in("ada@example.ng", pw(), "").await.unwrap_err();
         assert!(matches!(e, SignInError::Wrong), "{e}");
     }
 
     #[tokio::test]
+    async fn an_attempt_that_lost_a_race_reads_the_count_again_and_may_find_it_locked() {
+        let mut m = Mocks::default();
+        let mut reads = vec![login(5, Some(1_900)), login(4, None)];
+        m.console.expect_login().returning(move |_| Ok(reads.pop()));
+        m.clock.expect_now().return_const(Timestamp::from_unix(1_000));
+        m.console.expect_count_attempt().times(1).returning(|_, _, _| Ok(false));
+        let e = m.app().sign_in("ada@example.ng", pw(), "").await.unwrap_err();
+        assert!(matches!(e, SignInError::Locked(t) if t.unix() == 1_900), "{e}");
+    }
+
+    #[tokio::test]
     async fn a_locked_login_checks_no_password_even_a_right_one() {
         let mut m = Mocks::default();
-        m.console.expect_login().returning(|_| Ok(Some(login(Some(1_500)))));
+        m.console.expect_login().returning(|_| Ok(Some(login(5, Some(1_500)))));
         m.clock.expect_now().return_const(Timestamp::from_unix(1_000));
         let e = m.app().sign_in("ada@example.ng", pw(), "").await.unwrap_err();
         assert!(matches!(e, SignInError::Locked(t) if t.unix() == 1_500), "{e}");

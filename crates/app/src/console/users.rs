@@ -88,8 +88,11 @@ impl App {
         admin_email: &str,
     ) -> Result<(CreatedAccount, Invited), ConsoleError> {
         by.seat.operator_acts(by.second_factor)?;
-        // Checked first: a bad email makes no account.
-        console::email("admin_email", admin_email)?;
+        // Checked first: a bad or taken email makes no account.
+        let email = console::email("admin_email", admin_email)?;
+        if self.ports.console.login(&email).await?.is_some() {
+            return Err(InvalidInput::new("admin_email", "already has a dashboard login").into());
+        }
         let created = self.create_account(details, false).await?;
         let invited = self.invite(by, &created.account_id, admin_email, Role::Admin).await?;
         Ok((created, invited))
@@ -99,8 +102,12 @@ impl App {
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn set_password(&self, link_token: &str, password: Secret<String>) -> Result<User, SetPasswordError> {
         console::password("password", password.expose())?;
-        let hash = self.ports.passwords.hash(password).await?;
         let link_hash = self.ports.vault.lookup_hash(link_token);
+        // No hash for a link that is no user's: a made-up one costs nothing.
+        if !self.ports.console.link_open(&link_hash, self.ports.clock.now()).await? {
+            return Err(SetPasswordError::Link);
+        }
+        let hash = self.ports.passwords.hash(password).await?;
         self.ports
             .console
             .set_password(&link_hash, &hash, self.ports.clock.now())

@@ -70,7 +70,8 @@ impl App {
             inactivity_days: change.inactivity_days.unwrap_or(current.inactivity_days),
         }
         .validate()?;
-        if !self.ports.rewards.set_rules(account, mode, rules).await? {
+        let switch = change.enabled.is_some();
+        if !self.ports.rewards.set_rules(account, mode, rules, switch).await? {
             return Err(domain::InvalidInput::new("account_id", "no account with this id").into());
         }
         self.reward_switches.forget(&(account.clone(), mode));
@@ -197,7 +198,7 @@ mod tests {
         };
         // Three reads of the switch, and the change's read of the rules.
         m.rewards.expect_rules().times(4).returning(move |_, _| Ok(on));
-        m.rewards.expect_set_rules().times(1).returning(|_, _, _| Ok(true));
+        m.rewards.expect_set_rules().times(1).returning(|_, _, _, _| Ok(true));
         m.jobs.expect_schedule().times(4).returning(|_, _, _| Ok(()));
         let app = m.app();
         let (account, holder) = (AccountId::new("acct_1"), CardholderId::new("ch_1"));

@@ -18,6 +18,9 @@ mod sign_in;
 mod users;
 mod view;
 
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
 use actix_web::web;
 use domain::Amount;
 use ports::ledger::LedgerAudit;
@@ -34,7 +37,19 @@ pub struct ConsoleSettings {
 /// The console's stylesheet.
 pub const STYLESHEET: &str = "/console.css";
 
-/// The console's routes, at the root of its listener.
+/// Each request runs as a task of its own, to its end: a client that goes
+/// away cancels nothing half-way (an action done and not yet audited, a
+/// SQLite call dropped mid-flight). The API's requests run so too.
+pub async fn whole(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    actix_web::rt::spawn(next.call(req))
+        .await
+        .map_err(|_| actix_web::error::ErrorInternalServerError("the request's task failed"))?
+}
+
+/// The console's routes, at the root of its listener (wrapped in [`whole`]).
 pub fn configure(cfg: &mut web::ServiceConfig, settings: ConsoleSettings) {
     cfg.app_data(web::Data::new(settings))
         .app_data(web::PayloadConfig::new(session::MAX_FORM_BYTES))

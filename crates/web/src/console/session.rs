@@ -67,13 +67,20 @@ impl FromRequest for Signed {
         let app = req.app_data::<web::Data<App>>().cloned();
         let token = req.cookie(COOKIE).map(|c| c.value().to_string());
         let from = origin(req);
+        let (Some(app), Some(token)) = (app, token) else {
+            return Box::pin(async { Err(Problem::SignIn) });
+        };
+        // A task of its own, as the API's key lookup: actix drops the other
+        // extractors' futures when one fails (a bad query), and a storage
+        // query must not be cancelled half-way.
+        let lookup = actix_web::rt::spawn(async move {
+            let user = app.console_session(&token).await?;
+            Ok::<_, ports::StoreError>(user.map(|user| (user, app.csrf_token(&token), token)))
+        });
         Box::pin(async move {
-            let (Some(app), Some(token)) = (app, token) else {
-                return Err(Problem::SignIn);
-            };
-            match app.console_session(&token).await? {
-                Some(user) => Ok(Signed {
-                    csrf: app.csrf_token(&token),
+            match lookup.await.map_err(|_| Problem::Unavailable)?? {
+                Some((user, csrf, token)) => Ok(Signed {
+                    csrf,
                     actor: Actor { user, from },
                     token: Secret::new(token),
                 }),
