@@ -348,6 +348,12 @@ async fn the_dashboard_runs_an_account_from_its_making_to_a_frozen_card_in_a_rea
         let secret_field = browser.find(Locator::Css("input[name='secret']")).await.unwrap();
         let totp = secret_field.attr("value").await.unwrap().unwrap();
         submit(&browser, "form[action='/security']", &[("code", &totp_code(&totp))]).await;
+        // Signed out by it: the next sign-in asks for the code.
+        assert_eq!(heading(&browser).await, "Sign in");
+        let code = totp_code(&totp);
+        let signing_in = [("email", "ops@example.ng"), ("password", PASSWORD), ("code", &code)];
+        submit(&browser, "form[action='/login']", &signing_in).await;
+        browser.goto(&format!("{console}/security")).await.unwrap();
         assert!(
             text_of(&browser, "[data-second-factor]")
                 .await

@@ -49,6 +49,8 @@ pub struct Console {
     csrf: String,
     /// The TOTP secret of the user's second factor, once set up.
     totp: Option<String>,
+    /// Who signed in last.
+    email: String,
 }
 
 /// The authenticator's code of `secret` now.
@@ -76,6 +78,7 @@ impl Console {
             cookie: None,
             csrf: String::new(),
             totp: None,
+            email: String::new(),
         }
     }
 
@@ -122,9 +125,9 @@ impl Console {
         self.send(self.form(path, fields)).await
     }
 
-    /// The same, as a page of `origin` posts it.
-    pub async fn post_from(&self, origin: &str, path: &str, fields: &[(&str, &str)]) -> Page {
-        self.send(self.form(path, fields).header("origin", origin)).await
+    /// The same, with a header a client chose.
+    pub async fn post_with(&self, (name, value): (&str, &str), path: &str, fields: &[(&str, &str)]) -> Page {
+        self.send(self.form(path, fields).header(name, value)).await
     }
 
     /// Sets a password through a one-time link.
@@ -142,6 +145,7 @@ impl Console {
             .post_exactly("/login", &[("email", email), ("password", password), ("code", &code)])
             .await;
         if page.status == 303 {
+            self.email = email.to_string();
             self.cookie = page.cookie.clone();
             let security = self.get("/security").await;
             self.csrf = between(&security.body, "name=\"csrf\" value=\"", "\"")
@@ -166,9 +170,13 @@ impl Console {
         let set = self
             .post("/security", &[("secret", &secret), ("code", &totp_code(&secret))])
             .await;
-        assert_eq!(set.status, 303, "{}", set.body);
-        assert!(self.get("/security").await.body.contains("data-second-factor=\"on\""));
+        assert_eq!((set.status, set.location.as_str()), (303, "/login"), "{}", set.body);
+        // Every session signed in without it ended: this one too.
+        assert_eq!(self.get("/security").await.location, "/login");
         self.totp = Some(secret);
+        let email = self.email.clone();
+        assert_eq!(self.sign_in(&email, PASSWORD).await.status, 303);
+        assert!(self.get("/security").await.body.contains("data-second-factor=\"on\""));
     }
 
     /// A new user from a one-time link shown on `page`, signed in.
@@ -222,10 +230,32 @@ async fn the_console_keeps_accounts_apart_viewers_reading_and_forms_to_their_ses
             .await;
         assert_eq!(made.status, 200, "{}", made.body);
         let admin = Console::invited(&ops.base, &made.body, "ada@acme.ng").await;
+        // A taken admin email makes no account.
+        let accounts = |page: &str| page.matches("/operator/accounts/acct_").count();
+        let before = accounts(&ops.get("/operator").await.body);
+        let taken = ops
+            .post(
+                "/operator/accounts",
+                &[("name", "Again"), ("admin_email", "ADA@acme.ng")],
+            )
+            .await;
+        assert_eq!(taken.status, 400, "{}", taken.body);
+        assert_eq!(accounts(&ops.get("/operator").await.body), before, "no account made");
         // The operator invites to an account it names, and to no other.
         let acme = between(&made.body, "<p><code>", "<").unwrap().to_string();
-        let second = [("account", acme.as_str()), ("email", "bo@acme.ng"), ("role", "admin")];
-        assert_eq!(ops.post("/users/invite", &second).await.status, 200);
+        // Its link is on the console's own address, whatever Host a client names.
+        let second = [
+            ("account", acme.as_str()),
+            ("email", "bo@acme.ng"),
+            ("role", "admin"),
+            ("csrf", &ops.csrf),
+        ];
+        let invited = ops
+            .post_with(("x-forwarded-host", "evil.example"), "/users/invite", &second)
+            .await;
+        assert_eq!(invited.status, 200);
+        let link = between(&invited.body, "data-link>", "<").unwrap();
+        assert!(link.starts_with(&format!("{}/set-password?token=", ops.base)), "{link}");
         let nowhere = [("account", "acct_nope"), ("email", "cy@acme.ng"), ("role", "admin")];
         assert_eq!(ops.post("/users/invite", &nowhere).await.status, 404);
         let operator = [
@@ -249,6 +279,9 @@ async fn the_console_keeps_accounts_apart_viewers_reading_and_forms_to_their_ses
         ] {
             assert_eq!(admin.get(&path).await.status, 404, "{path}: {}", db.backend());
         }
+        // A query read twice, and an id with a NUL: refused, no panic, no 503.
+        assert_eq!(admin.get("/?mode=test&mode=live").await.status, 400);
+        assert_eq!(admin.get("/cards/%00").await.status, 404);
         let freeze = admin.post(&format!("/cards/{card}/freeze"), &[("mode", "test")]).await;
         assert_eq!(freeze.status, 404, "{}", freeze.body);
         let d = s.get(&format!("/cards/get_card_details?card_id={card}")).await;
@@ -318,7 +351,7 @@ async fn the_console_keeps_accounts_apart_viewers_reading_and_forms_to_their_ses
         // A sign-in form posted from another site.
         let sign_in = [("email", "ada@acme.ng"), ("password", PASSWORD)];
         let cross = Console::new(&ops.base)
-            .post_from("https://evil.example", "/login", &sign_in)
+            .post_with(("origin", "https://evil.example"), "/login", &sign_in)
             .await;
         assert_eq!((cross.status, cross.cookie), (403, None));
 
@@ -375,9 +408,16 @@ async fn five_wrong_passwords_lock_the_login_and_no_secret_reaches_the_audit_log
             between(&unknown.body, "role=\"alert\">", "<"),
             between(&wrong.body, "role=\"alert\">", "<")
         );
-        for _ in 0..4 {
-            assert_eq!(admin.sign_in("bo@beta.ng", "not the password at all").await.status, 401);
-        }
+        // Twenty wrong passwords at once: four more are checked, then none.
+        let wrong = [("email", "bo@beta.ng"), ("password", "not the password at all")];
+        let burst = (0..20).map(|_| admin.post_exactly("/login", &wrong));
+        let mut statuses: Vec<u16> = futures::future::join_all(burst)
+            .await
+            .iter()
+            .map(|p| p.status)
+            .collect();
+        statuses.sort_unstable();
+        assert_eq!(statuses, [[401; 4].as_slice(), &[429; 16]].concat(), "{}", db.backend());
         let locked = admin.sign_in("bo@beta.ng", PASSWORD).await;
         assert_eq!(locked.status, 429, "the right password is not checked while locked");
         assert!(locked.body.contains("locked until"), "{}", locked.body);

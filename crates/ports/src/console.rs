@@ -91,15 +91,16 @@ pub trait ConsoleStore: Send + Sync {
 
     async fn login(&self, email: &str) -> Result<Option<Login>, StoreError>;
 
-    /// Sets up the user's second factor, unless they have one (`false`).
+    /// Sets up the user's second factor, unless they have one (`false`),
+    /// and ends their sessions: each was signed in without it.
     async fn set_totp(&self, user_id: &str, sealed: Vec<u8>) -> Result<bool, StoreError>;
 
     /// Counts an attempt: the login's count becomes `next` if it still
     /// is `seen` (`false`: another attempt counted first; read again).
     async fn count_attempt(&self, user_id: &str, seen: LoginCount, next: LoginCount) -> Result<bool, StoreError>;
 
-    /// A right password: the count of wrong ones starts again, and the
-    /// session starts.
+    /// A right password: the count of attempts starts again, the user's
+    /// sessions that are over are deleted, and this one starts.
     async fn start_session(&self, session: NewSession) -> Result<(), StoreError>;
 
     /// The user of the session, if `window` admits it; it is seen now,

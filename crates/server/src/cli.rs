@@ -280,6 +280,11 @@ pub struct ServeArgs {
     #[arg(long, env = "ISSUING_DASHBOARD_LISTEN", default_value = "127.0.0.1:8082", value_parser = listener)]
     pub dashboard_listen: Listener,
 
+    /// Where people reach the dashboard (a TLS proxy in front, say), for
+    /// the one-time links it shows. Default: its listen address.
+    #[arg(long, env = "ISSUING_DASHBOARD_URL")]
+    pub dashboard_url: Option<String>,
+
     /// The URL clients reach the API at (a TLS proxy in front, say), named
     /// as the server of the OpenAPI document. Default: the listen address.
     #[arg(long, env = "ISSUING_PUBLIC_URL")]

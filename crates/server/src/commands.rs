@@ -59,11 +59,15 @@ pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCod
     let listener = std::net::TcpListener::bind(args.listen).with_context(|| format!("listening on {}", args.listen))?;
     let relay_listener = std::net::TcpListener::bind(args.relay_listen)
         .with_context(|| format!("listening on {} (the card-details relay)", args.relay_listen))?;
-    let console = web::console::ConsoleSettings {
-        ledger: Arc::new(ledger_db),
-        max_wallet: db_args.max_wallet_balance,
-    };
-    let dashboard = dashboard::start(args.dashboard_listen.0, data.clone(), console)?;
+    let dashboard_url = (args.dashboard_url.as_deref())
+        .map(|v| public_url("--dashboard-url", v))
+        .transpose()?;
+    let dashboard = dashboard::start(
+        (args.dashboard_listen.0, dashboard_url),
+        data.clone(),
+        Arc::new(ledger_db),
+        db_args.max_wallet_balance,
+    )?;
     let (api_addr, relay_addr) = (listener.local_addr()?, relay_listener.local_addr()?);
     let urls = api::PublicUrls {
         api: public_api.unwrap_or(format!("http://{api_addr}")),

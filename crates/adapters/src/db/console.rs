@@ -142,17 +142,25 @@ impl ConsoleStore for Db {
     }
 
     async fn set_totp(&self, user_id: &str, sealed: Vec<u8>) -> Result<bool, StoreError> {
-        let updated = with_conn!(self.pool(), |conn| {
-            diesel::update(
-                dashboard_users::table
-                    .filter(dashboard_users::id.eq(user_id))
-                    .filter(dashboard_users::totp_sealed.is_null()),
-            )
-            .set(dashboard_users::totp_sealed.eq(&sealed))
-            .execute(conn)
+        let set = with_conn!(self.pool(), |conn| {
+            conn.transaction::<_, diesel::result::Error, _>(async |conn| {
+                let set = diesel::update(
+                    dashboard_users::table
+                        .filter(dashboard_users::id.eq(user_id))
+                        .filter(dashboard_users::totp_sealed.is_null()),
+                )
+                .set(dashboard_users::totp_sealed.eq(&sealed))
+                .execute(conn)
+                .await?;
+                // Sessions signed in without it end: the next needs the code.
+                diesel::delete(dashboard_sessions::table.filter(dashboard_sessions::user_id.eq(user_id)))
+                    .execute(conn)
+                    .await?;
+                Ok(set == 1)
+            })
             .await
         })?;
-        Ok(updated == 1)
+        Ok(set)
     }
 
     async fn count_attempt(&self, user_id: &str, seen: LoginCount, next: LoginCount) -> Result<bool, StoreError> {
@@ -189,6 +197,19 @@ impl ConsoleStore for Db {
                     ))
                     .execute(conn)
                     .await?;
+                // The user's sessions that are over go (nothing else reads them).
+                let over = SessionWindow::at(session.started_at);
+                diesel::delete(
+                    dashboard_sessions::table
+                        .filter(dashboard_sessions::user_id.eq(&session.user_id))
+                        .filter(
+                            dashboard_sessions::seen_at
+                                .le(over.seen_after.unix())
+                                .or(dashboard_sessions::started_at.le(over.started_after.unix())),
+                        ),
+                )
+                .execute(conn)
+                .await?;
                 diesel::insert_into(dashboard_sessions::table)
                     .values((
                         dashboard_sessions::token_hash.eq(&session.token_hash),

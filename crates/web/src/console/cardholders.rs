@@ -1,7 +1,7 @@
 //! An account's cardholders: a search by name, phone or id with paging,
 //! and one cardholder's details, KYC state and cards.
 
-use super::session::{ModeQuery, Signed};
+use super::session::{Id, ModeQuery, Signed};
 use super::view::{Problem, mode_query, money, page, pages, when};
 use actix_web::{HttpResponse, web};
 use app::{App, Caller};
@@ -71,12 +71,12 @@ pub fn urlencoded(value: &str) -> String {
 pub async fn show(
     app: web::Data<App>,
     signed: Signed,
-    id: web::Path<String>,
+    Id(id): Id,
     query: web::Query<ModeQuery>,
 ) -> Result<HttpResponse, Problem> {
     let mode = query.mode()?;
     let caller = Caller::console(signed.account()?, mode);
-    let id = CardholderId::new(id.into_inner());
+    let id = CardholderId::new(id);
     let c = app.get_cardholder(&caller, &id).await?;
     let cards = app.cards_of_cardholder(&caller, &id).await?;
     let rewards = app.get_cardholder_rewards(&caller, id.as_str()).await?;

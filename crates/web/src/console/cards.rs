@@ -2,7 +2,7 @@
 //! transactions with their merchants; frozen and unfrozen by an admin.
 //! Never its number or CVV.
 
-use super::session::{ModeQuery, Posted, Signed, parse_mode};
+use super::session::{Id, ModeQuery, Posted, Signed, parse_mode};
 use super::view::{Problem, csrf, mode_name, mode_query, money, page, see_other, when};
 use actix_web::{HttpResponse, web};
 use app::cards::TransactionsQuery;
@@ -44,12 +44,12 @@ fn merchant(enriched: &str) -> String {
 pub async fn show(
     app: web::Data<App>,
     signed: Signed,
-    id: web::Path<String>,
+    Id(id): Id,
     query: web::Query<ModeQuery>,
 ) -> Result<HttpResponse, Problem> {
     let mode = query.mode()?;
     let caller = Caller::console(signed.account()?, mode);
-    let id = CardId::new(id.into_inner());
+    let id = CardId::new(id);
     let card = app.card(&caller, &id).await?;
     let spent = app.card_spending_controls(&caller, &id).await?.spent;
     let asked = TransactionsQuery {
@@ -116,12 +116,12 @@ pub struct CardForm {
 async fn set_active(
     app: web::Data<App>,
     posted: Posted<CardForm>,
-    id: web::Path<String>,
+    id: String,
     active: bool,
 ) -> Result<HttpResponse, Problem> {
     let account = posted.signed.acting()?;
     let mode: Mode = parse_mode(posted.form.mode.as_deref())?;
-    let id = CardId::new(id.into_inner());
+    let id = CardId::new(id);
     app.set_card_active(&Caller::console(account.clone(), mode), &id, active, None)
         .await?;
     let action = if active { "unfroze a card" } else { "froze a card" };
@@ -135,18 +135,10 @@ async fn set_active(
     Ok(see_other(&format!("/cards/{}{}", id.as_str(), mode_query(mode))))
 }
 
-pub async fn freeze(
-    app: web::Data<App>,
-    posted: Posted<CardForm>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, Problem> {
+pub async fn freeze(app: web::Data<App>, posted: Posted<CardForm>, Id(id): Id) -> Result<HttpResponse, Problem> {
     set_active(app, posted, id, false).await
 }
 
-pub async fn unfreeze(
-    app: web::Data<App>,
-    posted: Posted<CardForm>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, Problem> {
+pub async fn unfreeze(app: web::Data<App>, posted: Posted<CardForm>, Id(id): Id) -> Result<HttpResponse, Problem> {
     set_active(app, posted, id, true).await
 }

@@ -1,7 +1,7 @@
 //! The event log: each event with its delivery attempts, redelivery, and
 //! a test event sent to the sandbox's endpoint.
 
-use super::session::{ModeQuery, Posted, Signed, parse_mode};
+use super::session::{Id, ModeQuery, Posted, Signed, parse_mode};
 use super::view::{Problem, csrf, mode_name, mode_query, page, pages, post_button, see_other, when};
 use actix_web::{HttpResponse, web};
 use app::{App, Caller};
@@ -60,12 +60,12 @@ pub async fn list(app: web::Data<App>, signed: Signed, query: web::Query<ListQue
 pub async fn show(
     app: web::Data<App>,
     signed: Signed,
-    id: web::Path<String>,
+    Id(id): Id,
     query: web::Query<ModeQuery>,
 ) -> Result<HttpResponse, Problem> {
     let mode = query.mode()?;
     let caller = Caller::console(signed.account()?, mode);
-    let (event, attempts) = app.get_event(&caller, &EventId::new(id.into_inner())).await?;
+    let (event, attempts) = app.get_event(&caller, &EventId::new(id)).await?;
     let body = html! {
         h1 { (event.event) }
         p.muted { code { (event.id.as_str()) } ", " (when(event.created_at)) ", " (event.delivery_state.as_str()) }
@@ -106,14 +106,10 @@ pub struct EventForm {
     mode: Option<String>,
 }
 
-pub async fn redeliver(
-    app: web::Data<App>,
-    posted: Posted<EventForm>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, Problem> {
+pub async fn redeliver(app: web::Data<App>, posted: Posted<EventForm>, Id(id): Id) -> Result<HttpResponse, Problem> {
     let account = posted.signed.acting()?;
     let mode = parse_mode(posted.form.mode.as_deref())?;
-    let id = EventId::new(id.into_inner());
+    let id = EventId::new(id);
     app.redeliver_event(&Caller::console(account.clone(), mode), &id)
         .await?;
     let detail = format!("{} {}", mode_name(mode), id.as_str());

@@ -32,6 +32,9 @@ pub struct ConsoleSettings {
     /// The ledger check the operator runs on demand (`issuing ledger check`'s).
     pub ledger: Arc<dyn LedgerAudit>,
     pub max_wallet: Amount,
+    /// Where people reach the console: the base of the one-time links it
+    /// shows (never the request's Host, which a client names).
+    pub public_url: String,
 }
 
 /// The console's stylesheet.

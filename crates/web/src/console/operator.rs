@@ -3,7 +3,7 @@
 //! parked jobs, and the ledger check on demand.
 
 use super::ConsoleSettings;
-use super::session::{Posted, Signed, parse_mode};
+use super::session::{Id, Posted, Signed, parse_mode};
 use super::users::{invitation, role};
 use super::view::{Problem, csrf, mode_name, money, page, post_button, see_other, wallets, when};
 use actix_web::http::StatusCode;
@@ -74,7 +74,7 @@ fn given(value: &Option<String>) -> Option<String> {
 
 pub async fn create_account(
     app: web::Data<App>,
-    req: HttpRequest,
+    settings: web::Data<ConsoleSettings>,
     posted: Posted<AccountForm>,
 ) -> Result<HttpResponse, Problem> {
     let form = &posted.form;
@@ -96,15 +96,15 @@ pub async fn create_account(
     let body = html! {
         h1 { "Account made" }
         p { code { (account.as_str()) } ". Its API keys are on its home page, which its admin rolls before first use." }
-        (invitation(&req, &form.admin_email, &invited))
+        (invitation(&settings, &form.admin_email, &invited))
         p { a href={"/operator/accounts/" (account.as_str())} { "To the account" } }
     };
     Ok(page(&posted.signed, Mode::Live, "Account made", body))
 }
 
-pub async fn account(app: web::Data<App>, signed: Signed, id: web::Path<String>) -> Result<HttpResponse, Problem> {
+pub async fn account(app: web::Data<App>, signed: Signed, Id(id): Id) -> Result<HttpResponse, Problem> {
     signed.operator()?;
-    let account = AccountId::new(id.into_inner());
+    let account = AccountId::new(id);
     let row = app.console_account(&signed.actor.user, &account).await?;
     let users = app.console_users(&signed.actor.user, Some(&account)).await?;
     let live = app
@@ -131,7 +131,7 @@ pub async fn account(app: web::Data<App>, signed: Signed, id: web::Path<String>)
             label for="credit-reference" { "Bank reference (credited once)" }
             input id="credit-reference" name="reference" required;
             label for="credit-note" { "Note" }
-            input id="credit-note" name="note";
+            input id="credit-note" name="note" required;
             button type="submit" { "Credit" }
         }
         h2 { "Rewards" }
@@ -172,13 +172,9 @@ pub struct CreditForm {
 }
 
 /// Funding through the dashboard: `issuing wallets credit`'s use case.
-pub async fn credit(
-    app: web::Data<App>,
-    posted: Posted<CreditForm>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, Problem> {
+pub async fn credit(app: web::Data<App>, posted: Posted<CreditForm>, Id(id): Id) -> Result<HttpResponse, Problem> {
     posted.signed.operator_acting()?;
-    let account = AccountId::new(id.into_inner());
+    let account = AccountId::new(id);
     app.console_account(&posted.signed.actor.user, &account).await?;
     let form = &posted.form;
     let credited = app
@@ -216,10 +212,10 @@ pub struct SwitchForm {
 pub async fn rewards_switch(
     app: web::Data<App>,
     posted: Posted<SwitchForm>,
-    id: web::Path<String>,
+    Id(id): Id,
 ) -> Result<HttpResponse, Problem> {
     posted.signed.operator_acting()?;
-    let account = AccountId::new(id.into_inner());
+    let account = AccountId::new(id);
     app.console_account(&posted.signed.actor.user, &account).await?;
     let mode = parse_mode(posted.form.mode.as_deref())?;
     let on = match posted.form.enabled.as_str() {
@@ -299,13 +295,9 @@ pub struct ReviewForm {
 }
 
 /// `issuing review`'s use case.
-pub async fn review(
-    app: web::Data<App>,
-    posted: Posted<ReviewForm>,
-    id: web::Path<String>,
-) -> Result<HttpResponse, Problem> {
+pub async fn review(app: web::Data<App>, posted: Posted<ReviewForm>, Id(id): Id) -> Result<HttpResponse, Problem> {
     posted.signed.operator_acting()?;
-    let id = CardholderId::new(id.into_inner());
+    let id = CardholderId::new(id);
     let form = &posted.form;
     let approve = match form.decision.as_str() {
         "approve" => true,
@@ -361,10 +353,9 @@ pub async fn jobs(app: web::Data<App>, signed: Signed) -> Result<HttpResponse, P
 pub async fn retry_job(
     app: web::Data<App>,
     posted: Posted<serde::de::IgnoredAny>,
-    id: web::Path<String>,
+    Id(id): Id,
 ) -> Result<HttpResponse, Problem> {
     posted.signed.operator_acting()?;
-    let id = id.into_inner();
     if !app.retry_job(&JobId::new(id.as_str())).await? {
         return Err(Problem::NotFound);
     }
@@ -412,10 +403,11 @@ pub async fn check_ledger(
 pub async fn review_image(
     app: web::Data<App>,
     signed: Signed,
-    path: web::Path<(String, String)>,
+    Id(id): Id,
+    req: HttpRequest,
 ) -> Result<HttpResponse, Problem> {
-    let (id, which) = path.into_inner();
-    let which = CaseImage::parse(&which).ok_or(Problem::NotFound)?;
+    let which = req.match_info().get("image").unwrap_or_default();
+    let which = CaseImage::parse(which).ok_or(Problem::NotFound)?;
     let image = match app.case_image(&signed.actor.user, &CardholderId::new(id), which).await {
         Ok(image) => image,
         Err(CaseImageError::Console(e)) => return Err(e.into()),

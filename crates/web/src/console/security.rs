@@ -2,8 +2,8 @@
 //! app, kept once a code from the app proves it.
 
 use super::session::{Posted, Signed};
-use super::view::{Problem, csrf, page, see_other};
-use actix_web::{HttpResponse, web};
+use super::view::{Problem, csrf, page};
+use actix_web::{HttpRequest, HttpResponse, web};
 use app::App;
 use domain::Mode;
 use maud::html;
@@ -45,11 +45,13 @@ pub struct SetUpForm {
     code: String,
 }
 
-pub async fn set_up(app: web::Data<App>, posted: Posted<SetUpForm>) -> Result<HttpResponse, Problem> {
+/// Sets it up, and signs out: every session of the user ends, and the
+/// next sign-in asks for the code.
+pub async fn set_up(app: web::Data<App>, req: HttpRequest, posted: Posted<SetUpForm>) -> Result<HttpResponse, Problem> {
     let user = &posted.signed.actor.user;
     app.set_up_second_factor(user, &posted.form.secret, &posted.form.code)
         .await?;
     app.audit(&posted.signed.actor, None, "set up two-step sign-in", String::new())
         .await?;
-    Ok(see_other("/security"))
+    super::sign_in::signed_out(&req)
 }

@@ -124,18 +124,32 @@ impl<T: DeserializeOwned + 'static> FromRequest for Posted<T> {
     }
 }
 
+/// The `{id}` of a path: an id with a control character (a NUL, which
+/// PostgreSQL's text refuses) names nothing, and is answered so (404).
+pub struct Id(pub String);
+
+impl FromRequest for Id {
+    type Error = Problem;
+    type Future = std::future::Ready<Result<Self, Problem>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let id = req.match_info().get("id").unwrap_or_default();
+        std::future::ready(match id.is_empty() || id.chars().any(char::is_control) {
+            true => Err(Problem::NotFound),
+            false => Ok(Id(id.to_string())),
+        })
+    }
+}
+
 /// A request of a sign-in form (no session yet) must come from a page of
 /// this console: a browser names the page's origin, which must be ours.
 pub fn same_origin(req: &HttpRequest) -> Result<(), Problem> {
     let Some(origin) = req.headers().get("origin") else {
         return Ok(());
     };
-    let host = req.connection_info().host().to_string();
-    let ours = origin
-        .to_str()
-        .ok()
-        .and_then(|o| o.split_once("://"))
-        .is_some_and(|(_, rest)| rest == host);
+    let info = req.connection_info();
+    let ours = format!("{}://{}", info.scheme(), info.host());
+    let ours = origin.to_str().is_ok_and(|o| o.eq_ignore_ascii_case(&ours));
     if ours { Ok(()) } else { Err(Problem::Csrf) }
 }
 

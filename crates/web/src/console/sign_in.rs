@@ -84,8 +84,13 @@ pub async fn sign_out(
     let signed: Signed = posted.signed;
     app.sign_out(signed.token.expose()).await?;
     app.audit(&signed.actor, None, "signed out", String::new()).await?;
+    signed_out(&req)
+}
+
+/// To the sign-in page, with the session cookie removed.
+pub fn signed_out(req: &HttpRequest) -> Result<HttpResponse, Problem> {
     let mut response = see_other("/login");
-    let mut gone = session::cookie(&req, "");
+    let mut gone = session::cookie(req, "");
     gone.make_removal();
     response.add_removal_cookie(&gone).map_err(|_| Problem::Unavailable)?;
     Ok(response)

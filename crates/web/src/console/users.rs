@@ -1,9 +1,10 @@
 //! An account's team (its users, and invitations by its admins), and the
 //! audit log.
 
+use super::ConsoleSettings;
 use super::session::{Posted, Signed};
 use super::view::{Problem, csrf, page, when};
-use actix_web::{HttpRequest, HttpResponse, web};
+use actix_web::{HttpResponse, web};
 use app::App;
 use app::console::Invited;
 use domain::Mode;
@@ -44,12 +45,10 @@ pub async fn list(app: web::Data<App>, signed: Signed) -> Result<HttpResponse, P
 }
 
 /// The one-time link of an invitation, shown once to whoever invited.
-pub fn invitation(req: &HttpRequest, email: &str, invited: &Invited) -> Markup {
-    let info = req.connection_info();
+pub fn invitation(settings: &ConsoleSettings, email: &str, invited: &Invited) -> Markup {
     let link = format!(
-        "{}://{}/set-password?token={}",
-        info.scheme(),
-        info.host(),
+        "{}/set-password?token={}",
+        settings.public_url,
         invited.link_token.expose()
     );
     html! {
@@ -73,7 +72,7 @@ pub struct InviteForm {
 
 pub async fn invite(
     app: web::Data<App>,
-    req: HttpRequest,
+    settings: web::Data<ConsoleSettings>,
     posted: Posted<InviteForm>,
 ) -> Result<HttpResponse, Problem> {
     let (signed, form) = (&posted.signed, &posted.form);
@@ -94,7 +93,7 @@ pub async fn invite(
         .await?;
     let body = html! {
         h1 { "Invited" }
-        (invitation(&req, &form.email, &invited))
+        (invitation(&settings, &form.email, &invited))
         p { a href=(back) { "Back" } }
     };
     Ok(page(signed, Mode::Test, "Invited", body))
