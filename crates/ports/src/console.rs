@@ -44,6 +44,10 @@ pub struct NewSession {
     pub token_hash: String,
     pub user_id: String,
     pub started_at: Timestamp,
+    /// Whether the user had a second factor when the attempt was checked.
+    pub second_factor: bool,
+    /// The login's count as this attempt left it.
+    pub counted: LoginCount,
 }
 
 /// One console action, as the audit log keeps it: never a secret.
@@ -99,9 +103,11 @@ pub trait ConsoleStore: Send + Sync {
     /// is `seen` (`false`: another attempt counted first; read again).
     async fn count_attempt(&self, user_id: &str, seen: LoginCount, next: LoginCount) -> Result<bool, StoreError>;
 
-    /// A right password: the count of attempts starts again, the user's
+    /// A right password, in one transaction: unless the user's second
+    /// factor changed since it was checked (`false`: no session), the count
+    /// starts again if no attempt raced in after this one, the user's
     /// sessions that are over are deleted, and this one starts.
-    async fn start_session(&self, session: NewSession) -> Result<(), StoreError>;
+    async fn start_session(&self, session: NewSession) -> Result<bool, StoreError>;
 
     /// The user of the session, if `window` admits it; it is seen now,
     /// in the same statement.

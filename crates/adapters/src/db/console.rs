@@ -187,16 +187,45 @@ impl ConsoleStore for Db {
         Ok(updated == 1)
     }
 
-    async fn start_session(&self, session: NewSession) -> Result<(), StoreError> {
-        with_conn!(self.pool(), |conn| {
+    async fn start_session(&self, session: NewSession) -> Result<bool, StoreError> {
+        let counted_lock = session.counted.locked_until.map(Timestamp::unix);
+        let started = with_conn!(self.pool(), |conn| {
             conn.transaction::<_, diesel::result::Error, _>(async |conn| {
-                diesel::update(dashboard_users::table.filter(dashboard_users::id.eq(&session.user_id)))
-                    .set((
-                        dashboard_users::failed_logins.eq(0),
-                        dashboard_users::locked_until.eq(None::<i64>),
-                    ))
-                    .execute(conn)
-                    .await?;
+                let mine = || dashboard_users::table.filter(dashboard_users::id.eq(&session.user_id));
+                // The user's row, held (a second factor set up meanwhile
+                // waits, then ends this session too), if its second factor
+                // is as it was checked.
+                let itself = dashboard_users::id.eq(dashboard_users::id);
+                let held = match session.second_factor {
+                    true => {
+                        let as_checked = mine().filter(dashboard_users::totp_sealed.is_not_null());
+                        diesel::update(as_checked).set(itself).execute(conn).await?
+                    }
+                    false => {
+                        let as_checked = mine().filter(dashboard_users::totp_sealed.is_null());
+                        diesel::update(as_checked).set(itself).execute(conn).await?
+                    }
+                };
+                if held == 0 {
+                    return Ok(false);
+                }
+                // The count starts again, unless attempts raced in after
+                // this one: they keep their places.
+                let reset = (
+                    dashboard_users::failed_logins.eq(0),
+                    dashboard_users::locked_until.eq(None::<i64>),
+                );
+                let as_left = mine().filter(dashboard_users::failed_logins.eq(session.counted.failed));
+                match counted_lock {
+                    Some(until) => {
+                        let unchanged = as_left.filter(dashboard_users::locked_until.eq(until));
+                        diesel::update(unchanged).set(reset).execute(conn).await?
+                    }
+                    None => {
+                        let unchanged = as_left.filter(dashboard_users::locked_until.is_null());
+                        diesel::update(unchanged).set(reset).execute(conn).await?
+                    }
+                };
                 // The user's sessions that are over go (nothing else reads them).
                 let over = SessionWindow::at(session.started_at);
                 diesel::delete(
@@ -218,11 +247,12 @@ impl ConsoleStore for Db {
                         dashboard_sessions::seen_at.eq(session.started_at.unix()),
                     ))
                     .execute(conn)
-                    .await
+                    .await?;
+                Ok(true)
             })
             .await
         })?;
-        Ok(())
+        Ok(started)
     }
 
     async fn session(&self, token_hash: &str, window: SessionWindow) -> Result<Option<User>, StoreError> {

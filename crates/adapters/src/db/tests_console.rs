@@ -64,8 +64,13 @@ async fn a_session_ends_when_idle_too_long_or_old_enough_and_when_signed_out() {
                 token_hash: token.into(),
                 user_id: "usr_1".into(),
                 started_at: started,
+                second_factor: false,
+                counted: LoginCount {
+                    failed: 1,
+                    locked_until: None,
+                },
             };
-            db.start_session(session).await.unwrap();
+            assert!(db.start_session(session).await.unwrap());
         }
         let seen = async |token: &str, now: Timestamp| {
             let found = db.session(token, SessionWindow::at(now)).await.unwrap();
@@ -121,13 +126,31 @@ async fn an_attempt_is_counted_only_from_the_count_it_read_and_a_session_starts_
             !db.count_attempt("usr_1", read, locked).await.unwrap(),
             "a stale read counts nothing"
         );
-        // A session starts the count again.
-        let session = NewSession {
-            token_hash: "s".into(),
+        // A sign-in checked before a second factor was set up starts no
+        // session once it is.
+        let session = |token: &str, second_factor, counted| NewSession {
+            token_hash: token.into(),
             user_id: "usr_1".into(),
             started_at: at(6_000),
+            second_factor,
+            counted,
         };
-        db.start_session(session).await.unwrap();
+        assert!(!db.start_session(session("s0", true, locked)).await.unwrap());
+        // Attempts counted after this one keep their places...
+        let earlier = LoginCount {
+            failed: 4,
+            locked_until: None,
+        };
+        assert!(db.start_session(session("s1", false, earlier)).await.unwrap());
+        assert_eq!(db.login("ops@x.ng").await.unwrap().unwrap().count, locked);
+        // ... and a session whose attempt was the last starts the count again.
+        assert!(db.start_session(session("s2", false, locked)).await.unwrap());
         assert_eq!(db.login("ops@x.ng").await.unwrap().unwrap().count, read);
+        assert!(db.set_totp("usr_1", b"sealed".to_vec()).await.unwrap());
+        assert!(
+            !db.start_session(session("s3", false, read)).await.unwrap(),
+            "checked without it"
+        );
+        assert!(db.start_session(session("s4", true, read)).await.unwrap());
     }
 }

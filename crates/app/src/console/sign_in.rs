@@ -41,14 +41,22 @@ impl App {
     pub async fn sign_in(&self, email: &str, password: Secret<String>, code: &str) -> Result<SignedIn, SignInError> {
         let email = console::email("email", email).unwrap_or_default();
         let now = self.ports.clock.now();
-        let Some(login) = self.counted_attempt(&email, now).await? else {
+        let Some((login, counted)) = self.counted_attempt(&email, now).await? else {
             // An unknown email costs a password check too.
             self.ports.passwords.verify(password, None).await?;
             return Err(SignInError::Wrong);
         };
-        let hash = login.password_hash.clone();
-        let right =
-            self.ports.passwords.verify(password, hash).await? && self.second_factor_holds(&login, code, now)?;
+        let right = match self.ports.passwords.verify(password, login.password_hash.clone()).await {
+            Ok(right) => right && self.second_factor_holds(&login, code, now)?,
+            Err(e) => {
+                // Not checked (hashing was full): the attempt gives its
+                // place back, unless another counted after it.
+                (self.ports.console)
+                    .count_attempt(&login.user.id, counted, login.count)
+                    .await?;
+                return Err(e.into());
+            }
+        };
         if !right {
             return Err(SignInError::Wrong);
         }
@@ -57,19 +65,29 @@ impl App {
             token_hash: self.ports.vault.lookup_hash(token.expose()),
             user_id: login.user.id.clone(),
             started_at: now,
+            second_factor: login.totp_sealed.is_some(),
+            counted,
         };
-        self.ports.console.start_session(session).await?;
+        // Its second factor was set up meanwhile: that sign-in did not ask
+        // for the code.
+        if !self.ports.console.start_session(session).await? {
+            return Err(SignInError::Wrong);
+        }
         Ok(SignedIn {
             user: login.user,
             token,
         })
     }
 
-    /// The login of `email` once this attempt is counted in it (`None`:
+    /// The login of `email` and the count this attempt left in it (`None`:
     /// no such login), or the lock that refuses it. Each attempt takes its
     /// place in the count before anything is checked: attempts raced
     /// together are checked [`console::LOCK_AFTER`] at most.
-    async fn counted_attempt(&self, email: &str, now: domain::Timestamp) -> Result<Option<Login>, SignInError> {
+    async fn counted_attempt(
+        &self,
+        email: &str,
+        now: domain::Timestamp,
+    ) -> Result<Option<(Login, console::LoginCount)>, SignInError> {
         for _ in 0..COUNT_RACES {
             let Some(login) = self.ports.console.login(email).await? else {
                 return Ok(None);
@@ -84,7 +102,7 @@ impl App {
                 .count_attempt(&login.user.id, login.count, next)
                 .await?
             {
-                return Ok(Some(login));
+                return Ok(Some((login, next)));
             }
         }
         // Lost every race: so many attempts at once that one is refused.
@@ -184,6 +202,43 @@ mod tests {
             .returning(|_, _| Ok(false));
         let e = m.app().sign_in("ada@example.ng", pw(), "").await.unwrap_err();
         assert!(matches!(e, SignInError::Wrong), "{e}");
+    }
+
+    #[tokio::test]
+    async fn an_attempt_hashing_had_no_room_for_gives_its_place_back() {
+        let mut m = Mocks::default();
+        m.console.expect_login().returning(|_| Ok(Some(login(2, None))));
+        m.clock.expect_now().return_const(Timestamp::from_unix(1_000));
+        let (two, three) = (
+            LoginCount {
+                failed: 2,
+                locked_until: None,
+            },
+            LoginCount {
+                failed: 3,
+                locked_until: None,
+            },
+        );
+        let mut order = mockall::Sequence::new();
+        m.console
+            .expect_count_attempt()
+            .withf(move |_, seen, next| (*seen, *next) == (two, three))
+            .times(1)
+            .in_sequence(&mut order)
+            .returning(|_, _, _| Ok(true));
+        m.passwords
+            .expect_verify()
+            .times(1)
+            .in_sequence(&mut order)
+            .returning(|_, _| Err(StoreError::overloaded("password hashing")));
+        m.console
+            .expect_count_attempt()
+            .withf(move |_, seen, next| (*seen, *next) == (three, two))
+            .times(1)
+            .in_sequence(&mut order)
+            .returning(|_, _, _| Ok(true));
+        let e = m.app().sign_in("ada@example.ng", pw(), "").await.unwrap_err();
+        assert!(matches!(e, SignInError::Store(_)), "{e}");
     }
 
     #[tokio::test]
