@@ -16,7 +16,14 @@ pub fn page(status: StatusCode, title: &str, body: Markup) -> HttpResponse {
 }
 
 pub fn respond(mut response: HttpResponseBuilder, title: &str, body: Markup) -> HttpResponse {
-    let markup = html! {
+    let markup = document(title, crate::STYLESHEET, html! {}, body);
+    headed(&mut response).body(markup.into_string())
+}
+
+/// An HTML page: `stylesheet`, then `header` and `body` (in `main`); the
+/// hosted pages' and the console's.
+pub fn document(title: &str, stylesheet: &str, header: Markup, body: Markup) -> Markup {
+    html! {
         (DOCTYPE)
         html lang="en" {
             head {
@@ -25,12 +32,14 @@ pub fn respond(mut response: HttpResponseBuilder, title: &str, body: Markup) -> 
                 // No icon: the browser asks for none (no 404 in its console).
                 link rel="icon" href="data:,";
                 title { (title) }
-                link rel="stylesheet" href=(crate::STYLESHEET);
+                link rel="stylesheet" href=(stylesheet);
             }
-            body { main { (body) } }
+            body {
+                (header)
+                main { (body) }
+            }
         }
-    };
-    headed(&mut response).body(markup.into_string())
+    }
 }
 
 /// The headers every page carries.

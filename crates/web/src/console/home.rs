@@ -3,7 +3,7 @@
 //! sandbox's funding.
 
 use super::session::{ModeQuery, Posted, Signed, parse_mode};
-use super::view::{Problem, csrf, mode_name, mode_query, money, page, see_other, wallets, when};
+use super::view::{Problem, csrf, mode_name, mode_query, money, money_fields, page, see_other, wallets, when};
 use actix_web::{HttpResponse, web};
 use app::{App, Caller};
 use domain::{Amount, Currency, Mode};
@@ -36,10 +36,7 @@ pub async fn show(app: web::Data<App>, signed: Signed, query: web::Query<ModeQue
                 form.card method="post" action="/wallet/fund" {
                     h3 { "Fund the sandbox wallet" }
                     (csrf(&signed))
-                    label for="fund-currency" { "Currency" }
-                    select id="fund-currency" name="currency" { option value="USD" { "USD" } option value="NGN" { "NGN" } }
-                    label for="fund-amount" { "Amount, in minor units (cents, kobo)" }
-                    input id="fund-amount" name="amount" inputmode="numeric" pattern="[0-9]+" required;
+                    (money_fields("fund"))
                     button type="submit" { "Fund" }
                 }
             }

@@ -5,7 +5,7 @@
 use super::ConsoleSettings;
 use super::session::{Id, Posted, Signed, parse_mode};
 use super::users::{invitation, role};
-use super::view::{Problem, csrf, mode_name, money, page, post_button, see_other, wallets, when};
+use super::view::{Problem, csrf, mode_name, money, money_fields, page, post_button, see_other, wallets, when};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::accounts::AccountDetails;
@@ -124,10 +124,7 @@ pub async fn account(app: web::Data<App>, signed: Signed, Id(id): Id) -> Result<
         form.card method="post" action={(path) "/credit"} {
             h3 { "Credit the live wallet (money received)" }
             (csrf(&signed))
-            label for="credit-currency" { "Currency" }
-            select id="credit-currency" name="currency" { option value="USD" { "USD" } option value="NGN" { "NGN" } }
-            label for="credit-amount" { "Amount, in minor units (cents, kobo)" }
-            input id="credit-amount" name="amount" inputmode="numeric" pattern="[0-9]+" required;
+            (money_fields("credit"))
             label for="credit-reference" { "Bank reference (credited once)" }
             input id="credit-reference" name="reference" required;
             label for="credit-note" { "Note" }

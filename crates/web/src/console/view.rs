@@ -8,7 +8,7 @@ use actix_web::{HttpResponse, ResponseError};
 use domain::console::Refusal;
 use domain::paging::Paging;
 use domain::{Currency, DomainError, ErrorKind, Mode, Timestamp};
-use maud::{DOCTYPE, Markup, html};
+use maud::{Markup, html};
 use ports::wallets::WalletBalances;
 use std::fmt;
 
@@ -18,22 +18,8 @@ const CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; f
 /// A console page: the shell around `body`, never cached (it shows an
 /// account's data, and once a new key).
 pub fn respond(status: StatusCode, title: &str, nav: Option<(&Signed, Mode)>, body: Markup) -> HttpResponse {
-    let markup = html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                link rel="icon" href="data:,";
-                title { (title) " · Issuing console" }
-                link rel="stylesheet" href=(super::STYLESHEET);
-            }
-            body {
-                @if let Some((signed, mode)) = nav { (navigation(signed, mode)) }
-                main id="main" { (body) }
-            }
-        }
-    };
+    let header = html! { @if let Some((signed, mode)) = nav { (navigation(signed, mode)) } };
+    let markup = crate::layout::document(&format!("{title} · Issuing console"), super::STYLESHEET, header, body);
     HttpResponse::build(status)
         .content_type("text/html; charset=utf-8")
         .insert_header(("Content-Security-Policy", CSP))
@@ -109,6 +95,17 @@ pub fn wallets(balances: &WalletBalances) -> Markup {
                 div { dt { (currency.code()) } dd data-wallet=(currency.code()) { (money(currency, balances.of(currency))) } }
             }
         }
+    }
+}
+
+/// A form's currency and amount fields (minor units), their ids led by
+/// `id`.
+pub fn money_fields(id: &str) -> Markup {
+    html! {
+        label for={(id) "-currency"} { "Currency" }
+        select id={(id) "-currency"} name="currency" { option value="USD" { "USD" } option value="NGN" { "NGN" } }
+        label for={(id) "-amount"} { "Amount, in minor units (cents, kobo)" }
+        input id={(id) "-amount"} name="amount" inputmode="numeric" pattern="[0-9]+" required;
     }
 }
 
