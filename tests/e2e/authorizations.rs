@@ -238,6 +238,11 @@ async fn every_step_of_an_authorization_moves_its_hold_once() {
             (Some("500"), Some("card"))
         );
         assert_eq!(spend(), 3_350 - 500);
+        // Both events name the refund by the reference the account sent.
+        for event in ["card_refund_event.successful", "card_reversal_event.successful"] {
+            let told = events_for(&receiver, event, &card, 1).await;
+            assert_eq!(told[0]["reversal_reference"], "rf-1", "{event}: {}", told[0]);
+        }
         let again = s
             .post(
                 "/refunds",

@@ -22,6 +22,8 @@ fn smileid_env(fake: &FakeSmileId) -> Vec<(&'static str, String)> {
         ("ISSUING_SMILEID_API_KEY", LIVE_KEY.into()),
         ("ISSUING_SMILEID_API_URL", fake.url()),
         ("ISSUING_PUBLIC_URL", "https://issuing.example".into()),
+        // The fake listens on loopback, which live mode refuses otherwise.
+        ("ISSUING_ALLOW_PROVIDER_URL_OVERRIDE", "1".into()),
     ]
 }
 
@@ -661,5 +663,127 @@ async fn sudos_refunds_and_late_declines_give_money_back_once_and_never_more_tha
         assert!(told("captured what no approval here took"), "{logs}");
         assert!(told("captured another amount") && logs.contains("4150"), "{logs}");
         assert!(!logs.contains(GATEWAY_SECRET));
+    }
+}
+
+/// Whether `cmd` starts and logs a line holding `said` within 30 s (then
+/// it is stopped), and what it logged.
+fn starts_saying(cmd: &mut std::process::Command, said: &str) -> (bool, String) {
+    use std::io::{BufRead, BufReader};
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let (mut seen, mut found) = (String::new(), false);
+    while let Ok(line) = rx.recv_timeout(std::time::Duration::from_secs(30)) {
+        seen.push_str(&line);
+        seen.push('\n');
+        if line.contains(said) {
+            found = true;
+            break;
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    (found, seen)
+}
+
+/// The rails of a mode are recorded when `serve` first runs on them; a
+/// `worker` or `reconcile` started without them (the simulator, by
+/// default) refuses to start and says how they differ, and starts when
+/// given the same rails as its own flags; only `issuing rails set`
+/// changes them, kept with its note. Live mode refuses a provider URL on
+/// loopback or over http unless told it is a test's fake.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_process_runs_on_the_rails_recorded_for_its_mode() {
+    for db in TestDb::all().await {
+        let fake = FakeSudo::start(SUDO_KEY, FUNDING_SOURCE).await;
+        let env = sudo_env(&fake);
+        let server = start(&db, &env);
+        let secrets = [
+            ("ISSUING_SANDBOX_SUDO_API_KEY", SUDO_KEY),
+            ("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET", GATEWAY_SECRET),
+        ];
+        let host = fake.url().trim_start_matches("http://").to_string();
+        for command in [&["worker"][..], &["reconcile", "cards", "--mode", "test"]] {
+            let out = run(issuing(&db).envs(secrets).args(command));
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!out.status.success(), "{command:?} on {}: {stderr}", db.backend());
+            assert!(
+                stderr.contains("test mode runs on other rails")
+                    && stderr.contains("card processor: simulator here, sudo recorded")
+                    && stderr.contains("issuing rails set --mode test"),
+                "{stderr}"
+            );
+        }
+        let sudo_flags = [
+            "--sandbox-card-processor",
+            "sudo",
+            "--sudo-api-url",
+            &fake.url(),
+            "--sudo-vault-url",
+            &fake.url(),
+            "--sandbox-sudo-funding-source-id",
+            FUNDING_SOURCE,
+        ];
+        let said =
+            format!("test mode runs on card processor sudo ({host}), KYC sandbox, funding source {FUNDING_SOURCE}");
+        let (started, log) = starts_saying(issuing(&db).envs(secrets).arg("worker").args(sudo_flags), &said);
+        assert!(started, "the worker on the recorded rails, on {}: {log}", db.backend());
+        let reconciled = run(issuing(&db)
+            .envs(secrets)
+            .args(["reconcile", "cards", "--mode", "test"])
+            .args(sudo_flags));
+        assert!(
+            reconciled.status.success(),
+            "{}",
+            String::from_utf8_lossy(&reconciled.stderr)
+        );
+        drop(server);
+
+        // Back to the simulator, on purpose: recorded, with its note.
+        let set = run(issuing(&db).args(["rails", "set", "--mode", "test", "--note", "trials end: TICKET-7"]));
+        assert!(set.status.success(), "{}", String::from_utf8_lossy(&set.stderr));
+        let empty_note = run(issuing(&db).args(["rails", "set", "--mode", "test", "--note", " "]));
+        assert!(!empty_note.status.success());
+        let shown = run(issuing(&db).args(["rails", "show"]));
+        let shown: Value = serde_json::from_slice(&shown.stdout).unwrap();
+        assert_eq!(shown["rails"]["test"]["card_processor"], "simulator", "{shown}");
+        assert_eq!(shown["rails"]["live"]["card_processor"], "simulator", "{shown}");
+        let changes = shown["changes"].as_array().unwrap();
+        assert_eq!(changes.len(), 1, "{shown}");
+        assert_eq!(changes[0]["note"], "trials end: TICKET-7");
+        assert_eq!(changes[0]["before"]["card_processor"], "sudo");
+        let (started, log) = starts_saying(issuing(&db).arg("worker"), "test mode runs on card processor simulator");
+        assert!(started, "{log}");
+
+        // Live money never goes to a loopback or plain-http provider.
+        let live = [
+            ("ISSUING_SUDO_API_KEY", SUDO_KEY),
+            (
+                "ISSUING_SUDO_GATEWAY_SECRET",
+                "live-gateway-secret-of-at-least-32-chars",
+            ),
+        ];
+        let live_flags = ["--card-processor", "sudo", "--sudo-funding-source-id", FUNDING_SOURCE];
+        let out = run(issuing(&db)
+            .envs(live)
+            .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
+            .args(["--dashboard-listen", "off", "--sudo-api-url", &fake.url()])
+            .args(live_flags));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{stderr}");
+        assert!(
+            stderr.contains("--sudo-api-url") && stderr.contains("--allow-provider-url-override"),
+            "{stderr}"
+        );
     }
 }

@@ -1,13 +1,16 @@
 //! Every money step takes its row locks in one order (docs/architecture.md),
 //! so PostgreSQL never has a deadlock to break: a storm of fundings,
 //! unloadings, debits and deletions on the cards of one wallet, with
-//! settlements running, answers no 5xx and leaves `pg_stat_database`'s
-//! deadlock count where it was.
+//! settlements running, and every pair of an authorization's steps raced
+//! on one card, answer no 5xx and leave `pg_stat_database`'s deadlock
+//! count where it was.
 
-use crate::cards::Sandbox;
+use crate::card_transactions::{SANDBOX_PROCESSOR_SECRET, processor_sandbox};
+use crate::cards::{Answer, Sandbox};
 use crate::harness::ledger_check;
+use crate::receiver::Receiver;
 use adapters::test_db::TestDb;
-use serde_json::json;
+use serde_json::{Value, json};
 use std::process::Command;
 
 const CARDS: usize = 20;
@@ -91,6 +94,120 @@ async fn a_storm_of_money_steps_on_one_wallet_meets_no_deadlock() {
         0,
         "settlements finished"
     );
+    s.server.stop();
+    let (ok, out) = ledger_check(&db);
+    assert!(ok, "{out}");
+    assert_eq!(deadlocks(&admin_url), before, "PostgreSQL broke deadlocks");
+}
+
+/// The processor's authorization and its void (what Sudo's gateway
+/// sends as `authorization.declined`), a sandbox hold's capture, reversal,
+/// increment and expiry, and a refund beside a new debit, all at once on
+/// one card, round after round: no 5xx, no deadlock, an authorization
+/// approved only where its void credited it back, and the card's balance
+/// exactly what the answers moved.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_pair_of_an_authorizations_steps_raced_on_one_card_meets_no_deadlock() {
+    const RACES: usize = 150;
+    const START: i64 = 400_000;
+    let Some(db) = TestDb::postgres_from_env().await else {
+        return;
+    };
+    let admin_url = std::env::var("TEST_DATABASE_URL").unwrap();
+    let receiver = Receiver::start();
+    let s = processor_sandbox(&db, &receiver);
+    let signed = Some((SANDBOX_PROCESSOR_SECRET, 0));
+    s.fund_wallet(10_000_000).await;
+    let holder = s.cardholder(78).await;
+    let card = s.card(&holder, &START.to_string()).await;
+    let balance = async || {
+        let a = s.get(&format!("/cards/get_card_balance?card_id={card}")).await;
+        assert_eq!(a.status, 200, "{}", a.body);
+        a.body["data"]["settled_book_balance"]
+            .as_str()
+            .unwrap()
+            .parse::<i64>()
+            .unwrap()
+    };
+    let start = balance().await;
+    let before = deadlocks(&admin_url);
+    let (mut moved, mut answers) = (0i64, Vec::<Answer>::new());
+    for r in 0..RACES {
+        // What the round races on: a hold and an approved debit.
+        let hold = s
+            .post("/authorizations", json!({"card_id": card, "amount": "20"}))
+            .await;
+        assert_eq!(hold.status, 200, "round {r}: {}", hold.body);
+        let hold = hold.body["data"]["issuer_transaction_reference"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let debit = json!({"card_id": card, "amount": "10", "merchant": "UBER *TRIP HELP.UBER.COM",
+                           "transaction_reference": format!("d{r}")});
+        let spent = s.processor("authorizations", &debit, signed).await;
+        assert_eq!(spent.body["data"]["decision"], "approve", "round {r}: {}", spent.body);
+        moved -= 10;
+        let spent = spent.body["data"]["issuer_transaction_reference"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let authorization = json!({"card_id": card, "amount": "10", "merchant": "SHELL LEKKI",
+                                   "transaction_reference": format!("a{r}")});
+        let void =
+            json!({"card_id": card, "transaction_reference": format!("a{r}"), "reversal_reference": format!("v{r}")});
+        let step = async |name: &str, body: Option<Value>| {
+            let path = format!("/authorizations/{hold}/{name}");
+            s.call(reqwest::Method::POST, &path, body).await
+        };
+        let debit = json!({"card_id": card, "amount": "10", "merchant": "UBER *TRIP HELP.UBER.COM",
+                           "transaction_reference": format!("e{r}")});
+        let (approval, voided, round) = tokio::join!(
+            s.processor("authorizations", &authorization, signed),
+            s.processor("reversals", &void, signed),
+            futures::future::join_all([
+                Box::pin(step("capture", Some(json!({"amount": "10"}))))
+                    as std::pin::Pin<Box<dyn std::future::Future<Output = Answer>>>,
+                Box::pin(step(
+                    "reverse",
+                    Some(json!({"amount": "5", "reference": format!("h{r}")}))
+                )),
+                Box::pin(step("increment", Some(json!({"amount": "5"})))),
+                Box::pin(step("expire", None)),
+                Box::pin(s.post(
+                    "/refunds",
+                    json!({"transaction_id": spent, "refund_reference": format!("rf{r}")})
+                )),
+                Box::pin(s.patch("/cards/mock_debit_transaction", debit)),
+            ]),
+        );
+        let approved = approval.body["data"]["decision"] == "approve";
+        let credited = voided.body["data"]["outcome"] == "credited";
+        assert_eq!(
+            approved, credited,
+            "round {r}: an approval stands only where its void gave it back: {} / {}",
+            approval.body, voided.body
+        );
+        for a in &round {
+            let d = &a.body["data"];
+            let cents = |f: &str| d[f].as_str().map_or(0, |c| c.parse::<i64>().unwrap());
+            moved += cents("refunded_amount") - cents("captured_amount");
+        }
+        // The new debit, last of the round: 200 is its approval.
+        if round[5].status == 200 {
+            moved -= 10;
+        }
+        answers.extend([approval, voided]);
+        answers.extend(round);
+    }
+    let failed: Vec<_> = answers.iter().filter(|a| a.status >= 500).map(|a| &a.body).collect();
+    assert!(
+        failed.is_empty(),
+        "{} of {}: {:?}",
+        failed.len(),
+        answers.len(),
+        failed.first()
+    );
+    assert_eq!(balance().await, start + moved, "the card moved what its answers said");
     s.server.stop();
     let (ok, out) = ledger_check(&db);
     assert!(ok, "{out}");

@@ -96,7 +96,10 @@ impl App {
                     // (a later claim forgets them if this one cannot: the
                     // claim holds, and the request runs).
                     let expired = now.minus(idempotency::KEEP_SECS);
-                    if let Err(e) = store.forget_before(&caller.account_id, caller.mode, expired).await {
+                    if let Err(e) = store
+                        .forget_before(&caller.account_id, caller.mode, expired, real_now)
+                        .await
+                    {
                         tracing::warn!(error = %e, "expired idempotency keys could not be forgotten");
                     }
                     true
@@ -251,7 +254,7 @@ mod tests {
     async fn an_answer_is_kept_through_storage_failing_for_a_while() {
         let mut m = mocks();
         m.idempotency.expect_claim().returning(|_, _| Ok(Claimed::Now));
-        m.idempotency.expect_forget_before().returning(|_, _, _| Ok(0));
+        m.idempotency.expect_forget_before().returning(|_, _, _, _| Ok(0));
         let mut tries = 0;
         m.idempotency.expect_answer().times(3).returning(move |_, _, _, _| {
             tries += 1;
@@ -277,7 +280,7 @@ mod tests {
         for (status, kept) in [(200, true), (404, true), (504, false), (420, false)] {
             let mut m = mocks();
             m.idempotency.expect_claim().returning(|_, _| Ok(Claimed::Now));
-            m.idempotency.expect_forget_before().returning(|_, _, _| Ok(0));
+            m.idempotency.expect_forget_before().returning(|_, _, _, _| Ok(0));
             m.idempotency
                 .expect_answer()
                 .times(usize::from(kept))

@@ -110,8 +110,10 @@ impl Mismatch {
 
 /// How `asked` is met against the kept `record`, at `now` on the mode's
 /// clock and `real_now` on the real one (leases).
+/// A running key never expires (the sandbox clock may jump a day while
+/// its request runs): only its process's death, a lease run out, frees it.
 pub fn judge(record: &KeyRecord, asked: &Fingerprint, now: Timestamp, real_now: i64) -> Verdict {
-    if now.secs_since(record.created_at) >= KEEP_SECS {
+    if record.state == KeyState::Answered && now.secs_since(record.created_at) >= KEEP_SECS {
         return Verdict::TakeOver;
     }
     if record.fingerprint.request != asked.request {
@@ -202,8 +204,8 @@ mod tests {
 
     proptest! {
         /// Within the day, the same request is replayed once answered,
-        /// and waits for a live lease; a dead lease or a day's end frees
-        /// the key whatever was asked.
+        /// and waits for a live lease; a day's end frees an answered key
+        /// whatever was asked, and only a dead lease a running one.
         #[test]
         fn the_day_and_the_lease_decide(
             created in -1_000_000i64..1_000_000,
@@ -220,7 +222,7 @@ mod tests {
             let kept = record("POST /a", "h", created, state);
             let asked = asked("POST /a", if same { "h" } else { "x" });
             let verdict = judge(&kept, &asked, Timestamp::from_unix(created + age), real_now);
-            let expected = if age >= KEEP_SECS {
+            let expected = if answered && age >= KEEP_SECS {
                 Verdict::TakeOver
             } else if !same {
                 Verdict::Mismatch(Mismatch::Params)

@@ -16,6 +16,7 @@ pub mod ledger;
 pub mod mode;
 pub mod money;
 pub mod paging;
+pub mod rails;
 pub mod retry;
 pub mod rewards;
 pub mod secret;

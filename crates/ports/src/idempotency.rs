@@ -73,6 +73,14 @@ pub trait IdempotencyKeys: Send + Sync {
     ) -> Result<bool, StoreError>;
     /// Frees the key of the claim `token`, its request to be run again.
     async fn free<'a>(&self, key: KeyOf<'a>, token: &'a str) -> Result<(), StoreError>;
-    /// Forgets the account's keys of `mode` created before `before`.
-    async fn forget_before(&self, account: &AccountId, mode: Mode, before: Timestamp) -> Result<u64, StoreError>;
+    /// Forgets the account's answered keys of `mode` created before
+    /// `before`, and those whose lease ran out before `real_now` (their
+    /// process died); a running key is kept, however old.
+    async fn forget_before(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        before: Timestamp,
+        real_now: i64,
+    ) -> Result<u64, StoreError>;
 }

@@ -21,6 +21,7 @@ pub mod ledger;
 pub mod merchants;
 pub mod processor_auth;
 pub mod processor_gateway;
+pub mod rails;
 pub mod rate_limits;
 pub mod rewards;
 pub mod spending_controls;

@@ -77,6 +77,8 @@ const READS: &[(&[&str], &[&str])] = &[
         &["database_url", "db_pool_size", "max_wallet_balance"],
     ),
     (&["ledger", "totals"], &["database_url", "db_pool_size"]),
+    (&["rails", "show"], &["database_url", "db_pool_size"]),
+    (&["rails", "set"], &["database_url", "db_pool_size"]),
     (&["accounts", "keys"], &["database_url", "db_pool_size"]),
     (&["accounts", "revoke-key"], &["database_url", "db_pool_size"]),
     (
@@ -186,6 +188,10 @@ pub enum Command {
     /// Compare what is here with what the card processor holds.
     #[command(subcommand)]
     Reconcile(ReconcileCommand),
+    /// The rails each mode runs on (card processor, KYC provider, their
+    /// hosts, the funding source), recorded when first chosen.
+    #[command(subcommand)]
+    Rails(RailsCommand),
     /// The rewards catalogue and each account's reward rules.
     #[command(subcommand)]
     Rewards(RewardsCommand),
@@ -285,11 +291,6 @@ pub struct ServeArgs {
     #[arg(long, env = "ISSUING_DASHBOARD_URL")]
     pub dashboard_url: Option<String>,
 
-    /// The URL clients reach the API at (a TLS proxy in front, say), named
-    /// as the server of the OpenAPI document. Default: the listen address.
-    #[arg(long, env = "ISSUING_PUBLIC_URL")]
-    pub public_url: Option<String>,
-
     /// The URL clients reach the relay at, likewise. Default: the relay's
     /// listen address.
     #[arg(long, env = "ISSUING_RELAY_PUBLIC_URL")]
@@ -306,47 +307,10 @@ pub struct ServeArgs {
     #[arg(long, env = "ISSUING_SANDBOX_PROCESSOR_SECRET", hide_env_values = true)]
     pub sandbox_processor_secret: Option<String>,
 
-    /// Who issues live cards. Credentials come from the environment or
-    /// files only (see docs/connectors.md).
-    #[arg(long, env = "ISSUING_CARD_PROCESSOR", value_enum, default_value_t = CardProcessor::Simulator)]
-    pub card_processor: CardProcessor,
-
-    /// The same for the sandbox.
-    #[arg(long, env = "ISSUING_SANDBOX_CARD_PROCESSOR", value_enum, default_value_t = CardProcessor::Simulator)]
-    pub sandbox_card_processor: CardProcessor,
-
-    /// Sudo's API base. Default: its production URL in live mode, its
-    /// sandbox URL in the sandbox.
-    #[arg(long, env = "ISSUING_SUDO_API_URL")]
-    pub sudo_api_url: Option<String>,
-
-    /// Sudo's vault (card numbers and CVVs), likewise.
-    #[arg(long, env = "ISSUING_SUDO_VAULT_URL")]
-    pub sudo_vault_url: Option<String>,
-
-    /// The id of the live gateway funding source cards are issued on
-    /// (made once on Sudo, its `jitGateway.url` this service's
-    /// `/v1/connectors/sudo/gateway`).
-    #[arg(long, env = "ISSUING_SUDO_FUNDING_SOURCE_ID")]
-    pub sudo_funding_source_id: Option<String>,
-
-    /// The same for the sandbox.
-    #[arg(long, env = "ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID")]
-    pub sandbox_sudo_funding_source_id: Option<String>,
-
-    /// Who verifies cardholders' identities in live mode. Credentials come
-    /// from the environment or files only (see docs/connectors.md).
-    #[arg(long, env = "ISSUING_KYC_PROVIDER", value_enum, default_value_t = KycProvider::Sandbox)]
-    pub kyc_provider: KycProvider,
-
-    /// The same for the sandbox.
-    #[arg(long, env = "ISSUING_SANDBOX_KYC_PROVIDER", value_enum, default_value_t = KycProvider::Sandbox)]
-    pub sandbox_kyc_provider: KycProvider,
-
-    /// Smile ID's API base. Default: its production URL in live mode, its
-    /// sandbox URL (testapi) in the sandbox.
-    #[arg(long, env = "ISSUING_SMILEID_API_URL")]
-    pub smileid_api_url: Option<String>,
+    /// The providers each mode runs on: the same flags for every
+    /// process.
+    #[command(flatten)]
+    pub rails: RailsArgs,
 
     /// The BIN the card-network simulator issues numbers under: 6 digits
     /// in a Mastercard range (7 or 8 with --allow-long-bin).
@@ -436,6 +400,67 @@ fn parse_page_url(value: &str) -> Result<url::Url, String> {
     Ok(url)
 }
 
+/// The rails each mode runs on: its card processor and KYC provider,
+/// their hosts and the funding source. Every process that reaches a
+/// provider (`serve`, `worker`, `reconcile`) takes this one set of flags,
+/// and all of them must run on the rails recorded in the database
+/// (`issuing rails show`, `issuing rails set`).
+#[derive(Args, Clone)]
+pub struct RailsArgs {
+    /// The URL clients reach the API at (a TLS proxy in front, say), named
+    /// as the server of the OpenAPI document, and where Smile ID posts its
+    /// callbacks. Default: the listen address.
+    #[arg(long, env = "ISSUING_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// Who issues live cards. Credentials come from the environment or
+    /// files only (see docs/connectors.md).
+    #[arg(long, env = "ISSUING_CARD_PROCESSOR", value_enum, default_value_t = CardProcessor::Simulator)]
+    pub card_processor: CardProcessor,
+
+    /// The same for the sandbox.
+    #[arg(long, env = "ISSUING_SANDBOX_CARD_PROCESSOR", value_enum, default_value_t = CardProcessor::Simulator)]
+    pub sandbox_card_processor: CardProcessor,
+
+    /// Sudo's API base. Default: its production URL in live mode, its
+    /// sandbox URL in the sandbox.
+    #[arg(long, env = "ISSUING_SUDO_API_URL")]
+    pub sudo_api_url: Option<String>,
+
+    /// Sudo's vault (card numbers and CVVs), likewise.
+    #[arg(long, env = "ISSUING_SUDO_VAULT_URL")]
+    pub sudo_vault_url: Option<String>,
+
+    /// The id of the live gateway funding source cards are issued on
+    /// (made once on Sudo, its `jitGateway.url` this service's
+    /// `/v1/connectors/sudo/gateway`).
+    #[arg(long, env = "ISSUING_SUDO_FUNDING_SOURCE_ID")]
+    pub sudo_funding_source_id: Option<String>,
+
+    /// The same for the sandbox.
+    #[arg(long, env = "ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID")]
+    pub sandbox_sudo_funding_source_id: Option<String>,
+
+    /// Who verifies cardholders' identities in live mode. Credentials come
+    /// from the environment or files only (see docs/connectors.md).
+    #[arg(long, env = "ISSUING_KYC_PROVIDER", value_enum, default_value_t = KycProvider::Sandbox)]
+    pub kyc_provider: KycProvider,
+
+    /// The same for the sandbox.
+    #[arg(long, env = "ISSUING_SANDBOX_KYC_PROVIDER", value_enum, default_value_t = KycProvider::Sandbox)]
+    pub sandbox_kyc_provider: KycProvider,
+
+    /// Smile ID's API base. Default: its production URL in live mode, its
+    /// sandbox URL (testapi) in the sandbox.
+    #[arg(long, env = "ISSUING_SMILEID_API_URL")]
+    pub smileid_api_url: Option<String>,
+
+    /// Accept a live provider URL that is not https, or that names a
+    /// loopback or private address (a test's fake): never in production.
+    #[arg(long, env = "ISSUING_ALLOW_PROVIDER_URL_OVERRIDE", value_parser = FalseyValueParser::new())]
+    pub allow_provider_url_override: bool,
+}
+
 #[derive(Args, Clone)]
 pub struct WorkerArgs {
     /// Serve `GET /metrics` (Prometheus' text format) on this address, a
@@ -478,6 +503,9 @@ pub struct WorkerArgs {
 pub struct WorkerCommand {
     #[command(flatten)]
     pub worker: WorkerArgs,
+
+    #[command(flatten)]
+    pub rails: RailsArgs,
 }
 
 #[derive(Subcommand)]
@@ -677,6 +705,29 @@ pub enum ReconcileCommand {
     Cards {
         #[arg(long, value_enum, default_value_t = ModeArg::Live)]
         mode: ModeArg,
+
+        #[command(flatten)]
+        rails: RailsArgs,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum RailsCommand {
+    /// Each mode's recorded rails and every change of them, as JSON.
+    Show,
+    /// Records the rails these flags choose for one mode, in place of the
+    /// recorded ones: every process must then run on them. Kept with its
+    /// note in the list of changes.
+    Set {
+        #[arg(long, value_enum)]
+        mode: ModeArg,
+
+        /// Why the rails change (who asked, the ticket).
+        #[arg(long)]
+        note: String,
+
+        #[command(flatten)]
+        rails: RailsArgs,
     },
 }
 

@@ -1,8 +1,9 @@
 //! What each subcommand does. Results go to stdout; logs to stderr.
 
+use crate::cli::RailsArgs;
 use crate::cli::{CreditArgs, DEFAULT_DATABASE_URL, DbArgs, RollArgs, ServeArgs, WorkerCommand, public_url};
 use crate::wiring::Open;
-use crate::{dashboard, metrics, wiring, workers};
+use crate::{connectors, dashboard, metrics, wiring, workers};
 use actix_web::HttpServer;
 use anyhow::Context;
 use app::accounts::{AccountDetails, AccountUpdate};
@@ -23,6 +24,7 @@ const REQUEST_HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs
 
 pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCode> {
     let public_api = args
+        .rails
         .public_url
         .as_deref()
         .map(|v| public_url("--public-url", v))
@@ -41,6 +43,7 @@ pub async fn serve(db_args: &DbArgs, args: &ServeArgs) -> anyhow::Result<ExitCod
     let metrics = metrics::start(args.worker.metrics_listen, &db)?;
     let ledger_db = db.clone();
     let app = wiring::app(db, db_args, args, &args.worker).await?;
+    connectors::hold_rails(&ledger_db, &args.rails).await?;
     let demo = args.demo || db_args.database_url == DEFAULT_DATABASE_URL;
     let demo_key = match demo {
         true => app.demo_test_key().await.context("preparing the demo account")?,
@@ -112,7 +115,8 @@ pub async fn worker(db_args: &DbArgs, args: &WorkerCommand, serve: &ServeArgs) -
     let db = wiring::open_db(db_args, Open::Existing).await?;
     let sqlite = db.is_sqlite();
     let metrics = metrics::start(args.worker.metrics_listen, &db)?;
-    let app = Arc::new(wiring::app(db, db_args, serve, &args.worker).await?);
+    let app = Arc::new(wiring::app(db.clone(), db_args, serve, &args.worker).await?);
+    connectors::hold_rails(&db, &serve.rails).await?;
     give_sandbox_webhook_secrets(&app).await?;
     workers::spawn(app, &args.worker, sqlite);
     match metrics {
@@ -511,7 +515,8 @@ pub async fn credit_wallet(db_args: &DbArgs, serve: &ServeArgs, args: &CreditArg
 /// processor, as a JSON line; exit status 1 when any does.
 pub async fn reconcile_cards(db_args: &DbArgs, serve: &ServeArgs, mode: Mode) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, Open::Existing).await?;
-    let app = wiring::app(db, db_args, serve, &serve.worker).await?;
+    let app = wiring::app(db.clone(), db_args, serve, &serve.worker).await?;
+    connectors::hold_rails(&db, &serve.rails).await?;
     let report = app.reconcile_cards(mode).await?;
     for difference in &report.differences {
         let mut line = json!({
@@ -539,6 +544,43 @@ pub async fn reconcile_cards(db_args: &DbArgs, serve: &ServeArgs, mode: Mode) ->
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// Each mode's recorded rails and every change of them, as JSON.
+pub async fn rails_show(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
+    use ports::rails::RailsStore;
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let rails = db.recorded().await?;
+    let changes = db.changes().await?;
+    let out = json!({
+        "rails": rails.iter().map(|(mode, r)| (mode.as_str(), r)).collect::<std::collections::BTreeMap<_, _>>(),
+        "changes": changes.iter().map(|c| json!({
+            "mode": c.mode.as_str(),
+            "before": c.before,
+            "after": c.after,
+            "note": c.note,
+            "changed_at": c.at.unix(),
+        })).collect::<Vec<_>>(),
+    });
+    println!("{out:#}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Records the rails `rails` choose for `mode` in place of the recorded
+/// ones, with `note` kept beside the change.
+pub async fn rails_set(db_args: &DbArgs, mode: Mode, rails: &RailsArgs, note: &str) -> anyhow::Result<ExitCode> {
+    use ports::rails::RailsStore;
+    if note.trim().is_empty() {
+        anyhow::bail!("--note: say why the rails change (kept with the change)");
+    }
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let chosen = connectors::rails_of(mode, rails)?;
+    let now = ports::clock::Clock::now(&adapters::system::SystemClock);
+    let before = db.set(mode, &chosen, note.trim(), now).await?;
+    let line = json!({"mode": mode.as_str(), "before": before, "after": chosen});
+    println!("{line}");
+    eprintln!("{} mode now runs on {}", mode.as_str(), chosen.describe());
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Reads the ledger only: needs no master key.

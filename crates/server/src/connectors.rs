@@ -1,22 +1,27 @@
 //! The connectors each mode runs on, chosen by flags: the simulators by
 //! default, or the real providers' connectors with their credentials
 //! (environment or files only; a connector chosen without them refuses to
-//! start, naming what is missing).
+//! start, naming what is missing). The same flags for every process
+//! ([`RailsArgs`]), held to the rails recorded in the database
+//! ([`hold_rails`]).
 
-use crate::cli::{CardProcessor, KycProvider, ServeArgs, public_url};
+use crate::cli::{CardProcessor, KycProvider, RailsArgs, public_url};
 use crate::credentials;
 use adapters::card_network::NetworkSimulator;
 use adapters::connectors::ByMode;
 use adapters::connectors::smileid::{self, SmileId, SmileIdCredentials};
 use adapters::connectors::sudo::gateway::SudoGateway;
 use adapters::connectors::sudo::{self, Sudo, SudoSettings};
+use adapters::db::Db;
 use adapters::kyc_sandbox::SandboxKyc;
 use anyhow::{Context, bail};
 use app::health::LiveConnectors;
+use domain::rails::Rails;
 use domain::{Mode, Secret};
 use ports::card_network::CardNetwork;
 use ports::kyc::KycVerifier;
 use ports::processor_gateway::ProcessorGateway;
+use ports::rails::RailsStore;
 use std::sync::Arc;
 
 /// The environment variables a mode's Sudo credentials come from: its API
@@ -28,7 +33,7 @@ fn sudo_env(mode: Mode) -> (&'static str, &'static str) {
     }
 }
 
-fn processor_of(mode: Mode, args: &ServeArgs) -> CardProcessor {
+fn processor_of(mode: Mode, args: &RailsArgs) -> CardProcessor {
     match mode {
         Mode::Live => args.card_processor,
         Mode::Test => args.sandbox_card_processor,
@@ -39,19 +44,126 @@ fn needed_by(mode: Mode) -> String {
     format!("the sudo card processor ({} mode)", mode.as_str())
 }
 
+/// A provider's URL as `flag` gave it: an absolute http(s) URL; in live
+/// mode https to a public host, unless `--allow-provider-url-override`
+/// (a test's fake on loopback).
+fn provider_url(flag: &str, value: &str, mode: Mode, args: &RailsArgs) -> anyhow::Result<String> {
+    let url = public_url(flag, value)?;
+    if mode.is_live() {
+        domain::http_url::webhook_url(flag, &url, mode, args.allow_provider_url_override).map_err(|e| {
+            anyhow::anyhow!("{e} (live money goes there: --allow-provider-url-override for a test's fake only)")
+        })?;
+    }
+    Ok(url)
+}
+
+/// Sudo's API and vault bases for `mode`: the flags', or its own.
+fn sudo_urls(mode: Mode, args: &RailsArgs) -> anyhow::Result<(String, String)> {
+    let (api_default, vault_default) = match mode {
+        Mode::Live => (sudo::PRODUCTION_URL, sudo::PRODUCTION_VAULT_URL),
+        Mode::Test => (sudo::SANDBOX_URL, sudo::SANDBOX_VAULT_URL),
+    };
+    let api_url = match &args.sudo_api_url {
+        Some(url) => provider_url("--sudo-api-url", url, mode, args)?,
+        None => api_default.to_string(),
+    };
+    let vault_url = match &args.sudo_vault_url {
+        Some(url) => provider_url("--sudo-vault-url", url, mode, args)?,
+        None => vault_default.to_string(),
+    };
+    Ok((api_url, vault_url))
+}
+
+/// Smile ID's API base for `mode`: the flag's, or its own.
+fn smileid_url(mode: Mode, args: &RailsArgs) -> anyhow::Result<String> {
+    Ok(match (&args.smileid_api_url, mode) {
+        (Some(url), _) => provider_url("--smileid-api-url", url, mode, args)?,
+        (None, Mode::Live) => smileid::PRODUCTION_URL.to_string(),
+        (None, Mode::Test) => smileid::SANDBOX_URL.to_string(),
+    })
+}
+
+fn kyc_of(mode: Mode, args: &RailsArgs) -> KycProvider {
+    match mode {
+        Mode::Live => args.kyc_provider,
+        Mode::Test => args.sandbox_kyc_provider,
+    }
+}
+
+fn funding_source_of(mode: Mode, args: &RailsArgs) -> &Option<String> {
+    match mode {
+        Mode::Live => &args.sudo_funding_source_id,
+        Mode::Test => &args.sandbox_sudo_funding_source_id,
+    }
+}
+
+/// The host (and port, if any) of `url`.
+fn host_of(url: &str) -> Option<String> {
+    let url = url::Url::parse(url).ok()?;
+    let host = url.host_str()?;
+    Some(match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_string(),
+    })
+}
+
+/// The rails `args` choose for `mode`.
+pub fn rails_of(mode: Mode, args: &RailsArgs) -> anyhow::Result<Rails> {
+    let (card_processor, processor_host, funding_source) = match processor_of(mode, args) {
+        CardProcessor::Simulator => ("simulator", None, None),
+        CardProcessor::Sudo => (
+            "sudo",
+            host_of(&sudo_urls(mode, args)?.0),
+            funding_source_of(mode, args).clone(),
+        ),
+    };
+    let (kyc_provider, kyc_host) = match kyc_of(mode, args) {
+        KycProvider::Sandbox => ("sandbox", None),
+        KycProvider::Smileid => ("smileid", host_of(&smileid_url(mode, args)?)),
+    };
+    Ok(Rails {
+        card_processor: card_processor.into(),
+        processor_host,
+        kyc_provider: kyc_provider.into(),
+        kyc_host,
+        funding_source,
+    })
+}
+
+/// Holds this process to the rails recorded for each mode (recording
+/// them when none are yet), and says what each mode runs on. A process
+/// started on other rails refuses to start, naming how they differ.
+pub async fn hold_rails(db: &Db, args: &RailsArgs) -> anyhow::Result<()> {
+    let now = ports::clock::Clock::now(&adapters::system::SystemClock);
+    for mode in [Mode::Live, Mode::Test] {
+        let chosen = rails_of(mode, args)?;
+        let recorded = db.record_first(mode, &chosen, now).await?;
+        let differences = chosen.differences(&recorded);
+        if !differences.is_empty() {
+            bail!(
+                "{} mode runs on other rails than the database records ({}): start this process with the \
+                 recorded ones (`issuing rails show`), or change them on purpose with `issuing rails set --mode {}` \
+                 and these flags",
+                mode.as_str(),
+                differences.join("; "),
+                mode.as_str()
+            );
+        }
+        tracing::info!("{} mode runs on {}", mode.as_str(), chosen.describe());
+    }
+    Ok(())
+}
+
 fn network_for(
     mode: Mode,
-    args: &ServeArgs,
+    args: &RailsArgs,
     simulator: &Arc<NetworkSimulator>,
 ) -> anyhow::Result<Arc<dyn CardNetwork>> {
     match processor_of(mode, args) {
         CardProcessor::Simulator => Ok(simulator.clone()),
         CardProcessor::Sudo => {
             let needed_by = needed_by(mode);
-            let funding_source = match mode {
-                Mode::Live => &args.sudo_funding_source_id,
-                Mode::Test => &args.sandbox_sudo_funding_source_id,
-            };
+            let funding_source = funding_source_of(mode, args);
             let flag = match mode {
                 Mode::Live => "--sudo-funding-source-id",
                 Mode::Test => "--sandbox-sudo-funding-source-id",
@@ -59,20 +171,7 @@ fn network_for(
             let funding_source = funding_source.clone().with_context(|| {
                 format!("{needed_by} needs {flag}: the gateway funding source its cards are issued on")
             })?;
-            let (live_default, live_vault) = (sudo::PRODUCTION_URL, sudo::PRODUCTION_VAULT_URL);
-            let (test_default, test_vault) = (sudo::SANDBOX_URL, sudo::SANDBOX_VAULT_URL);
-            let (api_default, vault_default) = match mode {
-                Mode::Live => (live_default, live_vault),
-                Mode::Test => (test_default, test_vault),
-            };
-            let api_url = match &args.sudo_api_url {
-                Some(url) => public_url("--sudo-api-url", url)?,
-                None => api_default.to_string(),
-            };
-            let vault_url = match &args.sudo_vault_url {
-                Some(url) => public_url("--sudo-vault-url", url)?,
-                None => vault_default.to_string(),
-            };
+            let (api_url, vault_url) = sudo_urls(mode, args)?;
             let settings = SudoSettings {
                 api_url,
                 vault_url,
@@ -85,7 +184,7 @@ fn network_for(
 }
 
 /// The card network of each mode: `simulator` issues under --card-bin.
-pub fn network(args: &ServeArgs, simulator: NetworkSimulator) -> anyhow::Result<Arc<dyn CardNetwork>> {
+pub fn network(args: &RailsArgs, simulator: NetworkSimulator) -> anyhow::Result<Arc<dyn CardNetwork>> {
     let simulator = Arc::new(simulator);
     Ok(Arc::new(ByMode {
         live: network_for(Mode::Live, args, &simulator)?,
@@ -95,7 +194,7 @@ pub fn network(args: &ServeArgs, simulator: NetworkSimulator) -> anyhow::Result<
 
 /// What Sudo must present on each mode's gateway calls (none for a mode
 /// on the simulator: the gateway answers 403 for it).
-pub fn gateway(args: &ServeArgs) -> anyhow::Result<Arc<dyn ProcessorGateway>> {
+pub fn gateway(args: &RailsArgs) -> anyhow::Result<Arc<dyn ProcessorGateway>> {
     /// Long enough not to be guessed, as the processor secrets.
     const MIN_CHARS: usize = 32;
     let secret = |mode: Mode| -> anyhow::Result<Option<Secret<String>>> {
@@ -137,8 +236,8 @@ fn smileid_env(mode: Mode) -> (&'static str, &'static str) {
     }
 }
 
-fn kyc_for(mode: Mode, provider: KycProvider, args: &ServeArgs) -> anyhow::Result<Arc<dyn KycVerifier>> {
-    match provider {
+fn kyc_for(mode: Mode, args: &RailsArgs) -> anyhow::Result<Arc<dyn KycVerifier>> {
+    match kyc_of(mode, args) {
         KycProvider::Sandbox => Ok(Arc::new(SandboxKyc)),
         KycProvider::Smileid => {
             let needed_by = format!("the smileid KYC provider ({} mode)", mode.as_str());
@@ -153,11 +252,7 @@ fn kyc_for(mode: Mode, provider: KycProvider, args: &ServeArgs) -> anyhow::Resul
                 );
             };
             let callback = format!("{}/v1/connectors/smileid/callback", public_url("--public-url", public)?);
-            let api_url = match (&args.smileid_api_url, mode) {
-                (Some(url), _) => public_url("--smileid-api-url", url)?,
-                (None, Mode::Live) => smileid::PRODUCTION_URL.to_string(),
-                (None, Mode::Test) => smileid::SANDBOX_URL.to_string(),
-            };
+            let api_url = smileid_url(mode, args)?;
             let connector = SmileId::new(&api_url, mode, credentials, callback).map_err(anyhow::Error::msg)?;
             Ok(Arc::new(connector))
         }
@@ -165,10 +260,10 @@ fn kyc_for(mode: Mode, provider: KycProvider, args: &ServeArgs) -> anyhow::Resul
 }
 
 /// The KYC verifier of each mode.
-pub fn kyc(args: &ServeArgs) -> anyhow::Result<Arc<dyn KycVerifier>> {
+pub fn kyc(args: &RailsArgs) -> anyhow::Result<Arc<dyn KycVerifier>> {
     let verifiers = ByMode {
-        live: kyc_for(Mode::Live, args.kyc_provider, args)?,
-        test: kyc_for(Mode::Test, args.sandbox_kyc_provider, args)?,
+        live: kyc_for(Mode::Live, args)?,
+        test: kyc_for(Mode::Test, args)?,
     };
     if args.kyc_provider == KycProvider::Smileid && args.sandbox_kyc_provider == KycProvider::Smileid {
         let (live, test) = (smileid_env(Mode::Live).1, smileid_env(Mode::Test).1);
@@ -182,7 +277,7 @@ pub fn kyc(args: &ServeArgs) -> anyhow::Result<Arc<dyn KycVerifier>> {
 }
 
 /// What live mode runs on, for `/health` and the start-up warning.
-pub fn live_connectors(args: &ServeArgs) -> LiveConnectors {
+pub fn live_connectors(args: &RailsArgs) -> LiveConnectors {
     let kyc = args.kyc_provider == KycProvider::Smileid;
     let cards = args.card_processor == CardProcessor::Sudo;
     match (kyc, cards) {

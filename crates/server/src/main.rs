@@ -13,7 +13,7 @@ mod workers;
 
 use cli::{
     AccountsCommand, Cli, Command, JobsCommand, LedgerCommand, LogFormat, MasterKeyCommand, OperatorsCommand,
-    ReconcileCommand, ReviewCommand, RewardsCommand, WalletsCommand,
+    RailsCommand, ReconcileCommand, ReviewCommand, RewardsCommand, ServeArgs, WalletsCommand,
 };
 use std::io::IsTerminal;
 use std::process::ExitCode;
@@ -121,7 +121,13 @@ async fn run(cli: Cli) -> ExitCode {
     let outcome = match cli.command {
         None => commands::serve(&db, &serve).await,
         Some(Command::Serve(args)) => commands::serve(&db, &args).await,
-        Some(Command::Worker(args)) => commands::worker(&db, &args, &serve).await,
+        Some(Command::Worker(args)) => {
+            let serve = ServeArgs {
+                rails: args.rails.clone(),
+                ..serve
+            };
+            commands::worker(&db, &args, &serve).await
+        }
         Some(Command::Migrate) => commands::migrate(&db).await,
         Some(Command::Jobs(JobsCommand::List { failed })) => commands::list_jobs(&db, &serve, failed).await,
         Some(Command::Jobs(JobsCommand::Retry { id })) => commands::retry_job(&db, &serve, &id).await,
@@ -198,8 +204,13 @@ async fn run(cli: Cli) -> ExitCode {
         Some(Command::Wallets(WalletsCommand::Credit(args))) => commands::credit_wallet(&db, &serve, &args).await,
         Some(Command::Ledger(LedgerCommand::Check)) => commands::ledger_check(&db).await,
         Some(Command::Ledger(LedgerCommand::Totals)) => commands::ledger_totals(&db).await,
-        Some(Command::Reconcile(ReconcileCommand::Cards { mode })) => {
+        Some(Command::Reconcile(ReconcileCommand::Cards { mode, rails })) => {
+            let serve = ServeArgs { rails, ..serve };
             commands::reconcile_cards(&db, &serve, mode.into()).await
+        }
+        Some(Command::Rails(RailsCommand::Show)) => commands::rails_show(&db).await,
+        Some(Command::Rails(RailsCommand::Set { mode, note, rails })) => {
+            commands::rails_set(&db, mode.into(), &rails, &note).await
         }
         Some(Command::Openapi) => commands::openapi(),
     };

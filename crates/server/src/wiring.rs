@@ -86,7 +86,7 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
     let ports = Ports {
         accounts: db.clone(),
         cardholders: db.clone(),
-        kyc: connectors::kyc(serve)?,
+        kyc: connectors::kyc(&serve.rails)?,
         cards: db.clone(),
         card_transactions: db.clone(),
         merchants: Arc::new(ShippedCatalogue::load()),
@@ -95,11 +95,11 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
             test: processor_secret("--sandbox-processor-secret", &serve.sandbox_processor_secret)?,
         }),
         network: connectors::network(
-            serve,
+            &serve.rails,
             NetworkSimulator::new(&serve.card_bin, serve.allow_long_bin)
                 .map_err(|e| anyhow::anyhow!("--card-bin: {}", e.rule))?,
         )?,
-        gateway: connectors::gateway(serve)?,
+        gateway: connectors::gateway(&serve.rails)?,
         field_cipher: Arc::new(AesEverywhere),
         wallets: db.clone(),
         rate_limits: db.clone(),
@@ -131,7 +131,7 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
             max_wallet: args.max_wallet_balance,
             webhook_allow_private: worker.webhook_allow_private,
             key_cache_secs: serve.key_cache_secs,
-            live_connectors: connectors::live_connectors(serve),
+            live_connectors: connectors::live_connectors(&serve.rails),
             hold_secs: serve.authorization_hold_secs,
         },
     ))

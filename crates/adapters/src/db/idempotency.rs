@@ -152,12 +152,22 @@ impl IdempotencyKeys for Db {
         Ok(())
     }
 
-    async fn forget_before(&self, account: &AccountId, mode: Mode, before: Timestamp) -> Result<u64, StoreError> {
+    async fn forget_before(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        before: Timestamp,
+        real_now: i64,
+    ) -> Result<u64, StoreError> {
         let forgotten = with_conn!(self.pool(), |conn| {
             diesel::delete(keys::table)
                 .filter(keys::account_id.eq(account.as_str()))
                 .filter(keys::livemode.eq(mode.is_live()))
                 .filter(keys::created_at.lt(before.unix()))
+                // A running key stays until its request answers or its
+                // lease runs out (its process died): the day's end frees
+                // answered keys only.
+                .filter(keys::lease_until.is_null().or(keys::lease_until.lt(real_now)))
                 .execute(conn)
                 .await
         })?;

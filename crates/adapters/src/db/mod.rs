@@ -20,6 +20,7 @@ mod master_key_check;
 mod migrate;
 mod money_steps;
 mod pg_tls;
+mod rails;
 mod rate_limits;
 mod reseal;
 mod reservations;

@@ -75,9 +75,32 @@ pub(super) async fn reverse(
     let result = with_conn!(pool, |conn| {
         let result = conn
             .transaction::<_, TxError<ReversalOutcome>, _>(async |conn| {
-                // The card's lock first, as every money step of a card
+                // A void claims its debit's reference before the card's
+                // lock, in the order every debit batch claims references
+                // (docs/architecture.md, "Lock order"): a debit of that
+                // reference being recorded now holds the claim, and this
+                // waits for it without holding the card it needs. Claimed
+                // here, no debit of it was recorded nor ever will be.
+                let claimed = match r.void {
+                    true => {
+                        diesel::insert_into(transaction_references::table)
+                            .values((
+                                transaction_references::account_id.eq(account.as_str()),
+                                transaction_references::livemode.eq(mode.is_live()),
+                                transaction_references::reference.eq(&r.debit_reference),
+                                transaction_references::created_at.eq(r.now.unix()),
+                            ))
+                            .on_conflict_do_nothing()
+                            .execute(conn)
+                            .await?
+                            == 1
+                    }
+                    false => false,
+                };
+                // The card's lock next, as every money step of a card
                 // takes it (a write: SQLite's one writer). A deletion
-                // waits for this credit, or went first and is seen.
+                // waits for this credit, or went first and is seen. A
+                // refusal rolls the claim back.
                 let deleted_at = diesel::update(
                     cards::table
                         .filter(cards::id.eq(card))
@@ -103,10 +126,10 @@ pub(super) async fn reverse(
                     .await
                     .optional()?;
                 let Some(debit) = debit else {
-                    if !r.void {
+                    if !claimed {
                         return Err(TxError::Refused(ReversalOutcome::NoSuchDebit));
                     }
-                    // A fee of that reference, or a decline: nothing to void.
+                    // A fee of that reference (fees take none): nothing to void.
                     let recorded = diesel::dsl::select(diesel::dsl::exists(
                         card_transactions::table
                             .filter(card_transactions::account_id.eq(account.as_str()))
@@ -116,25 +139,11 @@ pub(super) async fn reverse(
                     ))
                     .get_result::<bool>(conn)
                     .await?;
-                    if recorded {
-                        return Err(TxError::Refused(ReversalOutcome::NoSuchDebit));
-                    }
-                    // Voided before its debit was recorded (the card's lock
-                    // is held, so none is being recorded now): its reference
+                    // Voided before its debit was recorded: the reference
                     // is taken, and the debit, when it comes, is a repeat.
-                    let taken = diesel::insert_into(transaction_references::table)
-                        .values((
-                            transaction_references::account_id.eq(account.as_str()),
-                            transaction_references::livemode.eq(mode.is_live()),
-                            transaction_references::reference.eq(&r.debit_reference),
-                            transaction_references::created_at.eq(r.now.unix()),
-                        ))
-                        .on_conflict_do_nothing()
-                        .execute(conn)
-                        .await?;
-                    return match taken {
-                        1 => Ok(ReversalOutcome::Voided),
-                        _ => Err(TxError::Refused(ReversalOutcome::NoSuchDebit)),
+                    return match recorded {
+                        false => Ok(ReversalOutcome::Voided),
+                        true => Err(TxError::Refused(ReversalOutcome::NoSuchDebit)),
                     };
                 };
                 let debit = debit.record()?;

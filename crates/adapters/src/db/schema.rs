@@ -486,3 +486,22 @@ diesel::table! {
         sealed -> Binary,
     }
 }
+
+diesel::table! {
+    rails (livemode) {
+        livemode -> Bool,
+        chosen -> Text,
+        recorded_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    rails_changes (id) {
+        id -> BigInt,
+        livemode -> Bool,
+        before -> Nullable<Text>,
+        after -> Text,
+        note -> Text,
+        changed_at -> BigInt,
+    }
+}

@@ -538,3 +538,76 @@ async fn an_accounts_own_rule_change_never_writes_the_operators_switch() {
         assert!(!db.rules(&acct, Mode::Test).await.unwrap().enabled);
     }
 }
+
+/// A key whose request still runs is never forgotten for its age (the
+/// sandbox clock may jump a day meanwhile); only an answered key, or one
+/// whose lease ran out with its process, goes at the day's end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_running_idempotency_key_outlives_its_day() {
+    use domain::idempotency::{Fingerprint, IdempotencyKey};
+    use ports::idempotency::{Claimed, IdempotencyKeys, KeptAnswer, KeyOf, NewClaim};
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        let account = with_account(&db, "acct_idem").await;
+        let fingerprint = Fingerprint {
+            request: "POST /x".into(),
+            params_hash: "h".into(),
+        };
+        let (running, answered) = (
+            IdempotencyKey::parse(b"running").unwrap(),
+            IdempotencyKey::parse(b"answered").unwrap(),
+        );
+        for (key, token) in [(&running, "t1"), (&answered, "t2")] {
+            let key = KeyOf {
+                account: &account,
+                mode: Mode::Test,
+                key,
+            };
+            let claim = NewClaim {
+                fingerprint: &fingerprint,
+                created_at: Timestamp::from_unix(1_000),
+                lease_until: 5_000,
+                token,
+            };
+            assert!(matches!(db.claim(key, claim).await.unwrap(), Claimed::Now));
+        }
+        let answer = KeptAnswer {
+            status: 200,
+            content_type: None,
+            body: b"{}".to_vec(),
+        };
+        let key = KeyOf {
+            account: &account,
+            mode: Mode::Test,
+            key: &answered,
+        };
+        assert!(
+            db.answer(key, "t2", &answer, Timestamp::from_unix(1_000))
+                .await
+                .unwrap()
+        );
+        // Two days on the sandbox clock, the lease still held.
+        let day_after = Timestamp::from_unix(1_000 + 2 * 86_400);
+        let forgotten = db.forget_before(&account, Mode::Test, day_after, 4_000).await.unwrap();
+        assert_eq!(forgotten, 1, "the answered key only, on {}", t.backend());
+        let key = KeyOf {
+            account: &account,
+            mode: Mode::Test,
+            key: &running,
+        };
+        let claim = NewClaim {
+            fingerprint: &fingerprint,
+            created_at: day_after,
+            lease_until: 9_000,
+            token: "t3",
+        };
+        assert!(
+            matches!(db.claim(key, claim).await.unwrap(), Claimed::Already(_)),
+            "the running key is still held on {}",
+            t.backend()
+        );
+        // Its process died: the lease ran out, and the key goes.
+        let forgotten = db.forget_before(&account, Mode::Test, day_after, 5_001).await.unwrap();
+        assert_eq!(forgotten, 1, "{}", t.backend());
+    }
+}

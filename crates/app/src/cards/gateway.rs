@@ -91,6 +91,7 @@ impl App {
             }
         };
         let back = GiveBack {
+            told: call.id.clone(),
             id: call.id,
             authorization: call.authorization,
             kind: call.kind,

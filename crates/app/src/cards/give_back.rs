@@ -23,6 +23,10 @@ use ports::events::NewEvent;
 pub struct GiveBack {
     /// The processor's id of this refund or reversal: applied once by it.
     pub id: String,
+    /// The reference its events name: the processor's id, or the
+    /// sandbox's `refund_reference` as the account sent it (its `id` is
+    /// scoped by the account, as ids the processor makes are unique).
+    pub told: String,
     /// The debit's reference (the processor's id of the authorization).
     pub authorization: String,
     pub kind: ReversalKind,
@@ -46,7 +50,7 @@ impl App {
         let now = self.now_for(&account, mode).await?;
         let event_ids = [(); 2].map(|_| EventId::with_suffix(&self.ports.ids.unique()));
         let deliveries = event_ids.clone().map(|id| self.delivery_job(&id));
-        let (told_account, reference, kind) = (account.clone(), call.id.clone(), call.kind);
+        let (told_account, reference, kind) = (account.clone(), call.told.clone(), call.kind);
         let notices = move |reversed: &Reversed| {
             let debit = &reversed.debit;
             let payload = CardReversal {

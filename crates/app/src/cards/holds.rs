@@ -113,7 +113,6 @@ impl App {
         let authorization = self.authorization(caller, id).await?;
         // A sandbox reference is the account's own: applied once per account.
         let reference = self.step_reference("reference", body.reference, "rev")?;
-        let reference = format!("{}/{reference}", caller.account_id);
         match self.take_step(&authorization, step, body.amount, reference).await? {
             HoldOutcome::Settled(settled) => Ok(*settled),
             HoldOutcome::NoSuchAuthorization => Err(CardError::AuthorizationNotFound),
@@ -223,13 +222,13 @@ impl App {
             .map(|a| Product::of(spent.currency).parse_debit_amount("amount", a))
             .transpose()?;
         let reference = self.step_reference("refund_reference", body.refund_reference, "rfd")?;
-        let reference = format!("{}/{reference}", caller.account_id);
         let state = self
             .processor_card(caller.mode, &spent.card_id)
             .await?
             .ok_or(CardError::CardNotFound)?;
         let back = GiveBack {
-            id: reference,
+            id: format!("{}/{reference}", caller.account_id),
+            told: reference,
             authorization: spent.client_reference,
             kind: ReversalKind::Refund,
             // A refund names what it gives back: never a void.

@@ -98,6 +98,7 @@ impl App {
             None => None,
         };
         let back = GiveBack {
+            told: reversal_reference.clone(),
             id: reversal_reference,
             authorization,
             kind,

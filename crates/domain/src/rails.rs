@@ -1,0 +1,129 @@
+//! The rails a mode runs on: who issues its cards and decides their
+//! authorizations, who verifies its cardholders, where each is reached,
+//! and the funding source cards are issued on. They are recorded when
+//! first chosen; every process must then run on the same ones, until an
+//! operator changes them on purpose.
+
+use serde::{Deserialize, Serialize};
+
+/// One mode's rails.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rails {
+    /// `simulator` or `sudo`.
+    pub card_processor: String,
+    /// The processor's API host (none for the simulator).
+    pub processor_host: Option<String>,
+    /// `sandbox` or `smileid`.
+    pub kyc_provider: String,
+    /// The KYC provider's API host (none for the sandbox verifier).
+    pub kyc_host: Option<String>,
+    /// The processor's funding source its cards are issued on.
+    pub funding_source: Option<String>,
+}
+
+impl Rails {
+    /// What differs from `recorded`, one phrase per setting:
+    /// `card processor: sudo here, simulator recorded`. Empty when they
+    /// are the same rails.
+    pub fn differences(&self, recorded: &Rails) -> Vec<String> {
+        let shown = |v: &Option<String>| v.clone().unwrap_or_else(|| "none".into());
+        let settings = [
+            (
+                "card processor",
+                self.card_processor.clone(),
+                recorded.card_processor.clone(),
+            ),
+            (
+                "processor host",
+                shown(&self.processor_host),
+                shown(&recorded.processor_host),
+            ),
+            ("KYC provider", self.kyc_provider.clone(), recorded.kyc_provider.clone()),
+            ("KYC host", shown(&self.kyc_host), shown(&recorded.kyc_host)),
+            (
+                "funding source",
+                shown(&self.funding_source),
+                shown(&recorded.funding_source),
+            ),
+        ];
+        settings
+            .into_iter()
+            .filter(|(_, here, there)| here != there)
+            .map(|(what, here, there)| format!("{what}: {here} here, {there} recorded"))
+            .collect()
+    }
+
+    /// One line: `card processor sudo (api.sudo.africa), KYC smileid
+    /// (api.smileidentity.com), funding source fs_1`.
+    pub fn describe(&self) -> String {
+        let at = |host: &Option<String>| host.as_ref().map(|h| format!(" ({h})")).unwrap_or_default();
+        let funding = self.funding_source.as_deref().unwrap_or("none");
+        format!(
+            "card processor {}{}, KYC {}{}, funding source {funding}",
+            self.card_processor,
+            at(&self.processor_host),
+            self.kyc_provider,
+            at(&self.kyc_host),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn rails() -> impl Strategy<Value = Rails> {
+        let name = prop::sample::select(vec!["simulator", "sudo", "sandbox", "smileid"]);
+        let host = prop::option::of(prop::sample::select(vec!["a.example", "b.example"]));
+        (name.clone(), host.clone(), name, host.clone(), host).prop_map(|(p, ph, k, kh, f)| Rails {
+            card_processor: p.into(),
+            processor_host: ph.map(String::from),
+            kyc_provider: k.into(),
+            kyc_host: kh.map(String::from),
+            funding_source: f.map(String::from),
+        })
+    }
+
+    proptest! {
+        /// Rails differ exactly when a setting does, and each setting that
+        /// differs is named once, with both values.
+        #[test]
+        fn differences_name_each_setting_that_differs(a in rails(), b in rails()) {
+            let differences = a.differences(&b);
+            prop_assert_eq!(differences.is_empty(), a == b);
+            prop_assert!(differences.len() <= 5);
+            prop_assert!(a.differences(&a).is_empty());
+            prop_assert_eq!(differences.len(), b.differences(&a).len());
+        }
+    }
+
+    #[test]
+    fn a_difference_names_both_sides() {
+        let recorded = Rails {
+            card_processor: "sudo".into(),
+            processor_host: Some("api.sudo.africa".into()),
+            kyc_provider: "smileid".into(),
+            kyc_host: Some("api.smileidentity.com".into()),
+            funding_source: Some("fs_1".into()),
+        };
+        let here = Rails {
+            card_processor: "simulator".into(),
+            processor_host: None,
+            funding_source: None,
+            ..recorded.clone()
+        };
+        assert_eq!(
+            here.differences(&recorded),
+            [
+                "card processor: simulator here, sudo recorded",
+                "processor host: none here, api.sudo.africa recorded",
+                "funding source: none here, fs_1 recorded",
+            ]
+        );
+        assert_eq!(
+            recorded.describe(),
+            "card processor sudo (api.sudo.africa), KYC smileid (api.smileidentity.com), funding source fs_1"
+        );
+    }
+}

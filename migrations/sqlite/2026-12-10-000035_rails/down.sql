@@ -1,0 +1,2 @@
+DROP TABLE rails_changes;
+DROP TABLE rails;
