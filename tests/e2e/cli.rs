@@ -264,3 +264,52 @@ async fn a_public_url_with_credentials_a_query_or_a_fragment_is_refused_at_start
         }
     }
 }
+
+/// `ledger check --json`: a summary object on clean books; on broken ones
+/// each breach as a JSON line naming its rule and ids, and exit status 1.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ledger_check_reports_each_breach_as_a_json_line() {
+    for db in TestDb::all().await {
+        let s = crate::cards::Sandbox::start(&db, None);
+        s.fund_wallet(10_000).await;
+        let holder = s.cardholder(61).await;
+        let card = s.card(&holder, "1000").await;
+        s.server.stop();
+        let clean = run(issuing(&db).args(["ledger", "check", "--json"]));
+        assert!(clean.status.success(), "{}", stdout(&clean));
+        let summary: serde_json::Value = serde_json::from_str(stdout(&clean).trim()).unwrap();
+        assert_eq!(summary, serde_json::json!({"passed": true, "breaches": 0}));
+        // A debit with no transaction behind it, balanced and cached.
+        for sql in [
+            format!(
+                "INSERT INTO ledger_entries (id, account_id, livemode, kind, created_at) SELECT 'le_forged', account_id, livemode, 'card_debit', 5 FROM cards WHERE id = '{card}'"
+            ),
+            format!(
+                "INSERT INTO ledger_postings (account_id, entry_id, seq, ledger_account_id, currency, amount) SELECT account_id, 'le_forged', 0, 'la_{card}', 'USD', -100 FROM cards WHERE id = '{card}'"
+            ),
+            format!(
+                "INSERT INTO ledger_postings (account_id, entry_id, seq, ledger_account_id, currency, amount) SELECT account_id, 'le_forged', 1, 'la_{card}_spend', 'USD', 100 FROM cards WHERE id = '{card}'"
+            ),
+            format!("UPDATE ledger_accounts SET balance = balance - 100 WHERE id = 'la_{card}'"),
+            format!("UPDATE ledger_accounts SET balance = balance + 100 WHERE id = 'la_{card}_spend'"),
+        ] {
+            db.execute(&sql).await;
+        }
+        let broken = run(issuing(&db).args(["ledger", "check", "--json"]));
+        assert_eq!(broken.status.code(), Some(1), "{}", db.backend());
+        let lines: Vec<serde_json::Value> = stdout(&broken)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert!(
+            lines.iter().any(|l| l["breach"] == "record_mismatch"
+                && l["card_id"] == card.as_str()
+                && l["rule"] == "approved debits"
+                && l["posted"] == 100
+                && l["recorded"] == 0),
+            "{}: {lines:?}",
+            db.backend()
+        );
+        assert_eq!(lines.last().unwrap()["passed"], false);
+    }
+}

@@ -787,3 +787,93 @@ async fn every_process_runs_on_the_rails_recorded_for_its_mode() {
         );
     }
 }
+
+/// Sudo's gateway call has a budget (`--sudo-gateway-budget-ms`): an
+/// authorization that cannot be recorded within it is declined `91`
+/// (issuer unavailable) at once and never recorded, even when what held
+/// it up ends; one a batch already took is answered with the truth, late.
+/// Both are counted in `/metrics`. On PostgreSQL, where another session
+/// can hold a card's row.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_gateway_authorization_past_its_budget_is_declined_and_never_recorded() {
+    let Some(db) = TestDb::postgres_from_env().await else {
+        return;
+    };
+    let fake = FakeSudo::start(SUDO_KEY, FUNDING_SOURCE).await;
+    let mut env = sudo_env(&fake);
+    env.push(("ISSUING_SUDO_GATEWAY_BUDGET_MS", "500".into()));
+    env.push(("ISSUING_METRICS_LISTEN", "127.0.0.1:0".into()));
+    let s = Sandbox {
+        server: start(&db, &env),
+        key: crate::cardholders::account(&db, None),
+    };
+    s.fund_wallet(20_000).await;
+    let holder = s.cardholder(1).await;
+    let stuck = s.card(&holder, "5000").await;
+    let stuck_at_sudo = fake.cards().pop().unwrap().0;
+    let waiting = s.card(&holder, "5000").await;
+    let waiting_at_sudo = fake.cards().into_iter().find(|(id, _)| *id != stuck_at_sudo).unwrap().0;
+    // Another session holds the first card's row for two seconds: its
+    // authorization's batch waits for it, and the next batch behind it.
+    let mut holder_session = std::process::Command::new("psql")
+        .args([
+            db.url(),
+            "-c",
+            &format!("BEGIN; SELECT 1 FROM cards WHERE id = '{stuck}' FOR UPDATE; SELECT pg_sleep(2); COMMIT;"),
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let secret = Some(GATEWAY_SECRET);
+    let first = gateway(&s.server, secret, authorization("auth_stuck", &stuck_at_sudo, "10"));
+    let second = async {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let started = std::time::Instant::now();
+        let answer = gateway(&s.server, secret, authorization("auth_late", &waiting_at_sudo, "10")).await;
+        (answer, started.elapsed())
+    };
+    let (first, (second, took)) = tokio::join!(first, second);
+    assert_eq!(
+        (first.0, first.1["responseCode"].as_str()),
+        (200, Some("00")),
+        "{}",
+        first.1
+    );
+    assert_eq!(
+        (second.0, second.1["responseCode"].as_str()),
+        (400, Some("91")),
+        "{}",
+        second.1
+    );
+    assert!(
+        took < std::time::Duration::from_millis(1_000),
+        "answered within its budget: {took:?}"
+    );
+    // It has ended by now (the late answer came after its commit).
+    assert!(holder_session.wait().unwrap().success());
+    // Nothing of the declined one, ever; the late one stands.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let lookup = |card: &str, reference: &str| {
+        format!("/cards/get_card_transaction_by_id?card_id={card}&client_transaction_reference={reference}")
+    };
+    assert_eq!(s.get(&lookup(&stuck, "auth_stuck")).await.status, 200);
+    let none = s.get(&lookup(&waiting, "auth_late")).await;
+    assert_eq!(none.status, 400, "{}", none.body);
+    assert_eq!(s.balance(&waiting).await.0, 5_000);
+    let metrics = client()
+        .get(s.server.metrics.clone().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for outcome in ["declined", "answered_late"] {
+        let line = format!("issuing_gateway_budget_missed_total{{outcome=\"{outcome}\"}} 1");
+        assert!(metrics.contains(&line), "{line}: {metrics}");
+    }
+    s.server.stop();
+    let (ok, out) = ledger_check(&db);
+    assert!(ok, "{out}");
+}

@@ -321,6 +321,11 @@ pub const CATALOGUE: &[ErrorCode] = &[
         "the service is over capacity and refused the request before doing anything; retry after `Retry-After`",
     ),
     code(
+        "deadline_missed",
+        503,
+        "the request waited past its time budget (the card processor's gateway call) and was withdrawn before anything was written; retry after `Retry-After`",
+    ),
+    code(
         "internal",
         500,
         "the service failed; retry, and quote `x-request-id` when reporting it",

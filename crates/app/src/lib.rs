@@ -107,6 +107,9 @@ pub struct Settings {
     pub live_connectors: health::LiveConnectors,
     /// How long an authorization's hold lasts uncaptured before it expires.
     pub hold_secs: i64,
+    /// How long a card processor's real-time gateway call may take: a
+    /// decision not recorded within it is declined and never recorded.
+    pub gateway_budget: std::time::Duration,
 }
 
 #[derive(Clone)]
@@ -403,6 +406,7 @@ pub mod testing {
                     key_cache_secs: self.key_cache_secs,
                     live_connectors: crate::health::LiveConnectors::Simulated,
                     hold_secs: domain::cards::hold::DEFAULT_HOLD_SECS,
+                    gateway_budget: std::time::Duration::from_millis(2_500),
                 },
             )
         }

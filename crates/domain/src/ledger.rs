@@ -3,7 +3,9 @@
 //! ledger account's balance is the sum of its postings.
 
 use crate::cards::product::Product;
-use crate::{Amount, Currency, InvalidInput};
+use crate::{Amount, Currency, InvalidInput, Mode};
+use AccountKind as K;
+use Direction::{In, Out};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -199,8 +201,95 @@ impl<A> Entry<A> {
     }
 }
 
-/// A broken ledger invariant found by the ledger check.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Which way a posting moves money for its account.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Money leaves the account (a negative posting).
+    Out,
+    /// Money enters it (a positive posting).
+    In,
+}
+
+/// A kind of ledger entry: the business step it records, and the only
+/// moves its postings may make. An entry of a kind posting anywhere else
+/// (another kind of account, the other way) records nothing its records
+/// explain, and `ledger check` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryKind {
+    /// As stored in `ledger_entries.kind`.
+    pub name: &'static str,
+    pub moves: &'static [(AccountKind, Direction)],
+    /// Whether live mode may post it: the faucet is test money only, so
+    /// live money enters only by operators' credits and the processor's
+    /// records.
+    pub live: bool,
+}
+
+impl EntryKind {
+    /// Every kind of entry the service posts.
+    pub const ALL: [EntryKind; 13] = [
+        // A new card's funding from the wallet, or a migrated card's
+        // balance onto its successor (`cards.opened_with`, `closed_with`).
+        EntryKind::new(
+            "card_funding",
+            &[(K::IssuingWallet, Out), (K::Card, Out), (K::Card, In)],
+        ),
+        EntryKind::new("card_debit", &[(K::Card, Out), (K::CardSpend, In)]),
+        EntryKind::new("card_hold", &[(K::Card, Out), (K::CardHeld, In)]),
+        EntryKind::new(
+            "card_capture",
+            &[(K::CardHeld, Out), (K::Card, Out), (K::CardSpend, In)],
+        ),
+        EntryKind::new(
+            "card_hold_release",
+            &[(K::CardHeld, Out), (K::Card, In), (K::IssuingWallet, In)],
+        ),
+        EntryKind::new(
+            "card_reversal",
+            &[(K::CardSpend, Out), (K::Card, In), (K::IssuingWallet, In)],
+        ),
+        EntryKind::new(
+            "card_transfer_reserve",
+            &[(K::IssuingWallet, Out), (K::Card, Out), (K::CardTransit, In)],
+        ),
+        EntryKind::new(
+            "card_transfer_settle",
+            &[(K::CardTransit, Out), (K::Card, In), (K::IssuingWallet, In)],
+        ),
+        EntryKind::new("card_deletion", &[(K::Card, Out), (K::IssuingWallet, In)]),
+        EntryKind::new("card_write_off", &[(K::Losses, Out), (K::Card, In)]),
+        EntryKind::new("maintenance_fee", &[(K::Card, Out), (K::FeeIncome, In)]),
+        EntryKind {
+            live: false,
+            ..EntryKind::new("wallet_funding", &[(K::Faucet, Out), (K::IssuingWallet, In)])
+        },
+        EntryKind::new("wallet_credit", &[(K::Deposits, Out), (K::IssuingWallet, In)]),
+    ];
+
+    const fn new(name: &'static str, moves: &'static [(AccountKind, Direction)]) -> Self {
+        EntryKind {
+            name,
+            moves,
+            live: true,
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.name == name)
+    }
+
+    /// Whether an entry of this kind, in `mode`, may post `amount` to an
+    /// account of `account`'s kind.
+    pub fn may_post(&self, mode: Mode, account: AccountKind, amount: i64) -> bool {
+        let direction = if amount < 0 { Out } else { In };
+        (self.live || !mode.is_live()) && amount != 0 && self.moves.contains(&(account, direction))
+    }
+}
+
+/// A broken ledger invariant found by the ledger check; as JSON, tagged
+/// by `breach` (`issuing ledger check --json`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "breach", rename_all = "snake_case")]
 pub enum Breach {
     /// An entry's postings do not sum to zero in one currency.
     Unbalanced {
@@ -241,12 +330,37 @@ pub enum Breach {
     /// A posting to a deposits account with no operator credit
     /// (`wallet_credits`) of its entry and amount.
     UnrecordedDeposit { entry_id: String, ledger_account: String },
-    /// What a card spent and was charged in fees differs from its approved
-    /// card transactions.
-    SpendMismatch {
+    /// An entry posting where its kind never moves money (another kind
+    /// of account, the other way, a kind live mode never posts), or of a
+    /// kind the service never posts.
+    Misposted {
+        entry_id: String,
+        kind: String,
+        ledger_account: String,
+    },
+    /// A posting with no entry of its account and mode.
+    OrphanPosting { entry_id: String, ledger_account: String },
+    /// What a card's entries of one kind posted differs from what its
+    /// records of that kind total (`rule` names both).
+    RecordMismatch {
         card_id: String,
+        rule: &'static str,
         posted: i64,
         recorded: i64,
+    },
+    /// A transaction given back (refunded, reversed) beyond its amount, or
+    /// given back when it was never approved (a decline, a fee).
+    OverGiven {
+        transaction_id: String,
+        amount: i64,
+        given: i64,
+    },
+    /// An authorization whose capture and reversals took more than it held
+    /// plus the over-capture tolerance.
+    OverCaptured {
+        authorization_id: String,
+        held: i64,
+        taken: i64,
     },
     /// A card's held account differs from what its pending
     /// authorizations hold.
@@ -337,14 +451,50 @@ impl fmt::Display for Breach {
                 "card {card_id} holds {held} for authorizations but its pending authorizations hold {pending}: \
                  held money is what pending authorizations hold"
             ),
-            Breach::SpendMismatch {
+            Breach::Misposted {
+                entry_id,
+                kind,
+                ledger_account,
+            } => write!(
+                f,
+                "entry {entry_id} ({kind}) posts to ledger account {ledger_account}, where its kind moves no \
+                 money: each kind of entry moves money only between the accounts of its record"
+            ),
+            Breach::OrphanPosting {
+                entry_id,
+                ledger_account,
+            } => write!(
+                f,
+                "a posting to ledger account {ledger_account} names entry {entry_id}, which its account and \
+                 mode do not have: every posting belongs to an entry"
+            ),
+            Breach::RecordMismatch {
                 card_id,
+                rule,
                 posted,
                 recorded,
             } => write!(
                 f,
-                "card {card_id} spent and was charged {posted} in the ledger but its approved transactions \
-                 total {recorded}: every debit and fee is a transaction of the card"
+                "card {card_id}: {rule}: the ledger posted {posted} where the records total {recorded}: \
+                 every entry is its record's, and every record has its entry"
+            ),
+            Breach::OverGiven {
+                transaction_id,
+                amount,
+                given,
+            } => write!(
+                f,
+                "transaction {transaction_id} of {amount} was given back {given}: refunds and reversals \
+                 never exceed an approved transaction"
+            ),
+            Breach::OverCaptured {
+                authorization_id,
+                held,
+                taken,
+            } => write!(
+                f,
+                "authorization {authorization_id} held {held} but its capture and reversals took {taken}: \
+                 they never exceed the hold plus its over-capture tolerance"
             ),
             Breach::ParkedMoneyJob {
                 job_id,
@@ -371,6 +521,51 @@ mod tests {
             currency,
             amount,
         }
+    }
+
+    /// Each kind moves money out of some account and into another, names
+    /// are unique, and only the faucet's funding is sandbox-only.
+    #[test]
+    fn every_kind_of_entry_moves_money_from_one_place_to_another() {
+        let mut names: Vec<&str> = EntryKind::ALL.iter().map(|k| k.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), EntryKind::ALL.len());
+        for kind in EntryKind::ALL {
+            assert!(kind.moves.iter().any(|(_, d)| *d == Out), "{}", kind.name);
+            assert!(kind.moves.iter().any(|(_, d)| *d == In), "{}", kind.name);
+            assert_eq!(kind.live, kind.name != "wallet_funding");
+        }
+        let debit = EntryKind::parse("card_debit").unwrap();
+        assert!(debit.may_post(Mode::Live, K::Card, -5) && debit.may_post(Mode::Live, K::CardSpend, 5));
+        assert!(
+            !debit.may_post(Mode::Live, K::Card, 5),
+            "a debit never credits the card"
+        );
+        assert!(!debit.may_post(Mode::Live, K::IssuingWallet, 5), "nor a wallet");
+        assert!(!debit.may_post(Mode::Test, K::Card, 0), "nor posts nothing");
+        let faucet = EntryKind::parse("wallet_funding").unwrap();
+        assert!(faucet.may_post(Mode::Test, K::IssuingWallet, 5));
+        assert!(
+            !faucet.may_post(Mode::Live, K::IssuingWallet, 5),
+            "live money never comes from the faucet"
+        );
+        assert!(EntryKind::parse("card_gift").is_none());
+    }
+
+    #[test]
+    fn breaches_are_json_tagged_by_their_rule() {
+        let breach = Breach::RecordMismatch {
+            card_id: "card_1".into(),
+            rule: "approved debits",
+            posted: 5,
+            recorded: 0,
+        };
+        assert_eq!(
+            serde_json::to_value(&breach).unwrap(),
+            serde_json::json!({"breach": "record_mismatch", "card_id": "card_1", "rule": "approved debits",
+                               "posted": 5, "recorded": 0})
+        );
     }
 
     #[test]

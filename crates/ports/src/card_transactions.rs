@@ -59,6 +59,10 @@ pub struct DebitAttempt {
     /// [`DebitError::ClockMoved`]. `None`: not checked (live mode, or a
     /// debit stamped again after being sent back).
     pub clock_ahead_secs: Option<i64>,
+    /// A processor's real-time call's: withdrawn unrecorded
+    /// ([`crate::StoreError::deadline_missed`]) if it cannot be recorded
+    /// by then.
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// What became of a debit; declines are recorded too.

@@ -78,7 +78,24 @@ impl StoreError {
     fn is_overloaded(&self) -> bool {
         self.cause.is::<Overloaded>()
     }
+
+    /// Withdrawn before anything was written: its deadline came while it
+    /// waited for `queue` (a group committer's), and it never will be.
+    pub fn deadline_missed(queue: &'static str) -> Self {
+        StoreError::new(DeadlineMissed(queue))
+    }
+
+    /// Whether this is [`StoreError::deadline_missed`]: nothing was
+    /// written, nor will be.
+    pub fn is_deadline_missed(&self) -> bool {
+        self.cause.is::<DeadlineMissed>()
+    }
 }
+
+/// The cause of [`StoreError::deadline_missed`].
+#[derive(Debug, thiserror::Error)]
+#[error("the request's deadline came while it waited for the {0} queue: withdrawn, nothing written")]
+pub struct DeadlineMissed(pub &'static str);
 
 /// The cause of [`StoreError::overloaded`]: the queue that was full.
 #[derive(Debug, thiserror::Error)]
@@ -87,15 +104,16 @@ pub struct Overloaded(pub &'static str);
 
 impl DomainError for StoreError {
     fn kind(&self) -> ErrorKind {
-        match self.is_overloaded() {
+        match self.is_overloaded() || self.is_deadline_missed() {
             true => ErrorKind::Overloaded,
             false => ErrorKind::Unavailable,
         }
     }
     fn code(&self) -> &'static str {
-        match self.is_overloaded() {
-            true => "overloaded",
-            false => "storage_unavailable",
+        match (self.is_overloaded(), self.is_deadline_missed()) {
+            (true, _) => "overloaded",
+            (_, true) => "deadline_missed",
+            _ => "storage_unavailable",
         }
     }
 }

@@ -68,6 +68,10 @@ pub struct GatewayCapture {
     pub amount: Option<(Amount, Currency)>,
 }
 
+/// The decline of an authorization not recorded within the gateway's
+/// budget: nothing was, nor will be (ISO 8583 `91`, issuer unavailable).
+pub const ISSUER_UNAVAILABLE: &str = "issuer_unavailable";
+
 /// What the service answers a gateway call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GatewayAnswer {

@@ -358,6 +358,14 @@ pub struct ServeArgs {
     /// How many seconds an authorization's hold lasts uncaptured before it
     /// expires and goes back to the card, 60 to 2678400 (31 days) on the
     /// mode's clock; 604800 (7 days) by default.
+    /// How long an answer to Sudo's gateway may take, in milliseconds
+    /// (Sudo applies its timeout setting after 4 s): an authorization not
+    /// recorded within it is declined (`91`, issuer unavailable) and never
+    /// recorded.
+    #[arg(long, env = "ISSUING_SUDO_GATEWAY_BUDGET_MS", default_value_t = 2_500,
+          value_parser = RangedU64ValueParser::<u64>::new().range(500..=3_500))]
+    pub sudo_gateway_budget_ms: u64,
+
     #[arg(long, env = "ISSUING_AUTHORIZATION_HOLD_SECS", default_value_t = domain::cards::hold::DEFAULT_HOLD_SECS,
           value_parser = clap::value_parser!(i64).range(60..=2_678_400))]
     pub authorization_hold_secs: i64,
@@ -734,7 +742,12 @@ pub enum RailsCommand {
 #[derive(Subcommand)]
 pub enum LedgerCommand {
     /// Verify every ledger invariant; exits 1 and names each breach.
-    Check,
+    Check {
+        /// Each breach as a JSON object on a line of its own (tagged by
+        /// `breach`, with the ids that show it), then a summary object.
+        #[arg(long)]
+        json: bool,
+    },
     /// The balance of each kind of ledger account, summed per mode and
     /// currency over all accounts, as one JSON object:
     /// `{"live": {"USD": {"card": ...}}, "test": {...}}`.

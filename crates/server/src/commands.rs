@@ -584,22 +584,30 @@ pub async fn rails_set(db_args: &DbArgs, mode: Mode, rails: &RailsArgs, note: &s
 }
 
 /// Reads the ledger only: needs no master key.
-pub async fn ledger_check(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
+pub async fn ledger_check(db_args: &DbArgs, json: bool) -> anyhow::Result<ExitCode> {
     let db = wiring::open_db(db_args, Open::Existing).await?;
     let breaches = db.breaches(db_args.max_wallet_balance).await?;
-    if breaches.is_empty() {
-        println!(
-            "ledger check passed: every entry balances within one account and mode, every cached balance matches its \
-             postings and is within its range, and the books agree with the cards, transfers, credits and \
-             transactions"
-        );
-        return Ok(ExitCode::SUCCESS);
-    }
     for breach in &breaches {
-        println!("breach: {breach}");
+        match json {
+            true => println!("{}", serde_json::to_string(breach)?),
+            false => println!("breach: {breach}"),
+        }
     }
-    println!("ledger check failed: {} breach(es)", breaches.len());
-    Ok(ExitCode::FAILURE)
+    match (json, breaches.is_empty()) {
+        (true, _) => println!("{}", json!({"passed": breaches.is_empty(), "breaches": breaches.len()})),
+        (false, true) => println!(
+            "ledger check passed: every entry balances within one account and mode and is the move its kind \
+             records, every cached balance matches its postings and is within its range, and each card's \
+             entries of every kind equal its records (creation, fundings, unloadings, debits, fees, holds, \
+             captures, refunds and reversals, deletion), none given back beyond its transaction"
+        ),
+        (false, false) => println!("ledger check failed: {} breach(es)", breaches.len()),
+    }
+    Ok(if breaches.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// Reads the ledger only: needs no master key.

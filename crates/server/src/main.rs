@@ -202,7 +202,7 @@ async fn run(cli: Cli) -> ExitCode {
             commands::create_operator(&db, &serve, &email, &dashboard_url).await
         }
         Some(Command::Wallets(WalletsCommand::Credit(args))) => commands::credit_wallet(&db, &serve, &args).await,
-        Some(Command::Ledger(LedgerCommand::Check)) => commands::ledger_check(&db).await,
+        Some(Command::Ledger(LedgerCommand::Check { json })) => commands::ledger_check(&db, json).await,
         Some(Command::Ledger(LedgerCommand::Totals)) => commands::ledger_totals(&db).await,
         Some(Command::Reconcile(ReconcileCommand::Cards { mode, rails })) => {
             let serve = ServeArgs { rails, ..serve };

@@ -133,6 +133,7 @@ pub async fn app(db: Db, args: &DbArgs, serve: &ServeArgs, worker: &WorkerArgs) 
             key_cache_secs: serve.key_cache_secs,
             live_connectors: connectors::live_connectors(&serve.rails),
             hold_secs: serve.authorization_hold_secs,
+            gateway_budget: Duration::from_millis(serve.sudo_gateway_budget_ms),
         },
     ))
 }

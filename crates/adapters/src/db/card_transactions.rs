@@ -77,7 +77,8 @@ impl TransactionRow {
 #[async_trait::async_trait]
 impl CardTransactionStore for Db {
     async fn debit(&self, attempt: DebitAttempt, notices: Notices) -> Result<DebitOutcome, DebitError> {
-        let recorded = self.debits().submit(Waiting { attempt, notices }).await;
+        let deadline = attempt.deadline;
+        let recorded = self.debits().submit_by(Waiting { attempt, notices }, deadline).await;
         recorded.unwrap_or_else(|e| Err(e.into()))
     }
 

@@ -13,7 +13,7 @@ use super::money_steps::{
 };
 use super::reservations::Waiting;
 use super::schema::{
-    card_details_tokens, card_transactions, card_transfers, cardholders, cards, jobs, ledger_accounts,
+    card_details_tokens, card_openings, card_transactions, card_transfers, cardholders, cards, jobs, ledger_accounts,
     processor_card_ids, processor_cards, transaction_references,
 };
 use super::spending_controls::take_over_spending;
@@ -331,6 +331,12 @@ impl CardStore for Db {
                             // deleted card is, and the new one starts at 0.
                             if balance < 0 {
                                 clear_deleted_balance!(conn, &account, mode, old.as_str(), now)?;
+                            } else {
+                                // Its record: what left it for the new card.
+                                diesel::update(card_openings::table.find((account.as_str(), old.as_str())))
+                                    .set(card_openings::closed_with.eq(balance))
+                                    .execute(conn)
+                                    .await?;
                             }
                             (
                                 source,
@@ -361,6 +367,15 @@ impl CardStore for Db {
                             return Err(TxError::Refused(refusal));
                         }
                     }
+                    // Its record, which the ledger check ties the entry to.
+                    diesel::insert_into(card_openings::table)
+                        .values((
+                            card_openings::account_id.eq(account.as_str()),
+                            card_openings::card_id.eq(&id),
+                            card_openings::opened_with.eq(amount.minor()),
+                        ))
+                        .execute(conn)
+                        .await?;
                     Ok(())
                 })
                 .await;

@@ -13,6 +13,11 @@
 //! a 503 with `Retry-After`), so overload sheds requests instead of growing
 //! every request's wait without bound.
 //!
+//! A request may carry a deadline ([`Committer::submit_by`]): if no batch
+//! has taken it [`MARGIN`] before then, it is withdrawn (by the committer
+//! or by its caller, whichever comes first, by one compare-and-set) and
+//! never recorded; once a batch took it, its caller waits for the truth.
+//!
 //! Each batch's size, each request's wait for its batch to start and each
 //! refusal go to the metrics (`issuing_commit_batch_size`,
 //! `issuing_commit_wait_seconds`, `issuing_load_shed_total`).
@@ -24,7 +29,9 @@ use ports::StoreError;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::time::Instant;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 
 /// The most requests one transaction records.
@@ -37,8 +44,51 @@ pub(super) const BATCH: usize = 64;
 /// filled it.
 pub(super) const QUEUE: usize = 16 * BATCH;
 
-/// A request waiting for its batch, where its answer goes, and since when.
-type Waiting<I, A> = (I, oneshot::Sender<A>, Instant);
+/// How long before its deadline a request must be taken into a batch:
+/// about what a batch takes from its start to its commit under load
+/// (docs/benchmarks.md), so that what is taken commits within the
+/// deadline.
+pub(super) const MARGIN: Duration = Duration::from_millis(250);
+
+/// Who has a request with a deadline: nobody yet, a batch (it will be
+/// recorded), or its caller's deadline (it never will be).
+const QUEUED: u8 = 0;
+const TAKEN: u8 = 1;
+const WITHDRAWN: u8 = 2;
+
+/// A request's deadline, and who has it.
+#[derive(Clone)]
+struct Deadline {
+    at: Instant,
+    state: Arc<AtomicU8>,
+}
+
+impl Deadline {
+    /// Moves the request from queued to `to`: whether this call did.
+    fn settle(&self, to: u8) -> bool {
+        self.state
+            .compare_exchange(QUEUED, to, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+}
+
+/// A request waiting for its batch, where its answer goes, since when,
+/// and its deadline if it has one.
+type Waiting<I, A> = (I, oneshot::Sender<A>, Instant, Option<Deadline>);
+
+/// Whether a batch may take `item`: it has no deadline, or it is taken
+/// now, [`MARGIN`] or more before it (else it is withdrawn, and its
+/// caller told so by its dropped reply).
+fn take<I, A>(item: &Waiting<I, A>) -> bool {
+    match &item.3 {
+        None => true,
+        Some(deadline) if Instant::now() + MARGIN < deadline.at => deadline.settle(TAKEN),
+        Some(deadline) => {
+            deadline.settle(WITHDRAWN);
+            false
+        }
+    }
+}
 
 /// Records a batch in order, answering each item in the same order; tells
 /// `Written` once its last statement before `COMMIT` answered.
@@ -66,9 +116,14 @@ impl<I, A> Queue<I, A> {
     /// none), then whatever else waits, up to [`BATCH`], but never two of
     /// one key. `None`: the committer was dropped.
     async fn next_batch(&mut self, key: fn(&I) -> String) -> Option<Vec<Waiting<I, A>>> {
-        let first = match self.held.pop_front() {
-            Some(item) => item,
-            None => self.waiting.recv().await?,
+        let first = loop {
+            let item = match self.held.pop_front() {
+                Some(item) => item,
+                None => self.waiting.recv().await?,
+            };
+            if take(&item) {
+                break item;
+            }
         };
         let mut keys = vec![key(&first.0)];
         let mut batch = vec![first];
@@ -80,7 +135,7 @@ impl<I, A> Queue<I, A> {
             let k = key(&item.0);
             if keys.contains(&k) {
                 later.push_back(item);
-            } else {
+            } else if take(&item) {
                 keys.push(k);
                 batch.push(item);
             }
@@ -117,7 +172,7 @@ impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
                 let waits = metrics::histogram!("issuing_commit_wait_seconds", "committer" => name);
                 let (items, replies): (Vec<I>, Vec<oneshot::Sender<A>>) = batch
                     .into_iter()
-                    .map(|(item, reply, queued)| {
+                    .map(|(item, reply, queued, _)| {
                         waits.record(queued.elapsed().as_secs_f64());
                         (item, reply)
                     })
@@ -150,10 +205,28 @@ impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
     /// Refused at once when [`QUEUE`] requests wait already; an error too
     /// when the task is gone (its runtime is shutting down).
     pub(super) fn submit(&self, item: I) -> impl Future<Output = Result<A, StoreError>> + use<I, A> {
-        let (reply, answer) = oneshot::channel();
+        self.submit_by(item, None)
+    }
+
+    /// [`Committer::submit`], withdrawn unrecorded
+    /// ([`StoreError::deadline_missed`]) if no batch has taken it
+    /// [`MARGIN`] before `deadline`; once taken, its answer is the
+    /// batch's, however late.
+    pub(super) fn submit_by(
+        &self,
+        item: I,
+        deadline: Option<Instant>,
+    ) -> impl Future<Output = Result<A, StoreError>> + use<I, A> {
+        let (reply, mut answer) = oneshot::channel();
         let name = self.name;
         let stopped = move || StoreError::new(format!("the {name} committer stopped"));
-        let queued = match self.queue.try_send((item, reply, Instant::now())) {
+        let deadline = deadline.map(|at| Deadline {
+            at,
+            state: Arc::new(AtomicU8::new(QUEUED)),
+        });
+        let mine = deadline.clone();
+        let withdrawn = move |d: &Deadline| d.state.load(Ordering::Acquire) == WITHDRAWN;
+        let queued = match self.queue.try_send((item, reply, Instant::now(), deadline)) {
             Ok(()) => Ok(()),
             Err(mpsc::error::TrySendError::Full(_)) => {
                 metrics::counter!("issuing_load_shed_total", "queue" => name).increment(1);
@@ -165,7 +238,20 @@ impl<I: Send + 'static, A: Send + 'static> Committer<I, A> {
         tracing::Instrument::instrument(
             async move {
                 queued?;
-                answer.await.map_err(|_| stopped())
+                let Some(deadline) = mine else {
+                    return answer.await.map_err(|_| stopped());
+                };
+                let late = deadline.at.checked_sub(MARGIN).unwrap_or(deadline.at);
+                let answered = match tokio::time::timeout_at(late.into(), &mut answer).await {
+                    Ok(answered) => answered,
+                    // No batch took it in time: withdrawn, unless one just did.
+                    Err(_) if deadline.settle(WITHDRAWN) => return Err(StoreError::deadline_missed(name)),
+                    Err(_) => answer.await,
+                };
+                answered.map_err(|_| match withdrawn(&deadline) {
+                    true => StoreError::deadline_missed(name),
+                    false => stopped(),
+                })
             },
             waiting,
         )
@@ -275,5 +361,43 @@ mod tests {
         );
         release.notify_one();
         assert_eq!(committer.submit(7).await.ok(), Some(7), "room again");
+    }
+
+    /// Behind a batch that does not end, a request whose deadline comes is
+    /// withdrawn and never recorded; one a batch took before its deadline
+    /// is answered with what the batch did, however late.
+    #[tokio::test]
+    async fn a_request_no_batch_took_by_its_deadline_is_withdrawn_and_never_recorded() {
+        let recorded = Arc::new(Mutex::new(Vec::<u32>::new()));
+        let release = Arc::new(tokio::sync::Notify::new());
+        let (seen, gate) = (recorded.clone(), release.clone());
+        // A batch has more than its COMMIT left until the gate opens: the
+        // next one waits.
+        let record: Record<u32, u32> = Box::new(move |items, written| {
+            let (seen, gate) = (seen.clone(), gate.clone());
+            Box::pin(async move {
+                gate.notified().await;
+                drop(written);
+                seen.lock().unwrap().extend(&items);
+                items
+            })
+        });
+        let committer = Committer::start("test", |n| n.to_string(), record);
+        let soon = |ms| Some(Instant::now() + MARGIN + Duration::from_millis(ms));
+        // Taken at once, then held up past its deadline.
+        let taken = committer.submit_by(1, soon(50));
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        let started = Instant::now();
+        let withdrawn = committer.submit_by(2, soon(50)).await.expect_err("withdrawn");
+        assert!(withdrawn.is_deadline_missed(), "{withdrawn}");
+        assert!(started.elapsed() < Duration::from_millis(500));
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        release.notify_one();
+        assert_eq!(taken.await.ok(), Some(1), "the truth, late");
+        // Without a deadline, a request waits for its batch.
+        let patient = committer.submit(3);
+        release.notify_one();
+        assert_eq!(patient.await.ok(), Some(3));
+        assert_eq!(*recorded.lock().unwrap(), [1, 3], "2 was never recorded");
     }
 }

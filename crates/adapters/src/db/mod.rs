@@ -16,6 +16,7 @@ mod holds;
 mod idempotency;
 mod jobs;
 mod ledger;
+mod ledger_audit;
 mod master_key_check;
 mod migrate;
 mod money_steps;

@@ -140,6 +140,14 @@ macro_rules! clear_deleted_balance {
             .first::<(i64, String)>($conn)
             .await?;
         let currency = Currency::parse("currency", &currency).map_err(|_| TxError::Db(DbError::Refused))?;
+        // Its record, which the ledger check ties the movement to.
+        {
+            use $crate::db::schema::card_openings;
+            diesel::update(card_openings::table.find(($account.as_str(), $card)))
+                .set(card_openings::closed_with.eq(balance))
+                .execute($conn)
+                .await?;
+        }
         // The movement, and what of it reaches the wallet.
         let (movement, refund) =
             match domain::ledger::DeletedBalance::of(balance).ok_or(TxError::Db(DbError::Refused))? {

@@ -505,3 +505,12 @@ diesel::table! {
         changed_at -> BigInt,
     }
 }
+
+diesel::table! {
+    card_openings (account_id, card_id) {
+        account_id -> Text,
+        card_id -> Text,
+        opened_with -> BigInt,
+        closed_with -> Nullable<BigInt>,
+    }
+}

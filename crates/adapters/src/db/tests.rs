@@ -353,6 +353,12 @@ async fn the_ledger_check_names_every_breach() {
                 entry_id: "le_bad".into(),
                 ledger_account: wallet.into(),
             },
+            // A kind the service never posts.
+            Breach::Misposted {
+                entry_id: "le_bad".into(),
+                kind: "tamper".into(),
+                ledger_account: wallet.into(),
+            },
         ];
         assert_eq!(breaches, expected, "{}", t.backend());
     }

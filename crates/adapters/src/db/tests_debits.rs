@@ -48,6 +48,7 @@ pub(super) fn attempt(card: &CardId, id: &str, reference: &str, cents: i64) -> D
         expiry: None,
         now: Timestamp::from_unix(100),
         clock_ahead_secs: Some(0),
+        deadline: None,
     }
 }
 

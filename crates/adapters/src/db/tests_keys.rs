@@ -156,6 +156,16 @@ async fn the_migration_gives_each_child_row_its_parents_account() {
         "INSERT INTO reversal_references (livemode, reference, account_id) VALUES (FALSE, 'rv-1', 'acct_c')",
     )
     .await;
+    // And their entries, as the service posts them.
+    let test = ("acct_c", false);
+    for sql in [
+        super::tests_ledger::post("le_d", test, "card_debit", "la_card_c", "la_card_c_spend", 100),
+        super::tests_ledger::post("le_r", test, "card_reversal", "la_card_c_spend", "la_card_c", 100),
+    ]
+    .concat()
+    {
+        exec(&db, &sql).await;
+    }
     let DbPool::Pg(pool) = &db.pool else {
         unreachable!("a PostgreSQL test database")
     };
@@ -175,10 +185,18 @@ async fn the_migration_gives_each_child_row_its_parents_account() {
             "{table}: {before:?}"
         );
     }
-    let migration = "../../migrations/postgres/2026-12-08-000033_account_keys";
-    for step in ["down", "up"] {
-        let sql = std::fs::read_to_string(format!("{}/{migration}/{step}.sql", env!("CARGO_MANIFEST_DIR"))).unwrap();
-        conn.batch_execute(&sql).await.unwrap_or_else(|e| panic!("{step}: {e}"));
+    // Undone and done again, with the later migration whose keys rest on
+    // its keys (card_openings names its card by the account's key).
+    let (keys, openings) = ("2026-12-08-000033_account_keys", "2026-12-11-000036_card_openings");
+    for (migration, step) in [(openings, "down"), (keys, "down"), (keys, "up"), (openings, "up")] {
+        let path = format!(
+            "{}/../../migrations/postgres/{migration}/{step}.sql",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let sql = std::fs::read_to_string(path).unwrap();
+        conn.batch_execute(&sql)
+            .await
+            .unwrap_or_else(|e| panic!("{migration} {step}: {e}"));
     }
     let after = diesel::sql_query(CHILD_ROWS).load::<Line>(&mut *conn).await.unwrap();
     assert_eq!(after, before);

@@ -207,6 +207,7 @@ pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::By
         force: parsed.force,
         three_ds: parsed.three_ds,
         hold: parsed.hold,
+        deadline: None,
     };
     let answer = app.authorize(mode, request).await?;
     Ok(AuthorizationData::answer(answer, reference))

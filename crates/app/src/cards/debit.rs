@@ -136,6 +136,7 @@ impl App {
             reference_held: false,
             kind: TransactionKind::Debit,
             raises: None,
+            deadline: None,
         })
     }
 }
@@ -259,6 +260,8 @@ pub(crate) struct Debit {
     /// A debit, an authorization, or an increment of `raises`.
     pub kind: TransactionKind,
     pub raises: Option<Raises>,
+    /// Recorded by then, or not at all (a gateway call's budget).
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// The authorization an increment raises: its issuer and network
@@ -397,6 +400,7 @@ impl App {
             authorization_id: debit.raises.map(|r| r.id),
             now,
             clock_ahead_secs: stamp.checked_ahead_secs,
+            deadline: debit.deadline,
         };
         let outcome = self.ports.card_transactions.debit(attempt, Box::new(notices)).await?;
         Ok((outcome, id))

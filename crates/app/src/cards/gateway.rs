@@ -18,7 +18,9 @@ use ports::card_transactions::Reference;
 use ports::cards::{ReserveError, RuleState};
 use ports::processor_gateway::{
     GatewayAnswer, GatewayAuthorization, GatewayCall, GatewayCapture, GatewayGiveBack, GatewayRefused,
+    ISSUER_UNAVAILABLE,
 };
+use std::time::Instant;
 
 #[derive(Debug, thiserror::Error)]
 pub enum GatewayError {
@@ -53,10 +55,20 @@ impl App {
     /// refused before its body is read.
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn gateway_call(&self, authorization: Option<&str>, body: &[u8]) -> Result<(u16, Vec<u8>), GatewayError> {
+        let deadline = Instant::now() + self.settings.gateway_budget;
         let gateway = &self.ports.gateway;
         let mode = gateway.authenticate(authorization)?;
         let answer = match gateway.read(body)? {
-            GatewayCall::Authorization(authorization) => self.gateway_authorization(mode, authorization).await?,
+            GatewayCall::Authorization(authorization) => {
+                let answer = self.gateway_authorization(mode, authorization, deadline).await?;
+                if Instant::now() > deadline {
+                    // Recorded before its budget ran out, committed after:
+                    // the answer is the truth, late (reconciliation meets
+                    // Sudo's own timeout decision).
+                    metrics::counter!("issuing_gateway_budget_missed_total", "outcome" => "answered_late").increment(1);
+                }
+                answer
+            }
             GatewayCall::Balance { card } => match self.spendable(mode, &card).await? {
                 Some(spendable) => GatewayAnswer::Balance(spendable),
                 None => GatewayAnswer::Declined("card_not_found"),
@@ -169,7 +181,12 @@ impl App {
         Ok(self.ports.cards.rule_state(&id).await?.map(|state| (id, state)))
     }
 
-    async fn gateway_authorization(&self, mode: Mode, call: GatewayAuthorization) -> Result<GatewayAnswer, CardError> {
+    async fn gateway_authorization(
+        &self,
+        mode: Mode,
+        call: GatewayAuthorization,
+        deadline: Instant,
+    ) -> Result<GatewayAnswer, CardError> {
         let Some((id, state)) = self.gateway_card(mode, &call.card).await? else {
             return Ok(GatewayAnswer::Declined("card_not_found"));
         };
@@ -189,6 +206,7 @@ impl App {
             // Sudo's gateway funds the authorization when it approves: the
             // money leaves at once (docs/connectors.md).
             hold: false,
+            deadline: Some(deadline),
         };
         let reference = call.id.clone();
         let repeated = async || -> Result<Option<GatewayAnswer>, CardError> {
@@ -231,6 +249,12 @@ impl App {
                 Ok(repeated().await?.unwrap_or(GatewayAnswer::Declined("duplicate")))
             }
             Err(CardError::Invalid(_)) => Ok(GatewayAnswer::Declined("invalid_amount")),
+            // Not recorded within the budget, and never will be.
+            Err(CardError::Store(e)) if e.is_deadline_missed() => {
+                metrics::counter!("issuing_gateway_budget_missed_total", "outcome" => "declined").increment(1);
+                tracing::warn!(reference = %reference, "a gateway authorization missed its budget: declined (91), nothing recorded");
+                Ok(GatewayAnswer::Declined(ISSUER_UNAVAILABLE))
+            }
             Err(e) => Err(e),
         }
     }

@@ -91,6 +91,7 @@ impl App {
                 id: authorization.id,
                 reference: authorization.client_reference,
             }),
+            deadline: None,
         };
         // A deleted card's authorization takes no increment.
         let posted = self.post_debit(&caller.account_id, caller.mode, debit).await;
@@ -113,6 +114,7 @@ impl App {
         let authorization = self.authorization(caller, id).await?;
         // A sandbox reference is the account's own: applied once per account.
         let reference = self.step_reference("reference", body.reference, "rev")?;
+        let reference = format!("{}/{reference}", caller.account_id);
         match self.take_step(&authorization, step, body.amount, reference).await? {
             HoldOutcome::Settled(settled) => Ok(*settled),
             HoldOutcome::NoSuchAuthorization => Err(CardError::AuthorizationNotFound),

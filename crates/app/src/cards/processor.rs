@@ -38,6 +38,9 @@ pub struct AuthorizationRequest {
     /// Place a hold, captured later (`/v1/processor/captures`), instead
     /// of a debit.
     pub hold: bool,
+    /// The gateway's budget runs out then: a debit that cannot be
+    /// recorded by then is not recorded at all.
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// What the processor is told to do.
@@ -152,6 +155,7 @@ impl App {
                 false => TransactionKind::Debit,
             },
             raises: None,
+            deadline: request.deadline,
         };
         if request.three_ds {
             self.open_challenge((&state.account_id, state.mode), debit).await?;

@@ -39,6 +39,7 @@ fn held_debit(challenge: Challenge) -> Debit {
         reference_held: true,
         kind: TransactionKind::Debit,
         raises: None,
+        deadline: None,
     }
 }
 

@@ -156,6 +156,7 @@ pub fn response_code(reason: &str) -> &'static str {
         limit if limit.starts_with("spending_control_limit_") => "61",
         "card_deleted" | "card_not_found" => "14",
         "invalid_amount" => "13",
+        ports::processor_gateway::ISSUER_UNAVAILABLE => "91",
         _ => "05",
     }
 }
