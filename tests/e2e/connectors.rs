@@ -747,10 +747,25 @@ async fn every_process_runs_on_the_rails_recorded_for_its_mode() {
             "{}",
             String::from_utf8_lossy(&reconciled.stderr)
         );
-        drop(server);
+        // A card issued on Sudo is served by Sudo: the rails do not change
+        // under it.
+        let s = Sandbox {
+            server,
+            key: crate::cardholders::account(&db, None),
+        };
+        s.fund_wallet(1_000).await;
+        let holder = s.cardholder(3).await;
+        let card = s.card(&holder, "300").await;
+        let note = ["--note", "trials end: TICKET-7"];
+        let refused = run(issuing(&db).args(["rails", "set", "--mode", "test"]).args(note));
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(!refused.status.success(), "{stderr}");
+        assert!(stderr.contains("1 card(s) issued on card processor sudo"), "{stderr}");
+        assert_eq!(s.delete(&format!("/cards/delete_card/{card}")).await.status, 200);
+        drop(s);
 
         // Back to the simulator, on purpose: recorded, with its note.
-        let set = run(issuing(&db).args(["rails", "set", "--mode", "test", "--note", "trials end: TICKET-7"]));
+        let set = run(issuing(&db).args(["rails", "set", "--mode", "test"]).args(note));
         assert!(set.status.success(), "{}", String::from_utf8_lossy(&set.stderr));
         let empty_note = run(issuing(&db).args(["rails", "set", "--mode", "test", "--note", " "]));
         assert!(!empty_note.status.success());

@@ -53,6 +53,32 @@ impl Rails {
             .collect()
     }
 
+    /// Why a mode recorded on `self` may not move to `to` now, if it may
+    /// not: a card remembers the processor that issued it, and a
+    /// cardholder awaiting a verification the provider that runs it, so
+    /// neither changes under cards still live or verifications pending.
+    pub fn change_refused(&self, to: &Rails, in_use: InUse) -> Option<String> {
+        let processor = (&self.card_processor, &self.processor_host, &self.funding_source)
+            != (&to.card_processor, &to.processor_host, &to.funding_source);
+        let kyc = (&self.kyc_provider, &self.kyc_host) != (&to.kyc_provider, &to.kyc_host);
+        match (
+            processor && in_use.live_cards > 0,
+            kyc && in_use.pending_cardholders > 0,
+        ) {
+            (true, _) => Some(format!(
+                "{} card(s) issued on {} are not deleted: a card is served by the processor that issued it \
+                 (delete or migrate them first)",
+                in_use.live_cards,
+                self.describe()
+            )),
+            (_, true) => Some(format!(
+                "{} cardholder(s) await a verification by {}: let it decide them first",
+                in_use.pending_cardholders, self.kyc_provider
+            )),
+            _ => None,
+        }
+    }
+
     /// One line: `card processor sudo (api.sudo.africa), KYC smileid
     /// (api.smileidentity.com), funding source fs_1`.
     pub fn describe(&self) -> String {
@@ -66,6 +92,15 @@ impl Rails {
             at(&self.kyc_host),
         )
     }
+}
+
+/// What a mode's rails serve now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct InUse {
+    /// Cards not deleted.
+    pub live_cards: u64,
+    /// Cardholders whose verification is still to be decided.
+    pub pending_cardholders: u64,
 }
 
 #[cfg(test)]
@@ -95,6 +130,21 @@ mod tests {
             prop_assert!(differences.len() <= 5);
             prop_assert!(a.differences(&a).is_empty());
             prop_assert_eq!(differences.len(), b.differences(&a).len());
+        }
+    }
+
+    proptest! {
+        /// A change is refused exactly when it moves the processor under
+        /// live cards or the KYC provider under pending cardholders.
+        #[test]
+        fn rails_change_only_under_nothing_they_serve(a in rails(), b in rails(), cards in 0u64..3, pending in 0u64..3) {
+            let in_use = InUse { live_cards: cards, pending_cardholders: pending };
+            let processor = (&a.card_processor, &a.processor_host, &a.funding_source)
+                != (&b.card_processor, &b.processor_host, &b.funding_source);
+            let kyc = (&a.kyc_provider, &a.kyc_host) != (&b.kyc_provider, &b.kyc_host);
+            let refused = a.change_refused(&b, in_use).is_some();
+            prop_assert_eq!(refused, (processor && cards > 0) || (kyc && pending > 0));
+            prop_assert!(a.change_refused(&a, in_use).is_none());
         }
     }
 

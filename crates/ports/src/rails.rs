@@ -1,5 +1,5 @@
 use crate::StoreError;
-use domain::rails::Rails;
+use domain::rails::{InUse, Rails};
 use domain::{Mode, Timestamp};
 
 /// The rails each mode runs on, as recorded when first chosen
@@ -14,6 +14,10 @@ pub trait RailsStore: Send + Sync {
     /// Records `rails` for `mode` in place of what was, with a change of
     /// its own (who asked and why, `note`): the rails before, if any.
     async fn set(&self, mode: Mode, rails: &Rails, note: &str, at: Timestamp) -> Result<Option<Rails>, StoreError>;
+
+    /// What `mode`'s rails serve now: its cards not deleted, its
+    /// cardholders awaiting verification.
+    async fn in_use(&self, mode: Mode) -> Result<InUse, StoreError>;
 
     /// What is recorded for each mode that has rails.
     async fn recorded(&self) -> Result<Vec<(Mode, Rails)>, StoreError>;

@@ -575,6 +575,12 @@ pub async fn rails_set(db_args: &DbArgs, mode: Mode, rails: &RailsArgs, note: &s
     }
     let db = wiring::open_db(db_args, Open::Existing).await?;
     let chosen = connectors::rails_of(mode, rails)?;
+    let recorded = db.recorded().await?.into_iter().find(|(m, _)| *m == mode);
+    if let Some((_, recorded)) = recorded
+        && let Some(why) = recorded.change_refused(&chosen, db.in_use(mode).await?)
+    {
+        anyhow::bail!("{} mode stays on its rails: {why}", mode.as_str());
+    }
     let now = ports::clock::Clock::now(&adapters::system::SystemClock);
     let before = db.set(mode, &chosen, note.trim(), now).await?;
     let line = json!({"mode": mode.as_str(), "before": before, "after": chosen});

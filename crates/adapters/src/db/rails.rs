@@ -1,11 +1,12 @@
 //! The rails each mode runs on, recorded when first chosen, and every
 //! deliberate change of them: [`ports::rails::RailsStore`].
 
-use super::schema::{rails, rails_changes};
+use super::schema::{cardholders, cards, rails, rails_changes};
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
-use domain::rails::Rails;
+use domain::cardholders::CardholderStatus;
+use domain::rails::{InUse, Rails};
 use domain::{Mode, Timestamp};
 use ports::StoreError;
 use ports::rails::{RailsChange, RailsStore};
@@ -82,6 +83,32 @@ impl RailsStore for Db {
             .await
         })?;
         Ok(before)
+    }
+
+    async fn in_use(&self, mode: Mode) -> Result<InUse, StoreError> {
+        let (cards, pending) = with_conn!(self.pool(), |conn| {
+            async {
+                let cards = cards::table
+                    .filter(cards::livemode.eq(mode.is_live()))
+                    .filter(cards::deleted_at.is_null())
+                    .count()
+                    .get_result::<i64>(conn)
+                    .await?;
+                let pending = cardholders::table
+                    .filter(cardholders::livemode.eq(mode.is_live()))
+                    .filter(cardholders::deleted_at.is_null())
+                    .filter(cardholders::status.eq(CardholderStatus::Pending.as_str()))
+                    .count()
+                    .get_result::<i64>(conn)
+                    .await?;
+                Ok::<_, diesel::result::Error>((cards, pending))
+            }
+            .await
+        })?;
+        Ok(InUse {
+            live_cards: u64::try_from(cards).unwrap_or(0),
+            pending_cardholders: u64::try_from(pending).unwrap_or(0),
+        })
     }
 
     async fn recorded(&self) -> Result<Vec<(Mode, Rails)>, StoreError> {

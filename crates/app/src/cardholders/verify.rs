@@ -56,6 +56,11 @@ impl App {
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn kyc_callback(&self, body: &[u8]) -> Result<CallbackApplied, KycCallbackError> {
         let (mode, job) = self.ports.kyc.callback_job(body)?;
+        // A job id with a control character (a NUL, which PostgreSQL's
+        // text refuses) names no cardholder: nothing is looked up.
+        if domain::text::reference(&job).is_err() {
+            return Ok(CallbackApplied::UnknownJob);
+        }
         let record = match self.ports.cardholders.get_any(&CardholderId::new(&job)).await? {
             Some(record) if record.mode == mode => record,
             _ => return Ok(CallbackApplied::UnknownJob),
@@ -293,6 +298,12 @@ mod tests {
         assert_eq!(app.kyc_callback(b"{}").await.unwrap(), CallbackApplied::AlreadyDecided);
         let app = callback(Mode::Live, CardholderStatus::Pending, 0).app();
         assert_eq!(app.kyc_callback(b"{}").await.unwrap(), CallbackApplied::UnknownJob);
+        // A job id with a NUL is no job, and nothing is looked up.
+        let mut m = Mocks::default();
+        m.kyc
+            .expect_callback_job()
+            .returning(|_| Ok((Mode::Test, "ch_\0".to_string())));
+        assert_eq!(m.app().kyc_callback(b"{}").await.unwrap(), CallbackApplied::UnknownJob);
         let mut m = Mocks::default();
         m.kyc
             .expect_callback_job()

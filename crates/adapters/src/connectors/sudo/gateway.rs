@@ -138,11 +138,14 @@ fn invalid(field: &str, rule: &str) -> InvalidInput {
 /// An object as Sudo names it in a payload (a card, an authorization):
 /// its id, or the object.
 fn object_id(object: &Value) -> Option<String> {
-    match object {
+    let id = match object {
         Value::String(id) => Some(id.clone()),
         Value::Object(o) => o.get("_id")?.as_str().map(str::to_string),
         _ => None,
-    }
+    };
+    // A control character (a NUL, which PostgreSQL's text refuses) names
+    // nothing here: the call is answered as of an unknown card.
+    id.filter(|id| text::reference(id).is_ok())
 }
 
 /// The ISO 8583 response code Sudo is answered for a decline reason.
@@ -334,7 +337,10 @@ impl ProcessorGateway for SudoGateway {
             "card.balance" => {
                 let card: Card =
                     serde_json::from_str(object.get()).map_err(|_| read("must be the card, with its _id"))?;
-                Ok(GatewayCall::Balance { card: card.id })
+                Ok(match text::reference(&card.id) {
+                    Ok(_) => GatewayCall::Balance { card: card.id },
+                    Err(_) => GatewayCall::Unusable("card_not_found"),
+                })
             }
             "authorization.declined" => {
                 let auth: Authorization =

@@ -322,6 +322,15 @@ mod the_gateway {
             assert_eq!(read(bad, "USD"), GatewayCall::Unusable("invalid_amount"), "{bad}");
         }
         assert_eq!(read("1", "EUR"), GatewayCall::Unusable("currency_mismatch"));
+        // An id with a control character names nothing here: the documented
+        // decline, never a lookup the database would refuse.
+        let nul_card = br#"{"type":"authorization.request","data":{"object":{"_id":"a9","card":"62a1\u0000aa",
+            "pendingRequest":{"amount":1,"currency":"USD"}}}}"#;
+        assert_eq!(g.read(nul_card).unwrap(), GatewayCall::Unusable("card_not_found"));
+        let nul_balance = br#"{"type":"card.balance","data":{"object":{"_id":"62a1\u0000aa"}}}"#;
+        assert_eq!(g.read(nul_balance).unwrap(), GatewayCall::Unusable("card_not_found"));
+        let nul_decline = br#"{"type":"authorization.declined","data":{"object":{"_id":"a9","card":"62\u0001aa"}}}"#;
+        assert!(g.read(nul_decline).is_err(), "a 400 naming the card");
         // A network's merchant data is taken as it comes.
         let odd = br#"{"type":"authorization.request","data":{"object":{"_id":"a2","card":"62a1aa",
             "pendingRequest":{"amount":1,"currency":"USD"},"merchant":{"name":"SHOP\tLAGOS","category":5812}}}}"#;
