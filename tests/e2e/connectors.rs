@@ -712,7 +712,6 @@ async fn every_process_runs_on_the_rails_recorded_for_its_mode() {
             ("ISSUING_SANDBOX_SUDO_API_KEY", SUDO_KEY),
             ("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET", GATEWAY_SECRET),
         ];
-        let host = fake.url().trim_start_matches("http://").to_string();
         for command in [&["worker"][..], &["reconcile", "cards", "--mode", "test"]] {
             let out = run(issuing(&db).envs(secrets).args(command));
             let stderr = String::from_utf8_lossy(&out.stderr);
@@ -734,8 +733,10 @@ async fn every_process_runs_on_the_rails_recorded_for_its_mode() {
             "--sandbox-sudo-funding-source-id",
             FUNDING_SOURCE,
         ];
-        let said =
-            format!("test mode runs on card processor sudo ({host}), KYC sandbox, funding source {FUNDING_SOURCE}");
+        let said = format!(
+            "test mode runs on card processor sudo ({}), KYC sandbox, funding source {FUNDING_SOURCE}",
+            fake.url().trim_end_matches('/')
+        );
         let (started, log) = starts_saying(issuing(&db).envs(secrets).arg("worker").args(sudo_flags), &said);
         assert!(started, "the worker on the recorded rails, on {}: {log}", db.backend());
         let reconciled = run(issuing(&db)

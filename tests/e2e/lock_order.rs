@@ -161,9 +161,19 @@ async fn every_pair_of_an_authorizations_steps_raced_on_one_card_meets_no_deadlo
         };
         let debit = json!({"card_id": card, "amount": "10", "merchant": "UBER *TRIP HELP.UBER.COM",
                            "transaction_reference": format!("e{r}")});
-        let (approval, voided, round) = tokio::join!(
+        let held = json!({"card_id": card, "amount": "10", "merchant": "SHELL LEKKI", "hold": true,
+                          "transaction_reference": format!("b{r}")});
+        let release =
+            json!({"card_id": card, "transaction_reference": format!("b{r}"), "reversal_reference": format!("w{r}")});
+        let (approval, voided, (hold_placed, hold_voided), round) = tokio::join!(
             s.processor("authorizations", &authorization, signed),
             s.processor("reversals", &void, signed),
+            async {
+                tokio::join!(
+                    s.processor("authorizations", &held, signed),
+                    s.processor("reversals", &release, signed)
+                )
+            },
             futures::future::join_all([
                 Box::pin(step("capture", Some(json!({"amount": "10"}))))
                     as std::pin::Pin<Box<dyn std::future::Future<Output = Answer>>>,
@@ -187,6 +197,13 @@ async fn every_pair_of_an_authorizations_steps_raced_on_one_card_meets_no_deadlo
             "round {r}: an approval stands only where its void gave it back: {} / {}",
             approval.body, voided.body
         );
+        let placed = hold_placed.body["data"]["decision"] == "approve";
+        let released = hold_voided.body["data"]["outcome"] == "released";
+        assert_eq!(
+            placed, released,
+            "round {r}: a hold stands only where its void released it: {} / {}",
+            hold_placed.body, hold_voided.body
+        );
         for a in &round {
             let d = &a.body["data"];
             let cents = |f: &str| d[f].as_str().map_or(0, |c| c.parse::<i64>().unwrap());
@@ -196,7 +213,7 @@ async fn every_pair_of_an_authorizations_steps_raced_on_one_card_meets_no_deadlo
         if round[5].status == 200 {
             moved -= 10;
         }
-        answers.extend([approval, voided]);
+        answers.extend([approval, voided, hold_placed, hold_voided]);
         answers.extend(round);
     }
     let failed: Vec<_> = answers.iter().filter(|a| a.status >= 500).map(|a| &a.body).collect();

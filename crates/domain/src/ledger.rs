@@ -340,6 +340,13 @@ pub enum Breach {
     },
     /// A posting with no entry of its account and mode.
     OrphanPosting { entry_id: String, ledger_account: String },
+    /// A ledger account that is neither one of a card's (named after the
+    /// card, of its account and mode) nor one of an account's (named
+    /// after its account, mode, kind and currency).
+    StrayAccount { ledger_account: String, code: String },
+    /// A card with no record of its opening, or whose record of its
+    /// closing disagrees with its deletion.
+    UnrecordedCard { card_id: String },
     /// What a card's entries of one kind posted differs from what its
     /// records of that kind total (`rule` names both).
     RecordMismatch {
@@ -467,6 +474,16 @@ impl fmt::Display for Breach {
                 f,
                 "a posting to ledger account {ledger_account} names entry {entry_id}, which its account and \
                  mode do not have: every posting belongs to an entry"
+            ),
+            Breach::StrayAccount { ledger_account, code } => write!(
+                f,
+                "ledger account {ledger_account} ({code}) is no card's and no account's under its name: every \
+                 ledger account is one a card or an account opens"
+            ),
+            Breach::UnrecordedCard { card_id } => write!(
+                f,
+                "card {card_id} has no record of its opening, or a record of its closing that disagrees with its \
+                 deletion: every card records what its creation and deletion moved"
             ),
             Breach::RecordMismatch {
                 card_id,

@@ -11,12 +11,14 @@ use serde::{Deserialize, Serialize};
 pub struct Rails {
     /// `simulator` or `sudo`.
     pub card_processor: String,
-    /// The processor's API host (none for the simulator).
-    pub processor_host: Option<String>,
+    /// The processor's API base and its vault's (none for the simulator),
+    /// as normalized URLs: scheme, host, port and path.
+    pub processor_url: Option<String>,
+    pub vault_url: Option<String>,
     /// `sandbox` or `smileid`.
     pub kyc_provider: String,
-    /// The KYC provider's API host (none for the sandbox verifier).
-    pub kyc_host: Option<String>,
+    /// The KYC provider's API base (none for the sandbox verifier).
+    pub kyc_url: Option<String>,
     /// The processor's funding source its cards are issued on.
     pub funding_source: Option<String>,
 }
@@ -34,12 +36,13 @@ impl Rails {
                 recorded.card_processor.clone(),
             ),
             (
-                "processor host",
-                shown(&self.processor_host),
-                shown(&recorded.processor_host),
+                "processor URL",
+                shown(&self.processor_url),
+                shown(&recorded.processor_url),
             ),
+            ("vault URL", shown(&self.vault_url), shown(&recorded.vault_url)),
             ("KYC provider", self.kyc_provider.clone(), recorded.kyc_provider.clone()),
-            ("KYC host", shown(&self.kyc_host), shown(&recorded.kyc_host)),
+            ("KYC URL", shown(&self.kyc_url), shown(&recorded.kyc_url)),
             (
                 "funding source",
                 shown(&self.funding_source),
@@ -58,9 +61,13 @@ impl Rails {
     /// cardholder awaiting a verification the provider that runs it, so
     /// neither changes under cards still live or verifications pending.
     pub fn change_refused(&self, to: &Rails, in_use: InUse) -> Option<String> {
-        let processor = (&self.card_processor, &self.processor_host, &self.funding_source)
-            != (&to.card_processor, &to.processor_host, &to.funding_source);
-        let kyc = (&self.kyc_provider, &self.kyc_host) != (&to.kyc_provider, &to.kyc_host);
+        let processor = (
+            &self.card_processor,
+            &self.processor_url,
+            &self.vault_url,
+            &self.funding_source,
+        ) != (&to.card_processor, &to.processor_url, &to.vault_url, &to.funding_source);
+        let kyc = (&self.kyc_provider, &self.kyc_url) != (&to.kyc_provider, &to.kyc_url);
         match (
             processor && in_use.live_cards > 0,
             kyc && in_use.pending_cardholders > 0,
@@ -79,17 +86,17 @@ impl Rails {
         }
     }
 
-    /// One line: `card processor sudo (api.sudo.africa), KYC smileid
-    /// (api.smileidentity.com), funding source fs_1`.
+    /// One line: `card processor sudo (https://api.sudo.africa), KYC
+    /// smileid (https://api.smileidentity.com), funding source fs_1`.
     pub fn describe(&self) -> String {
         let at = |host: &Option<String>| host.as_ref().map(|h| format!(" ({h})")).unwrap_or_default();
         let funding = self.funding_source.as_deref().unwrap_or("none");
         format!(
             "card processor {}{}, KYC {}{}, funding source {funding}",
             self.card_processor,
-            at(&self.processor_host),
+            at(&self.processor_url),
             self.kyc_provider,
-            at(&self.kyc_host),
+            at(&self.kyc_url),
         )
     }
 }
@@ -111,11 +118,12 @@ mod tests {
     fn rails() -> impl Strategy<Value = Rails> {
         let name = prop::sample::select(vec!["simulator", "sudo", "sandbox", "smileid"]);
         let host = prop::option::of(prop::sample::select(vec!["a.example", "b.example"]));
-        (name.clone(), host.clone(), name, host.clone(), host).prop_map(|(p, ph, k, kh, f)| Rails {
+        (name.clone(), host.clone(), host.clone(), name, host.clone(), host).prop_map(|(p, ph, v, k, kh, f)| Rails {
             card_processor: p.into(),
-            processor_host: ph.map(String::from),
+            processor_url: ph.map(String::from),
+            vault_url: v.map(String::from),
             kyc_provider: k.into(),
-            kyc_host: kh.map(String::from),
+            kyc_url: kh.map(String::from),
             funding_source: f.map(String::from),
         })
     }
@@ -127,7 +135,7 @@ mod tests {
         fn differences_name_each_setting_that_differs(a in rails(), b in rails()) {
             let differences = a.differences(&b);
             prop_assert_eq!(differences.is_empty(), a == b);
-            prop_assert!(differences.len() <= 5);
+            prop_assert!(differences.len() <= 6);
             prop_assert!(a.differences(&a).is_empty());
             prop_assert_eq!(differences.len(), b.differences(&a).len());
         }
@@ -139,9 +147,9 @@ mod tests {
         #[test]
         fn rails_change_only_under_nothing_they_serve(a in rails(), b in rails(), cards in 0u64..3, pending in 0u64..3) {
             let in_use = InUse { live_cards: cards, pending_cardholders: pending };
-            let processor = (&a.card_processor, &a.processor_host, &a.funding_source)
-                != (&b.card_processor, &b.processor_host, &b.funding_source);
-            let kyc = (&a.kyc_provider, &a.kyc_host) != (&b.kyc_provider, &b.kyc_host);
+            let processor = (&a.card_processor, &a.processor_url, &a.vault_url, &a.funding_source)
+                != (&b.card_processor, &b.processor_url, &b.vault_url, &b.funding_source);
+            let kyc = (&a.kyc_provider, &a.kyc_url) != (&b.kyc_provider, &b.kyc_url);
             let refused = a.change_refused(&b, in_use).is_some();
             prop_assert_eq!(refused, (processor && cards > 0) || (kyc && pending > 0));
             prop_assert!(a.change_refused(&a, in_use).is_none());
@@ -152,14 +160,16 @@ mod tests {
     fn a_difference_names_both_sides() {
         let recorded = Rails {
             card_processor: "sudo".into(),
-            processor_host: Some("api.sudo.africa".into()),
+            processor_url: Some("https://api.sudo.africa".into()),
+            vault_url: Some("https://vault.sudo.africa".into()),
             kyc_provider: "smileid".into(),
-            kyc_host: Some("api.smileidentity.com".into()),
+            kyc_url: Some("https://api.smileidentity.com".into()),
             funding_source: Some("fs_1".into()),
         };
         let here = Rails {
             card_processor: "simulator".into(),
-            processor_host: None,
+            processor_url: None,
+            vault_url: None,
             funding_source: None,
             ..recorded.clone()
         };
@@ -167,13 +177,15 @@ mod tests {
             here.differences(&recorded),
             [
                 "card processor: simulator here, sudo recorded",
-                "processor host: none here, api.sudo.africa recorded",
+                "processor URL: none here, https://api.sudo.africa recorded",
+                "vault URL: none here, https://vault.sudo.africa recorded",
                 "funding source: none here, fs_1 recorded",
             ]
         );
         assert_eq!(
             recorded.describe(),
-            "card processor sudo (api.sudo.africa), KYC smileid (api.smileidentity.com), funding source fs_1"
+            "card processor sudo (https://api.sudo.africa), KYC smileid (https://api.smileidentity.com), funding \
+             source fs_1"
         );
     }
 }

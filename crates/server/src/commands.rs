@@ -570,16 +570,18 @@ pub async fn rails_show(db_args: &DbArgs) -> anyhow::Result<ExitCode> {
 /// ones, with `note` kept beside the change.
 pub async fn rails_set(db_args: &DbArgs, mode: Mode, rails: &RailsArgs, note: &str) -> anyhow::Result<ExitCode> {
     use ports::rails::RailsStore;
-    if note.trim().is_empty() {
-        anyhow::bail!("--note: say why the rails change (kept with the change)");
-    }
+    domain::text::plain("--note", note.trim(), 500).map_err(|e| anyhow::anyhow!("{e} (say why the rails change)"))?;
     let db = wiring::open_db(db_args, Open::Existing).await?;
     let chosen = connectors::rails_of(mode, rails)?;
     let recorded = db.recorded().await?.into_iter().find(|(m, _)| *m == mode);
-    if let Some((_, recorded)) = recorded
-        && let Some(why) = recorded.change_refused(&chosen, db.in_use(mode).await?)
-    {
-        anyhow::bail!("{} mode stays on its rails: {why}", mode.as_str());
+    if let Some((_, recorded)) = &recorded {
+        if *recorded == chosen {
+            eprintln!("{} mode runs on these rails already: nothing changed", mode.as_str());
+            return Ok(ExitCode::SUCCESS);
+        }
+        if let Some(why) = recorded.change_refused(&chosen, db.in_use(mode).await?) {
+            anyhow::bail!("{} mode stays on its rails: {why}", mode.as_str());
+        }
     }
     let now = ports::clock::Clock::now(&adapters::system::SystemClock);
     let before = db.set(mode, &chosen, note.trim(), now).await?;

@@ -97,35 +97,27 @@ fn funding_source_of(mode: Mode, args: &RailsArgs) -> &Option<String> {
     }
 }
 
-/// The host (and port, if any) of `url`.
-fn host_of(url: &str) -> Option<String> {
-    let url = url::Url::parse(url).ok()?;
-    let host = url.host_str()?;
-    Some(match url.port() {
-        Some(port) => format!("{host}:{port}"),
-        None => host.to_string(),
-    })
-}
-
 /// The rails `args` choose for `mode`.
 pub fn rails_of(mode: Mode, args: &RailsArgs) -> anyhow::Result<Rails> {
-    let (card_processor, processor_host, funding_source) = match processor_of(mode, args) {
-        CardProcessor::Simulator => ("simulator", None, None),
-        CardProcessor::Sudo => (
-            "sudo",
-            host_of(&sudo_urls(mode, args)?.0),
-            funding_source_of(mode, args).clone(),
-        ),
+    // Each URL as `public_url` normalizes it: a host in lower case, no
+    // default port, no trailing slash.
+    let (card_processor, (processor_url, vault_url), funding_source) = match processor_of(mode, args) {
+        CardProcessor::Simulator => ("simulator", (None, None), None),
+        CardProcessor::Sudo => {
+            let (api, vault) = sudo_urls(mode, args)?;
+            ("sudo", (Some(api), Some(vault)), funding_source_of(mode, args).clone())
+        }
     };
-    let (kyc_provider, kyc_host) = match kyc_of(mode, args) {
+    let (kyc_provider, kyc_url) = match kyc_of(mode, args) {
         KycProvider::Sandbox => ("sandbox", None),
-        KycProvider::Smileid => ("smileid", host_of(&smileid_url(mode, args)?)),
+        KycProvider::Smileid => ("smileid", Some(smileid_url(mode, args)?)),
     };
     Ok(Rails {
         card_processor: card_processor.into(),
-        processor_host,
+        processor_url,
+        vault_url,
         kyc_provider: kyc_provider.into(),
-        kyc_host,
+        kyc_url,
         funding_source,
     })
 }

@@ -61,6 +61,14 @@ struct EntryAccountRow {
 }
 
 #[derive(QueryableByName)]
+struct StrayRow {
+    #[diesel(sql_type = Text)]
+    ledger_account: String,
+    #[diesel(sql_type = Text)]
+    code: String,
+}
+
+#[derive(QueryableByName)]
 struct MispostedRow {
     #[diesel(sql_type = Text)]
     entry_id: String,
@@ -112,6 +120,24 @@ const TRANSIT_MISMATCHED: &str = "SELECT c.id AS id, a.balance AS posted, \
      FROM cards c JOIN ledger_accounts a ON a.account_id = c.account_id AND a.id = 'la_' || c.id || '_transit' \
      LEFT JOIN card_transfers t ON t.account_id = c.account_id AND t.card_id = c.id AND t.state = 'pending' \
      GROUP BY c.id, a.balance HAVING a.balance <> COALESCE(SUM(t.amount), 0) ORDER BY c.id";
+// A ledger account that is neither one of a card's, named after it, nor
+// one of an account's, named after its account, mode, kind and currency:
+// postings to it would move money no record explains.
+const STRAY_ACCOUNTS: &str = "WITH kinds (kind, suffix) AS (VALUES ('card', ''), ('card_transit', '_transit'), \
+     ('card_spend', '_spend'), ('card_held', '_held')) \
+     SELECT a.id AS ledger_account, a.code AS code FROM ledger_accounts a \
+     LEFT JOIN kinds k ON a.code LIKE k.kind || ':%' \
+     LEFT JOIN cards c ON c.account_id = a.account_id AND c.id = substr(a.code, length(k.kind) + 2) \
+     WHERE CASE WHEN k.kind IS NULL \
+       THEN a.id <> 'la_' || a.account_id || '_' || CASE WHEN a.livemode THEN 'live' ELSE 'test' END \
+            || '_' || a.code || '_' || a.currency \
+       ELSE c.id IS NULL OR c.livemode <> a.livemode OR a.id <> 'la_' || c.id || k.suffix END \
+     ORDER BY a.id";
+// A card with no record of its opening, or whose record of its closing
+// disagrees with its deletion.
+const UNRECORDED_CARDS: &str = "SELECT c.id AS id, CAST(0 AS BIGINT) AS posted, CAST(0 AS BIGINT) AS recorded \
+     FROM cards c LEFT JOIN card_openings o ON o.account_id = c.account_id AND o.card_id = c.id \
+     WHERE o.card_id IS NULL OR (c.deleted_at IS NULL) <> (o.closed_with IS NULL) ORDER BY c.id";
 const UNRECORDED_DEPOSITS: &str = "SELECT p.entry_id, p.ledger_account_id AS ledger_account \
      FROM ledger_postings p JOIN ledger_accounts a ON a.account_id = p.account_id AND a.id = p.ledger_account_id \
      LEFT JOIN wallet_credits w ON w.account_id = p.account_id AND w.entry_id = p.entry_id AND w.amount = -p.amount \
@@ -151,8 +177,27 @@ const GIVEN_BACK: &str = "FROM card_reversals r JOIN card_transactions t ON t.ac
      AND t.id = r.transaction_id WHERE r.account_id = c.account_id AND r.card_id = c.id AND t.kind IN ('debit', 'capture')";
 const TRANSFERS: &str = "FROM card_transfers x WHERE x.account_id = c.account_id AND x.card_id = c.id";
 const OPENING: &str = "FROM card_openings o WHERE o.account_id = c.account_id AND o.card_id = c.id";
+// Each authorization of the card (not declined): what it held less what
+// reversals released of it (`lft`), those reversals (`rev`), what its
+// capture took (`cap`), and its state.
+const AUTHORIZATIONS: &str = "FROM (SELECT a.status, \
+     COALESCE((SELECT SUM(h.amount) FROM card_transactions h WHERE h.account_id = a.account_id \
+         AND (h.id = a.id OR h.authorization_id = a.id) AND h.kind IN ('authorization', 'increment') \
+         AND h.status <> 'declined'), 0) \
+       - COALESCE((SELECT SUM(r.amount) FROM card_reversals r WHERE r.account_id = a.account_id \
+         AND r.transaction_id = a.id), 0) AS lft, \
+     COALESCE((SELECT SUM(r.amount) FROM card_reversals r WHERE r.account_id = a.account_id \
+         AND r.transaction_id = a.id), 0) AS rev, \
+     COALESCE((SELECT SUM(k.amount) FROM card_transactions k WHERE k.account_id = a.account_id \
+         AND k.authorization_id = a.id AND k.kind = 'capture'), 0) AS cap \
+     FROM card_transactions a WHERE a.account_id = c.account_id AND a.card_id = c.id \
+     AND a.kind = 'authorization' AND a.status <> 'declined') x";
+// What an authorization released of its hold: its reversals, then what
+// its capture left (closed) or all that was left (expired).
+const RELEASED: &str = "x.rev + CASE x.status WHEN 'closed' THEN x.lft - (CASE WHEN x.cap < x.lft THEN x.cap ELSE x.lft END) \
+     WHEN 'expired' THEN x.lft ELSE 0 END";
 
-const CARD_RULES: [CardRule; 12] = [
+const CARD_RULES: [CardRule; 16] = [
     CardRule {
         rule: "approved debits",
         account: "",
@@ -244,13 +289,49 @@ const CARD_RULES: [CardRule; 12] = [
         records: "SELECT o.opened_with {OPENING}",
         cards: "1 = 1",
     },
+    // Each side on its own: a write-off and a deletion of one amount
+    // would cancel out in a sum.
     CardRule {
-        rule: "what the deletion took off (to the wallet, to a migrated card's successor, written off)",
+        rule: "what the deletion gave (to the wallet, or a migrated card's successor)",
         account: "",
         sign: "-",
-        entries: "(e.kind IN ('card_deletion', 'card_write_off') OR (e.kind = 'card_funding' AND p.amount < 0))",
-        records: "SELECT o.closed_with {OPENING}",
+        entries: "(e.kind = 'card_deletion' OR (e.kind = 'card_funding' AND p.amount < 0))",
+        records: "SELECT CASE WHEN o.closed_with > 0 THEN o.closed_with ELSE 0 END {OPENING}",
         cards: "1 = 1",
+    },
+    CardRule {
+        rule: "what the deletion wrote off",
+        account: "",
+        sign: "",
+        entries: "e.kind = 'card_write_off'",
+        records: "SELECT CASE WHEN o.closed_with < 0 THEN -o.closed_with ELSE 0 END {OPENING}",
+        cards: "1 = 1",
+    },
+    CardRule {
+        rule: "captures taken from the card beyond their hold",
+        account: "",
+        sign: "-",
+        entries: "e.kind = 'card_capture'",
+        records: "SELECT SUM(CASE WHEN x.cap > x.lft THEN x.cap - x.lft ELSE 0 END) {AUTHORIZATIONS}",
+        cards: "1 = 1",
+    },
+    CardRule {
+        rule: "holds released (reversals, what captures left, expiries)",
+        account: "_held",
+        sign: "-",
+        entries: "e.kind = 'card_hold_release'",
+        records: "SELECT SUM({RELEASED}) {AUTHORIZATIONS}",
+        cards: "1 = 1",
+    },
+    // A card deleted with a hold pending had what was left released to
+    // the wallet: the split holds for live cards.
+    CardRule {
+        rule: "holds released onto the card",
+        account: "",
+        sign: "",
+        entries: "e.kind = 'card_hold_release'",
+        records: "SELECT SUM({RELEASED}) {AUTHORIZATIONS}",
+        cards: "c.deleted_at IS NULL",
     },
 ];
 
@@ -264,6 +345,8 @@ impl CardRule {
             .replace("{GIVEN_BACK}", GIVEN_BACK)
             .replace("{TRANSFERS}", TRANSFERS)
             .replace("{OPENING}", OPENING)
+            .replace("{AUTHORIZATIONS}", AUTHORIZATIONS)
+            .replace("{RELEASED}", RELEASED)
             .replace("{fee}", &fee);
         format!(
             "SELECT id, posted, recorded FROM (SELECT c.id AS id, \
@@ -507,6 +590,19 @@ impl ports::ledger::LedgerAudit for Db {
                 entry_id: r.entry_id,
                 kind: r.kind,
                 ledger_account: r.ledger_account,
+            })
+            .await?,
+        );
+        breaches.extend(
+            self.broken(STRAY_ACCOUNTS, |r: StrayRow| Breach::StrayAccount {
+                ledger_account: r.ledger_account,
+                code: r.code,
+            })
+            .await?,
+        );
+        breaches.extend(
+            self.broken(UNRECORDED_CARDS, |r: AmountsRow| Breach::UnrecordedCard {
+                card_id: r.id,
             })
             .await?,
         );

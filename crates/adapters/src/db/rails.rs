@@ -163,9 +163,10 @@ mod tests {
     fn on(processor: &str) -> Rails {
         Rails {
             card_processor: processor.into(),
-            processor_host: (processor == "sudo").then(|| "api.sudo.africa".into()),
+            processor_url: (processor == "sudo").then(|| "https://api.sudo.africa".into()),
+            vault_url: (processor == "sudo").then(|| "https://vault.sudo.africa".into()),
             kyc_provider: "sandbox".into(),
-            kyc_host: None,
+            kyc_url: None,
             funding_source: None,
         }
     }

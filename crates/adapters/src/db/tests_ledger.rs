@@ -96,289 +96,406 @@ type Broken = (
 /// straight into the tables after a clean workload the check passes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn books_that_balance_but_break_a_rule_fail_the_check_naming_the_account_and_the_rule() {
-    let cases: [Broken; 16] = [
-        (
-            "sandbox money moved into a live wallet",
-            |_| {
-                post(
-                    "e1",
-                    TEST,
-                    "wallet_funding",
-                    "la_acct_c_test_faucet_USD",
-                    LIVE_WALLET,
-                    100,
-                )
-            },
-            |b| matches!(b, Breach::CrossBooks { .. }),
-            LIVE_WALLET,
-            "within one account and one mode",
-        ),
-        (
-            "money left on a deleted card",
-            |_| vec!["UPDATE cards SET deleted_at = 5, deleted_reason = 'requested' WHERE id = 'card_c'".into()],
-            |b| matches!(b, Breach::DeletedCardHolds { balance: 150, .. }),
-            "card_c",
-            "a deleted card holds nothing",
-        ),
-        (
-            "money in transit with no pending transfer",
-            |_| {
-                post(
-                    "e4",
-                    TEST,
-                    "card_transfer_reserve",
-                    TEST_WALLET,
-                    "la_card_c_transit",
-                    100,
-                )
-            },
-            |b| {
-                matches!(
-                    b,
-                    Breach::TransitMismatch {
-                        transit: 100,
-                        pending: 0,
-                        ..
+    let cases: [Broken; 21] =
+        [
+            (
+                "sandbox money moved into a live wallet",
+                |_| {
+                    post(
+                        "e1",
+                        TEST,
+                        "wallet_funding",
+                        "la_acct_c_test_faucet_USD",
+                        LIVE_WALLET,
+                        100,
+                    )
+                },
+                |b| matches!(b, Breach::CrossBooks { .. }),
+                LIVE_WALLET,
+                "within one account and one mode",
+            ),
+            (
+                "money left on a deleted card",
+                |_| vec!["UPDATE cards SET deleted_at = 5, deleted_reason = 'requested' WHERE id = 'card_c'".into()],
+                |b| matches!(b, Breach::DeletedCardHolds { balance: 150, .. }),
+                "card_c",
+                "a deleted card holds nothing",
+            ),
+            (
+                "money in transit with no pending transfer",
+                |_| {
+                    post(
+                        "e4",
+                        TEST,
+                        "card_transfer_reserve",
+                        TEST_WALLET,
+                        "la_card_c_transit",
+                        100,
+                    )
+                },
+                |b| {
+                    matches!(
+                        b,
+                        Breach::TransitMismatch {
+                            transit: 100,
+                            pending: 0,
+                            ..
+                        }
+                    )
+                },
+                "card_c",
+                "transit is what pending transfers hold",
+            ),
+            (
+                "a live wallet credited from deposits with no record",
+                |_| {
+                    post(
+                        "e5",
+                        LIVE,
+                        "wallet_credit",
+                        "la_acct_c_live_deposits_USD",
+                        LIVE_WALLET,
+                        100,
+                    )
+                },
+                |b| matches!(b, Breach::UnrecordedDeposit { .. }),
+                "la_acct_c_live_deposits_USD",
+                "every deposit credit has its record",
+            ),
+            (
+                "held money with no pending authorization",
+                |_| post("e7", TEST, "card_hold", "la_card_c", "la_card_c_held", 100),
+                |b| {
+                    matches!(
+                        b,
+                        Breach::HeldMismatch {
+                            held: 150,
+                            pending: 50,
+                            ..
+                        }
+                    )
+                },
+                "card_c",
+                "held money is what pending authorizations hold",
+            ),
+            (
+                "a card debit with no transaction behind it",
+                |_| post("e6", TEST, "card_debit", "la_card_c", "la_card_c_spend", 100),
+                |b| {
+                    matches!(
+                        b,
+                        Breach::RecordMismatch {
+                            rule: "approved debits",
+                            posted: 200,
+                            recorded: 100,
+                            ..
+                        }
+                    )
+                },
+                "card_c",
+                "approved debits",
+            ),
+            (
+                "a transaction whose amount was raised",
+                |_| vec!["UPDATE card_transactions SET amount = 150 WHERE id = 'ctx_d'".into()],
+                |b| {
+                    matches!(
+                        b,
+                        Breach::RecordMismatch {
+                            rule: "approved debits",
+                            posted: 100,
+                            recorded: 150,
+                            ..
+                        }
+                    )
+                },
+                "card_c",
+                "every entry is its record's",
+            ),
+            (
+                "a refund of twice its debit",
+                |_| {
+                    with(
+                        vec![given_back("rf_1", "ctx_d", 200)],
+                        post("e8", TEST, "card_reversal", "la_card_c_spend", "la_card_c", 200),
+                    )
+                },
+                |b| {
+                    matches!(
+                        b,
+                        Breach::OverGiven {
+                            amount: 100,
+                            given: 200,
+                            ..
+                        }
+                    )
+                },
+                "ctx_d",
+                "never exceed an approved transaction",
+            ),
+            (
+                "a refund of a declined debit",
+                |_| {
+                    with(
+                        vec![given_back("rf_2", "ctx_x", 70)],
+                        post("e9", TEST, "card_reversal", "la_card_c_spend", "la_card_c", 70),
+                    )
+                },
+                |b| {
+                    matches!(
+                        b,
+                        Breach::OverGiven {
+                            amount: 70,
+                            given: 70,
+                            ..
+                        }
+                    )
+                },
+                "ctx_x",
+                "never exceed an approved transaction",
+            ),
+            (
+                "a release larger than its hold",
+                |_| {
+                    let reversal = given_back("rv_1", "ctx_a", 80).replace("'refund'", "'reversal'");
+                    with(
+                        vec![reversal],
+                        post("e10", TEST, "card_hold_release", "la_card_c_held", "la_card_c", 80),
+                    )
+                },
+                |b| {
+                    matches!(
+                        b,
+                        Breach::OverCaptured {
+                            held: 50,
+                            taken: 80,
+                            ..
+                        }
+                    )
+                },
+                "ctx_a",
+                "never exceed the hold",
+            ),
+            (
+                "money moved wallet to card with no funding record",
+                |_| post("e11", TEST, "card_funding", TEST_WALLET, "la_card_c", 100),
+                |b| {
+                    matches!(
+                        b,
+                        Breach::RecordMismatch {
+                            rule: "the creation's funding",
+                            posted: 400,
+                            recorded: 300,
+                            ..
+                        }
+                    )
+                },
+                "card_c",
+                "the creation's funding",
+            ),
+            (
+                "money moved wallet to card as a settlement",
+                |_| post("e12", TEST, "card_transfer_settle", TEST_WALLET, "la_card_c", 100),
+                |b| matches!(b, Breach::Misposted { .. }),
+                TEST_WALLET,
+                "moves money only between the accounts of its record",
+            ),
+            (
+                "money moved from a losses account into a live wallet",
+                |_| {
+                    post(
+                        "e13",
+                        LIVE,
+                        "card_write_off",
+                        "la_acct_c_live_losses_USD",
+                        LIVE_WALLET,
+                        100,
+                    )
+                },
+                |b| matches!(b, Breach::Misposted { .. }),
+                LIVE_WALLET,
+                "moves money only between the accounts of its record",
+            ),
+            (
+                "a fee with no transaction",
+                |_| {
+                    post(
+                        "e14",
+                        TEST,
+                        "maintenance_fee",
+                        "la_card_c",
+                        "la_acct_c_test_fee_income_USD",
+                        10,
+                    )
+                },
+                |b| {
+                    matches!(
+                        b,
+                        Breach::RecordMismatch {
+                            rule: "maintenance fees",
+                            posted: 10,
+                            recorded: 0,
+                            ..
+                        }
+                    )
+                },
+                "card_c",
+                "maintenance fees",
+            ),
+            (
+                "an entry deleted with its postings kept",
+                |backend| {
+                    let delete = "DELETE FROM ledger_entries WHERE id = 'e_d'".to_string();
+                    match backend {
+                        // Past the foreign key, as one with the table's owner's rights could.
+                        "postgres" => vec![
+                            "ALTER TABLE ledger_postings DISABLE TRIGGER ALL".into(),
+                            "ALTER TABLE ledger_entries DISABLE TRIGGER ALL".into(),
+                            delete,
+                            "ALTER TABLE ledger_entries ENABLE TRIGGER ALL".into(),
+                            "ALTER TABLE ledger_postings ENABLE TRIGGER ALL".into(),
+                        ],
+                        _ => vec![
+                            "PRAGMA foreign_keys = OFF".into(),
+                            delete,
+                            "PRAGMA foreign_keys = ON".into(),
+                        ],
                     }
+                },
+                |b| matches!(b, Breach::OrphanPosting { .. }),
+                "e_d",
+                "every posting belongs to an entry",
+            ),
+            (
+                "money from losses to the wallet through a live card (a write-off, then a deletion of as much)",
+                |_| {
+                    with(
+                        post(
+                            "e16",
+                            TEST,
+                            "card_write_off",
+                            "la_acct_c_test_losses_USD",
+                            "la_card_c",
+                            100,
+                        ),
+                        post("e17", TEST, "card_deletion", "la_card_c", TEST_WALLET, 100),
+                    )
+                },
+                |b| {
+                    matches!(
+                        b,
+                        Breach::RecordMismatch {
+                            rule: "what the deletion wrote off",
+                            posted: 100,
+                            recorded: 0,
+                            ..
+                        }
+                    )
+                },
+                "card_c",
+                "what the deletion wrote off",
+            ),
+            (
+                "money through a ledger account no card opened",
+                |_| {
+                    with(
+                    vec!["INSERT INTO ledger_accounts (id, account_id, livemode, code, currency, balance, created_at) \
+                          VALUES ('la_ghost', 'acct_c', FALSE, 'card:card_ghost', 'USD', 0, 0)"
+                        .into()],
+                    post("e18", TEST, "card_deletion", "la_ghost", TEST_WALLET, 100),
                 )
-            },
-            "card_c",
-            "transit is what pending transfers hold",
-        ),
-        (
-            "a live wallet credited from deposits with no record",
-            |_| {
-                post(
-                    "e5",
-                    LIVE,
-                    "wallet_credit",
-                    "la_acct_c_live_deposits_USD",
-                    LIVE_WALLET,
-                    100,
-                )
-            },
-            |b| matches!(b, Breach::UnrecordedDeposit { .. }),
-            "la_acct_c_live_deposits_USD",
-            "every deposit credit has its record",
-        ),
-        (
-            "held money with no pending authorization",
-            |_| post("e7", TEST, "card_hold", "la_card_c", "la_card_c_held", 100),
-            |b| {
-                matches!(
-                    b,
-                    Breach::HeldMismatch {
-                        held: 150,
-                        pending: 50,
-                        ..
-                    }
-                )
-            },
-            "card_c",
-            "held money is what pending authorizations hold",
-        ),
-        (
-            "a card debit with no transaction behind it",
-            |_| post("e6", TEST, "card_debit", "la_card_c", "la_card_c_spend", 100),
-            |b| {
-                matches!(
-                    b,
-                    Breach::RecordMismatch {
-                        rule: "approved debits",
-                        posted: 200,
-                        recorded: 100,
-                        ..
-                    }
-                )
-            },
-            "card_c",
-            "approved debits",
-        ),
-        (
-            "a transaction whose amount was raised",
-            |_| vec!["UPDATE card_transactions SET amount = 150 WHERE id = 'ctx_d'".into()],
-            |b| {
-                matches!(
-                    b,
-                    Breach::RecordMismatch {
-                        rule: "approved debits",
-                        posted: 100,
-                        recorded: 150,
-                        ..
-                    }
-                )
-            },
-            "card_c",
-            "every entry is its record's",
-        ),
-        (
-            "a refund of twice its debit",
-            |_| {
-                with(
-                    vec![given_back("rf_1", "ctx_d", 200)],
-                    post("e8", TEST, "card_reversal", "la_card_c_spend", "la_card_c", 200),
-                )
-            },
-            |b| {
-                matches!(
-                    b,
-                    Breach::OverGiven {
-                        amount: 100,
-                        given: 200,
-                        ..
-                    }
-                )
-            },
-            "ctx_d",
-            "never exceed an approved transaction",
-        ),
-        (
-            "a refund of a declined debit",
-            |_| {
-                with(
-                    vec![given_back("rf_2", "ctx_x", 70)],
-                    post("e9", TEST, "card_reversal", "la_card_c_spend", "la_card_c", 70),
-                )
-            },
-            |b| {
-                matches!(
-                    b,
-                    Breach::OverGiven {
-                        amount: 70,
-                        given: 70,
-                        ..
-                    }
-                )
-            },
-            "ctx_x",
-            "never exceed an approved transaction",
-        ),
-        (
-            "a release larger than its hold",
-            |_| {
-                let reversal = given_back("rv_1", "ctx_a", 80).replace("'refund'", "'reversal'");
-                with(
-                    vec![reversal],
-                    post("e10", TEST, "card_hold_release", "la_card_c_held", "la_card_c", 80),
-                )
-            },
-            |b| {
-                matches!(
-                    b,
-                    Breach::OverCaptured {
-                        held: 50,
-                        taken: 80,
-                        ..
-                    }
-                )
-            },
-            "ctx_a",
-            "never exceed the hold",
-        ),
-        (
-            "money moved wallet to card with no funding record",
-            |_| post("e11", TEST, "card_funding", TEST_WALLET, "la_card_c", 100),
-            |b| {
-                matches!(
-                    b,
-                    Breach::RecordMismatch {
-                        rule: "the creation's funding",
-                        posted: 400,
-                        recorded: 300,
-                        ..
-                    }
-                )
-            },
-            "card_c",
-            "the creation's funding",
-        ),
-        (
-            "money moved wallet to card as a settlement",
-            |_| post("e12", TEST, "card_transfer_settle", TEST_WALLET, "la_card_c", 100),
-            |b| matches!(b, Breach::Misposted { .. }),
-            TEST_WALLET,
-            "moves money only between the accounts of its record",
-        ),
-        (
-            "money moved from a losses account into a live wallet",
-            |_| {
-                post(
-                    "e13",
-                    LIVE,
-                    "card_write_off",
-                    "la_acct_c_live_losses_USD",
-                    LIVE_WALLET,
-                    100,
-                )
-            },
-            |b| matches!(b, Breach::Misposted { .. }),
-            LIVE_WALLET,
-            "moves money only between the accounts of its record",
-        ),
-        (
-            "a fee with no transaction",
-            |_| {
-                post(
-                    "e14",
-                    TEST,
-                    "maintenance_fee",
-                    "la_card_c",
-                    "la_acct_c_test_fee_income_USD",
-                    10,
-                )
-            },
-            |b| {
-                matches!(
-                    b,
-                    Breach::RecordMismatch {
-                        rule: "maintenance fees",
-                        posted: 10,
-                        recorded: 0,
-                        ..
-                    }
-                )
-            },
-            "card_c",
-            "maintenance fees",
-        ),
-        (
-            "an entry deleted with its postings kept",
-            |backend| {
-                let delete = "DELETE FROM ledger_entries WHERE id = 'e_d'".to_string();
-                match backend {
-                    // Past the foreign key, as one with the table's owner's rights could.
-                    "postgres" => vec![
-                        "ALTER TABLE ledger_postings DISABLE TRIGGER ALL".into(),
-                        "ALTER TABLE ledger_entries DISABLE TRIGGER ALL".into(),
-                        delete,
-                        "ALTER TABLE ledger_entries ENABLE TRIGGER ALL".into(),
-                        "ALTER TABLE ledger_postings ENABLE TRIGGER ALL".into(),
-                    ],
-                    _ => vec![
-                        "PRAGMA foreign_keys = OFF".into(),
-                        delete,
-                        "PRAGMA foreign_keys = ON".into(),
-                    ],
-                }
-            },
-            |b| matches!(b, Breach::OrphanPosting { .. }),
-            "e_d",
-            "every posting belongs to an entry",
-        ),
-        (
-            "an entry with no postings",
-            |_| {
-                vec![
-                    "INSERT INTO ledger_entries (id, account_id, livemode, kind, created_at) \
+                },
+                |b| matches!(b, Breach::StrayAccount { .. }),
+                "la_ghost",
+                "every ledger account is one a card or an account opens",
+            ),
+            (
+                "a live card's hold released to the wallet",
+                |_| {
+                    with(
+                        vec!["UPDATE card_transactions SET status = 'expired' WHERE id = 'ctx_a'".into()],
+                        post("e19", TEST, "card_hold_release", "la_card_c_held", TEST_WALLET, 50),
+                    )
+                },
+                |b| {
+                    matches!(
+                        b,
+                        Breach::RecordMismatch {
+                            rule: "holds released onto the card",
+                            posted: 0,
+                            recorded: 50,
+                            ..
+                        }
+                    )
+                },
+                "card_c",
+                "holds released onto the card",
+            ),
+            (
+                "a capture within its hold taken from the card",
+                |_| {
+                    let capture = "INSERT INTO card_transactions (id, account_id, livemode, card_id, cardholder_id, \
+                    client_reference, status, amount, currency, description, enriched_data, merchant_name, created_at, \
+                    kind, authorization_id) VALUES ('ctx_c', 'acct_c', FALSE, 'card_c', 'ch_c', 'ref-ctx_a', \
+                    'approved', 50, 'USD', 'x', '{}', 'x', 6, 'capture', 'ctx_a')";
+                    let mut sql = vec![
+                        capture.to_string(),
+                        "UPDATE card_transactions SET status = 'closed' WHERE id = 'ctx_a'".into(),
+                    ];
+                    sql.extend(post(
+                        "e20",
+                        TEST,
+                        "card_capture",
+                        "la_card_c_held",
+                        "la_card_c_spend",
+                        20,
+                    ));
+                    sql.extend(post("e21", TEST, "card_capture", "la_card_c", "la_card_c_spend", 30));
+                    sql.extend(post(
+                        "e22",
+                        TEST,
+                        "card_hold_release",
+                        "la_card_c_held",
+                        "la_card_c",
+                        30,
+                    ));
+                    sql
+                },
+                |b| {
+                    matches!(
+                        b,
+                        Breach::RecordMismatch {
+                            rule: "captures taken from the card beyond their hold",
+                            posted: 30,
+                            recorded: 0,
+                            ..
+                        }
+                    )
+                },
+                "card_c",
+                "captures taken from the card beyond their hold",
+            ),
+            (
+                "a live card with a closing record",
+                |_| vec!["UPDATE card_openings SET closed_with = 500 WHERE card_id = 'card_c'".into()],
+                |b| matches!(b, Breach::UnrecordedCard { .. }),
+                "card_c",
+                "every card records what its creation and deletion moved",
+            ),
+            (
+                "an entry with no postings",
+                |_| {
+                    vec![
+                        "INSERT INTO ledger_entries (id, account_id, livemode, kind, created_at) \
                       VALUES ('e15', 'acct_c', FALSE, 'card_debit', 5)"
-                        .into(),
-                ]
-            },
-            |b| matches!(b, Breach::TooFewPostings { postings: 0, .. }),
-            "e15",
-            "at least two are required",
-        ),
-    ];
+                            .into(),
+                    ]
+                },
+                |b| matches!(b, Breach::TooFewPostings { postings: 0, .. }),
+                "e15",
+                "at least two are required",
+            ),
+        ];
     for (what, sql, is_it, names, rule) in &cases {
         for t in TestDb::all().await {
             let (db, _) = setup(&t, 10_000).await;
@@ -460,7 +577,9 @@ async fn cards_deleted_owing_before_losses_existed_are_written_off_by_a_migratio
         .await;
         let before = db.breaches(DEFAULT_MAX_WALLET).await.unwrap();
         assert!(
-            matches!(before[..], [Breach::DeletedCardHolds { balance: -4_000, .. }]),
+            before
+                .iter()
+                .any(|b| matches!(b, Breach::DeletedCardHolds { balance: -4_000, .. })),
             "{before:?}"
         );
         let migration = include_str!("../../../../migrations/postgres/2026-12-01-000026_old_write_offs/up.sql");

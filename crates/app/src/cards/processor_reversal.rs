@@ -69,45 +69,57 @@ impl App {
         // A reversal of a hold still pending releases it; of a captured
         // one (or of a debit), it gives back what was spent. A hold that
         // ended between the read and the card's lock falls through.
-        if kind == ReversalKind::Reversal
-            && let Some(hold) = self.processor_hold(mode, &card, &authorization).await?
-            && hold.status == TransactionStatus::Hold(HoldState::Pending)
-        {
+        let release = async || -> Result<Option<ReversalAnswer>, CardError> {
+            let Some(hold) = self.processor_hold(mode, &card, &authorization).await? else {
+                return Ok(None);
+            };
+            if hold.status != TransactionStatus::Hold(HoldState::Pending) {
+                return Ok(None);
+            }
             let step = self.take_step(
                 &hold,
                 StepKind::Reverse,
                 request.amount.clone(),
                 reversal_reference.clone(),
             );
-            let released = match step.await? {
-                HoldOutcome::Settled(s) => Some(Some((s.movement.released, s.movement.released_to.as_str()))),
-                HoldOutcome::AlreadyApplied => Some(None),
+            Ok(match step.await? {
+                HoldOutcome::Settled(s) => Some(ReversalAnswer {
+                    outcome: "released",
+                    credited: Some((s.movement.released, s.movement.released_to.as_str())),
+                }),
+                HoldOutcome::AlreadyApplied => Some(ReversalAnswer {
+                    outcome: "already_applied",
+                    credited: None,
+                }),
                 HoldOutcome::Refused(_) | HoldOutcome::NoSuchAuthorization => None,
-            };
-            if let Some(credited) = released {
-                let outcome = if credited.is_some() {
-                    "released"
-                } else {
-                    "already_applied"
-                };
-                return Ok(ReversalAnswer { outcome, credited });
-            }
+            })
+        };
+        if kind == ReversalKind::Reversal
+            && let Some(answer) = release().await?
+        {
+            return Ok(answer);
         }
-        let amount = match request.amount {
-            Some(amount) => Some(Product::of(state.currency).parse_debit_amount("amount", &amount)?),
+        let amount = match &request.amount {
+            Some(amount) => Some(Product::of(state.currency).parse_debit_amount("amount", amount)?),
             None => None,
         };
         let back = GiveBack {
             told: reversal_reference.clone(),
-            id: reversal_reference,
-            authorization,
+            id: reversal_reference.clone(),
+            authorization: authorization.clone(),
             kind,
             amount,
         };
-        let (outcome, credited) = match self.give_back(mode, (card, state), back).await? {
+        let (outcome, credited) = match self.give_back(mode, (card.clone(), state), back).await? {
             ReversalOutcome::Credited(reversed) => ("credited", Some((reversed.amount, reversed.to.as_str()))),
             ReversalOutcome::AlreadyApplied => ("already_applied", None),
             ReversalOutcome::NothingLeft => ("nothing_left", None),
+            // A hold recorded while this waited (its batch held the
+            // reference this void claims) is pending now: released.
+            ReversalOutcome::NoSuchDebit if kind == ReversalKind::Reversal => match release().await? {
+                Some(answer) => return Ok(answer),
+                None => ("no_such_debit", None),
+            },
             ReversalOutcome::NoSuchDebit => ("no_such_debit", None),
             ReversalOutcome::Voided => ("voided", None),
         };
