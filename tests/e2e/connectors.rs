@@ -893,3 +893,41 @@ async fn a_gateway_authorization_past_its_budget_is_declined_and_never_recorded(
     let (ok, out) = ledger_check(&db);
     assert!(ok, "{out}");
 }
+
+/// Sudo's `authorization.declined` raced with the approval of the same
+/// authorization, through the gateway, round after round: no 5xx, and the
+/// card ends where it started (each approval is given back by its
+/// decline, or refused as a repeat of a voided one); on PostgreSQL no
+/// deadlock to break (docs/architecture.md, "Lock order").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_decline_raced_with_its_approval_through_the_gateway_leaves_the_card_as_it_was() {
+    const ROUNDS: usize = 60;
+    for db in TestDb::all().await {
+        let fake = FakeSudo::start(SUDO_KEY, FUNDING_SOURCE).await;
+        let s = Sandbox {
+            server: start(&db, &sudo_env(&fake)),
+            key: crate::cardholders::account(&db, None),
+        };
+        s.fund_wallet(20_000).await;
+        let holder = s.cardholder(1).await;
+        let card = s.card(&holder, "10300").await;
+        let (sudo_id, _) = fake.cards().pop().unwrap();
+        let (start_balance, _) = s.balance(&card).await;
+        let secret = Some(GATEWAY_SECRET);
+        let mut answers = vec![];
+        for round in 0..ROUNDS {
+            let id = format!("auth_race_{round}");
+            let (approval, decline) = tokio::join!(
+                gateway(&s.server, secret, authorization(&id, &sudo_id, "1")),
+                gateway(&s.server, secret, declined(&id, &sudo_id)),
+            );
+            answers.extend([approval, decline]);
+        }
+        let failed: Vec<_> = answers.iter().filter(|(status, _)| *status >= 500).collect();
+        assert!(failed.is_empty(), "{}: {failed:?}", db.backend());
+        assert_eq!(s.balance(&card).await.0, start_balance, "{}", db.backend());
+        s.server.stop();
+        let (ok, out) = ledger_check(&db);
+        assert!(ok, "{}: {out}", db.backend());
+    }
+}
