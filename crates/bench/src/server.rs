@@ -54,6 +54,15 @@ impl Database {
         Database::create(server, name, "")
     }
 
+    /// Another new database of the same backend (on PostgreSQL, this
+    /// one's name with `suffix`).
+    pub fn fresh(&self, suffix: &str) -> anyhow::Result<Database> {
+        match &self.pg {
+            None => Database::sqlite(),
+            Some((server, name)) => Database::postgres(server, &format!("{name}{suffix}")),
+        }
+    }
+
     /// Drops any database named `name`, then creates it (`CREATE DATABASE
     /// <name><options>`).
     fn create(server: &str, name: &str, options: &str) -> anyhow::Result<Database> {

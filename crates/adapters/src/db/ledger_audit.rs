@@ -600,35 +600,46 @@ impl ports::ledger::LedgerAudit for Db {
             })
             .await?,
         );
-        breaches.extend(
-            self.broken(UNRECORDED_CARDS, |r: AmountsRow| Breach::UnrecordedCard {
-                card_id: r.id,
-            })
-            .await?,
-        );
-        breaches.extend(
-            self.broken(DELETED_CARDS_HOLDING, |r: AmountsRow| Breach::DeletedCardHolds {
-                card_id: r.id,
-                balance: r.posted,
-            })
-            .await?,
-        );
-        breaches.extend(
-            self.broken(TRANSIT_MISMATCHED, |r: AmountsRow| Breach::TransitMismatch {
-                card_id: r.id,
-                transit: r.posted,
-                pending: r.recorded,
-            })
-            .await?,
-        );
-        breaches.extend(
-            self.broken(HELD_MISMATCHED, |r: AmountsRow| Breach::HeldMismatch {
-                card_id: r.id,
-                held: r.posted,
-                pending: r.recorded,
-            })
-            .await?,
-        );
+        // Each a card or a transaction, and two amounts the books must
+        // agree on.
+        let amount_checks: [(String, fn(String, i64, i64) -> Breach); 6] = [
+            (UNRECORDED_CARDS.into(), |card_id, _, _| Breach::UnrecordedCard {
+                card_id,
+            }),
+            (DELETED_CARDS_HOLDING.into(), |card_id, balance, _| {
+                Breach::DeletedCardHolds { card_id, balance }
+            }),
+            (TRANSIT_MISMATCHED.into(), |card_id, transit, pending| {
+                Breach::TransitMismatch {
+                    card_id,
+                    transit,
+                    pending,
+                }
+            }),
+            (HELD_MISMATCHED.into(), |card_id, held, pending| Breach::HeldMismatch {
+                card_id,
+                held,
+                pending,
+            }),
+            (over_given_sql(), |transaction_id, amount, given| Breach::OverGiven {
+                transaction_id,
+                amount,
+                given,
+            }),
+            (over_captured_sql(), |authorization_id, held, taken| {
+                Breach::OverCaptured {
+                    authorization_id,
+                    held,
+                    taken,
+                }
+            }),
+        ];
+        for (sql, make) in amount_checks {
+            breaches.extend(
+                self.broken(&sql, move |r: AmountsRow| make(r.id, r.posted, r.recorded))
+                    .await?,
+            );
+        }
         for rule in &CARD_RULES {
             let name = rule.rule;
             breaches.extend(
@@ -641,22 +652,6 @@ impl ports::ledger::LedgerAudit for Db {
                 .await?,
             );
         }
-        breaches.extend(
-            self.broken(&over_given_sql(), |r: AmountsRow| Breach::OverGiven {
-                transaction_id: r.id,
-                amount: r.posted,
-                given: r.recorded,
-            })
-            .await?,
-        );
-        breaches.extend(
-            self.broken(&over_captured_sql(), |r: AmountsRow| Breach::OverCaptured {
-                authorization_id: r.id,
-                held: r.posted,
-                taken: r.recorded,
-            })
-            .await?,
-        );
         let parked = with_conn!(self.pool(), |conn| {
             jobs::table
                 .filter(jobs::state.eq(super::jobs::FAILED))
