@@ -514,19 +514,27 @@ fn declined(authorization: &str, card: &str) -> Vec<u8> {
     .into_bytes()
 }
 
+/// A sandbox on Sudo's fake (webhooks to `webhook_url`) with a card of
+/// 103.00 USD issued there: the fake, the sandbox, the card's id here and
+/// at Sudo.
+async fn card_at_sudo(db: &TestDb, webhook_url: Option<&str>) -> (FakeSudo, Sandbox, String, String) {
+    let fake = FakeSudo::start(SUDO_KEY, FUNDING_SOURCE).await;
+    let s = Sandbox {
+        server: start(db, &sudo_env(&fake)),
+        key: crate::cardholders::account(db, webhook_url),
+    };
+    s.fund_wallet(20_000).await;
+    let holder = s.cardholder(1).await;
+    let card = s.card(&holder, "10300").await;
+    let (sudo_id, _) = fake.cards().pop().unwrap();
+    (fake, s, card, sudo_id)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sudos_refunds_and_late_declines_give_money_back_once_and_never_more_than_was_taken() {
     for db in TestDb::all().await {
-        let fake = FakeSudo::start(SUDO_KEY, FUNDING_SOURCE).await;
         let receiver = Receiver::start();
-        let s = Sandbox {
-            server: start(&db, &sudo_env(&fake)),
-            key: crate::cardholders::account(&db, Some(&receiver.url)),
-        };
-        s.fund_wallet(20_000).await;
-        let holder = s.cardholder(1).await;
-        let card = s.card(&holder, "10300").await;
-        let (sudo_id, _) = fake.cards().pop().unwrap();
+        let (_fake, s, card, sudo_id) = card_at_sudo(&db, Some(&receiver.url)).await;
         let secret = Some(GATEWAY_SECRET);
         let call = async |body: Vec<u8>| gateway(&s.server, secret, body).await;
         let (start, _) = s.balance(&card).await;
@@ -903,15 +911,7 @@ async fn a_gateway_authorization_past_its_budget_is_declined_and_never_recorded(
 async fn a_decline_raced_with_its_approval_through_the_gateway_leaves_the_card_as_it_was() {
     const ROUNDS: usize = 60;
     for db in TestDb::all().await {
-        let fake = FakeSudo::start(SUDO_KEY, FUNDING_SOURCE).await;
-        let s = Sandbox {
-            server: start(&db, &sudo_env(&fake)),
-            key: crate::cardholders::account(&db, None),
-        };
-        s.fund_wallet(20_000).await;
-        let holder = s.cardholder(1).await;
-        let card = s.card(&holder, "10300").await;
-        let (sudo_id, _) = fake.cards().pop().unwrap();
+        let (_fake, s, card, sudo_id) = card_at_sudo(&db, None).await;
         let (start_balance, _) = s.balance(&card).await;
         let secret = Some(GATEWAY_SECRET);
         let mut answers = vec![];
