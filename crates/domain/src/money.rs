@@ -7,7 +7,7 @@ use crate::InvalidInput;
 use std::fmt;
 
 /// A non-negative amount in minor units of some currency.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Amount(i64);
 
 impl Amount {

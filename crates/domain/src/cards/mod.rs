@@ -8,6 +8,7 @@ pub mod hold;
 pub mod pan;
 pub mod pin;
 pub mod product;
+pub mod reconciliation;
 pub mod reserve_run;
 pub mod reversal;
 pub mod settle_run;
