@@ -10,7 +10,7 @@ use domain::cards::pin::Pin;
 use domain::ids::CardId;
 use domain::{Amount, InvalidInput, Mode, Secret, Timestamp};
 use ports::card_network::{
-    CardNetwork, CardToIssue, IssuedCard, KeptDetails, NetworkCardState, NetworkDecline, NetworkUnavailable, PinChange,
+    BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, KeptDetails, NetworkCardState, NetworkDecline, NetworkUnavailable, PinChange,
     VaultedDetails,
 };
 use ports::cardholders::CardholderRecord;
@@ -122,6 +122,15 @@ impl CardNetwork for NetworkSimulator {
     }
 
     async fn state(&self, _mode: Mode, _card: &str) -> Result<Option<NetworkCardState>, NetworkUnavailable> {
+        Err(not_kept_here())
+    }
+
+    /// The simulator's books are the service's own ledger.
+    async fn books(&self, _mode: Mode, _from: Timestamp, _to: Timestamp) -> Result<Option<Books>, NetworkUnavailable> {
+        Ok(None)
+    }
+
+    async fn booked(&self, _mode: Mode, _id: &str) -> Result<Option<BookedAuthorization>, NetworkUnavailable> {
         Err(not_kept_here())
     }
 }

@@ -41,6 +41,7 @@ use ports::ids::Ids;
 use ports::jobs::JobStore;
 use ports::kyc::KycVerifier;
 use ports::kyc_images::KycImages;
+use ports::reconciliation::ReconciliationStore;
 use ports::merchants::MerchantCatalogue;
 use ports::processor_auth::ProcessorAuth;
 use ports::processor_gateway::ProcessorGateway;
@@ -86,6 +87,9 @@ pub struct Ports {
     pub totp: Arc<dyn Totp>,
     /// A KYC case's images, for the operator's review.
     pub kyc_images: Arc<dyn KycImages>,
+    /// Reconciliation with a processor that keeps books: its runs and
+    /// their audit trail.
+    pub reconciliation: Arc<dyn ReconciliationStore>,
 }
 
 /// Settings the use cases read.
@@ -321,6 +325,7 @@ pub mod testing {
     use ports::processor_auth::MockProcessorAuth;
     use ports::processor_gateway::MockProcessorGateway;
     use ports::rate_limits::MockRateLimits;
+    use ports::reconciliation::MockReconciliationStore;
     use ports::rewards::MockRewardStore;
     use ports::spending_controls::MockSpendingControlStore;
     use ports::test_clocks::MockTestClocks;
@@ -357,6 +362,7 @@ pub mod testing {
         pub passwords: MockPasswords,
         pub totp: MockTotp,
         pub kyc_images: MockKycImages,
+        pub reconciliation: MockReconciliationStore,
         /// `Settings::key_cache_secs`: 0, every request looks its key up.
         pub key_cache_secs: i64,
     }
@@ -391,6 +397,7 @@ pub mod testing {
                 passwords: Arc::new(self.passwords),
                 totp: Arc::new(self.totp),
                 kyc_images: Arc::new(self.kyc_images),
+                reconciliation: Arc::new(self.reconciliation),
             };
             let fx_rates = FxRates {
                 ngn_usd: Amount::from_minor(160_000).unwrap(),

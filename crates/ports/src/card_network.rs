@@ -93,6 +93,50 @@ pub struct NetworkDecline(pub String);
 #[error("the card processor: {0}")]
 pub struct NetworkUnavailable(pub String);
 
+/// An authorization as a processor's own books hold it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookedAuthorization {
+    /// The processor's id: the reference of its debit here.
+    pub id: String,
+    /// The processor's id of the card.
+    pub card: String,
+    /// Whether it stands approved (not declined, nor reversed).
+    pub approved: bool,
+    /// What it approved, when it says.
+    pub amount: Option<(Amount, Currency)>,
+    pub created_at: Option<Timestamp>,
+}
+
+/// What a processor's transaction did to one of its authorizations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BookedKind {
+    /// Money taken: the authorization captured.
+    Capture,
+    /// Money given back: a refund or a network's reversal.
+    Refund,
+}
+
+/// A transaction as a processor's own books hold it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BookedTransaction {
+    pub id: String,
+    pub card: String,
+    /// The authorization it captures or refunds, when it names one.
+    pub authorization: Option<String>,
+    pub kind: BookedKind,
+    /// Positive, in minor units of `currency`.
+    pub amount: Amount,
+    pub currency: Currency,
+    pub created_at: Option<Timestamp>,
+}
+
+/// A period of a processor's books.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Books {
+    pub authorizations: Vec<BookedAuthorization>,
+    pub transactions: Vec<BookedTransaction>,
+}
+
 /// The card processor: the network simulator by default in both modes,
 /// or a real processor's connector. Each call names the mode, whose
 /// connector answers it.
@@ -137,4 +181,13 @@ pub trait CardNetwork: Send + Sync {
     /// A processor-kept card's status at the processor; `None`: it does
     /// not know the card.
     async fn state(&self, mode: Mode, card: &str) -> Result<Option<NetworkCardState>, NetworkUnavailable>;
+
+    /// The processor's authorizations and transactions made from `from`
+    /// to `to`, every page of them; `None`: the mode's processor keeps no
+    /// books of its own (the simulator's are this service's ledger).
+    async fn books(&self, mode: Mode, from: Timestamp, to: Timestamp) -> Result<Option<Books>, NetworkUnavailable>;
+
+    /// One authorization in the processor's books; `None`: it has none of
+    /// that id.
+    async fn booked(&self, mode: Mode, authorization: &str) -> Result<Option<BookedAuthorization>, NetworkUnavailable>;
 }

@@ -22,6 +22,7 @@ pub mod merchants;
 pub mod processor_auth;
 pub mod processor_gateway;
 pub mod rails;
+pub mod reconciliation;
 pub mod rate_limits;
 pub mod rewards;
 pub mod spending_controls;

@@ -505,6 +505,12 @@ pub struct WorkerArgs {
     /// (nor are a KYC case's images, which the dashboard fetches).
     #[arg(long, env = "ISSUING_WEBHOOK_ALLOW_PRIVATE", value_parser = FalseyValueParser::new())]
     pub webhook_allow_private: bool,
+
+    /// Reconcile each mode's money with its card processor's books (a
+    /// processor that keeps them: Sudo) every this many seconds, over the
+    /// last day; one process runs each period. 0: never.
+    #[arg(long, env = "ISSUING_RECONCILE_EVERY", default_value_t = 3_600)]
+    pub reconcile_every: u64,
 }
 
 #[derive(Args, Clone)]
@@ -713,6 +719,26 @@ pub enum ReconcileCommand {
     Cards {
         #[arg(long, value_enum, default_value_t = ModeArg::Live)]
         mode: ModeArg,
+
+        #[command(flatten)]
+        rails: RailsArgs,
+    },
+    /// The money here against the processor's books (its authorizations
+    /// and transactions): each difference repaired once and printed as a
+    /// JSON line, then a summary line; exits 1 when any is left to an
+    /// operator.
+    Transactions {
+        #[arg(long, value_enum, default_value_t = ModeArg::Live)]
+        mode: ModeArg,
+
+        /// From when (`YYYY-MM-DD HH:MM:SS`, GMT); a day ago by default.
+        #[arg(long)]
+        since: Option<String>,
+
+        /// An authorization made less than this many seconds ago is left
+        /// to the next run (its calls may still be in flight).
+        #[arg(long, default_value_t = 900)]
+        grace_secs: u32,
 
         #[command(flatten)]
         rails: RailsArgs,

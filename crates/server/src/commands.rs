@@ -7,7 +7,10 @@ use crate::{connectors, dashboard, metrics, wiring, workers};
 use actix_web::HttpServer;
 use anyhow::Context;
 use app::accounts::{AccountDetails, AccountUpdate};
-use domain::Mode;
+use adapters::system::SystemClock;
+use app::cards::Reconciled;
+use ports::clock::Clock;
+use domain::{Mode, Timestamp};
 use domain::ids::{AccountId, CardholderId, JobId};
 use ports::accounts::AccountStore;
 use ports::ledger::LedgerAudit;
@@ -540,6 +543,75 @@ pub async fn reconcile_cards(db_args: &DbArgs, serve: &ServeArgs, mode: Mode) ->
         report.differences.len()
     );
     Ok(if report.differences.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// One difference a reconciliation found and what its repair did, as a
+/// JSON line.
+pub fn repair_line(repair: &ports::reconciliation::RepairRecord) -> serde_json::Value {
+    json!({
+        "authorization": repair.authorization,
+        "class": repair.class,
+        "repair": repair.repair,
+        "amount": repair.amount.minor().to_string(),
+        "applied_as": repair.applied_as,
+        "account_id": repair.account_id.as_ref().map(|a| a.as_str()),
+        "card_id": repair.card_id.as_ref().map(|c| c.as_str()),
+        "outcome": repair.outcome,
+    })
+}
+
+/// A reconciliation run's summary, as a JSON object.
+pub fn run_summary(run: &ports::reconciliation::Run) -> serde_json::Value {
+    json!({
+        "run": run.id,
+        "mode": run.mode.as_str(),
+        "since": run.since.gmt(),
+        "compared": run.compared,
+        "differences": run.differences,
+        "repaired": run.repaired,
+        "unresolved": run.unresolved,
+    })
+}
+
+/// Reconciles `mode`'s money with its processor's books: each difference
+/// as a JSON line, then the summary; exit status 1 when any is left to an
+/// operator (or the processor could not be read), 2 when the mode runs on
+/// the simulator, which keeps no books of its own.
+pub async fn reconcile_transactions(
+    db_args: &DbArgs,
+    serve: &ServeArgs,
+    mode: Mode,
+    since: Option<&str>,
+    grace_secs: u32,
+) -> anyhow::Result<ExitCode> {
+    let since = match since {
+        Some(since) => Timestamp::parse_gmt("--since", since).map_err(|e| anyhow::anyhow!("--since: {}", e.rule))?,
+        None => SystemClock.now().minus(86_400),
+    };
+    let db = wiring::open_db(db_args, Open::Existing).await?;
+    let app = wiring::app(db.clone(), db_args, serve, &serve.worker).await?;
+    connectors::hold_rails(&db, &serve.rails).await?;
+    let (run, repairs) = match app.reconcile_transactions(mode, since, grace_secs.into(), None).await? {
+        Reconciled::Ran { run, repairs } => (run, repairs),
+        Reconciled::NoBooks => {
+            eprintln!(
+                "{} mode runs on the simulator, which keeps no books but this service's ledger: nothing to reconcile",
+                mode.as_str()
+            );
+            return Ok(ExitCode::from(2));
+        }
+        Reconciled::Taken => unreachable!("a run of its own id is never taken"),
+    };
+    for repair in &repairs {
+        println!("{}", repair_line(repair));
+    }
+    println!("{}", json!({ "summary": run_summary(&run) }));
+    // What was repaired now is done; what is left needs an operator.
+    Ok(if run.unresolved == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -208,6 +208,15 @@ async fn run(cli: Cli) -> ExitCode {
             let serve = ServeArgs { rails, ..serve };
             commands::reconcile_cards(&db, &serve, mode.into()).await
         }
+        Some(Command::Reconcile(ReconcileCommand::Transactions {
+            mode,
+            since,
+            grace_secs,
+            rails,
+        })) => {
+            let serve = ServeArgs { rails, ..serve };
+            commands::reconcile_transactions(&db, &serve, mode.into(), since.as_deref(), grace_secs).await
+        }
         Some(Command::Rails(RailsCommand::Show)) => commands::rails_show(&db).await,
         Some(Command::Rails(RailsCommand::Set { mode, note, rails })) => {
             commands::rails_set(&db, mode.into(), &rails, &note).await

@@ -10,6 +10,10 @@
 
 use crate::cli::WorkerArgs;
 use app::App;
+use adapters::system::SystemClock;
+use app::cards::Reconciled;
+use ports::clock::Clock;
+use domain::{Mode, Timestamp};
 use app::jobs::HEARTBEAT_SECS;
 use ports::StoreError;
 use std::sync::Arc;
@@ -58,7 +62,48 @@ pub fn spawn(app: Arc<App>, args: &WorkerArgs, sqlite: bool) {
     for _ in 0..work {
         tokio::spawn(run_work(app.clone(), poll, batch));
     }
+    if args.reconcile_every > 0 {
+        // On a thread of its own: the money steps' futures are not all
+        // provably `Send` (rustc's higher-ranked lifetimes; requests run
+        // them where it is not asked), and this one runs hourly.
+        let (app, every, runtime) = (app.clone(), args.reconcile_every, tokio::runtime::Handle::current());
+        tokio::task::spawn_blocking(move || runtime.block_on(run_reconciliations(app, every)));
+    }
     tokio::spawn(run_webhooks(app, poll));
+}
+
+/// An authorization younger than this is left to the next scheduled
+/// reconciliation: its calls may be in flight.
+const RECONCILE_GRACE_SECS: i64 = 900;
+
+/// Reconciles each mode with its processor's books once a period of
+/// `every` seconds, over the last day (or two periods, if longer): the
+/// run's id names the period, so one process of many runs it.
+async fn run_reconciliations(app: Arc<App>, every: u64) {
+    let every = i64::try_from(every).unwrap_or(i64::MAX);
+    loop {
+        let now = SystemClock.now().unix();
+        let slot = now / every;
+        let since = Timestamp::from_unix(now).minus(every.saturating_mul(2).max(86_400));
+        for mode in [Mode::Live, Mode::Test] {
+            let id = format!("{}:every:{every}:{slot}", mode.as_str());
+            match app.reconcile_transactions(mode, since, RECONCILE_GRACE_SECS, Some(id)).await {
+                Ok(Reconciled::Ran { run, .. }) => tracing::info!(
+                    mode = mode.as_str(),
+                    compared = run.compared,
+                    differences = run.differences,
+                    repaired = run.repaired,
+                    unresolved = run.unresolved,
+                    "reconciled with the card processor's books"
+                ),
+                Ok(Reconciled::NoBooks | Reconciled::Taken) => {}
+                Err(e) => tracing::error!(mode = mode.as_str(), error = %e, "could not reconcile with the card processor's books"),
+            }
+        }
+        let next = slot.saturating_add(1).saturating_mul(every);
+        let wait = next.saturating_sub(SystemClock.now().unix()).max(1);
+        tokio::time::sleep(Duration::from_secs(u64::try_from(wait).unwrap_or(1))).await;
+    }
 }
 
 /// Claims and runs work; idle, it waits for its poll or for a request of

@@ -11,9 +11,9 @@ use domain::cardholders::Registration;
 use domain::cardholders::kyc::KycOutcome;
 use domain::cards::pin::Pin;
 use domain::ids::CardId;
-use domain::{Amount, Mode};
+use domain::{Amount, Mode, Timestamp};
 use ports::card_network::{
-    CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline, NetworkUnavailable, PinChange,
+    BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline, NetworkUnavailable, PinChange,
     VaultedDetails,
 };
 use ports::cardholders::CardholderRecord;
@@ -107,5 +107,13 @@ impl CardNetwork for ByMode<dyn CardNetwork> {
 
     async fn state(&self, mode: Mode, card: &str) -> Result<Option<NetworkCardState>, NetworkUnavailable> {
         self.of(mode).state(mode, card).await
+    }
+
+    async fn books(&self, mode: Mode, from: Timestamp, to: Timestamp) -> Result<Option<Books>, NetworkUnavailable> {
+        self.of(mode).books(mode, from, to).await
+    }
+
+    async fn booked(&self, mode: Mode, authorization: &str) -> Result<Option<BookedAuthorization>, NetworkUnavailable> {
+        self.of(mode).booked(mode, authorization).await
     }
 }

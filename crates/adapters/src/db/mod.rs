@@ -22,6 +22,7 @@ mod migrate;
 mod money_steps;
 mod pg_tls;
 mod rails;
+mod reconciliation;
 mod rate_limits;
 mod reseal;
 mod reservations;

@@ -514,3 +514,35 @@ diesel::table! {
         closed_with -> Nullable<BigInt>,
     }
 }
+
+diesel::table! {
+    reconciliation_runs (id) {
+        id -> Text,
+        livemode -> Bool,
+        since -> BigInt,
+        started_at -> BigInt,
+        finished_at -> Nullable<BigInt>,
+        compared -> BigInt,
+        differences -> BigInt,
+        repaired -> BigInt,
+        unresolved -> BigInt,
+        error -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    reconciliation_repairs (id) {
+        id -> BigInt,
+        run_id -> Text,
+        livemode -> Bool,
+        authorization_id -> Text,
+        class -> Text,
+        repair -> Text,
+        applied_as -> Nullable<Text>,
+        account_id -> Nullable<Text>,
+        card_id -> Nullable<Text>,
+        amount -> BigInt,
+        outcome -> Text,
+        created_at -> BigInt,
+    }
+}

@@ -360,9 +360,36 @@ pub async fn retry_job(
     Ok(see_other("/operator/jobs"))
 }
 
-fn ledger_page(signed: &Signed, status: StatusCode, result: Option<&[domain::ledger::Breach]>) -> HttpResponse {
+fn ledger_page(
+    signed: &Signed,
+    result: Option<&[domain::ledger::Breach]>,
+    reconciliations: &[ports::reconciliation::Run],
+) -> HttpResponse {
     let body = html! {
         h1 { "Ledger" }
+        h2 { "Reconciliation with the card processor" }
+        @if reconciliations.is_empty() {
+            p data-reconciliation="none" { "No run yet (" code { "issuing reconcile transactions" } ", and hourly while workers run, on a processor that keeps books)." }
+        } @else {
+            table tabindex="0" data-reconciliation="runs" {
+                caption { "The last run of each mode" }
+                thead { tr { th { "Mode" } th { "Started" } th { "Compared" } th { "Differences" } th { "Repaired" } th { "Left to an operator" } th { "Error" } } }
+                tbody {
+                    @for run in reconciliations {
+                        tr {
+                            td { (mode_name(run.mode)) }
+                            td { (when(run.started_at)) }
+                            td { (run.compared) }
+                            td { (run.differences) }
+                            td { (run.repaired) }
+                            td { (run.unresolved) }
+                            td { (run.error.as_deref().unwrap_or(if run.finished_at.is_some() { "" } else { "not finished" })) }
+                        }
+                    }
+                }
+            }
+        }
+        h2 { "Ledger check" }
         p { "Checks that every entry balances within one account and mode, that every cached balance matches its postings and range, and that the books agree with the cards, transfers, credits and transactions (" code { "issuing ledger check" } ")." }
         (post_button(signed, "/operator/ledger", "Run the ledger check", &[]))
         @match result {
@@ -374,12 +401,13 @@ fn ledger_page(signed: &Signed, status: StatusCode, result: Option<&[domain::led
             None => {},
         }
     };
-    super::view::respond(status, "Ledger", Some((signed, Mode::Live)), body)
+    super::view::respond(StatusCode::OK, "Ledger", Some((signed, Mode::Live)), body)
 }
 
-pub async fn ledger(signed: Signed) -> Result<HttpResponse, Problem> {
+pub async fn ledger(app: web::Data<App>, signed: Signed) -> Result<HttpResponse, Problem> {
     signed.operator()?;
-    Ok(ledger_page(&signed, StatusCode::OK, None))
+    let runs = app.last_reconciliations().await?;
+    Ok(ledger_page(&signed, None, &runs))
 }
 
 pub async fn check_ledger(
@@ -392,7 +420,8 @@ pub async fn check_ledger(
     let detail = format!("{} breach(es)", breaches.len());
     app.audit(&posted.signed.actor, None, "ran the ledger check", detail)
         .await?;
-    Ok(ledger_page(&posted.signed, StatusCode::OK, Some(&breaches)))
+    let runs = app.last_reconciliations().await?;
+    Ok(ledger_page(&posted.signed, Some(&breaches), &runs))
 }
 
 /// One of a case's images, fetched from the URL stored on the case, and

@@ -4,7 +4,10 @@
 //! <key>` or bare (Sudo's pages show both), answers `{statusCode,
 //! message, data}`, and refuses what the reference pages mark required
 //! with a 400 whose `message` lists the problems, as Sudo's validation
-//! does. Every card it issues is a Luhn-valid number it keeps.
+//! does. Every card it issues is a Luhn-valid number it keeps. Its
+//! books (authorizations and transactions, written by the test as Sudo
+//! would have made them) are listed a page at a time as its pagination
+//! page says: `page` from 0, `limit` 25 by default and at most 100.
 
 use domain::cards::pan::luhn_check_digit;
 use serde_json::{Value, json};
@@ -32,6 +35,9 @@ struct State {
     cards: HashMap<String, FakeCard>,
     /// Card tokens: token → card id.
     tokens: HashMap<String, String>,
+    /// Its books, oldest first.
+    authorizations: Vec<Value>,
+    transactions: Vec<Value>,
     next: u64,
 }
 
@@ -211,6 +217,32 @@ impl Sudo {
     }
 }
 
+/// A page of `items` as `GET` listings answer it, or the 400 of a limit
+/// past 100.
+fn page_of(request: &Request, items: Vec<Value>, what: &str) -> ResponseTemplate {
+    let asked = |name: &str| {
+        request
+            .url
+            .query_pairs()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.parse::<usize>())
+    };
+    let (page, limit) = match (asked("page").unwrap_or(Ok(0)), asked("limit").unwrap_or(Ok(25))) {
+        (Ok(page), Ok(limit @ 1..=100)) => (page, limit),
+        _ => return refused(400, vec!["limit must not be greater than 100".into()], "Bad Request"),
+    };
+    let total = items.len();
+    let data: Vec<Value> = items.into_iter().skip(page * limit).take(limit).collect();
+    let mut body = json!({"statusCode": 200, "message": format!("{what} fetched successfully."), "data": data});
+    body["pagination"] = json!({"total": total, "pages": total.div_ceil(limit), "page": page.to_string(), "limit": limit.to_string()});
+    ResponseTemplate::new(200).set_body_json(body)
+}
+
+/// Whether a booked object is of the card `id`.
+fn of_card(object: &Value, id: &str) -> bool {
+    object["card"] == id || object["card"]["_id"] == id
+}
+
 impl Respond for Sudo {
     fn respond(&self, request: &Request) -> ResponseTemplate {
         let path: Vec<&str> = request.url.path().trim_start_matches('/').split('/').collect();
@@ -241,6 +273,27 @@ impl Respond for Sudo {
             ("POST", ["cards"]) => self.create_card(&body),
             ("PUT", ["cards", id]) => self.update_card(id, &body),
             ("PUT", ["cards", id, "pin"]) => self.change_pin(id, &body),
+            ("GET", ["cards", "authorizations"]) => {
+                let all = self.state.lock().unwrap().authorizations.clone();
+                page_of(request, all, "Authorizations")
+            }
+            ("GET", ["cards", "transactions"]) => {
+                let all = self.state.lock().unwrap().transactions.clone();
+                page_of(request, all, "Transactions")
+            }
+            ("GET", ["cards", "authorizations", id]) => {
+                let state = self.state.lock().unwrap();
+                match state.authorizations.iter().find(|a| a["_id"] == *id) {
+                    Some(found) => answer(200, "Authorization fetched successfully.", found.clone()),
+                    None => refused(404, vec!["Authorization not found.".into()], "Not Found"),
+                }
+            }
+            ("GET", ["cards", id, listed @ ("authorizations" | "transactions")]) => {
+                let state = self.state.lock().unwrap();
+                let books = if *listed == "authorizations" { &state.authorizations } else { &state.transactions };
+                let of_card: Vec<Value> = books.iter().filter(|o| of_card(o, id)).cloned().collect();
+                page_of(request, of_card, "Card records")
+            }
             ("GET", ["cards", id]) => match self.state.lock().unwrap().cards.get(*id) {
                 Some(card) => answer(200, "Card fetched successfully.", Self::card_json(id, card)),
                 None => refused(404, vec!["Card not found.".into()], "Not Found"),
@@ -308,6 +361,30 @@ impl FakeSudo {
     pub fn cards(&self) -> Vec<(String, FakeCard)> {
         let state = self.sudo.state.lock().unwrap();
         state.cards.iter().map(|(id, c)| (id.clone(), c.clone())).collect()
+    }
+
+    /// Books an authorization of the card `card` as Sudo's listing shows
+    /// it: `amount` in major units, approved or not, with its `status`.
+    pub fn book_authorization(&self, id: &str, card: &str, amount: &str, approved: bool, status: &str) {
+        let booked = json!({
+            "_id": id, "card": {"_id": card}, "approved": approved, "status": status,
+            "amount": amount.parse::<f64>().unwrap_or_default(), "currency": "USD",
+            "pendingRequest": {"amount": amount.parse::<f64>().unwrap_or_default(), "currency": "USD"},
+            "createdAt": chrono::Utc::now().to_rfc3339(),
+        });
+        self.sudo.state.lock().unwrap().authorizations.push(booked);
+    }
+
+    /// Books a transaction of `kind` (`capture`, written negative, or
+    /// `refund`) of `amount` major units for the authorization.
+    pub fn book_transaction(&self, id: &str, card: &str, authorization: &str, kind: &str, amount: &str) {
+        let signed = if kind == "capture" { format!("-{amount}") } else { amount.to_string() };
+        let booked = json!({
+            "_id": id, "card": card, "authorization": authorization, "type": kind,
+            "amount": signed.parse::<f64>().unwrap_or_default(), "currency": "USD",
+            "createdAt": chrono::Utc::now().to_rfc3339(),
+        });
+        self.sudo.state.lock().unwrap().transactions.push(booked);
     }
 
     /// Changes a card's status behind the service's back (an operator on

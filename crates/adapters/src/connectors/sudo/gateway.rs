@@ -137,7 +137,7 @@ fn invalid(field: &str, rule: &str) -> InvalidInput {
 
 /// An object as Sudo names it in a payload (a card, an authorization):
 /// its id, or the object.
-fn object_id(object: &Value) -> Option<String> {
+pub(super) fn object_id(object: &Value) -> Option<String> {
     let id = match object {
         Value::String(id) => Some(id.clone()),
         Value::Object(o) => o.get("_id")?.as_str().map(str::to_string),

@@ -5,6 +5,7 @@
 //! our ledger only: the processor step is a no-op. docs/connectors.md
 //! says which of Sudo's pages each call follows.
 
+mod books;
 #[cfg(any(test, feature = "test-support"))]
 pub mod fake;
 pub mod gateway;
@@ -15,9 +16,9 @@ use crate::connectors::http::{CallError, ProviderHttp, no_message};
 use domain::cards::CardType;
 use domain::cards::pin::Pin;
 use domain::ids::CardId;
-use domain::{Amount, Currency, Mode, Secret};
+use domain::{Amount, Currency, Mode, Secret, Timestamp};
 use ports::card_network::{
-    CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline, NetworkUnavailable, PinChange,
+    BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline, NetworkUnavailable, PinChange,
     ProcessorCard, VaultedDetails,
 };
 use ports::cardholders::CardholderRecord;
@@ -366,5 +367,13 @@ impl CardNetwork for Sudo {
                 "Sudo answered a card status this connector does not know".into(),
             )),
         }
+    }
+
+    async fn books(&self, _mode: Mode, from: Timestamp, to: Timestamp) -> Result<Option<Books>, NetworkUnavailable> {
+        self.read_books(from, to).await.map(Some)
+    }
+
+    async fn booked(&self, _mode: Mode, authorization: &str) -> Result<Option<BookedAuthorization>, NetworkUnavailable> {
+        self.read_booked(authorization).await
     }
 }

@@ -1,0 +1,347 @@
+//! `issuing reconcile transactions`, and its scheduled runs: the money of
+//! a processor that keeps books (Sudo) against this service's. Its
+//! authorizations and transactions of a period are matched to the debits
+//! recorded here by its ids; [`domain::cards::reconciliation::compare`]
+//! classes each difference and names its repair; each repair is applied
+//! once, by its id, through the same money steps the processor's own
+//! calls take (a forced debit, a give-back), and written to the audit
+//! trail with what became of it.
+
+use super::CardError;
+use super::give_back::GiveBack;
+use super::processor::{AuthorizationRequest, Verdict};
+use crate::App;
+use domain::cards::reconciliation::{Class, Difference, Here, Repair, There, compare, repair_reference};
+use domain::cards::reversal::ReversalKind;
+use domain::ids::CardId;
+use domain::{Amount, Currency, Mode, Timestamp};
+use ports::card_network::{BookedAuthorization, BookedKind, BookedTransaction};
+use ports::card_transactions::ReversalOutcome;
+use ports::cards::{ReserveError, RuleState};
+use ports::reconciliation::{DebitHere, RepairRecord, Run};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What a run of reconciliation did.
+#[derive(Debug)]
+pub enum Reconciled {
+    /// The mode's processor keeps no books of its own (the simulator).
+    NoBooks,
+    /// Another process runs this scheduled period.
+    Taken,
+    Ran { run: Run, repairs: Vec<RepairRecord> },
+}
+
+/// One authorization's two sides and its card, as matched.
+#[derive(Default)]
+struct Matched {
+    booked: Option<BookedAuthorization>,
+    transactions: Vec<BookedTransaction>,
+    here: Vec<DebitHere>,
+}
+
+impl Matched {
+    /// The newest time either side says it was made.
+    fn made_at(&self) -> Option<Timestamp> {
+        let here = self.here.iter().map(|d| d.created_at);
+        let there = self.booked.as_ref().and_then(|b| b.created_at);
+        let transactions = self.transactions.iter().filter_map(|t| t.created_at);
+        here.chain(there).chain(transactions).max()
+    }
+
+    /// The processor's id of the card.
+    fn processor_card(&self) -> Option<&str> {
+        let here = self.here.first().map(|d| d.processor_card.as_str());
+        here.or(self.booked.as_ref().map(|b| b.card.as_str()))
+            .or(self.transactions.first().map(|t| t.card.as_str()))
+    }
+}
+
+/// The approved debit of `reference` with the most left to give back.
+fn debit_to_give_back(here: &[DebitHere]) -> Option<&DebitHere> {
+    let left = |d: &DebitHere| {
+        let back: i64 = d.given_back.iter().map(|(_, a)| a.minor()).sum();
+        d.amount.minor().saturating_sub(back)
+    };
+    here.iter().filter(|d| d.approved).max_by_key(|d| left(d))
+}
+
+impl App {
+    /// Reconciles `mode`'s money with its processor's books from `since`;
+    /// an authorization made less than `grace_secs` ago on either side is
+    /// left to the next run (its calls may be in flight). A scheduled run
+    /// names its period `slot`: one process runs it.
+    #[tracing::instrument(level = "debug", skip_all)]
+    pub async fn reconcile_transactions(
+        &self,
+        mode: Mode,
+        since: Timestamp,
+        grace_secs: i64,
+        slot: Option<String>,
+    ) -> Result<Reconciled, CardError> {
+        let now = self.ports.clock.now();
+        let books = match self.ports.network.books(mode, since, now).await {
+            Ok(None) => return Ok(Reconciled::NoBooks),
+            Ok(Some(books)) => Ok(books),
+            Err(e) => Err(e),
+        };
+        let mut run = Run {
+            id: slot.unwrap_or_else(|| format!("{}:run:{}", mode.as_str(), self.ports.ids.unique())),
+            mode,
+            since,
+            started_at: now,
+            finished_at: None,
+            compared: 0,
+            differences: 0,
+            repaired: 0,
+            unresolved: 0,
+            error: None,
+        };
+        let store = &self.ports.reconciliation;
+        if !store.start_run(&run).await? {
+            return Ok(Reconciled::Taken);
+        }
+        let books = match books {
+            Ok(books) => books,
+            Err(e) => {
+                run.error = Some(e.to_string());
+                run.finished_at = Some(self.ports.clock.now());
+                store.finish_run(&run).await?;
+                return Err(e.into());
+            }
+        };
+        let mut ids: BTreeSet<String> = books.authorizations.iter().map(|a| a.id.clone()).collect();
+        ids.extend(books.transactions.iter().filter_map(|t| t.authorization.clone()));
+        let references: Vec<String> = ids.iter().flat_map(|id| [id.clone(), repair_reference(id)]).collect();
+        let debits = store.debits_at_processor(mode, since, &references).await?;
+        let mut matched: BTreeMap<String, Matched> = BTreeMap::new();
+        for booked in books.authorizations {
+            let id = booked.id.clone();
+            matched.entry(id).or_default().booked = Some(booked);
+        }
+        for transaction in books.transactions {
+            match transaction.authorization.clone() {
+                Some(id) => matched.entry(id).or_default().transactions.push(transaction),
+                None => tracing::warn!(processor_transaction = %transaction.id, "the processor's books hold a transaction of no authorization: not reconciled"),
+            }
+        }
+        for debit in debits {
+            let id = debit.reference.strip_prefix("reconcile:").unwrap_or(&debit.reference);
+            matched.entry(id.to_string()).or_default().here.push(debit);
+        }
+        let mut repairs = vec![];
+        let settled = now.minus(grace_secs);
+        for (id, mut sides) in matched {
+            if sides.made_at().is_some_and(|at| at > settled) {
+                continue;
+            }
+            run.compared += 1;
+            if sides.booked.is_none() && sides.transactions.is_empty() {
+                // Recorded here only: the processor is asked for it by its
+                // id, as its listing may have missed it.
+                match self.ports.network.booked(mode, &id).await {
+                    Ok(found) => sides.booked = found,
+                    Err(e) => {
+                        let unresolved = self.unresolved(&run, &id, &sides, format!("the processor could not tell: {e}"));
+                        repairs.push(unresolved);
+                        continue;
+                    }
+                }
+            }
+            repairs.extend(self.reconcile_one(&run, &id, &sides).await?);
+        }
+        for repair in &repairs {
+            store.record_repair(repair).await?;
+            metrics::counter!("issuing_reconciliation_differences_total", "mode" => mode.as_str(), "class" => repair.class)
+                .increment(1);
+        }
+        run.differences = repairs.len() as u64;
+        run.repaired = repairs.iter().filter(|r| r.outcome == "applied").count() as u64;
+        run.unresolved = run.differences - run.repaired;
+        run.finished_at = Some(self.ports.clock.now());
+        store.finish_run(&run).await?;
+        if run.repaired > 0 {
+            self.work_queued();
+        }
+        Ok(Reconciled::Ran { run, repairs })
+    }
+
+    /// A difference nothing here may repair, for an operator.
+    fn unresolved(&self, run: &Run, id: &str, sides: &Matched, outcome: String) -> RepairRecord {
+        let here = sides.here.first();
+        RepairRecord {
+            run_id: run.id.clone(),
+            mode: run.mode,
+            authorization: id.to_string(),
+            class: Class::Unresolved.as_str(),
+            repair: "none",
+            applied_as: None,
+            account_id: here.map(|d| d.account_id.clone()),
+            card_id: here.map(|d| d.card_id.clone()),
+            amount: Amount::ZERO,
+            outcome,
+            created_at: self.ports.clock.now(),
+        }
+    }
+
+    /// Compares one authorization's two sides and applies the repairs.
+    async fn reconcile_one(&self, run: &Run, id: &str, sides: &Matched) -> Result<Vec<RepairRecord>, CardError> {
+        let mode = run.mode;
+        let Some(processor_card) = sides.processor_card() else {
+            return Ok(vec![]);
+        };
+        let card = match sides.here.first() {
+            Some(debit) => Some(debit.card_id.clone()),
+            None => self.ports.cards.by_processor_card(mode, processor_card).await?,
+        };
+        let state = match &card {
+            Some(card) => self.ports.cards.rule_state(card).await?,
+            None => None,
+        };
+        let (Some(card), Some(state)) = (card, state) else {
+            let outcome = format!("the processor's card {processor_card} is not known here");
+            return Ok(vec![self.unresolved(run, id, sides, outcome)]);
+        };
+        let Some((here, there)) = self.sides_in(state.currency, id, sides) else {
+            let outcome = "the processor's amounts are not in the card's currency".to_string();
+            return Ok(vec![self.unresolved(run, id, sides, outcome)]);
+        };
+        let mut repairs = vec![];
+        for Difference { class, repair } in compare(id, &here, &there) {
+            let (kind, amount, applied_as, outcome) = match repair {
+                Repair::Debit(amount) => {
+                    let reference = match sides.here.iter().any(|d| d.reference == id) {
+                        true => repair_reference(id),
+                        false => id.to_string(),
+                    };
+                    let outcome = self.repair_debit(mode, &card, &reference, amount).await?;
+                    ("debit", amount, Some(reference), outcome)
+                }
+                Repair::GiveBack(amount) => {
+                    let given = repair_reference(id);
+                    let outcome = self
+                        .repair_give_back(mode, (&card, &state), sides, (&given, ReversalKind::Reversal), amount)
+                        .await?;
+                    ("give_back", amount, Some(given), outcome)
+                }
+                Repair::Refund { id: refund, amount } => {
+                    let outcome = self
+                        .repair_give_back(mode, (&card, &state), sides, (&refund, ReversalKind::Refund), amount)
+                        .await?;
+                    ("refund", amount, Some(refund), outcome)
+                }
+                Repair::None => ("none", Amount::ZERO, None, "a repair was made before: an operator decides".into()),
+            };
+            repairs.push(RepairRecord {
+                run_id: run.id.clone(),
+                mode,
+                authorization: id.to_string(),
+                class: class.as_str(),
+                repair: kind,
+                applied_as,
+                account_id: Some(state.account_id.clone()),
+                card_id: Some(card.clone()),
+                amount,
+                outcome,
+                created_at: self.ports.clock.now(),
+            });
+        }
+        Ok(repairs)
+    }
+
+    /// Both sides in the card's minor units; `None` when the processor's
+    /// are in another currency.
+    fn sides_in(&self, currency: Currency, id: &str, sides: &Matched) -> Option<(Here, There)> {
+        let mut here = Here::default();
+        for debit in &sides.here {
+            let amount = if debit.approved { debit.amount } else { Amount::ZERO };
+            match debit.reference == id {
+                true => here.debited = amount,
+                false => here.repair_debited = amount,
+            }
+            here.given_back.extend(debit.given_back.iter().cloned());
+        }
+        let ours = |c: Currency| (c == currency).then_some(());
+        let mut there = There::default();
+        let mut captured = Amount::ZERO;
+        for transaction in &sides.transactions {
+            ours(transaction.currency)?;
+            match transaction.kind {
+                BookedKind::Capture => captured = captured.checked_add(transaction.amount)?,
+                BookedKind::Refund => there.refunds.push((transaction.id.clone(), transaction.amount)),
+            }
+        }
+        there.moved = match &sides.booked {
+            _ if captured > Amount::ZERO => captured,
+            Some(BookedAuthorization {
+                approved: true,
+                amount: Some((amount, booked_in)),
+                ..
+            }) => {
+                ours(*booked_in)?;
+                *amount
+            }
+            _ => Amount::ZERO,
+        };
+        Some((here, there))
+    }
+
+    /// Records what the processor took beyond the books here: a forced
+    /// post, applied once by its reference.
+    async fn repair_debit(&self, mode: Mode, card: &CardId, reference: &str, amount: Amount) -> Result<String, CardError> {
+        let request = AuthorizationRequest {
+            card_id: card.to_string(),
+            amount: amount.minor().to_string(),
+            merchant: "Card transaction (reconciled with the processor)".into(),
+            merchant_category_code: None,
+            channel: None,
+            merchant_country: None,
+            transaction_reference: reference.to_string(),
+            force: true,
+            three_ds: false,
+            hold: false,
+            deadline: None,
+        };
+        Ok(match self.authorize(mode, request).await {
+            Ok(answer) if answer.verdict == Verdict::Approve => "applied".into(),
+            Ok(answer) => format!("declined: {}", answer.reason_code),
+            Err(CardError::Reserve(ReserveError::ReferenceUsed)) => "already_applied".into(),
+            Err(CardError::Invalid(e)) => format!("refused: {e}"),
+            Err(e) => return Err(e),
+        })
+    }
+
+    /// Gives back of the debit with the most left, once by `given`.
+    async fn repair_give_back(
+        &self,
+        mode: Mode,
+        (card, state): (&CardId, &RuleState),
+        sides: &Matched,
+        (given, kind): (&str, ReversalKind),
+        amount: Amount,
+    ) -> Result<String, CardError> {
+        let Some(debit) = debit_to_give_back(&sides.here) else {
+            return Ok("no approved debit here to give back from".into());
+        };
+        let back = GiveBack {
+            id: given.to_string(),
+            told: given.to_string(),
+            authorization: debit.reference.clone(),
+            kind,
+            amount: Some(amount),
+        };
+        let outcome = self.give_back(mode, (card.clone(), state.clone()), back).await?;
+        Ok(match outcome {
+            ReversalOutcome::Credited(_) => "applied",
+            ReversalOutcome::AlreadyApplied => "already_applied",
+            ReversalOutcome::NothingLeft => "nothing_left",
+            ReversalOutcome::NoSuchDebit => "no_such_debit",
+            ReversalOutcome::Voided => "voided",
+        }
+        .into())
+    }
+
+    /// The newest reconciliation run of each mode.
+    pub async fn last_reconciliations(&self) -> Result<Vec<Run>, CardError> {
+        Ok(self.ports.reconciliation.last_runs().await?)
+    }
+}

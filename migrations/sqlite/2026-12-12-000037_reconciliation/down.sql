@@ -1,0 +1,2 @@
+DROP TABLE reconciliation_repairs;
+DROP TABLE reconciliation_runs;
