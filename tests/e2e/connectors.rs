@@ -27,7 +27,7 @@ fn smileid_env(fake: &FakeSmileId) -> Vec<(&'static str, String)> {
     ]
 }
 
-fn start(db: &TestDb, env: &[(&'static str, String)]) -> Server {
+pub(crate) fn start(db: &TestDb, env: &[(&'static str, String)]) -> Server {
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     Server::start_env(db, &env)
 }
@@ -210,11 +210,11 @@ async fn a_connector_without_its_credentials_refuses_to_start_naming_them() {
     assert!(!stderr.contains(GATEWAY_SECRET), "{stderr}");
 }
 
-const SUDO_KEY: &str = "sk_sudo_sandbox_key";
-const FUNDING_SOURCE: &str = "63f0c0ffee0000000000000a";
-const GATEWAY_SECRET: &str = "gateway-secret-of-at-least-32-characters";
+pub(crate) const SUDO_KEY: &str = "sk_sudo_sandbox_key";
+pub(crate) const FUNDING_SOURCE: &str = "63f0c0ffee0000000000000a";
+pub(crate) const GATEWAY_SECRET: &str = "gateway-secret-of-at-least-32-characters";
 
-fn sudo_env(fake: &FakeSudo) -> Vec<(&'static str, String)> {
+pub(crate) fn sudo_env(fake: &FakeSudo) -> Vec<(&'static str, String)> {
     vec![
         ("ISSUING_SANDBOX_CARD_PROCESSOR", "sudo".into()),
         ("ISSUING_SANDBOX_SUDO_API_KEY", SUDO_KEY.into()),
@@ -227,7 +227,7 @@ fn sudo_env(fake: &FakeSudo) -> Vec<(&'static str, String)> {
 
 /// Sudo's `authorization.request` for `amount` (major units, as Sudo
 /// writes it) on its card `card`.
-fn authorization(id: &str, card: &str, amount: &str) -> Vec<u8> {
+pub(crate) fn authorization(id: &str, card: &str, amount: &str) -> Vec<u8> {
     format!(
         r#"{{"type":"authorization.request","data":{{"object":{{"_id":"{id}","card":{{"_id":"{card}","type":"virtual"}},
         "amount":0,"approved":false,"status":"pending","currency":"USD",
@@ -238,7 +238,7 @@ fn authorization(id: &str, card: &str, amount: &str) -> Vec<u8> {
     .into_bytes()
 }
 
-async fn gateway(server: &Server, credential: Option<&str>, body: Vec<u8>) -> (u16, Value) {
+pub(crate) async fn gateway(server: &Server, credential: Option<&str>, body: Vec<u8>) -> (u16, Value) {
     let mut request = client()
         .post(server.url("/v1/connectors/sudo/gateway"))
         .header("content-type", "application/json")
@@ -481,7 +481,7 @@ async fn sudo_issues_the_cards_and_its_gateway_spends_them_through_the_ledger() 
 
 /// Sudo's `transaction.refund` of `amount` (major units) for its
 /// authorization `authorization`, as its webhook page shows it.
-fn refund(id: &str, card: &str, authorization: &str, amount: &str) -> Vec<u8> {
+pub(crate) fn refund(id: &str, card: &str, authorization: &str, amount: &str) -> Vec<u8> {
     format!(
         r#"{{"type":"transaction.refund","environment":"development","business":"b1","data":{{"object":{{"_id":"{id}",
         "business":"b1","customer":"c1","account":"a1","card":"{card}","authorization":"{authorization}",
@@ -517,7 +517,7 @@ fn declined(authorization: &str, card: &str) -> Vec<u8> {
 /// A sandbox on Sudo's fake (webhooks to `webhook_url`) with a card of
 /// 103.00 USD issued there: the fake, the sandbox, the card's id here and
 /// at Sudo.
-async fn card_at_sudo(db: &TestDb, webhook_url: Option<&str>) -> (FakeSudo, Sandbox, String, String) {
+pub(crate) async fn card_at_sudo(db: &TestDb, webhook_url: Option<&str>) -> (FakeSudo, Sandbox, String, String) {
     let fake = FakeSudo::start(SUDO_KEY, FUNDING_SOURCE).await;
     let s = Sandbox {
         server: start(db, &sudo_env(&fake)),

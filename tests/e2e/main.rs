@@ -29,6 +29,7 @@ mod logs;
 mod metrics;
 mod naira_cards;
 mod processes;
+mod reconciliation;
 mod relay;
 mod rewards;
 mod spending_controls;

@@ -511,6 +511,11 @@ pub struct WorkerArgs {
     /// last day; one process runs each period. 0: never.
     #[arg(long, env = "ISSUING_RECONCILE_EVERY", default_value_t = 3_600)]
     pub reconcile_every: u64,
+
+    /// A scheduled reconciliation leaves an authorization made less than
+    /// this many seconds ago to the next run (its calls may be in flight).
+    #[arg(long, env = "ISSUING_RECONCILE_GRACE_SECS", default_value_t = 900)]
+    pub reconcile_grace_secs: u32,
 }
 
 #[derive(Args, Clone)]

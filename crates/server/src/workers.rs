@@ -66,20 +66,18 @@ pub fn spawn(app: Arc<App>, args: &WorkerArgs, sqlite: bool) {
         // On a thread of its own: the money steps' futures are not all
         // provably `Send` (rustc's higher-ranked lifetimes; requests run
         // them where it is not asked), and this one runs hourly.
-        let (app, every, runtime) = (app.clone(), args.reconcile_every, tokio::runtime::Handle::current());
-        tokio::task::spawn_blocking(move || runtime.block_on(run_reconciliations(app, every)));
+        let (app, every, grace) = (app.clone(), args.reconcile_every, args.reconcile_grace_secs.into());
+        let runtime = tokio::runtime::Handle::current();
+        tokio::task::spawn_blocking(move || runtime.block_on(run_reconciliations(app, every, grace)));
     }
     tokio::spawn(run_webhooks(app, poll));
 }
 
-/// An authorization younger than this is left to the next scheduled
-/// reconciliation: its calls may be in flight.
-const RECONCILE_GRACE_SECS: i64 = 900;
-
 /// Reconciles each mode with its processor's books once a period of
 /// `every` seconds, over the last day (or two periods, if longer): the
-/// run's id names the period, so one process of many runs it.
-async fn run_reconciliations(app: Arc<App>, every: u64) {
+/// run's id names the period, so one process of many runs it; what is
+/// younger than `grace` seconds is left to the next.
+async fn run_reconciliations(app: Arc<App>, every: u64, grace: i64) {
     let every = i64::try_from(every).unwrap_or(i64::MAX);
     loop {
         let now = SystemClock.now().unix();
@@ -87,7 +85,7 @@ async fn run_reconciliations(app: Arc<App>, every: u64) {
         let since = Timestamp::from_unix(now).minus(every.saturating_mul(2).max(86_400));
         for mode in [Mode::Live, Mode::Test] {
             let id = format!("{}:every:{every}:{slot}", mode.as_str());
-            match app.reconcile_transactions(mode, since, RECONCILE_GRACE_SECS, Some(id)).await {
+            match app.reconcile_transactions(mode, since, grace, Some(id)).await {
                 Ok(Reconciled::Ran { run, .. }) => tracing::info!(
                     mode = mode.as_str(),
                     compared = run.compared,

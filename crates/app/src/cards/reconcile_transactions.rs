@@ -40,12 +40,10 @@ struct Matched {
 }
 
 impl Matched {
-    /// The newest time either side says it was made.
-    fn made_at(&self) -> Option<Timestamp> {
-        let here = self.here.iter().map(|d| d.created_at);
+    /// The newest time the processor says any of it was made.
+    fn made_there(&self) -> Option<Timestamp> {
         let there = self.booked.as_ref().and_then(|b| b.created_at);
-        let transactions = self.transactions.iter().filter_map(|t| t.created_at);
-        here.chain(there).chain(transactions).max()
+        there.into_iter().chain(self.transactions.iter().filter_map(|t| t.created_at)).max()
     }
 
     /// The processor's id of the card.
@@ -129,9 +127,9 @@ impl App {
             matched.entry(id.to_string()).or_default().here.push(debit);
         }
         let mut repairs = vec![];
-        let settled = now.minus(grace_secs);
+        let mut clocks = BTreeMap::new();
         for (id, mut sides) in matched {
-            if sides.made_at().is_some_and(|at| at > settled) {
+            if self.in_flight(mode, &sides, &mut clocks, grace_secs).await? {
                 continue;
             }
             run.compared += 1;
@@ -163,6 +161,35 @@ impl App {
             self.work_queued();
         }
         Ok(Reconciled::Ran { run, repairs })
+    }
+
+    /// Whether either side of an authorization was made less than `grace`
+    /// seconds ago, each by its own clock: the processor's, and the
+    /// account's here (a sandbox test clock).
+    async fn in_flight(
+        &self,
+        mode: Mode,
+        sides: &Matched,
+        clocks: &mut BTreeMap<String, Timestamp>,
+        grace: i64,
+    ) -> Result<bool, CardError> {
+        if sides.made_there() > Some(self.ports.clock.now().minus(grace)) {
+            return Ok(true);
+        }
+        for debit in &sides.here {
+            let account = debit.account_id.as_str();
+            let now = match clocks.get(account) {
+                Some(now) => *now,
+                None => {
+                    let now = self.now_for(&debit.account_id, mode).await?;
+                    *clocks.entry(account.to_string()).or_insert(now)
+                }
+            };
+            if debit.created_at > now.minus(grace) {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// A difference nothing here may repair, for an operator.

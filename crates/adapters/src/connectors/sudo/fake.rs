@@ -238,6 +238,12 @@ fn page_of(request: &Request, items: Vec<Value>, what: &str) -> ResponseTemplate
     ResponseTemplate::new(200).set_body_json(body)
 }
 
+/// Now, as Sudo writes a time (`2022-01-07T06:43:58+00:00`).
+fn created_now() -> String {
+    let now = ports::clock::Clock::now(&crate::system::SystemClock);
+    chrono::DateTime::from_timestamp(now.unix(), 0).unwrap_or_default().to_rfc3339()
+}
+
 /// Whether a booked object is of the card `id`.
 fn of_card(object: &Value, id: &str) -> bool {
     object["card"] == id || object["card"]["_id"] == id
@@ -370,7 +376,7 @@ impl FakeSudo {
             "_id": id, "card": {"_id": card}, "approved": approved, "status": status,
             "amount": amount.parse::<f64>().unwrap_or_default(), "currency": "USD",
             "pendingRequest": {"amount": amount.parse::<f64>().unwrap_or_default(), "currency": "USD"},
-            "createdAt": chrono::Utc::now().to_rfc3339(),
+            "createdAt": created_now(),
         });
         self.sudo.state.lock().unwrap().authorizations.push(booked);
     }
@@ -382,7 +388,7 @@ impl FakeSudo {
         let booked = json!({
             "_id": id, "card": card, "authorization": authorization, "type": kind,
             "amount": signed.parse::<f64>().unwrap_or_default(), "currency": "USD",
-            "createdAt": chrono::Utc::now().to_rfc3339(),
+            "createdAt": created_now(),
         });
         self.sudo.state.lock().unwrap().transactions.push(booked);
     }
