@@ -372,6 +372,13 @@ pub enum Breach {
     /// A card's held account differs from what its pending
     /// authorizations hold.
     HeldMismatch { card_id: String, held: i64, pending: i64 },
+    /// A repair reconciliation says it applied has no record of its
+    /// amount: its debit, or its give-back (of at most what it asked).
+    UnrecordedRepair {
+        repair_id: String,
+        asked: i64,
+        recorded: i64,
+    },
     /// A job that moves money (a settlement, a fee) gave up after its last
     /// attempt: money waits in transit, or a fee is uncharged, until an
     /// operator retries it (`issuing jobs retry`).
@@ -512,6 +519,15 @@ impl fmt::Display for Breach {
                 f,
                 "authorization {authorization_id} held {held} but its capture and reversals took {taken}: \
                  they never exceed the hold plus its over-capture tolerance"
+            ),
+            Breach::UnrecordedRepair {
+                repair_id,
+                asked,
+                recorded,
+            } => write!(
+                f,
+                "reconciliation repair {repair_id} of {asked} was applied, but its record holds {recorded}: \
+                 a repair's debit is its amount, its give-back at most that"
             ),
             Breach::ParkedMoneyJob {
                 job_id,

@@ -413,6 +413,19 @@ fn over_given_sql() -> String {
     )
 }
 
+// Each repair reconciliation applied, and what its record holds: a
+// debit of exactly its amount under its reference, or a give-back of at
+// most its amount under its id.
+const UNRECORDED_REPAIRS: &str = "SELECT id, posted, recorded FROM (SELECT CAST(r.id AS TEXT) AS id, r.repair, \
+     r.amount AS posted, CAST(COALESCE(CASE r.repair \
+       WHEN 'debit' THEN (SELECT SUM(t.amount) FROM card_transactions t WHERE t.account_id = r.account_id \
+         AND t.livemode = r.livemode AND t.client_reference = r.applied_as AND t.kind = 'debit' \
+         AND t.status = 'approved') \
+       ELSE (SELECT SUM(v.amount) FROM card_reversals v WHERE v.account_id = r.account_id \
+         AND v.livemode = r.livemode AND v.reference = r.applied_as) END, 0) AS BIGINT) AS recorded \
+     FROM reconciliation_repairs r WHERE r.outcome = 'applied') repairs \
+     WHERE (repair = 'debit' AND recorded <> posted) OR recorded = 0 OR recorded > posted ORDER BY id";
+
 // An authorization whose capture and reversals took more than it held
 // (itself and its increments) plus the over-capture tolerance.
 fn over_captured_sql() -> String {
@@ -602,7 +615,7 @@ impl ports::ledger::LedgerAudit for Db {
         );
         // Each a card or a transaction, and two amounts the books must
         // agree on.
-        let amount_checks: [(String, fn(String, i64, i64) -> Breach); 6] = [
+        let amount_checks: [(String, fn(String, i64, i64) -> Breach); 7] = [
             (UNRECORDED_CARDS.into(), |card_id, _, _| Breach::UnrecordedCard {
                 card_id,
             }),
@@ -625,6 +638,13 @@ impl ports::ledger::LedgerAudit for Db {
                 transaction_id,
                 amount,
                 given,
+            }),
+            (UNRECORDED_REPAIRS.into(), |repair_id, asked, recorded| {
+                Breach::UnrecordedRepair {
+                    repair_id,
+                    asked,
+                    recorded,
+                }
             }),
             (over_captured_sql(), |authorization_id, held, taken| {
                 Breach::OverCaptured {

@@ -63,7 +63,24 @@ fn clean_workload() -> Vec<String> {
     sql.push(transaction("ctx_a", "authorization", "pending", 50));
     sql.extend(post("e_a", TEST, "card_hold", "la_card_c", "la_card_c_held", 50));
     sql.push(transaction("ctx_x", "debit", "declined", 70));
+    sql.push(
+        "INSERT INTO reconciliation_runs (id, livemode, since, started_at, compared, differences, repaired, \
+         unresolved) VALUES ('run_1', FALSE, 0, 5, 1, 1, 1, 0)"
+            .into(),
+    );
+    // Reconciliation's debit of the processor's authorization `ref-ctx_d`.
+    sql.push(repair("debit", "ref-ctx_d", 100));
     sql
+}
+
+/// A repair reconciliation applied, of `amount`, its record made under
+/// `applied_as`.
+fn repair(kind: &str, applied_as: &str, amount: i64) -> String {
+    format!(
+        "INSERT INTO reconciliation_repairs (run_id, livemode, authorization_id, class, repair, applied_as, \
+         account_id, card_id, amount, outcome, created_at) VALUES ('run_1', FALSE, 'au', 'amount_differs', \
+         '{kind}', '{applied_as}', 'acct_c', 'card_c', {amount}, 'applied', 5)"
+    )
 }
 
 /// A card_reversals row giving back `amount` of `transaction`.
@@ -96,7 +113,7 @@ type Broken = (
 /// straight into the tables after a clean workload the check passes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn books_that_balance_but_break_a_rule_fail_the_check_naming_the_account_and_the_rule() {
-    let cases: [Broken; 21] =
+    let cases: [Broken; 23] =
         [
             (
                 "sandbox money moved into a live wallet",
@@ -494,6 +511,20 @@ async fn books_that_balance_but_break_a_rule_fail_the_check_naming_the_account_a
                 |b| matches!(b, Breach::TooFewPostings { postings: 0, .. }),
                 "e15",
                 "at least two are required",
+            ),
+            (
+                "a reconciliation repair applied with no record behind it",
+                |_| vec![repair("give_back", "reconcile:au", 40)],
+                |b| matches!(b, Breach::UnrecordedRepair { asked: 40, recorded: 0, .. }),
+                "repair 2",
+                "its give-back at most that",
+            ),
+            (
+                "a reconciliation repair's debit of another amount than its record's",
+                |_| vec![repair("debit", "ref-ctx_d", 150)],
+                |b| matches!(b, Breach::UnrecordedRepair { asked: 150, recorded: 100, .. }),
+                "repair 2",
+                "a repair's debit is its amount",
             ),
         ];
     for (what, sql, is_it, names, rule) in &cases {
