@@ -25,14 +25,20 @@ fn reconcile(db: &TestDb, fake: &FakeSudo) -> (Option<i32>, BTreeMap<String, Vec
     let summary = lines.pop().expect("a summary line");
     let mut found: BTreeMap<String, Vec<Value>> = BTreeMap::new();
     for line in lines {
-        found.entry(line["authorization"].as_str().unwrap().to_string()).or_default().push(line);
+        found
+            .entry(line["authorization"].as_str().unwrap().to_string())
+            .or_default()
+            .push(line);
     }
     (out.status.code(), found, summary["summary"].clone())
 }
 
 fn classes(found: &BTreeMap<String, Vec<Value>>, authorization: &str) -> Vec<String> {
     let lines = found.get(authorization).map(Vec::as_slice).unwrap_or_default();
-    lines.iter().map(|l| format!("{} {} {}", l["class"], l["amount"], l["outcome"])).collect()
+    lines
+        .iter()
+        .map(|l| format!("{} {} {}", l["class"], l["amount"], l["outcome"]))
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -41,7 +47,8 @@ async fn each_difference_with_sudos_books_is_repaired_once() {
         let receiver = Receiver::start();
         let (fake, s, card, sudo_card) = card_at_sudo(&db, Some(&receiver.url)).await;
         let approve = async |id: &str, amount: &str| {
-            let (status, answer) = gateway(&s.server, Some(GATEWAY_SECRET), authorization(id, &sudo_card, amount)).await;
+            let (status, answer) =
+                gateway(&s.server, Some(GATEWAY_SECRET), authorization(id, &sudo_card, amount)).await;
             assert_eq!((status, answer["responseCode"].as_str()), (200, Some("00")), "{answer}");
         };
         let (start, _) = s.balance(&card).await;
@@ -78,7 +85,10 @@ async fn each_difference_with_sudos_books_is_repaired_once() {
         assert_eq!(status, Some(0), "{found:?} {summary}");
         assert_eq!(classes(&found, "au_lost"), [r#""refund_not_applied" "500" "applied""#]);
         assert_eq!(classes(&found, "au_late"), [r#""approved_here_only" "2000" "applied""#]);
-        assert_eq!(classes(&found, "au_default"), [r#""approved_there_only" "700" "applied""#]);
+        assert_eq!(
+            classes(&found, "au_default"),
+            [r#""approved_there_only" "700" "applied""#]
+        );
         assert_eq!(classes(&found, "au_more"), [r#""amount_differs" "250" "applied""#]);
         assert_eq!(classes(&found, "au_ghost"), [r#""approved_here_only" "400" "applied""#]);
         assert_eq!(found.len(), 5, "au_same and au_twice agree: {found:?}");

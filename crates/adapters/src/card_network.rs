@@ -10,8 +10,8 @@ use domain::cards::pin::Pin;
 use domain::ids::CardId;
 use domain::{Amount, InvalidInput, Mode, Secret, Timestamp};
 use ports::card_network::{
-    BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, KeptDetails, NetworkCardState, NetworkDecline, NetworkUnavailable, PinChange,
-    VaultedDetails,
+    BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, KeptDetails, NetworkCardState, NetworkDecline,
+    NetworkUnavailable, PinChange, VaultedDetails,
 };
 use ports::cardholders::CardholderRecord;
 use rand::Rng;

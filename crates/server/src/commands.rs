@@ -5,14 +5,14 @@ use crate::cli::{CreditArgs, DEFAULT_DATABASE_URL, DbArgs, RollArgs, ServeArgs, 
 use crate::wiring::Open;
 use crate::{connectors, dashboard, metrics, wiring, workers};
 use actix_web::HttpServer;
+use adapters::system::SystemClock;
 use anyhow::Context;
 use app::accounts::{AccountDetails, AccountUpdate};
-use adapters::system::SystemClock;
 use app::cards::Reconciled;
-use ports::clock::Clock;
-use domain::{Mode, Timestamp};
 use domain::ids::{AccountId, CardholderId, JobId};
+use domain::{Mode, Timestamp};
 use ports::accounts::AccountStore;
+use ports::clock::Clock;
 use ports::ledger::LedgerAudit;
 use ports::merchants::MerchantCatalogue;
 use serde_json::json;

@@ -9,13 +9,13 @@
 //! once, and a dead process's jobs are due again within seconds.
 
 use crate::cli::WorkerArgs;
-use app::App;
 use adapters::system::SystemClock;
+use app::App;
 use app::cards::Reconciled;
-use ports::clock::Clock;
-use domain::{Mode, Timestamp};
 use app::jobs::HEARTBEAT_SECS;
+use domain::{Mode, Timestamp};
 use ports::StoreError;
+use ports::clock::Clock;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -95,7 +95,9 @@ async fn run_reconciliations(app: Arc<App>, every: u64, grace: i64) {
                     "reconciled with the card processor's books"
                 ),
                 Ok(Reconciled::NoBooks | Reconciled::Taken) => {}
-                Err(e) => tracing::error!(mode = mode.as_str(), error = %e, "could not reconcile with the card processor's books"),
+                Err(e) => {
+                    tracing::error!(mode = mode.as_str(), error = %e, "could not reconcile with the card processor's books")
+                }
             }
         }
         let next = slot.saturating_add(1).saturating_mul(every);

@@ -13,8 +13,8 @@ use domain::cards::pin::Pin;
 use domain::ids::CardId;
 use domain::{Amount, Mode, Timestamp};
 use ports::card_network::{
-    BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline, NetworkUnavailable, PinChange,
-    VaultedDetails,
+    BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline,
+    NetworkUnavailable, PinChange, VaultedDetails,
 };
 use ports::cardholders::CardholderRecord;
 use ports::kyc::{CallbackRefused, KycUnavailable, KycVerifier, Submission};

@@ -19,18 +19,7 @@ const CHUNK: usize = 500;
 
 type DebitRow = (String, String, String, String, String, i64, String, i64, String);
 
-type RunRow = (
-    String,
-    bool,
-    i64,
-    i64,
-    Option<i64>,
-    i64,
-    i64,
-    i64,
-    i64,
-    Option<String>,
-);
+type RunRow = (String, bool, i64, i64, Option<i64>, i64, i64, i64, i64, Option<String>);
 
 fn unreadable(what: &str) -> DbError {
     DbError::Store(StoreError::new(format!("a stored {what} is unreadable")))

@@ -515,14 +515,32 @@ async fn books_that_balance_but_break_a_rule_fail_the_check_naming_the_account_a
             (
                 "a reconciliation repair applied with no record behind it",
                 |_| vec![repair("give_back", "reconcile:au", 40)],
-                |b| matches!(b, Breach::UnrecordedRepair { asked: 40, recorded: 0, .. }),
+                |b| {
+                    matches!(
+                        b,
+                        Breach::UnrecordedRepair {
+                            asked: 40,
+                            recorded: 0,
+                            ..
+                        }
+                    )
+                },
                 "repair 2",
                 "its give-back at most that",
             ),
             (
                 "a reconciliation repair's debit of another amount than its record's",
                 |_| vec![repair("debit", "ref-ctx_d", 150)],
-                |b| matches!(b, Breach::UnrecordedRepair { asked: 150, recorded: 100, .. }),
+                |b| {
+                    matches!(
+                        b,
+                        Breach::UnrecordedRepair {
+                            asked: 150,
+                            recorded: 100,
+                            ..
+                        }
+                    )
+                },
                 "repair 2",
                 "a repair's debit is its amount",
             ),

@@ -28,7 +28,10 @@ pub enum Reconciled {
     NoBooks,
     /// Another process runs this scheduled period.
     Taken,
-    Ran { run: Run, repairs: Vec<RepairRecord> },
+    Ran {
+        run: Run,
+        repairs: Vec<RepairRecord>,
+    },
 }
 
 /// One authorization's two sides and its card, as matched.
@@ -43,7 +46,10 @@ impl Matched {
     /// The newest time the processor says any of it was made.
     fn made_there(&self) -> Option<Timestamp> {
         let there = self.booked.as_ref().and_then(|b| b.created_at);
-        there.into_iter().chain(self.transactions.iter().filter_map(|t| t.created_at)).max()
+        there
+            .into_iter()
+            .chain(self.transactions.iter().filter_map(|t| t.created_at))
+            .max()
     }
 
     /// The processor's id of the card.
@@ -119,7 +125,9 @@ impl App {
         for transaction in books.transactions {
             match transaction.authorization.clone() {
                 Some(id) => matched.entry(id).or_default().transactions.push(transaction),
-                None => tracing::warn!(processor_transaction = %transaction.id, "the processor's books hold a transaction of no authorization: not reconciled"),
+                None => {
+                    tracing::warn!(processor_transaction = %transaction.id, "the processor's books hold a transaction of no authorization: not reconciled")
+                }
             }
         }
         for debit in debits {
@@ -139,7 +147,8 @@ impl App {
                 match self.ports.network.booked(mode, &id).await {
                     Ok(found) => sides.booked = found,
                     Err(e) => {
-                        let unresolved = self.unresolved(&run, &id, &sides, format!("the processor could not tell: {e}"));
+                        let unresolved =
+                            self.unresolved(&run, &id, &sides, format!("the processor could not tell: {e}"));
                         repairs.push(unresolved);
                         continue;
                     }
@@ -256,7 +265,12 @@ impl App {
                         .await?;
                     ("refund", amount, Some(refund), outcome)
                 }
-                Repair::None => ("none", Amount::ZERO, None, "a repair was made before: an operator decides".into()),
+                Repair::None => (
+                    "none",
+                    Amount::ZERO,
+                    None,
+                    "a repair was made before: an operator decides".into(),
+                ),
             };
             repairs.push(RepairRecord {
                 run_id: run.id.clone(),
@@ -314,7 +328,13 @@ impl App {
 
     /// Records what the processor took beyond the books here: a forced
     /// post, applied once by its reference.
-    async fn repair_debit(&self, mode: Mode, card: &CardId, reference: &str, amount: Amount) -> Result<String, CardError> {
+    async fn repair_debit(
+        &self,
+        mode: Mode,
+        card: &CardId,
+        reference: &str,
+        amount: Amount,
+    ) -> Result<String, CardError> {
         let request = AuthorizationRequest {
             card_id: card.to_string(),
             amount: amount.minor().to_string(),

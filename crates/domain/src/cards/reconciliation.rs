@@ -190,7 +190,9 @@ mod tests {
                 Repair::Debit(amount) => after.repair_debited = after.repair_debited.checked_add(*amount).unwrap(),
                 Repair::GiveBack(asked) => {
                     let back = i128::from(asked.minor()).min(left(&after));
-                    after.given_back.push((repair_reference(authorization), super::amount(back)));
+                    after
+                        .given_back
+                        .push((repair_reference(authorization), super::amount(back)));
                 }
                 Repair::Refund { id, amount: asked } => {
                     let back = i128::from(asked.minor()).min(left(&after));
@@ -263,10 +265,21 @@ mod tests {
     }
 
     fn side() -> impl Strategy<Value = (Here, There)> {
-        let money = prop_oneof![0..5_000i64, Just(0), Just(Amount::MAX.minor()), Just(Amount::MAX.minor() - 1)];
+        let money = prop_oneof![
+            0..5_000i64,
+            Just(0),
+            Just(Amount::MAX.minor()),
+            Just(Amount::MAX.minor() - 1)
+        ];
         let ids = prop::collection::vec(("rf[0-3]", money.clone()), 0..4);
-        (money.clone(), prop_oneof![Just(0i64), money.clone()], ids.clone(), money, ids).prop_map(
-            |(debited, repair_debited, given_back, moved, refunds)| {
+        (
+            money.clone(),
+            prop_oneof![Just(0i64), money.clone()],
+            ids.clone(),
+            money,
+            ids,
+        )
+            .prop_map(|(debited, repair_debited, given_back, moved, refunds)| {
                 let items = |v: Vec<(String, i64)>| {
                     let mut seen = std::collections::HashSet::new();
                     v.into_iter()
@@ -294,8 +307,7 @@ mod tests {
                     refunds: items(refunds),
                 };
                 (here, there)
-            },
-        )
+            })
     }
 
     proptest! {

@@ -148,13 +148,21 @@ impl Sudo {
                 return Ok(read_all);
             }
         }
-        Err(NetworkUnavailable(format!("Sudo's {path} listed more than {MOST_PAGES} pages")))
+        Err(NetworkUnavailable(format!(
+            "Sudo's {path} listed more than {MOST_PAGES} pages"
+        )))
     }
 
     async fn listed(&self, path: &str) -> Result<Listing, CallError> {
         let auth = format!("Bearer {}", self.api_key.expose());
         self.http
-            .call(Method::GET, path, &[("authorization", &auth)], None, super::error_message)
+            .call(
+                Method::GET,
+                path,
+                &[("authorization", &auth)],
+                None,
+                super::error_message,
+            )
             .await
     }
 
@@ -228,7 +236,10 @@ mod tests {
         let refund = json!({"_id": "rf1", "card": "ca1", "authorization": "au1", "type": "refund",
             "amount": 10, "currency": "USD"});
         assert_eq!(transaction(&refund).unwrap().kind, BookedKind::Refund);
-        assert_eq!(transaction(&json!({"_id": "x", "card": "ca1", "type": "fee", "amount": 1})), None);
+        assert_eq!(
+            transaction(&json!({"_id": "x", "card": "ca1", "type": "fee", "amount": 1})),
+            None
+        );
         assert_eq!(pages(&json!({"pages": "3"})), Some(3));
         assert_eq!(pages(&json!({"pages": 2})), Some(2));
     }

@@ -234,14 +234,17 @@ fn page_of(request: &Request, items: Vec<Value>, what: &str) -> ResponseTemplate
     let total = items.len();
     let data: Vec<Value> = items.into_iter().skip(page * limit).take(limit).collect();
     let mut body = json!({"statusCode": 200, "message": format!("{what} fetched successfully."), "data": data});
-    body["pagination"] = json!({"total": total, "pages": total.div_ceil(limit), "page": page.to_string(), "limit": limit.to_string()});
+    body["pagination"] =
+        json!({"total": total, "pages": total.div_ceil(limit), "page": page.to_string(), "limit": limit.to_string()});
     ResponseTemplate::new(200).set_body_json(body)
 }
 
 /// Now, as Sudo writes a time (`2022-01-07T06:43:58+00:00`).
 fn created_now() -> String {
     let now = ports::clock::Clock::now(&crate::system::SystemClock);
-    chrono::DateTime::from_timestamp(now.unix(), 0).unwrap_or_default().to_rfc3339()
+    chrono::DateTime::from_timestamp(now.unix(), 0)
+        .unwrap_or_default()
+        .to_rfc3339()
 }
 
 /// Whether a booked object is of the card `id`.
@@ -296,7 +299,11 @@ impl Respond for Sudo {
             }
             ("GET", ["cards", id, listed @ ("authorizations" | "transactions")]) => {
                 let state = self.state.lock().unwrap();
-                let books = if *listed == "authorizations" { &state.authorizations } else { &state.transactions };
+                let books = if *listed == "authorizations" {
+                    &state.authorizations
+                } else {
+                    &state.transactions
+                };
                 let of_card: Vec<Value> = books.iter().filter(|o| of_card(o, id)).cloned().collect();
                 page_of(request, of_card, "Card records")
             }
@@ -384,7 +391,11 @@ impl FakeSudo {
     /// Books a transaction of `kind` (`capture`, written negative, or
     /// `refund`) of `amount` major units for the authorization.
     pub fn book_transaction(&self, id: &str, card: &str, authorization: &str, kind: &str, amount: &str) {
-        let signed = if kind == "capture" { format!("-{amount}") } else { amount.to_string() };
+        let signed = if kind == "capture" {
+            format!("-{amount}")
+        } else {
+            amount.to_string()
+        };
         let booked = json!({
             "_id": id, "card": card, "authorization": authorization, "type": kind,
             "amount": signed.parse::<f64>().unwrap_or_default(), "currency": "USD",

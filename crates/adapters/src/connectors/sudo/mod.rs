@@ -18,8 +18,8 @@ use domain::cards::pin::Pin;
 use domain::ids::CardId;
 use domain::{Amount, Currency, Mode, Secret, Timestamp};
 use ports::card_network::{
-    BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline, NetworkUnavailable, PinChange,
-    ProcessorCard, VaultedDetails,
+    BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline,
+    NetworkUnavailable, PinChange, ProcessorCard, VaultedDetails,
 };
 use ports::cardholders::CardholderRecord;
 use reqwest::Method;
@@ -373,7 +373,11 @@ impl CardNetwork for Sudo {
         self.read_books(from, to).await.map(Some)
     }
 
-    async fn booked(&self, _mode: Mode, authorization: &str) -> Result<Option<BookedAuthorization>, NetworkUnavailable> {
+    async fn booked(
+        &self,
+        _mode: Mode,
+        authorization: &str,
+    ) -> Result<Option<BookedAuthorization>, NetworkUnavailable> {
         self.read_booked(authorization).await
     }
 }
