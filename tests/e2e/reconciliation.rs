@@ -51,6 +51,9 @@ async fn each_difference_with_sudos_books_is_repaired_once() {
                 gateway(&s.server, Some(GATEWAY_SECRET), authorization(id, &sudo_card, amount)).await;
             assert_eq!((status, answer["responseCode"].as_str()), (200, Some("00")), "{answer}");
         };
+        // A sandbox mock debit of the card is none of Sudo's: never
+        // reconciled away.
+        s.debit(&card, 200, "5812", "CAFE NEPTUNE").await;
         let (start, _) = s.balance(&card).await;
         // Agreed: approved here and there, captured as approved.
         approve("au_same", "1").await;

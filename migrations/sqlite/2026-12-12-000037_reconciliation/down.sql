@@ -1,2 +1,1 @@
-DROP TABLE reconciliation_repairs;
-DROP TABLE reconciliation_runs;
+DROP TABLE gateway_authorizations;

@@ -3,6 +3,9 @@
 -- and each difference it found with the repair it made (the audit
 -- trail). A scheduled run's id names its mode and period, so one process
 -- runs each. Service-wide: a run reads every account of its mode.
+-- gateway_authorizations holds the id of every authorization the
+-- processor's gateway asked about, written before its debit: a debit
+-- recorded here only is the processor's to reverse only if it asked.
 CREATE TABLE reconciliation_runs (
     id TEXT PRIMARY KEY,
     livemode BOOLEAN NOT NULL,
@@ -31,3 +34,9 @@ CREATE TABLE reconciliation_repairs (
     created_at BIGINT NOT NULL
 );
 CREATE INDEX reconciliation_repairs_by_authorization ON reconciliation_repairs (livemode, authorization_id);
+CREATE TABLE gateway_authorizations (
+    livemode BOOLEAN NOT NULL,
+    reference TEXT NOT NULL,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (livemode, reference)
+);

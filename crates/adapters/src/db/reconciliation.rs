@@ -2,11 +2,15 @@
 //! cards it keeps, as recorded here, and each run with its audit trail
 //! ([`ports::reconciliation::ReconciliationStore`]).
 
-use super::schema::{card_reversals, card_transactions, processor_cards, reconciliation_repairs, reconciliation_runs};
+use super::schema::{
+    card_reversals, card_transactions, gateway_authorizations, processor_cards, reconciliation_repairs,
+    reconciliation_runs,
+};
 use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use domain::cards::hold::{TransactionKind, TransactionStatus};
+use domain::cards::reconciliation::repair_reference;
 use domain::ids::{AccountId, CardId};
 use domain::{Amount, Currency, Mode, Timestamp};
 use ports::StoreError;
@@ -83,9 +87,19 @@ impl ReconciliationStore for Db {
                     card_transactions::status,
                 ))
         };
+        // Another debit of such a card (a sandbox mock debit, a fee) is
+        // none of the processor's.
+        let asked = gateway_authorizations::table
+            .filter(gateway_authorizations::livemode.eq(live))
+            .select(gateway_authorizations::reference);
         let mut rows: Vec<DebitRow> = with_conn!(self.pool(), |conn| {
             debits()
                 .filter(card_transactions::created_at.ge(since.unix()))
+                .filter(
+                    card_transactions::client_reference
+                        .eq_any(asked)
+                        .or(card_transactions::client_reference.like(format!("{}%", repair_reference("")))),
+                )
                 .load::<DebitRow>(conn)
                 .await
         })?;
@@ -134,6 +148,21 @@ impl ReconciliationStore for Db {
             })
         };
         Ok(rows.into_iter().map(debit).collect::<Result<_, _>>()?)
+    }
+
+    async fn gateway_asked(&self, mode: Mode, reference: &str, at: Timestamp) -> Result<(), StoreError> {
+        with_conn!(self.pool(), |conn| {
+            diesel::insert_into(gateway_authorizations::table)
+                .values((
+                    gateway_authorizations::livemode.eq(mode.is_live()),
+                    gateway_authorizations::reference.eq(reference),
+                    gateway_authorizations::created_at.eq(at.unix()),
+                ))
+                .on_conflict_do_nothing()
+                .execute(conn)
+                .await
+        })?;
+        Ok(())
     }
 
     async fn start_run(&self, run: &Run) -> Result<bool, StoreError> {

@@ -465,6 +465,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     cards,
     event_deliveries,
     events,
+    gateway_authorizations,
     jobs,
     ledger_accounts,
     ledger_entries,
@@ -543,6 +544,14 @@ diesel::table! {
         card_id -> Nullable<Text>,
         amount -> BigInt,
         outcome -> Text,
+        created_at -> BigInt,
+    }
+}
+
+diesel::table! {
+    gateway_authorizations (livemode, reference) {
+        livemode -> Bool,
+        reference -> Text,
         created_at -> BigInt,
     }
 }

@@ -141,28 +141,31 @@ impl App {
                 continue;
             }
             run.compared += 1;
-            if sides.booked.is_none() && sides.transactions.is_empty() {
+            let found = match (&sides.booked, sides.transactions.is_empty()) {
                 // Recorded here only: the processor is asked for it by its
                 // id, as its listing may have missed it.
-                match self.ports.network.booked(mode, &id).await {
-                    Ok(found) => sides.booked = found,
-                    Err(e) => {
-                        let unresolved =
-                            self.unresolved(&run, &id, &sides, format!("the processor could not tell: {e}"));
-                        repairs.push(unresolved);
-                        continue;
+                (None, true) => match self.ports.network.booked(mode, &id).await {
+                    Ok(booked) => {
+                        sides.booked = booked;
+                        self.reconcile_one(&run, &id, &sides).await?
                     }
-                }
+                    Err(e) => vec![self.unresolved(&run, &id, &sides, format!("the processor could not tell: {e}"))],
+                },
+                _ => self.reconcile_one(&run, &id, &sides).await?,
+            };
+            // Each kept as soon as it is made: the audit trail never
+            // lags the money.
+            for repair in found {
+                store.record_repair(&repair).await?;
+                metrics::counter!("issuing_reconciliation_differences_total", "mode" => mode.as_str(), "class" => repair.class)
+                    .increment(1);
+                repairs.push(repair);
             }
-            repairs.extend(self.reconcile_one(&run, &id, &sides).await?);
-        }
-        for repair in &repairs {
-            store.record_repair(repair).await?;
-            metrics::counter!("issuing_reconciliation_differences_total", "mode" => mode.as_str(), "class" => repair.class)
-                .increment(1);
         }
         run.differences = repairs.len() as u64;
-        run.repaired = repairs.iter().filter(|r| r.outcome == "applied").count() as u64;
+        // Applied by another run meanwhile is repaired too.
+        let done = |r: &&RepairRecord| matches!(r.outcome.as_str(), "applied" | "already_applied");
+        run.repaired = repairs.iter().filter(done).count() as u64;
         run.unresolved = run.differences - run.repaired;
         run.finished_at = Some(self.ports.clock.now());
         store.finish_run(&run).await?;
