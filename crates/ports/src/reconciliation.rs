@@ -67,13 +67,15 @@ pub struct RepairRecord {
 #[async_trait::async_trait]
 pub trait ReconciliationStore: Send + Sync {
     /// Notes that the processor's gateway asked about the authorization
-    /// `reference` (before its debit is decided): a debit of it recorded
-    /// here only is then the processor's to answer for.
-    async fn gateway_asked(&self, mode: Mode, reference: &str, at: Timestamp) -> Result<(), StoreError>;
+    /// `reference` of its card `card` (before its debit is decided): a
+    /// debit of it recorded here only is then the processor's to answer
+    /// for.
+    async fn gateway_asked(&self, mode: Mode, reference: &str, card: &str, at: Timestamp) -> Result<(), StoreError>;
 
     /// The debits of `mode` of cards a processor keeps that its gateway
-    /// asked for (or reconciliation made), made from `since`, and those
-    /// under one of `references`, with what was given back of each.
+    /// asked for on that card (or that reconciliation made), made from
+    /// `since`, and those under one of `references`, with what was given
+    /// back of each.
     async fn debits_at_processor(
         &self,
         mode: Mode,

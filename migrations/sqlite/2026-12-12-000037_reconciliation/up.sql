@@ -4,8 +4,9 @@
 -- trail). A scheduled run's id names its mode and period, so one process
 -- runs each. Service-wide: a run reads every account of its mode.
 -- gateway_authorizations holds the id of every authorization the
--- processor's gateway asked about, written before its debit: a debit
--- recorded here only is the processor's to reverse only if it asked.
+-- processor's gateway asked about, and its card there, written before
+-- its debit: a debit recorded here only is the processor's to reverse
+-- only if it asked.
 CREATE TABLE reconciliation_runs (
     id TEXT PRIMARY KEY,
     livemode BOOLEAN NOT NULL,
@@ -37,6 +38,7 @@ CREATE INDEX reconciliation_repairs_by_authorization ON reconciliation_repairs (
 CREATE TABLE gateway_authorizations (
     livemode BOOLEAN NOT NULL,
     reference TEXT NOT NULL,
+    card TEXT NOT NULL,
     created_at BIGINT NOT NULL,
     PRIMARY KEY (livemode, reference)
 );

@@ -10,7 +10,6 @@ use super::{Db, DbError, with_conn};
 use diesel::prelude::*;
 use diesel_async::RunQueryDsl;
 use domain::cards::hold::{TransactionKind, TransactionStatus};
-use domain::cards::reconciliation::repair_reference;
 use domain::ids::{AccountId, CardId};
 use domain::{Amount, Currency, Mode, Timestamp};
 use ports::StoreError;
@@ -91,15 +90,17 @@ impl ReconciliationStore for Db {
         // none of the processor's.
         let asked = gateway_authorizations::table
             .filter(gateway_authorizations::livemode.eq(live))
-            .select(gateway_authorizations::reference);
+            .filter(gateway_authorizations::reference.eq(card_transactions::client_reference))
+            .filter(gateway_authorizations::card.eq(processor_cards::processor_card_id));
+        let repaired = reconciliation_repairs::table
+            .filter(reconciliation_repairs::livemode.eq(live))
+            .filter(reconciliation_repairs::repair.eq("debit"))
+            .filter(reconciliation_repairs::applied_as.eq(card_transactions::client_reference.nullable()))
+            .filter(reconciliation_repairs::card_id.eq(card_transactions::card_id.nullable()));
         let mut rows: Vec<DebitRow> = with_conn!(self.pool(), |conn| {
             debits()
                 .filter(card_transactions::created_at.ge(since.unix()))
-                .filter(
-                    card_transactions::client_reference
-                        .eq_any(asked)
-                        .or(card_transactions::client_reference.like(format!("{}%", repair_reference("")))),
-                )
+                .filter(diesel::dsl::exists(asked).or(diesel::dsl::exists(repaired)))
                 .load::<DebitRow>(conn)
                 .await
         })?;
@@ -150,12 +151,13 @@ impl ReconciliationStore for Db {
         Ok(rows.into_iter().map(debit).collect::<Result<_, _>>()?)
     }
 
-    async fn gateway_asked(&self, mode: Mode, reference: &str, at: Timestamp) -> Result<(), StoreError> {
+    async fn gateway_asked(&self, mode: Mode, reference: &str, card: &str, at: Timestamp) -> Result<(), StoreError> {
         with_conn!(self.pool(), |conn| {
             diesel::insert_into(gateway_authorizations::table)
                 .values((
                     gateway_authorizations::livemode.eq(mode.is_live()),
                     gateway_authorizations::reference.eq(reference),
+                    gateway_authorizations::card.eq(card),
                     gateway_authorizations::created_at.eq(at.unix()),
                 ))
                 .on_conflict_do_nothing()

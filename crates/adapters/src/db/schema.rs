@@ -474,6 +474,7 @@ diesel::allow_tables_to_appear_in_same_query!(
     processor_cards,
     processor_customers,
     rate_limits,
+    reconciliation_repairs,
     reversal_references,
     rewards,
     test_clocks,
@@ -552,6 +553,7 @@ diesel::table! {
     gateway_authorizations (livemode, reference) {
         livemode -> Bool,
         reference -> Text,
+        card -> Text,
         created_at -> BigInt,
     }
 }

@@ -13,14 +13,16 @@ use diesel_async::RunQueryDsl;
 /// Tables read before the account is known (a request's key, a card
 /// details token, the processor's card id, a dashboard user's email or
 /// session) or
-/// unique across accounts (a reversal's reference, once per mode):
-/// reference or lookup tables on Citus, keyed by what finds them.
-const LOOKUPS: [&str; 6] = [
+/// unique across accounts (a reversal's reference, once per mode), or
+/// service-wide (reconciliation's audit trail, read by run): reference or
+/// lookup tables on Citus, keyed by what finds them.
+const LOOKUPS: [&str; 7] = [
     "api_keys",
     "card_details_tokens",
     "dashboard_sessions",
     "dashboard_users",
     "processor_card_ids",
+    "reconciliation_repairs",
     "reversal_references",
 ];
 

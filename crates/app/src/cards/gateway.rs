@@ -211,7 +211,8 @@ impl App {
         // Noted before its debit is decided: reconciliation answers for a
         // debit of it even should Sudo never book it.
         let now = self.ports.clock.now();
-        self.ports.reconciliation.gateway_asked(mode, &call.id, now).await?;
+        let asked = &self.ports.reconciliation;
+        asked.gateway_asked(mode, &call.id, &call.card, now).await?;
         let reference = call.id.clone();
         let repeated = async || -> Result<Option<GatewayAnswer>, CardError> {
             // Sudo asked again (its answer was lost): the first decision

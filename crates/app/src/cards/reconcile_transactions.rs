@@ -52,11 +52,16 @@ impl Matched {
             .max()
     }
 
+    /// The processor's id of the card, as the processor says.
+    fn card_there(&self) -> Option<&str> {
+        let booked = self.booked.as_ref().map(|b| b.card.as_str());
+        booked.or(self.transactions.first().map(|t| t.card.as_str()))
+    }
+
     /// The processor's id of the card.
     fn processor_card(&self) -> Option<&str> {
         let here = self.here.first().map(|d| d.processor_card.as_str());
-        here.or(self.booked.as_ref().map(|b| b.card.as_str()))
-            .or(self.transactions.first().map(|t| t.card.as_str()))
+        here.or(self.card_there())
     }
 }
 
@@ -132,7 +137,14 @@ impl App {
         }
         for debit in debits {
             let id = debit.reference.strip_prefix("reconcile:").unwrap_or(&debit.reference);
-            matched.entry(id.to_string()).or_default().here.push(debit);
+            let sides = matched.entry(id.to_string()).or_default();
+            // A debit of another card than the processor's authorization
+            // is not that authorization's (a sandbox reference that
+            // happens to be the processor's id).
+            match sides.card_there() {
+                Some(there) if there != debit.processor_card => {}
+                _ => sides.here.push(debit),
+            }
         }
         let mut repairs = vec![];
         let mut clocks = BTreeMap::new();
@@ -147,6 +159,10 @@ impl App {
                 (None, true) => match self.ports.network.booked(mode, &id).await {
                     Ok(booked) => {
                         sides.booked = booked;
+                        let there = sides.card_there().map(str::to_string);
+                        sides
+                            .here
+                            .retain(|d| there.as_ref().is_none_or(|c| *c == d.processor_card));
                         self.reconcile_one(&run, &id, &sides).await?
                     }
                     Err(e) => vec![self.unresolved(&run, &id, &sides, format!("the processor could not tell: {e}"))],
@@ -241,7 +257,7 @@ impl App {
             return Ok(vec![self.unresolved(run, id, sides, outcome)]);
         };
         let Some((here, there)) = self.sides_in(state.currency, id, sides) else {
-            let outcome = "the processor's amounts are not in the card's currency".to_string();
+            let outcome = "the processor's amounts are not in the card's currency, or past any bound".to_string();
             return Ok(vec![self.unresolved(run, id, sides, outcome)]);
         };
         let mut repairs = vec![];
