@@ -149,6 +149,17 @@ async fn each_difference_with_sudos_books_is_repaired_once() {
         assert_eq!(s.balance(&card).await.0, expected - 100);
         let (ok, report) = ledger_check(&db);
         assert!(ok, "{}: {report}", db.backend());
+        // The operator sees the last run on the dashboard's ledger page.
+        let ops = crate::dashboard::operator(&db, &s.server).await;
+        let page = ops.get("/operator/ledger").await;
+        assert!(page.body.contains(r#"data-reconciliation="runs""#), "{}", page.body);
+        // Compared 7, one difference, none repaired, one left.
+        let row = "<td>7</td><td>1</td><td>0</td><td>1</td>";
+        assert!(
+            page.body.contains("<td>test</td>") && page.body.contains(row),
+            "{}",
+            page.body
+        );
     }
 }
 
