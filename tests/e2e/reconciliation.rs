@@ -10,7 +10,7 @@ use crate::harness::{eventually, issuing, ledger_check, run};
 use crate::receiver::Receiver;
 use adapters::connectors::sudo::fake::FakeSudo;
 use adapters::test_db::TestDb;
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
 /// `issuing reconcile transactions --mode test --grace-secs 0`: its exit
@@ -160,6 +160,86 @@ async fn each_difference_with_sudos_books_is_repaired_once() {
             "{}",
             page.body
         );
+    }
+}
+
+/// What an independent review found, each its own case: Sudo's books
+/// that lag (a refund a day after its purchase, the purchase out of the
+/// period), say what cannot be read, list a capture twice, or hold an id
+/// a sandbox debit also uses, and a client that takes a repair's
+/// reference first. None moves money it should not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sudos_books_that_lag_or_cannot_be_read_move_no_money_they_should_not() {
+    for db in TestDb::all().await {
+        let (fake, s, card, sudo_card) = card_at_sudo(&db, None).await;
+        let approve = async |id: &str, amount: &str| {
+            let (status, answer) =
+                gateway(&s.server, Some(GATEWAY_SECRET), authorization(id, &sudo_card, amount)).await;
+            assert_eq!((status, answer["responseCode"].as_str()), (200, Some("00")), "{answer}");
+        };
+        // A purchase three days old, out of the period, refunded now.
+        approve("au_old", "20").await;
+        fake.book_authorization("au_old", &sudo_card, "20", true, "closed");
+        fake.book_transaction("tx_old", &sudo_card, "au_old", "capture", "20");
+        for old in ["au_old", "tx_old"] {
+            fake.backdate_booked(old, 3 * 86_400);
+        }
+        fake.book_transaction("rf_old", &sudo_card, "au_old", "refund", "5");
+        // Approved at Sudo in a currency this card is not, or for an
+        // amount that cannot be read; and in lower case, read.
+        approve("au_eur", "10").await;
+        fake.book_authorization("au_eur", &sudo_card, "10", true, "closed");
+        fake.edit_booked("au_eur", |item| item["currency"] = "EUR".into());
+        approve("au_unread", "10").await;
+        fake.book_authorization("au_unread", &sudo_card, "10", true, "closed");
+        fake.edit_booked("au_unread", |item| {
+            item["amount"] = "ten".into();
+            item["pendingRequest"]["amount"] = "ten".into();
+        });
+        approve("au_lower", "10").await;
+        fake.book_authorization("au_lower", &sudo_card, "10", true, "closed");
+        fake.edit_booked("au_lower", |item| item["currency"] = "usd".into());
+        // A capture listed twice.
+        approve("au_dup", "10").await;
+        fake.book_authorization("au_dup", &sudo_card, "10", true, "closed");
+        fake.book_transaction("tx_dup", &sudo_card, "au_dup", "capture", "10");
+        fake.list_twice("tx_dup");
+        // A sandbox debit under one of Sudo's ids, which Sudo declined.
+        let mock = json!({"card_id": card, "amount": "700", "transaction_reference": "au_mock",
+            "merchant": "CAFE NEPTUNE", "merchant_category_code": "5812"});
+        assert_eq!(s.patch("/cards/mock_debit_transaction", mock).await.status, 200);
+        fake.book_authorization("au_mock", &sudo_card, "7", false, "declined");
+        // The repair's reference taken first by the client.
+        approve("au_taken", "10").await;
+        fake.book_authorization("au_taken", &sudo_card, "10", true, "closed");
+        fake.book_transaction("tx_taken", &sudo_card, "au_taken", "capture", "12.50");
+        let squat = json!({"card_id": card, "amount": "1", "transaction_reference": "reconcile:au_taken",
+            "merchant": "CAFE NEPTUNE", "merchant_category_code": "5812"});
+        assert_eq!(s.patch("/cards/mock_debit_transaction", squat).await.status, 200);
+        let (before, _) = s.balance(&card).await;
+
+        let (status, found, summary) = reconcile(&db, &fake);
+        assert_eq!(status, Some(1), "{found:?} {summary}");
+        assert_eq!(classes(&found, "au_old"), [r#""refund_not_applied" "500" "applied""#]);
+        for unreadable in ["au_eur", "au_unread"] {
+            let lines = classes(&found, unreadable);
+            assert!(
+                lines.len() == 1 && lines[0].starts_with(r#""unresolved" "0""#),
+                "{unreadable}: {lines:?}"
+            );
+        }
+        let taken = classes(&found, "au_taken");
+        assert!(
+            taken.len() == 1 && taken[0].contains("is another record's"),
+            "{taken:?}"
+        );
+        for agreed in ["au_lower", "au_dup", "au_mock"] {
+            assert!(!found.contains_key(agreed), "{agreed}: {found:?}");
+        }
+        assert_eq!(summary["unresolved"], 3, "{summary}");
+        assert_eq!(s.balance(&card).await.0, before + 500, "only the late refund moved");
+        let (ok, report) = ledger_check(&db);
+        assert!(ok, "{}: {report}", db.backend());
     }
 }
 

@@ -42,3 +42,11 @@ CREATE TABLE gateway_authorizations (
     created_at BIGINT NOT NULL,
     PRIMARY KEY (livemode, reference)
 );
+-- The live debits of processor-kept cards recorded before this table
+-- (every one the gateway's or the processor endpoint's; a fee is none).
+INSERT INTO gateway_authorizations (livemode, reference, card, created_at)
+SELECT t.livemode, t.client_reference, p.processor_card_id, t.created_at
+FROM card_transactions t
+JOIN processor_cards p ON p.account_id = t.account_id AND p.card_id = t.card_id
+WHERE t.livemode AND t.kind = 'debit' AND t.merchant_name <> 'Monthly maintenance fee'
+ON CONFLICT DO NOTHING;

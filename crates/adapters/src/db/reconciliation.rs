@@ -65,6 +65,21 @@ impl ReconciliationStore for Db {
         references: &[String],
     ) -> Result<Vec<DebitHere>, StoreError> {
         let live = mode.is_live();
+        // Another debit of such a card (a sandbox mock debit, a fee) is
+        // none of the processor's, whatever its reference.
+        let asked = || {
+            gateway_authorizations::table
+                .filter(gateway_authorizations::livemode.eq(live))
+                .filter(gateway_authorizations::reference.eq(card_transactions::client_reference))
+                .filter(gateway_authorizations::card.eq(processor_cards::processor_card_id))
+        };
+        let repaired = || {
+            reconciliation_repairs::table
+                .filter(reconciliation_repairs::livemode.eq(live))
+                .filter(reconciliation_repairs::repair.eq("debit"))
+                .filter(reconciliation_repairs::applied_as.eq(card_transactions::client_reference.nullable()))
+                .filter(reconciliation_repairs::card_id.eq(card_transactions::card_id.nullable()))
+        };
         let debits = || {
             card_transactions::table
                 .inner_join(
@@ -74,6 +89,7 @@ impl ReconciliationStore for Db {
                 )
                 .filter(card_transactions::livemode.eq(live))
                 .filter(card_transactions::kind.eq(TransactionKind::Debit.as_str()))
+                .filter(diesel::dsl::exists(asked()).or(diesel::dsl::exists(repaired())))
                 .select((
                     card_transactions::id,
                     card_transactions::account_id,
@@ -86,21 +102,9 @@ impl ReconciliationStore for Db {
                     card_transactions::status,
                 ))
         };
-        // Another debit of such a card (a sandbox mock debit, a fee) is
-        // none of the processor's.
-        let asked = gateway_authorizations::table
-            .filter(gateway_authorizations::livemode.eq(live))
-            .filter(gateway_authorizations::reference.eq(card_transactions::client_reference))
-            .filter(gateway_authorizations::card.eq(processor_cards::processor_card_id));
-        let repaired = reconciliation_repairs::table
-            .filter(reconciliation_repairs::livemode.eq(live))
-            .filter(reconciliation_repairs::repair.eq("debit"))
-            .filter(reconciliation_repairs::applied_as.eq(card_transactions::client_reference.nullable()))
-            .filter(reconciliation_repairs::card_id.eq(card_transactions::card_id.nullable()));
         let mut rows: Vec<DebitRow> = with_conn!(self.pool(), |conn| {
             debits()
                 .filter(card_transactions::created_at.ge(since.unix()))
-                .filter(diesel::dsl::exists(asked).or(diesel::dsl::exists(repaired)))
                 .load::<DebitRow>(conn)
                 .await
         })?;

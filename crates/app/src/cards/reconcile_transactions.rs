@@ -11,12 +11,13 @@ use super::CardError;
 use super::give_back::GiveBack;
 use super::processor::{AuthorizationRequest, Verdict};
 use crate::App;
+use domain::cards::hold::{TransactionKind, TransactionStatus};
 use domain::cards::reconciliation::{Class, Difference, Here, Repair, There, compare, repair_reference};
 use domain::cards::reversal::ReversalKind;
 use domain::ids::CardId;
 use domain::{Amount, Currency, Mode, Timestamp};
 use ports::card_network::{BookedAuthorization, BookedKind, BookedTransaction};
-use ports::card_transactions::ReversalOutcome;
+use ports::card_transactions::{CardTransaction, Reference, ReversalOutcome};
 use ports::cards::{ReserveError, RuleState};
 use ports::reconciliation::{DebitHere, RepairRecord, Run};
 use std::collections::{BTreeMap, BTreeSet};
@@ -127,7 +128,12 @@ impl App {
             let id = booked.id.clone();
             matched.entry(id).or_default().booked = Some(booked);
         }
+        let mut seen = BTreeSet::new();
         for transaction in books.transactions {
+            // A listing that shifted between pages shows one twice.
+            if !seen.insert(transaction.id.clone()) {
+                continue;
+            }
             match transaction.authorization.clone() {
                 Some(id) => matched.entry(id).or_default().transactions.push(transaction),
                 None => {
@@ -153,10 +159,10 @@ impl App {
                 continue;
             }
             run.compared += 1;
-            let found = match (&sides.booked, sides.transactions.is_empty()) {
-                // Recorded here only: the processor is asked for it by its
-                // id, as its listing may have missed it.
-                (None, true) => match self.ports.network.booked(mode, &id).await {
+            let found = match &sides.booked {
+                // Not in the listing (made before the period, or a gap in
+                // it): the processor is asked for it by its id.
+                None => match self.ports.network.booked(mode, &id).await {
                     Ok(booked) => {
                         sides.booked = booked;
                         let there = sides.card_there().map(str::to_string);
@@ -167,7 +173,7 @@ impl App {
                     }
                     Err(e) => vec![self.unresolved(&run, &id, &sides, format!("the processor could not tell: {e}"))],
                 },
-                _ => self.reconcile_one(&run, &id, &sides).await?,
+                Some(_) => self.reconcile_one(&run, &id, &sides).await?,
             };
             // Each kept as soon as it is made: the audit trail never
             // lags the money.
@@ -257,18 +263,28 @@ impl App {
             return Ok(vec![self.unresolved(run, id, sides, outcome)]);
         };
         let Some((here, there)) = self.sides_in(state.currency, id, sides) else {
-            let outcome = "the processor's amounts are not in the card's currency, or past any bound".to_string();
+            let outcome = "the processor's books hold no readable amount of it in the card's currency".to_string();
             return Ok(vec![self.unresolved(run, id, sides, outcome)]);
         };
+        // Made before the period, its captures may be out of it: only
+        // its refunds are applied.
+        let partial = sides
+            .booked
+            .as_ref()
+            .and_then(|b| b.created_at)
+            .is_some_and(|at| at < run.since);
+        let differences = compare(id, &here, &there)
+            .into_iter()
+            .filter(|d| !partial || d.class == Class::RefundNotApplied);
         let mut repairs = vec![];
-        for Difference { class, repair } in compare(id, &here, &there) {
+        for Difference { class, repair } in differences {
             let (kind, amount, applied_as, outcome) = match repair {
                 Repair::Debit(amount) => {
                     let reference = match sides.here.iter().any(|d| d.reference == id) {
                         true => repair_reference(id),
                         false => id.to_string(),
                     };
-                    let outcome = self.repair_debit(mode, &card, &reference, amount).await?;
+                    let outcome = self.repair_debit(mode, (&card, &state), &reference, amount).await?;
                     ("debit", amount, Some(reference), outcome)
                 }
                 Repair::GiveBack(amount) => {
@@ -309,7 +325,9 @@ impl App {
     }
 
     /// Both sides in the card's minor units; `None` when the processor's
-    /// are in another currency.
+    /// are in another currency, or it holds no readable amount of an
+    /// approval nor of a capture, or only refunds of an authorization it
+    /// does not hold.
     fn sides_in(&self, currency: Currency, id: &str, sides: &Matched) -> Option<(Here, There)> {
         let mut here = Here::default();
         for debit in &sides.here {
@@ -333,24 +351,25 @@ impl App {
         there.moved = match &sides.booked {
             _ if captured > Amount::ZERO => captured,
             Some(BookedAuthorization {
-                approved: true,
-                amount: Some((amount, booked_in)),
-                ..
+                approved: true, amount, ..
             }) => {
-                ours(*booked_in)?;
-                *amount
+                let (amount, booked_in) = (*amount)?;
+                ours(booked_in)?;
+                amount
             }
+            None if !sides.transactions.is_empty() => return None,
             _ => Amount::ZERO,
         };
         Some((here, there))
     }
 
     /// Records what the processor took beyond the books here: a forced
-    /// post, applied once by its reference.
+    /// post, applied once by its reference. A reference another record
+    /// holds (a client may send any) is left to an operator.
     async fn repair_debit(
         &self,
         mode: Mode,
-        card: &CardId,
+        (card, state): (&CardId, &RuleState),
         reference: &str,
         amount: Amount,
     ) -> Result<String, CardError> {
@@ -370,7 +389,18 @@ impl App {
         Ok(match self.authorize(mode, request).await {
             Ok(answer) if answer.verdict == Verdict::Approve => "applied".into(),
             Ok(answer) => format!("declined: {}", answer.reason_code),
-            Err(CardError::Reserve(ReserveError::ReferenceUsed)) => "already_applied".into(),
+            Err(CardError::Reserve(ReserveError::ReferenceUsed)) => {
+                let held = Reference::Client(reference.to_string());
+                let transactions = &self.ports.card_transactions;
+                let holder = transactions.transaction(&state.account_id, mode, card, held).await?;
+                let ours = |t: &CardTransaction| {
+                    t.kind == TransactionKind::Debit && t.status == TransactionStatus::Approved && t.amount == amount
+                };
+                match holder {
+                    Some(t) if ours(&t) => "already_applied".into(),
+                    _ => format!("the reference {reference} is another record's: an operator decides"),
+                }
+            }
             Err(CardError::Invalid(e)) => format!("refused: {e}"),
             Err(e) => return Err(e),
         })
@@ -397,13 +427,25 @@ impl App {
         };
         let outcome = self.give_back(mode, (card.clone(), state.clone()), back).await?;
         Ok(match outcome {
-            ReversalOutcome::Credited(_) => "applied",
-            ReversalOutcome::AlreadyApplied => "already_applied",
-            ReversalOutcome::NothingLeft => "nothing_left",
-            ReversalOutcome::NoSuchDebit => "no_such_debit",
-            ReversalOutcome::Voided => "voided",
-        }
-        .into())
+            ReversalOutcome::Credited(_) => "applied".into(),
+            // Applied by another run meanwhile, to this debit; or the id
+            // is another give-back's.
+            ReversalOutcome::AlreadyApplied => {
+                let store = &self.ports.reconciliation;
+                let now = store.debits_at_processor(mode, Timestamp::NEVER, std::slice::from_ref(&debit.reference));
+                let given_here = now
+                    .await?
+                    .iter()
+                    .any(|d| d.given_back.iter().any(|(id, _)| id == given));
+                match given_here {
+                    true => "already_applied".into(),
+                    false => format!("the id {given} is another give-back's: an operator decides"),
+                }
+            }
+            ReversalOutcome::NothingLeft => "nothing_left".into(),
+            ReversalOutcome::NoSuchDebit => "no_such_debit".into(),
+            ReversalOutcome::Voided => "voided".into(),
+        })
     }
 
     /// The newest reconciliation run of each mode.

@@ -110,8 +110,9 @@ fn amount(minor: i128) -> Amount {
 /// processor took beyond what is recorded here first (its refunds may be
 /// given back from it), then the refunds never applied here (never more
 /// of them than it took), then a give-back of what is recorded beyond
-/// what it took. A difference a repair of the same kind was made for
-/// already is [`Class::Unresolved`]: a repair is made once, never again.
+/// what it took. A difference of an authorization a repair was made for
+/// already (under [`repair_reference`]) is [`Class::Unresolved`]: a
+/// repair is made once, never again.
 pub fn compare(authorization: &str, here: &Here, there: &There) -> Vec<Difference> {
     let money = |a: Amount| i128::from(a.minor());
     let applied = |id: &str| here.given_back.iter().any(|(given, _)| given == id);
@@ -123,11 +124,12 @@ pub fn compare(authorization: &str, here: &Here, there: &There) -> Vec<Differenc
     let refundable = (money(there.moved) - theirs_applied.iter().map(|(_, a)| money(*a)).sum::<i128>()).max(0);
     let mut budget = missing_total.min(refundable);
     let owed = left_there - (left_here - budget);
+    let repaired = here.repair_debited > Amount::ZERO || applied(&repair_reference(authorization));
     let mut found = vec![];
     let mut pool = left_here;
     if owed > 0 {
         let class = match () {
-            _ if here.repair_debited > Amount::ZERO => Class::Unresolved,
+            _ if repaired => Class::Unresolved,
             _ if here.debited == Amount::ZERO => Class::ApprovedThereOnly,
             _ => Class::AmountDiffers,
         };
@@ -156,7 +158,7 @@ pub fn compare(authorization: &str, here: &Here, there: &There) -> Vec<Differenc
     }
     if owed < 0 {
         let (class, repair) = match () {
-            _ if applied(&repair_reference(authorization)) => (Class::Unresolved, Repair::None),
+            _ if repaired => (Class::Unresolved, Repair::None),
             _ if there.moved == Amount::ZERO => (Class::ApprovedHereOnly, Repair::GiveBack(amount(-owed))),
             _ => (Class::AmountDiffers, Repair::GiveBack(amount(-owed))),
         };

@@ -52,8 +52,9 @@ fn amount(value: &Value) -> Option<Amount> {
     Amount::from_major_rounded_up(written.strip_prefix('-').unwrap_or(&written))
 }
 
+/// A currency code, in either case (`usd` is USD).
 fn currency(value: &Value) -> Option<Currency> {
-    Currency::parse("currency", value.as_str()?).ok()
+    Currency::parse("currency", &value.as_str()?.to_ascii_uppercase()).ok()
 }
 
 fn created_at(object: &Value) -> Option<Timestamp> {
@@ -77,8 +78,15 @@ fn authorization(item: &Value) -> Option<BookedAuthorization> {
     let status = fields["status"].as_str().unwrap_or_default();
     let approved = fields["approved"].as_bool() == Some(true) && !matches!(status, "declined" | "reversed");
     let money = |object: &Value| amount(&object["amount"]).zip(currency(&object["currency"]));
-    let asked = money(&fields["pendingRequest"]);
-    let amount = money(fields).filter(|(a, _)| *a > Amount::ZERO).or(asked);
+    // Its pending request's only when it says none (`0`, as the request
+    // shows it): an amount or currency it says and cannot be read is no
+    // amount at all.
+    let amount = match amount(&fields["amount"]) {
+        Some(own) if own > Amount::ZERO => currency(&fields["currency"]).map(|c| (own, c)),
+        Some(_) => money(&fields["pendingRequest"]),
+        None if fields["amount"].is_null() => money(&fields["pendingRequest"]),
+        None => None,
+    };
     Some(BookedAuthorization {
         id,
         card: object_id(&fields["card"])?,

@@ -239,10 +239,10 @@ fn page_of(request: &Request, items: Vec<Value>, what: &str) -> ResponseTemplate
     ResponseTemplate::new(200).set_body_json(body)
 }
 
-/// Now, as Sudo writes a time (`2022-01-07T06:43:58+00:00`).
-fn created_now() -> String {
+/// `secs` seconds ago, as Sudo writes a time (`2022-01-07T06:43:58+00:00`).
+fn created_ago(secs: i64) -> String {
     let now = ports::clock::Clock::now(&crate::system::SystemClock);
-    chrono::DateTime::from_timestamp(now.unix(), 0)
+    chrono::DateTime::from_timestamp(now.minus(secs).unix(), 0)
         .unwrap_or_default()
         .to_rfc3339()
 }
@@ -383,7 +383,7 @@ impl FakeSudo {
             "_id": id, "card": {"_id": card}, "approved": approved, "status": status,
             "amount": amount.parse::<f64>().unwrap_or_default(), "currency": "USD",
             "pendingRequest": {"amount": amount.parse::<f64>().unwrap_or_default(), "currency": "USD"},
-            "createdAt": created_now(),
+            "createdAt": created_ago(0),
         });
         self.sudo.state.lock().unwrap().authorizations.push(booked);
     }
@@ -399,9 +399,39 @@ impl FakeSudo {
         let booked = json!({
             "_id": id, "card": card, "authorization": authorization, "type": kind,
             "amount": signed.parse::<f64>().unwrap_or_default(), "currency": "USD",
-            "createdAt": created_now(),
+            "createdAt": created_ago(0),
         });
         self.sudo.state.lock().unwrap().transactions.push(booked);
+    }
+
+    /// Changes each booked item of id `id` (an authorization or a
+    /// transaction) as Sudo's books might hold it: dated earlier, in
+    /// another currency, listed twice.
+    pub fn edit_booked(&self, id: &str, change: impl Fn(&mut Value)) {
+        let mut state = self.sudo.state.lock().unwrap();
+        let State {
+            authorizations,
+            transactions,
+            ..
+        } = &mut *state;
+        authorizations
+            .iter_mut()
+            .chain(transactions.iter_mut())
+            .filter(|item| item["_id"] == id)
+            .for_each(change);
+    }
+
+    /// Dates each booked item of id `id` `secs` seconds ago.
+    pub fn backdate_booked(&self, id: &str, secs: i64) {
+        self.edit_booked(id, |item| item["createdAt"] = created_ago(secs).into());
+    }
+
+    /// Lists the transaction `id` once more (a listing that shifted
+    /// between pages).
+    pub fn list_twice(&self, id: &str) {
+        let mut state = self.sudo.state.lock().unwrap();
+        let again: Vec<Value> = state.transactions.iter().filter(|t| t["_id"] == id).cloned().collect();
+        state.transactions.extend(again);
     }
 
     /// Changes a card's status behind the service's back (an operator on
