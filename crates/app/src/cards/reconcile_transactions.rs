@@ -398,6 +398,11 @@ impl App {
                 };
                 match holder {
                     Some(t) if ours(&t) => "already_applied".into(),
+                    // This repair's own earlier attempt, which the card
+                    // declined: a reference is taken once.
+                    Some(t) if t.kind == TransactionKind::Debit && t.amount == amount => {
+                        format!("an earlier attempt under {reference} was declined: an operator decides")
+                    }
                     _ => format!("the reference {reference} is another record's: an operator decides"),
                 }
             }
