@@ -12,7 +12,9 @@ use super::give_back::GiveBack;
 use super::processor::{AuthorizationRequest, Verdict};
 use crate::App;
 use domain::cards::hold::{TransactionKind, TransactionStatus};
-use domain::cards::reconciliation::{Class, Difference, Here, Repair, There, compare, repair_reference};
+use domain::cards::reconciliation::{
+    Class, Difference, Here, Repair, There, authorization_of, compare, repair_reference,
+};
 use domain::cards::reversal::ReversalKind;
 use domain::ids::CardId;
 use domain::{Amount, Currency, Mode, Timestamp};
@@ -89,10 +91,8 @@ impl App {
         slot: Option<String>,
     ) -> Result<Reconciled, CardError> {
         let now = self.ports.clock.now();
-        let books = match self.ports.network.books(mode, since, now).await {
-            Ok(None) => return Ok(Reconciled::NoBooks),
-            Ok(Some(books)) => Ok(books),
-            Err(e) => Err(e),
+        let Some(books) = self.ports.network.books(mode, since, now).await.transpose() else {
+            return Ok(Reconciled::NoBooks);
         };
         let mut run = Run {
             id: slot.unwrap_or_else(|| format!("{}:run:{}", mode.as_str(), self.ports.ids.unique())),
@@ -142,7 +142,7 @@ impl App {
             }
         }
         for debit in debits {
-            let id = debit.reference.strip_prefix("reconcile:").unwrap_or(&debit.reference);
+            let id = authorization_of(&debit.reference);
             let sides = matched.entry(id.to_string()).or_default();
             // A debit of another card than the processor's authorization
             // is not that authorization's (a sandbox reference that
@@ -226,7 +226,8 @@ impl App {
         Ok(false)
     }
 
-    /// A difference nothing here may repair, for an operator.
+    /// A difference nothing here may repair, for an operator (and what
+    /// every repair's record starts from).
     fn unresolved(&self, run: &Run, id: &str, sides: &Matched, outcome: String) -> RepairRecord {
         let here = sides.here.first();
         RepairRecord {
@@ -308,17 +309,13 @@ impl App {
                 ),
             };
             repairs.push(RepairRecord {
-                run_id: run.id.clone(),
-                mode,
-                authorization: id.to_string(),
                 class: class.as_str(),
                 repair: kind,
                 applied_as,
                 account_id: Some(state.account_id.clone()),
                 card_id: Some(card.clone()),
                 amount,
-                outcome,
-                created_at: self.ports.clock.now(),
+                ..self.unresolved(run, id, sides, outcome)
             });
         }
         Ok(repairs)

@@ -9,7 +9,15 @@ use crate::Amount;
 /// The reference of a repair's own record: a debit the processor took
 /// beyond what is recorded here, or money given back that it never took.
 pub fn repair_reference(authorization: &str) -> String {
-    format!("reconcile:{authorization}")
+    format!("{REPAIR_PREFIX}{authorization}")
+}
+
+const REPAIR_PREFIX: &str = "reconcile:";
+
+/// The authorization a debit's reference is of: its own, or the one a
+/// [`repair_reference`] names.
+pub fn authorization_of(reference: &str) -> &str {
+    reference.strip_prefix(REPAIR_PREFIX).unwrap_or(reference)
 }
 
 /// What the books here hold of one processor authorization.
@@ -204,6 +212,12 @@ mod tests {
             }
         }
         after
+    }
+
+    #[test]
+    fn a_repair_reference_names_its_authorization() {
+        assert_eq!(authorization_of(&repair_reference("au_1")), "au_1");
+        assert_eq!(authorization_of("au_1"), "au_1");
     }
 
     #[test]
