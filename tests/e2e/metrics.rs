@@ -201,5 +201,8 @@ fn promtool_accepts_the_alert_rules() {
     };
     let said = String::from_utf8_lossy(&checked.stdout).into_owned() + &String::from_utf8_lossy(&checked.stderr);
     assert!(checked.status.success(), "{said}");
-    assert!(said.contains("SUCCESS: 6 rules found"), "{said}");
+    // Every rule the document writes is one promtool read.
+    let written = rules.matches("- alert:").count();
+    assert!(written >= 6, "{rules}");
+    assert!(said.contains(&format!("SUCCESS: {written} rules found")), "{said}");
 }
