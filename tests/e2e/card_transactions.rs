@@ -493,10 +493,14 @@ async fn an_idle_card_is_reminded_a_week_before_and_deleted_after_three_months()
                 .status,
             200
         );
-        s.advance(80 * 86_400).await;
+        // Fees fall due by calendar month: two by day 88 whatever today's
+        // date (two months are at most 62 days, three at least 89).
+        s.advance(78 * 86_400).await;
         events_for(&receiver, "card_maintenance_fee_event.successful", &card, 2).await;
-        assert_eq!(s.balance(&card).await.0, 1900 - 2 * 300, "day 90: two fees");
-        s.advance(7 * 86_400).await;
+        assert_eq!(s.balance(&card).await.0, 1900 - 2 * 300, "day 88: two fees");
+        // Day 97: past the reminder (a week before day 99 to 102, three
+        // months after the debit), before the deletion.
+        s.advance(9 * 86_400).await;
         let notice = events_for(&receiver, "card_delete_event.notification", &card, 1).await;
         let date = notice[0]["potential_delete_date"].as_str().unwrap().to_string();
         assert_eq!(date.len(), 19, "{date}");
