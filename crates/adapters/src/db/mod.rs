@@ -3,40 +3,18 @@
 //! compiled for its own backend.
 
 mod accounts;
-mod batches;
-mod card_transactions;
 mod cardholders;
 mod cards;
-mod committer;
 mod console;
-mod debits;
-mod events;
-mod gauges;
-mod holds;
-mod idempotency;
 mod jobs;
-mod ledger;
-mod ledger_audit;
-mod master_key_check;
-mod migrate;
-mod money_steps;
-mod pg_tls;
-mod rails;
-mod rate_limits;
-mod reconciliation;
-mod reseal;
-mod reservations;
-mod reversals;
+mod money;
+mod plumbing;
 mod rewards;
+mod rows;
 mod schema;
-mod settlements;
-mod spending_controls;
-mod test_clocks;
-mod unnest;
-mod wallets;
 
-pub use master_key_check::{CHECK_ROW, HASH_KEY_ROW};
-pub use migrate::{migrate, pending_migrations};
+pub use plumbing::master_key_check::{CHECK_ROW, HASH_KEY_ROW};
+pub use plumbing::migrate::{migrate, pending_migrations};
 
 use diesel::ConnectionResult;
 use diesel::SqliteConnection;
@@ -111,8 +89,8 @@ pub(crate) async fn on_pg<T>(
     if !pool.transaction_pooling {
         return body(&mut conn).await;
     }
-    batches::transaction_begun_by(&mut conn, "BEGIN", async |conn| {
-        body(conn).await.map_err(money_steps::TxError::Db)
+    money::batches::transaction_begun_by(&mut conn, "BEGIN", async |conn| {
+        body(conn).await.map_err(money::steps::TxError::Db)
     })
     .await
     .map_err(DbError::from)
@@ -167,8 +145,8 @@ pub struct Db {
     /// The group committers of debits and of reservations, each started
     /// on its first request (on the runtime that makes it), and again if
     /// that runtime went away.
-    debits: Slot<debits::DebitCommitter>,
-    reservations: Slot<reservations::ReserveCommitter>,
+    debits: Slot<money::debits::DebitCommitter>,
+    reservations: Slot<money::reservations::ReserveCommitter>,
 }
 
 /// A group committer, once started.
@@ -176,9 +154,9 @@ type Slot<C> = Arc<std::sync::Mutex<Option<Arc<C>>>>;
 
 /// The committer in `slot`, started by `start` unless it runs.
 fn started<I: Send + 'static, A: Send + 'static>(
-    slot: &Slot<committer::Committer<I, A>>,
-    start: impl FnOnce() -> committer::Committer<I, A>,
-) -> Arc<committer::Committer<I, A>> {
+    slot: &Slot<money::committer::Committer<I, A>>,
+    start: impl FnOnce() -> money::committer::Committer<I, A>,
+) -> Arc<money::committer::Committer<I, A>> {
     let mut slot = slot.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     match &*slot {
         Some(committer) if !committer.is_closed() => committer.clone(),
@@ -207,7 +185,7 @@ impl Db {
                     .map_err(DbError::pool)?,
             )
         } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let target = Arc::new(pg_tls::PgTarget::parse(url).map_err(StoreError::new)?);
+            let target = Arc::new(plumbing::pg_tls::PgTarget::parse(url).map_err(StoreError::new)?);
             let transaction_pooling = target.transaction_pooling;
             // PgBouncer would run a session's settings on whichever server
             // connection was linked at the time.
@@ -246,12 +224,12 @@ impl Db {
         &self.pool
     }
 
-    fn debits(&self) -> Arc<debits::DebitCommitter> {
-        started(&self.debits, || debits::committer(self.pool.clone()))
+    fn debits(&self) -> Arc<money::debits::DebitCommitter> {
+        started(&self.debits, || money::debits::committer(self.pool.clone()))
     }
 
-    fn reservations(&self) -> Arc<reservations::ReserveCommitter> {
-        started(&self.reservations, || reservations::committer(self.pool.clone()))
+    fn reservations(&self) -> Arc<money::reservations::ReserveCommitter> {
+        started(&self.reservations, || money::reservations::committer(self.pool.clone()))
     }
 
     #[cfg(any(test, feature = "test-support"))]
@@ -371,24 +349,4 @@ impl ports::health::Health for Db {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
-mod tests_batch_plans;
-#[cfg(test)]
-mod tests_card_transactions;
-#[cfg(test)]
-mod tests_cardholders;
-#[cfg(test)]
-mod tests_cards;
-#[cfg(test)]
-mod tests_console;
-#[cfg(test)]
-mod tests_debits;
-#[cfg(test)]
-mod tests_jobs;
-#[cfg(test)]
-mod tests_keys;
-#[cfg(test)]
-mod tests_ledger;
-#[cfg(test)]
-mod tests_pg_tls;
+mod fixtures;

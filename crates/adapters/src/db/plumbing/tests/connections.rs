@@ -1,0 +1,90 @@
+//! Connections and what they start with: migrations applied once, each
+//! connection's session settings, values sealed to their places.
+
+use crate::crypto::vault::MasterKeyVault;
+use crate::db::fixtures::*;
+use crate::db::migrate;
+use crate::test_db::TestDb;
+use domain::{Mode, Secret};
+use ports::accounts::AccountStore;
+use ports::vault::{Place, Vault};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn migrations_apply_once() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        assert_eq!(migrate(&db).await.unwrap(), 0, "{}", t.backend());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sealed_secrets_are_what_is_stored() {
+    // The vault and the store together: what the account row holds opens
+    // back to the secret only with the same master key.
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        let vault = MasterKeyVault::from_hex(&MasterKeyVault::generate_hex()).unwrap();
+        let mut account = new_account("acct_demo", true);
+        let place = |row| Place::api_key(row, "acct_demo", Mode::Test);
+        account.keys[0].sealed = vault.seal(b"sk_test_demo", &place("hash-acct_demo-test"));
+        db.create_account(account).await.unwrap();
+        let demo = db.demo_key(Mode::Test).await.unwrap().unwrap();
+        assert_eq!(
+            vault.open(&demo.sealed, &place(&demo.lookup_hash)).unwrap(),
+            Secret::new(b"sk_test_demo".to_vec()),
+            "{}",
+            t.backend()
+        );
+        assert!(vault.open(&demo.sealed, &place("another-key")).is_err());
+    }
+}
+
+#[derive(diesel::QueryableByName)]
+struct Setting {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    value: String,
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_connection_starts_with_its_session_settings() {
+    use diesel_async::RunQueryDsl;
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        let query = match t.backend() {
+            "sqlite" => "SELECT journal_mode AS value FROM pragma_journal_mode",
+            _ => "SELECT current_setting('application_name') AS value",
+        };
+        let setting = crate::db::with_conn!(db.pool(), |conn| diesel::sql_query(query)
+            .get_result::<Setting>(conn)
+            .await)
+        .unwrap();
+        let expected = if t.backend() == "sqlite" { "wal" } else { "issuing" };
+        assert_eq!(setting.value, expected, "{}", t.backend());
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn values_sealed_before_places_are_sealed_again_bound_to_theirs() {
+    for t in TestDb::all().await {
+        let db = t.migrated().await;
+        let vault = MasterKeyVault::from_hex(&MasterKeyVault::generate_hex()).unwrap();
+        let mut account = new_account("acct_old", true);
+        account.keys[0].sealed = vault.seal_unbound(b"sk_test_old");
+        account.keys[1].sealed = vault.seal_unbound(b"sk_live_old");
+        account.test_webhook_secret_sealed = vault.seal_unbound(b"whsec_test");
+        account.live_webhook_secret_sealed = vault.seal_unbound(b"whsec_live");
+        db.create_account(account).await.unwrap();
+        assert_eq!(db.reseal_unbound(&vault).await.unwrap(), 4, "{}", t.backend());
+        assert_eq!(db.reseal_unbound(&vault).await.unwrap(), 0, "once");
+        let test_key = Place::api_key("hash-acct_old-test", "acct_old", Mode::Test);
+        let demo = db.demo_key(Mode::Test).await.unwrap().unwrap();
+        assert_eq!(vault.open(&demo.sealed, &test_key).unwrap().expose(), b"sk_test_old");
+        // Another key does not open them, and says which value it was.
+        let other = MasterKeyVault::from_hex(&MasterKeyVault::generate_hex()).unwrap();
+        let mut account = new_account("acct_more", false);
+        account.keys[0].sealed = vault.seal_unbound(b"sk_test_more");
+        db.create_account(account).await.unwrap();
+        let e = db.reseal_unbound(&other).await.unwrap_err();
+        assert!(e.to_string().contains("api_keys.sealed_key of hash-acct_more-"), "{e}");
+    }
+}
