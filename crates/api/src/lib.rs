@@ -87,6 +87,7 @@ pub fn build(
         .wrap(middleware::from_fn(trace::trace_requests))
         // Answers are per caller and may carry card data: never cached.
         .wrap(middleware::DefaultHeaders::new().add(("Cache-Control", "no-store")))
+        .configure(openapi::configure)
         .configure(|cfg| routes::configure(cfg, surface))
         .default_service(web::to(routes::not_found))
 }

@@ -7,6 +7,7 @@ mod request_rules;
 
 use crate::error_codes::CATALOGUE;
 use crate::{PublicUrls, routes};
+use actix_web::http::Method;
 use actix_web::{HttpResponse, web};
 use domain::events::payloads::{
     CardAuthorization, CardCreated, CardDebit, CardDeleteNotice, CardDeleted, CardMovement, CardReversal,
@@ -545,6 +546,13 @@ impl Served {
                 .into(),
         )
     }
+}
+
+/// The document at `/v1/openapi.json`, rendered at `/v1/docs`.
+pub(crate) fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.service(crate::routes::endpoint("/v1/openapi.json", Method::GET, serve))
+        .service(docs())
+        .service(web::redirect("/v1/docs", "/v1/docs/"));
 }
 
 /// `GET /v1/openapi.json`.

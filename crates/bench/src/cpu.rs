@@ -2,7 +2,6 @@
 //! measured run, read from `/proc`: per request it is steady on a shared
 //! 2-core machine where requests per second are not.
 
-use crate::driver::Outcome;
 use std::time::Duration;
 
 /// CPU time used so far (user and system, all threads).
@@ -61,12 +60,6 @@ impl Usage {
                 .zip(earlier.statements)
                 .map(|(now, then)| now.saturating_sub(then)),
         }
-    }
-
-    /// Makes this the CPU and the statements `outcome`'s requests cost.
-    pub fn charge(self, outcome: &mut Outcome) {
-        outcome.cpu = Some(self.cpu);
-        outcome.statements = self.statements;
     }
 }
 

@@ -4,7 +4,7 @@
 //! send time, so a server that falls behind shows its queueing in the
 //! latencies instead of slowing the driver down.
 
-use crate::cpu::CpuTimes;
+use crate::cpu::{CpuTimes, Usage};
 use hdrhistogram::Histogram;
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -60,6 +60,12 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Makes `used` the CPU and the statements this outcome's requests cost.
+    pub fn charge(&mut self, used: Usage) {
+        self.cpu = Some(used.cpu);
+        self.statements = used.statements;
+    }
+
     fn new() -> Outcome {
         Outcome {
             // 1 µs to 10 minutes: fixed bounds, as saturating_record

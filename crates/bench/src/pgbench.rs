@@ -79,7 +79,7 @@ fn pgbench(
     ensure!(!latencies.is_empty(), "pgbench logged no transactions");
     let seconds = latencies.len() as f64 / tps;
     let mut outcome = Outcome::from_latencies(&latencies, failed, Duration::from_secs_f64(seconds));
-    used.charge(&mut outcome);
+    outcome.charge(used);
     Ok(outcome)
 }
 

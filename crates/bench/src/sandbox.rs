@@ -98,7 +98,7 @@ impl Sandbox {
         let first = self.sequence.fetch_add(1 << 32, Ordering::Relaxed);
         let before = self.usage();
         let mut outcome = driver::run_calls(load, first, make).await;
-        self.usage().since(&before).charge(&mut outcome);
+        outcome.charge(self.usage().since(&before));
         outcome
     }
 

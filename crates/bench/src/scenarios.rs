@@ -616,7 +616,7 @@ impl Run {
         self.row("fund (accepted)", "32".into(), &accepted);
         // The settled row's CPU and statements take in the settlements
         // that ran after the last funding was answered.
-        sandbox.usage().since(&usage).charge(&mut accepted);
+        accepted.charge(sandbox.usage().since(&usage));
         let i = self.row("fund (settled)", "32".into(), &accepted);
         self.rows[i].per_second = settled;
         self.rows[i].latency = None;

@@ -3,12 +3,11 @@
 //! the chosen product and shows its promo code.
 
 use crate::PagePaths;
-use crate::layout::{error_page, page, respond};
+use crate::layout::{error_page, page, promo_code, respond};
 use actix_web::cookie::{Cookie, SameSite, time::Duration};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::rewards::{DealPage, DealQuery, PAGE_SESSION_SECS};
-use domain::rewards::PromoCode;
 use maud::html;
 use serde::Deserialize;
 
@@ -88,15 +87,5 @@ pub async fn claim(app: web::Data<app::App>, req: HttpRequest, form: web::Form<C
     match app.claim_deal(session.value(), &csrf, &product).await {
         Ok(code) => page(StatusCode::OK, "Your promo code", promo_code(&code)),
         Err(e) => error_page(e),
-    }
-}
-
-pub(crate) fn promo_code(code: &PromoCode) -> maud::Markup {
-    html! {
-        h1 { "Your promo code" }
-        p.muted { (code.merchant) ": " (code.description) }
-        p.code data-coupon { (code.coupon_code) }
-        p { "Valid until " (code.valid_till_date()) "." }
-        p { a href=(code.product_link) rel="noopener noreferrer" target="_blank" { "Shop at " (code.merchant) } }
     }
 }

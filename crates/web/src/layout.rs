@@ -3,6 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, HttpResponseBuilder};
 use app::rewards::PageError;
+use domain::rewards::PromoCode;
 use maud::{DOCTYPE, Markup, html};
 
 /// Nothing but this service's stylesheet, inline SVG and a form posting
@@ -74,7 +75,7 @@ pub fn error_page(error: PageError) -> HttpResponse {
             p.error role="alert" { (message) }
             // Shown to its own cardholder: the code they claimed.
             @if let PageError::Claimed(Some(code)) = &error {
-                (crate::deal::promo_code(code))
+                (promo_code(code))
             }
         },
     )
@@ -102,4 +103,16 @@ pub async fn stylesheet() -> HttpResponse {
         .content_type("text/css; charset=utf-8")
         .insert_header(("X-Content-Type-Options", "nosniff"))
         .body(include_str!("../static/page.css"))
+}
+
+/// The promo code a cardholder claimed: shown on its deal's page, and
+/// again on the page a second claim gets.
+pub(crate) fn promo_code(code: &PromoCode) -> maud::Markup {
+    html! {
+        h1 { "Your promo code" }
+        p.muted { (code.merchant) ": " (code.description) }
+        p.code data-coupon { (code.coupon_code) }
+        p { "Valid until " (code.valid_till_date()) "." }
+        p { a href=(code.product_link) rel="noopener noreferrer" target="_blank" { "Shop at " (code.merchant) } }
+    }
 }

@@ -66,9 +66,6 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
         web::get().to(health::live),
         web::head().to(health::live),
     ))
-    .service(endpoint("/v1/openapi.json", Method::GET, crate::openapi::serve))
-    .service(crate::openapi::docs())
-    .service(web::redirect("/v1/docs", "/v1/docs/"))
     .service(endpoint(
         "/v1/processor/authorizations",
         Method::POST,
@@ -356,7 +353,7 @@ fn card_endpoints(cfg: &mut web::ServiceConfig) {
 }
 
 /// One path with one method; any other method on it is a JSON 405.
-fn endpoint<F, Args>(path: &str, method: Method, handler: F) -> Resource<impl ResourceFactory>
+pub(crate) fn endpoint<F, Args>(path: &str, method: Method, handler: F) -> Resource<impl ResourceFactory>
 where
     F: Handler<Args>,
     Args: FromRequest + 'static,
@@ -367,7 +364,7 @@ where
 }
 
 /// A resource, wrapped in the `Idempotency-Key` middleware.
-trait ResourceFactory:
+pub(crate) trait ResourceFactory:
     ServiceFactory<
         ServiceRequest,
         Config = (),

@@ -5,7 +5,6 @@
 //! (`card_delete_event.successful`).
 
 use super::CardError;
-use super::three_ds::Completion;
 use crate::events::data_of;
 use crate::{App, Caller, RequestError, Stamp};
 use domain::cards::authorization::{Decision, DeclineReason};
@@ -22,6 +21,13 @@ use ports::events::NewEvent;
 use ports::jobs::JobKind;
 use ports::merchants::Merchant;
 use serde_json::json;
+
+/// How a sandbox debit ended: posted and approved, or waiting for its OTP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Completion {
+    Approved,
+    AwaitingOtp,
+}
 
 /// The body of `mock_debit_transaction`: only `card_id` is required; the
 /// rest simulate any case.

@@ -27,6 +27,7 @@ mod transactions;
 mod transfers;
 
 pub use create_card::{ActivationRequest, CardRequest, MigrationRequest};
+pub use debit::Completion;
 pub use debit::MockDebit;
 pub(crate) use details::is_card_token;
 pub use details::{Details, DetailsView, RevealedDetails, SealedDetails, ShownCard, ShownDetails};
@@ -37,7 +38,7 @@ pub use processor_cards::{CardDifference, Reconciliation};
 pub use processor_reversal::{ReversalAnswer, ReversalRequest};
 pub use reconcile_transactions::Reconciled;
 pub use spending_controls::{CardControlsView, ControlsInput};
-pub use three_ds::{ChallengeAnswer, Completion};
+pub use three_ds::ChallengeAnswer;
 pub use transactions::TransactionsQuery;
 pub use transfers::TransferRequest;
 

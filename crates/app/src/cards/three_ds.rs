@@ -43,13 +43,6 @@ fn held_debit(challenge: Challenge) -> Debit {
     }
 }
 
-/// How a sandbox debit ended: posted and approved, or waiting for its OTP.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Completion {
-    Approved,
-    AwaitingOtp,
-}
-
 /// What an OTP did to its challenge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ChallengeAnswer {

@@ -1,8 +1,9 @@
 //! An account's cardholders: a search by name, phone or id with paging,
 //! and one cardholder's details, KYC state and cards.
 
+use super::problem::Problem;
 use super::session::{Id, ModeQuery, Signed};
-use super::view::{Problem, mode_query, money, page, pages, when};
+use super::view::{mode_query, money, page, pages, when};
 use actix_web::{HttpResponse, web};
 use app::{App, Caller};
 use domain::ids::CardholderId;

@@ -2,8 +2,9 @@
 //! transactions with their merchants; frozen and unfrozen by an admin.
 //! Never its number or CVV.
 
+use super::problem::Problem;
 use super::session::{Id, ModeQuery, Posted, Signed, parse_mode};
-use super::view::{Problem, csrf, mode_name, mode_query, money, page, see_other, when};
+use super::view::{csrf, mode_name, mode_query, money, page, see_other, when};
 use actix_web::{HttpResponse, web};
 use app::cards::TransactionsQuery;
 use app::rewards::ChartKind;

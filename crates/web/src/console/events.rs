@@ -1,8 +1,9 @@
 //! The event log: each event with its delivery attempts, redelivery, and
 //! a test event sent to the sandbox's endpoint.
 
+use super::problem::Problem;
 use super::session::{Id, ModeQuery, Posted, Signed, parse_mode};
-use super::view::{Problem, csrf, mode_name, mode_query, page, pages, post_button, see_other, when};
+use super::view::{csrf, mode_name, mode_query, page, pages, post_button, see_other, when};
 use actix_web::{HttpResponse, web};
 use app::{App, Caller};
 use domain::Mode;

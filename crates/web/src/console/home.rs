@@ -2,8 +2,9 @@
 //! when rolled), webhooks, and both modes' issuing wallets, with the
 //! sandbox's funding.
 
+use super::problem::Problem;
 use super::session::{ModeQuery, Posted, Signed, parse_mode};
-use super::view::{Problem, csrf, mode_name, mode_query, money, money_fields, page, see_other, wallets, when};
+use super::view::{csrf, mode_name, mode_query, money, money_fields, page, see_other, wallets, when};
 use actix_web::{HttpResponse, web};
 use app::{App, Caller};
 use domain::{Amount, Currency, Mode};

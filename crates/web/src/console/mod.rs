@@ -11,6 +11,7 @@ mod cards;
 mod events;
 mod home;
 mod operator;
+mod problem;
 mod rewards;
 mod security;
 mod session;
@@ -56,11 +57,11 @@ pub async fn whole(
 pub fn configure(cfg: &mut web::ServiceConfig, settings: ConsoleSettings) {
     cfg.app_data(web::Data::new(settings))
         .app_data(web::PayloadConfig::new(session::MAX_FORM_BYTES))
-        .app_data(web::QueryConfig::default().error_handler(|e, _| view::Problem::bad_query(e).into()))
+        .app_data(web::QueryConfig::default().error_handler(|e, _| problem::Problem::bad_query(e).into()))
         .app_data(
             web::FormConfig::default()
                 .limit(session::MAX_FORM_BYTES)
-                .error_handler(|_, _| view::Problem::BadForm.into()),
+                .error_handler(|_, _| problem::Problem::BadForm.into()),
         )
         .route(STYLESHEET, web::get().to(view::stylesheet))
         .route("/login", web::get().to(sign_in::form))

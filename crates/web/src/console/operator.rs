@@ -3,9 +3,10 @@
 //! parked jobs, and the ledger check on demand.
 
 use super::ConsoleSettings;
+use super::problem::Problem;
 use super::session::{Id, Posted, Signed, parse_mode};
 use super::users::{invitation, role};
-use super::view::{Problem, csrf, mode_name, money, money_fields, page, post_button, see_other, wallets, when};
+use super::view::{csrf, mode_name, money, money_fields, page, post_button, see_other, wallets, when};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::accounts::AccountDetails;

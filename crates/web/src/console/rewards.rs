@@ -1,8 +1,9 @@
 //! An account's reward rules: read by its users, set by its admins (the
 //! switch is the operator's, on the account's operator page).
 
+use super::problem::Problem;
 use super::session::{ModeQuery, Posted, Signed, parse_mode};
-use super::view::{Problem, csrf, mode_name, mode_query, money, page, see_other};
+use super::view::{csrf, mode_name, mode_query, money, page, see_other};
 use actix_web::{HttpResponse, web};
 use app::rewards::RulesChange;
 use app::{App, Caller};

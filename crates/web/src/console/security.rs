@@ -1,8 +1,9 @@
 //! A user's two-step sign-in: a TOTP secret to add to an authenticator
 //! app, kept once a code from the app proves it.
 
+use super::problem::Problem;
 use super::session::{Posted, Signed};
-use super::view::{Problem, csrf, page};
+use super::view::{csrf, page};
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::App;
 use domain::Mode;

@@ -1,7 +1,7 @@
 //! Who is asking: the session a cookie names ([`Signed`]), and a form
 //! posted with its session's CSRF token ([`Posted`]).
 
-use super::view::Problem;
+use super::problem::Problem;
 use actix_web::cookie::{Cookie, SameSite};
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};

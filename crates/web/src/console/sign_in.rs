@@ -1,7 +1,8 @@
 //! Signing in and out, and setting a password through a one-time link.
 
+use super::problem::Problem;
 use super::session::{self, Signed, same_origin};
-use super::view::{Problem, respond, see_other};
+use super::view::{respond, see_other};
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::App;

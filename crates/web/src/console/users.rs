@@ -2,8 +2,9 @@
 //! audit log.
 
 use super::ConsoleSettings;
+use super::problem::Problem;
 use super::session::{Posted, Signed};
-use super::view::{Problem, csrf, page, when};
+use super::view::{csrf, page, when};
 use actix_web::{HttpResponse, web};
 use app::App;
 use app::console::Invited;

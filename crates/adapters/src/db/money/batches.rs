@@ -50,6 +50,34 @@ pub(in crate::db) trait Batched: Sized + Send + Sync + 'static {
     ) -> impl Future<Output = Result<Vec<Self::Answer>, TxError<()>>> + Send + 'a;
 }
 
+/// A kind's two plans, `Batched::record_pg` and `record_sqlite`: its
+/// module's own `record_pg` and `record_sqlite` functions, as every kind
+/// writes them.
+macro_rules! plans_of_this_module {
+    () => {
+        fn record_pg<'a>(
+            conn: &'a mut diesel_async::AsyncPgConnection,
+            batch: &'a [&'a Self],
+        ) -> impl std::future::Future<
+            Output = Result<Vec<Self::Answer>, $crate::db::money::steps::TxError<()>>,
+        > + Send
+        + 'a {
+            record_pg(conn, batch)
+        }
+
+        fn record_sqlite<'a>(
+            conn: &'a mut $crate::db::SqliteAsync,
+            batch: &'a [&'a Self],
+        ) -> impl std::future::Future<
+            Output = Result<Vec<Self::Answer>, $crate::db::money::steps::TxError<()>>,
+        > + Send
+        + 'a {
+            record_sqlite(conn, batch)
+        }
+    };
+}
+pub(in crate::db) use plans_of_this_module;
+
 /// The committer of a pool's requests of one kind. Two requests with one
 /// client reference (or, without one, with one `key`) never share a batch.
 pub(in crate::db) fn committer<B: Batched>(pool: DbPool, key: fn(&B) -> String) -> Committer<B, B::Answer> {

@@ -20,8 +20,8 @@ use crate::db::jobs::events::{EventRow, store_event};
 use crate::db::jobs::queue::JobRow;
 use crate::db::money::batches::{
     self, Batched, Move, Stamp, balances_of, clock_offsets, clocks_moved, lock_cards, move_balances_sqlite,
-    release_references, stamps, take_references_pg, take_references_sqlite, to_exactly, unless_empty,
-    write_entries_sqlite,
+    plans_of_this_module, release_references, stamps, take_references_pg, take_references_sqlite, to_exactly,
+    unless_empty, write_entries_sqlite,
 };
 use crate::db::money::committer::Committer;
 use crate::db::money::ledger::{
@@ -51,7 +51,6 @@ use domain::{Amount, Currency, Mode};
 use ports::StoreError;
 use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome, Notices};
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::marker::PhantomData;
 
 /// A debit waiting for its batch.
@@ -91,19 +90,7 @@ impl Batched for Waiting {
         Err(DebitError::Store(e))
     }
 
-    fn record_pg<'a>(
-        conn: &'a mut AsyncPgConnection,
-        batch: &'a [&'a Self],
-    ) -> impl Future<Output = Result<Vec<Answer>, TxError<()>>> + Send + 'a {
-        record_pg(conn, batch)
-    }
-
-    fn record_sqlite<'a>(
-        conn: &'a mut SqliteAsync,
-        batch: &'a [&'a Self],
-    ) -> impl Future<Output = Result<Vec<Answer>, TxError<()>>> + Send + 'a {
-        record_sqlite(conn, batch)
-    }
+    plans_of_this_module!();
 }
 
 /// The locked card's state the decisions read.

@@ -11,8 +11,8 @@
 use crate::db::jobs::queue::JobRow;
 use crate::db::money::batches::{
     self, Batched, Move, Reference, Stamp, balances_of, card_moves, clock_offsets, clocks_moved, lock_cards,
-    lock_wallets, move_balances_sqlite, release_references, stamps, take_references_pg, take_references_sqlite,
-    to_exactly, unless_empty, write_entries_sqlite,
+    lock_wallets, move_balances_sqlite, plans_of_this_module, release_references, stamps, take_references_pg,
+    take_references_sqlite, to_exactly, unless_empty, write_entries_sqlite,
 };
 use crate::db::money::committer::Committer;
 use crate::db::money::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, transfer_rows};
@@ -33,7 +33,6 @@ use ports::StoreError;
 use ports::cards::{NewTransfer, ReserveError};
 use ports::jobs::NewJob;
 use std::collections::BTreeMap;
-use std::future::Future;
 use std::marker::PhantomData;
 
 /// A reservation waiting for its batch, with its settlement job.
@@ -78,19 +77,7 @@ impl Batched for Waiting {
         Err(ReserveError::Store(e))
     }
 
-    fn record_pg<'a>(
-        conn: &'a mut AsyncPgConnection,
-        batch: &'a [&'a Self],
-    ) -> impl Future<Output = Result<Vec<Answer>, TxError<()>>> + Send + 'a {
-        record_pg(conn, batch)
-    }
-
-    fn record_sqlite<'a>(
-        conn: &'a mut SqliteAsync,
-        batch: &'a [&'a Self],
-    ) -> impl Future<Output = Result<Vec<Answer>, TxError<()>>> + Send + 'a {
-        record_sqlite(conn, batch)
-    }
+    plans_of_this_module!();
 }
 
 /// The locked card's state the decisions read.

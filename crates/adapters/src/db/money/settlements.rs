@@ -13,8 +13,8 @@
 use crate::db::jobs::events::{EventRow, store_event};
 use crate::db::jobs::queue::JobRow;
 use crate::db::money::batches::{
-    self, Batched, Move, balances_of, card_moves, lock_wallets, move_balances_sqlite, to_exactly, unless_empty,
-    write_entries_sqlite,
+    self, Batched, Move, balances_of, card_moves, lock_wallets, move_balances_sqlite, plans_of_this_module, to_exactly,
+    unless_empty, write_entries_sqlite,
 };
 use crate::db::money::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, transfer_rows};
 use crate::db::money::steps::{Places, TxError, wallet};
@@ -34,7 +34,6 @@ use domain::{Mode, Timestamp};
 use ports::StoreError;
 use ports::cards::{Settled, SettlementItem, Transfer};
 use std::collections::{BTreeMap, BTreeSet};
-use std::future::Future;
 use std::marker::PhantomData;
 
 /// One settlement of a batch, as the store writes it.
@@ -78,19 +77,7 @@ impl Batched for Settling {
         Settled::Failed(e.to_string())
     }
 
-    fn record_pg<'a>(
-        conn: &'a mut AsyncPgConnection,
-        batch: &'a [&'a Self],
-    ) -> impl Future<Output = Result<Vec<Settled>, TxError<()>>> + Send + 'a {
-        record_pg(conn, batch)
-    }
-
-    fn record_sqlite<'a>(
-        conn: &'a mut SqliteAsync,
-        batch: &'a [&'a Self],
-    ) -> impl Future<Output = Result<Vec<Settled>, TxError<()>>> + Send + 'a {
-        record_sqlite(conn, batch)
-    }
+    plans_of_this_module!();
 }
 
 /// What a batch locks and reads, each sorted: its cards, its transfers,
