@@ -1,5 +1,6 @@
 //! Cardholders (`ports::cardholders::CardholderStore`). A BVN and a phone belong to one cardholder per account and
-//! mode (checked in the transaction, with unique indexes behind).
+//! mode (checked in the transaction, with unique indexes behind). Over
+//! 400 lines as one thing: the one `CardholderStore` impl.
 
 use crate::db::jobs::events::{EventRow, store_event};
 use crate::db::jobs::queue::JobRow;

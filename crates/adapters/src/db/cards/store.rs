@@ -2,6 +2,9 @@
 //! card's lock: every change to a card's ledger accounts first updates its
 //! row, so on PostgreSQL changes to one card are serialised, and a
 //! deletion reads a balance nobody else is changing.
+//!
+//! Over 400 lines as one thing: the one `CardStore` impl, which Rust keeps
+//! in one block; the money steps it starts live in `crate::db::money`.
 
 use crate::db::jobs::events::{EventRow, store_event};
 use crate::db::jobs::queue::JobRow;

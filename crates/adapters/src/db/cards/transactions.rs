@@ -1,4 +1,4 @@
-//! Card debits (recorded by group commit: [`crate::db::debits`]), their
+//! Card debits (recorded by group commit: [`crate::db::money::debits`]), their
 //! history, and 3-D Secure challenges.
 
 use crate::db::jobs::events::{EventRow, store_event};

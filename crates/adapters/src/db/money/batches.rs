@@ -1,8 +1,10 @@
-//! What every kind of group-committed request shares ([`crate::db::committer`]
+//! What every kind of group-committed request shares ([`crate::db::money::committer`]
 //! queues them): a batch is one transaction, recorded by its kind's
 //! PostgreSQL or SQLite plan; if the database fails it, each request is
 //! recorded again alone, so one bad request cannot fail the others. And
-//! the client references a batch takes, all at once.
+//! the client references a batch takes, all at once. Over 400 lines as
+//! one thing: the plan every batched kind shares, and the statements all
+//! of them run.
 
 use crate::db::money::committer::{Committer, Record, Written};
 use crate::db::money::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id};

@@ -1,4 +1,4 @@
-//! Card debits, recorded by group commit ([`crate::db::committer`]): a batch
+//! Card debits, recorded by group commit ([`crate::db::money::committer`]): a batch
 //! of debits is one transaction whose statements do not grow with its
 //! size. It takes every client reference of the batch at once (a used one
 //! is that debit's refusal), locks every card it touches in id order (the
@@ -12,9 +12,11 @@
 //! cannot fail the others.
 //!
 //! PostgreSQL gets one prepared statement per table over `unnest`ed arrays
-//! ([`crate::db::unnest`]); SQLite, where one writer runs at a time and
+//! ([`crate::db::money::unnest`]); SQLite, where one writer runs at a time and
 //! statements are calls into the process, runs the same plan row by row
 //! inside the one transaction (diesel-async does not batch-insert there).
+//! Over 400 lines as one thing: the debit batch's two plans and the
+//! decision they share, read best side by side.
 
 use crate::db::jobs::events::{EventRow, store_event};
 use crate::db::jobs::queue::JobRow;
@@ -645,7 +647,7 @@ unnest_statement!(
 );
 
 /// PostgreSQL: a batch in four round trips whatever its size, each
-/// statement prepared once per connection ([`crate::db::unnest`]). After
+/// statement prepared once per connection ([`crate::db::money::unnest`]). After
 /// `BEGIN`, one pipelined round trip takes the references, locks the cards
 /// in id order and reads their balances (the server runs them in that
 /// order), with their spending and their accounts' controls; one more

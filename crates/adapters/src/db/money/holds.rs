@@ -1,6 +1,6 @@
 //! The steps of an authorization after its hold: captures, reversals,
 //! expiry ([`ports::card_transactions::CardTransactionStore::settle_hold`]).
-//! The hold itself is placed by the debit engine ([`crate::db::debits`]).
+//! The hold itself is placed by the debit engine ([`crate::db::money::debits`]).
 
 use crate::db::jobs::events::{EventRow, store_event};
 use crate::db::jobs::queue::JobRow;

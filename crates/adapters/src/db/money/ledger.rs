@@ -1,6 +1,6 @@
 //! The double-entry ledger: ledger accounts with cached balances, entries
 //! and their postings. The audit `issuing ledger check` runs is
-//! [`crate::db::ledger_audit`].
+//! [`crate::db::money::ledger_audit`].
 
 use crate::db::schema::{ledger_accounts, ledger_entries, ledger_postings};
 use diesel::Insertable;

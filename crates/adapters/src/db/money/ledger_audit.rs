@@ -10,6 +10,8 @@
 //! with HAVING read more clearly here than through the query builder),
 //! each answering only what is broken; the balances are read in pages, so
 //! the check runs in bounded memory whatever the size of the books.
+//! Over 400 lines as one thing: the check's tables of invariants, read
+//! best whole.
 
 use crate::db::rows::MAINTENANCE_FEE_ENRICHMENT;
 use crate::db::schema::jobs;

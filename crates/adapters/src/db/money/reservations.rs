@@ -1,5 +1,5 @@
 //! Fundings and unloadings reserved into transit, recorded by group commit
-//! ([`crate::db::batches`]): a batch is one transaction whose statements do
+//! ([`crate::db::money::batches`]): a batch is one transaction whose statements do
 //! not grow with its size. It takes every client reference at once, locks
 //! every card in id order and then every wallet it draws on in id order
 //! (the global lock order), decides each reservation in order with the

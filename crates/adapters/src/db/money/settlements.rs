@@ -1,6 +1,6 @@
 //! Settlements of reserved fundings and unloadings, a batch of them as one
 //! transaction whose statements do not grow with its size
-//! ([`crate::db::batches`]): it locks every card in id order (deleted ones
+//! ([`crate::db::money::batches`]): it locks every card in id order (deleted ones
 //! too: a settlement still moves their transit), reads the transfers (only
 //! a settlement changes a transfer's state, and it holds the card's lock
 //! first, so a transfer read after its card's lock holds still; the state

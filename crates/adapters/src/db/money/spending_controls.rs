@@ -1,7 +1,7 @@
 //! Spending controls as stored: an account's in their own table; a card's
 //! beside its spend by window in `card_spending` (a row once the card has
 //! controls or spends), which the debit's batch advances under the card's
-//! lock ([`crate::db::debits`]).
+//! lock ([`crate::db::money::debits`]).
 
 use crate::db::money::steps::mine;
 use crate::db::schema::{card_spending, cards, spending_controls};
