@@ -225,11 +225,16 @@ impl Db {
     }
 
     fn debits(&self) -> Arc<money::debits::DebitCommitter> {
-        started(&self.debits, || money::debits::committer(self.pool.clone()))
+        started(&self.debits, || {
+            money::batches::committer(self.pool.clone(), money::batches::by_reference)
+        })
     }
 
     fn reservations(&self) -> Arc<money::reservations::ReserveCommitter> {
-        started(&self.reservations, || money::reservations::committer(self.pool.clone()))
+        started(&self.reservations, || {
+            // One task, as a batch locks the account's wallet: a second would wait for it.
+            money::batches::committer(self.pool.clone(), money::batches::by_reference)
+        })
     }
 
     #[cfg(any(test, feature = "test-support"))]

@@ -21,6 +21,27 @@ use std::collections::HashSet;
 use std::future::Future;
 use std::marker::PhantomData;
 
+/// The client reference a request is made under, and its sandbox clock.
+pub(in crate::db) struct Made<'a> {
+    pub(in crate::db) account: &'a AccountId,
+    pub(in crate::db) mode: Mode,
+    pub(in crate::db) reference: &'a str,
+    /// When it was made (unix seconds).
+    pub(in crate::db) at: i64,
+    /// The request holds its reference already: the batch takes none.
+    pub(in crate::db) held: bool,
+    /// The sandbox clock it was stamped with; `None`: not checked.
+    pub(in crate::db) clock_ahead_secs: Option<i64>,
+}
+
+/// A committer's key that keeps two requests made under one client
+/// reference out of one batch.
+pub(in crate::db) fn by_reference<B: Batched>(b: &B) -> String {
+    b.made()
+        .map(|m| format!("{}:{}:{}", m.account, m.mode.as_str(), m.reference))
+        .unwrap_or_default()
+}
+
 /// A kind of request recorded in batches.
 pub(in crate::db) trait Batched: Sized + Send + Sync + 'static {
     type Answer: Send + 'static;
@@ -28,14 +49,23 @@ pub(in crate::db) trait Batched: Sized + Send + Sync + 'static {
     /// The kind's name in the committer's metrics.
     const NAME: &'static str;
 
-    /// The client reference the request takes: account, mode, reference,
-    /// time. `None`: it takes none (it holds one already).
-    fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)>;
+    /// The client reference the request is made under. `None`: it is
+    /// made under none (a settlement).
+    fn made(&self) -> Option<Made<'_>>;
+
+    /// The client reference the batch takes for the request: account,
+    /// mode, reference, time. `None`: none (it holds its own already).
+    fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)> {
+        self.made()
+            .filter(|m| !m.held)
+            .map(|m| (m.account, m.mode, m.reference, m.at))
+    }
 
     /// The sandbox clock the request was stamped with, for the batch to
     /// check. `None`: not checked.
     fn stamp(&self) -> Stamp<'_> {
-        None
+        self.made()
+            .and_then(|m| Some((m.account.as_str(), m.clock_ahead_secs?)))
     }
 
     /// The answer of a request the database failed.
@@ -501,7 +531,7 @@ mod tests {
         type Answer = Result<(), StoreError>;
         const NAME: &'static str = "notes";
 
-        fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)> {
+        fn made(&self) -> Option<Made<'_>> {
             None
         }
 

@@ -21,7 +21,7 @@
 use crate::db::jobs::events::{EventRow, store_event};
 use crate::db::jobs::queue::JobRow;
 use crate::db::money::batches::{
-    self, Batched, Move, Stamp, balances_of, clock_offsets, clocks_moved, lock_cards, move_balances_sqlite,
+    Batched, Made, Move, balances_of, clock_offsets, clocks_moved, lock_cards, move_balances_sqlite,
     plans_of_this_module, release_references, stamps, take_references_pg, take_references_sqlite, to_exactly,
     unless_empty, write_entries_sqlite,
 };
@@ -38,7 +38,7 @@ use crate::db::rows::TransactionRow;
 use crate::db::schema::{
     card_reversals, card_spending, card_transactions, cards, jobs, ledger_accounts, spending_controls,
 };
-use crate::db::{DbError, DbPool, SqliteAsync};
+use crate::db::{DbError, SqliteAsync};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Integer, Nullable, Text};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
@@ -65,27 +65,20 @@ pub(in crate::db) type Answer = Result<DebitOutcome, DebitError>;
 
 pub(in crate::db) type DebitCommitter = Committer<Waiting, Answer>;
 
-/// The committer of a pool's debits. Debits of one client reference never
-/// share a batch.
-pub(in crate::db) fn committer(pool: DbPool) -> DebitCommitter {
-    batches::committer(pool, |w| {
-        let a = &w.attempt;
-        format!("{}:{}:{}", a.account_id, a.mode.as_str(), a.client_reference)
-    })
-}
-
 impl Batched for Waiting {
     type Answer = Answer;
     const NAME: &'static str = "debits";
 
-    fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)> {
+    fn made(&self) -> Option<Made<'_>> {
         let a = &self.attempt;
-        (!a.reference_held).then_some((&a.account_id, a.mode, a.client_reference.as_str(), a.now.unix()))
-    }
-
-    fn stamp(&self) -> Stamp<'_> {
-        let a = &self.attempt;
-        a.clock_ahead_secs.map(|ahead| (a.account_id.as_str(), ahead))
+        Some(Made {
+            account: &a.account_id,
+            mode: a.mode,
+            reference: &a.client_reference,
+            at: a.now.unix(),
+            held: a.reference_held,
+            clock_ahead_secs: a.clock_ahead_secs,
+        })
     }
 
     fn failed(e: StoreError) -> Answer {

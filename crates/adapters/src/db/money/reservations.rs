@@ -8,11 +8,12 @@
 //! window is taken by the first), and writes the outcome with one
 //! statement per table. The hot wallet is locked once per batch.
 
+use crate::db::SqliteAsync;
 use crate::db::jobs::queue::JobRow;
 use crate::db::money::batches::{
-    self, Batched, Move, Reference, Stamp, balances_of, card_moves, clock_offsets, clocks_moved, lock_cards,
-    lock_wallets, move_balances_sqlite, plans_of_this_module, release_references, stamps, take_references_pg,
-    take_references_sqlite, to_exactly, unless_empty, write_entries_sqlite,
+    Batched, Made, Move, Reference, balances_of, card_moves, clock_offsets, clocks_moved, lock_cards, lock_wallets,
+    move_balances_sqlite, plans_of_this_module, release_references, stamps, take_references_pg, take_references_sqlite,
+    to_exactly, unless_empty, write_entries_sqlite,
 };
 use crate::db::money::committer::Committer;
 use crate::db::money::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, transfer_rows};
@@ -20,15 +21,13 @@ use crate::db::money::steps::{Places, TxError, wallet};
 use crate::db::money::unnest::{InsertEntries, InsertJobs, InsertPostings, MoveBalances, column, unnest_statement};
 use crate::db::rows::TransferRow;
 use crate::db::schema::{card_transfers, cards, jobs, ledger_accounts};
-use crate::db::{DbPool, SqliteAsync};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Bool, Nullable, Text};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
 use domain::cards::product::Product;
 use domain::cards::reserve_run::{Refusal, ReservingCard};
 use domain::cards::transfer::{TransferKind, TransferState};
-use domain::ids::AccountId;
-use domain::{Amount, Currency, Mode, Timestamp};
+use domain::{Amount, Currency, Timestamp};
 use ports::StoreError;
 use ports::cards::{NewTransfer, ReserveError};
 use ports::jobs::NewJob;
@@ -45,32 +44,20 @@ pub(in crate::db) type Answer = Result<(), ReserveError>;
 
 pub(in crate::db) type ReserveCommitter = Committer<Waiting, Answer>;
 
-/// The committer of a pool's reservations; one task, as a batch locks the
-/// account's wallet: a second would wait for it.
-pub(in crate::db) fn committer(pool: DbPool) -> ReserveCommitter {
-    batches::committer(pool, |w| {
-        let t = &w.transfer;
-        format!("{}:{}:{}", t.account_id, t.mode.as_str(), t.transaction_reference)
-    })
-}
-
 impl Batched for Waiting {
     type Answer = Answer;
     const NAME: &'static str = "reservations";
 
-    fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)> {
+    fn made(&self) -> Option<Made<'_>> {
         let t = &self.transfer;
-        Some((
-            &t.account_id,
-            t.mode,
-            t.transaction_reference.as_str(),
-            t.created_at.unix(),
-        ))
-    }
-
-    fn stamp(&self) -> Stamp<'_> {
-        let t = &self.transfer;
-        t.clock_ahead_secs.map(|ahead| (t.account_id.as_str(), ahead))
+        Some(Made {
+            account: &t.account_id,
+            mode: t.mode,
+            reference: &t.transaction_reference,
+            at: t.created_at.unix(),
+            held: false,
+            clock_ahead_secs: t.clock_ahead_secs,
+        })
     }
 
     fn failed(e: StoreError) -> Answer {

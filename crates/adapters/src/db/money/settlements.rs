@@ -13,8 +13,8 @@
 use crate::db::jobs::events::{EventRow, store_event};
 use crate::db::jobs::queue::JobRow;
 use crate::db::money::batches::{
-    self, Batched, Move, balances_of, card_moves, lock_wallets, move_balances_sqlite, plans_of_this_module, to_exactly,
-    unless_empty, write_entries_sqlite,
+    self, Batched, Made, Move, balances_of, card_moves, lock_wallets, move_balances_sqlite, plans_of_this_module,
+    to_exactly, unless_empty, write_entries_sqlite,
 };
 use crate::db::money::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, transfer_rows};
 use crate::db::money::steps::{Places, TxError, wallet};
@@ -26,11 +26,10 @@ use crate::db::{DbError, DbPool, SqliteAsync};
 use diesel::prelude::*;
 use diesel::sql_types::{BigInt, Text};
 use diesel_async::{AsyncPgConnection, RunQueryDsl};
+use domain::Timestamp;
 use domain::cards::product::Product;
 use domain::cards::settle_run::{SettlingCard, Unsettled};
 use domain::cards::transfer::{Settlement, TransferKind, TransferState};
-use domain::ids::AccountId;
-use domain::{Mode, Timestamp};
 use ports::StoreError;
 use ports::cards::{Settled, SettlementItem, Transfer};
 use std::collections::{BTreeMap, BTreeSet};
@@ -69,7 +68,7 @@ impl Batched for Settling {
     type Answer = Settled;
     const NAME: &'static str = "settlements";
 
-    fn reference(&self) -> Option<(&AccountId, Mode, &str, i64)> {
+    fn made(&self) -> Option<Made<'_>> {
         None
     }
 
