@@ -35,7 +35,8 @@ pub(in crate::db) struct Made<'a> {
 }
 
 /// A committer's key that keeps two requests made under one client
-/// reference out of one batch.
+/// reference out of one batch (a kind made under none, recorded only
+/// through `record`, has the one empty key).
 pub(in crate::db) fn by_reference<B: Batched>(b: &B) -> String {
     b.made()
         .map(|m| format!("{}:{}:{}", m.account, m.mode.as_str(), m.reference))
