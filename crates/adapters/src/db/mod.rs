@@ -225,16 +225,11 @@ impl Db {
     }
 
     fn debits(&self) -> Arc<money::debits::DebitCommitter> {
-        started(&self.debits, || {
-            money::batches::committer(self.pool.clone(), money::batches::by_reference)
-        })
+        started(&self.debits, || money::batches::committer(self.pool.clone()))
     }
 
     fn reservations(&self) -> Arc<money::reservations::ReserveCommitter> {
-        started(&self.reservations, || {
-            // One task, as a batch locks the account's wallet: a second would wait for it.
-            money::batches::committer(self.pool.clone(), money::batches::by_reference)
-        })
+        started(&self.reservations, || money::batches::committer(self.pool.clone()))
     }
 
     #[cfg(any(test, feature = "test-support"))]

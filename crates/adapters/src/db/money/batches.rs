@@ -34,10 +34,10 @@ pub(in crate::db) struct Made<'a> {
     pub(in crate::db) clock_ahead_secs: Option<i64>,
 }
 
-/// A committer's key that keeps two requests made under one client
-/// reference out of one batch (a kind made under none, recorded only
-/// through `record`, has the one empty key).
-pub(in crate::db) fn by_reference<B: Batched>(b: &B) -> String {
+/// The committers' key: two requests made under one client reference
+/// never share a batch. (A kind made under none, a settlement, is
+/// recorded through `record`, never a committer.)
+fn by_reference<B: Batched>(b: &B) -> String {
     b.made()
         .map(|m| format!("{}:{}:{}", m.account, m.mode.as_str(), m.reference))
         .unwrap_or_default()
@@ -111,14 +111,14 @@ macro_rules! plans_of_this_module {
 }
 pub(in crate::db) use plans_of_this_module;
 
-/// The committer of a pool's requests of one kind. Two requests with one
-/// client reference (or, without one, with one `key`) never share a batch.
-pub(in crate::db) fn committer<B: Batched>(pool: DbPool, key: fn(&B) -> String) -> Committer<B, B::Answer> {
+/// The committer of a pool's requests of one kind. Two requests made under
+/// one client reference never share a batch.
+pub(in crate::db) fn committer<B: Batched>(pool: DbPool) -> Committer<B, B::Answer> {
     let record: Record<B, B::Answer> = Box::new(move |batch, written| {
         let pool = pool.clone();
         Box::pin(async move { record(&pool, &batch, Some(written)).await })
     });
-    Committer::start(B::NAME, key, record)
+    Committer::start(B::NAME, by_reference, record)
 }
 
 /// Records `batch` in one transaction, telling `written` (if any) before
