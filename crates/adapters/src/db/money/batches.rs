@@ -9,8 +9,8 @@
 use crate::db::money::committer::{Committer, Record, Written};
 use crate::db::money::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id};
 use crate::db::money::steps::TxError;
-use crate::db::money::unnest::TakeReferences;
-use crate::db::schema::{ledger_entries, ledger_postings, transaction_references};
+use crate::db::money::unnest::{InsertEntries, InsertPostings, MoveBalances, TakeReferences};
+use crate::db::schema::{cards, ledger_entries, ledger_postings, transaction_references};
 use crate::db::{DbError, DbPool, SqliteAsync};
 use diesel::prelude::*;
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, TransactionManager};
@@ -32,6 +32,25 @@ pub(in crate::db) struct Made<'a> {
     pub(in crate::db) held: bool,
     /// The sandbox clock it was stamped with; `None`: not checked.
     pub(in crate::db) clock_ahead_secs: Option<i64>,
+}
+
+impl<'a> Made<'a> {
+    pub(in crate::db) fn new(
+        (account, mode): (&'a AccountId, Mode),
+        reference: &'a str,
+        at: domain::Timestamp,
+        held: bool,
+        clock_ahead_secs: Option<i64>,
+    ) -> Self {
+        Made {
+            account,
+            mode,
+            reference,
+            at: at.unix(),
+            held,
+            clock_ahead_secs,
+        }
+    }
 }
 
 /// The committers' key: two requests made under one client reference
@@ -85,8 +104,16 @@ pub(in crate::db) trait Batched: Sized + Send + Sync + 'static {
 
 /// A kind's two plans, `Batched::record_pg` and `record_sqlite`: its
 /// module's own `record_pg` and `record_sqlite` functions, as every kind
-/// writes them.
+/// writes them. With `failed: $store`, also `Batched::failed` of a kind
+/// whose answer is a `Result`: `Err($store(e))`.
 macro_rules! plans_of_this_module {
+    (failed: $store:path) => {
+        fn failed(e: ports::StoreError) -> Self::Answer {
+            Err($store(e))
+        }
+
+        $crate::db::money::batches::plans_of_this_module!();
+    };
     () => {
         fn record_pg<'a>(
             conn: &'a mut diesel_async::AsyncPgConnection,
@@ -402,28 +429,47 @@ pub(in crate::db) async fn move_balances_sqlite(
     Ok(())
 }
 
-/// Locks the live cards among `$ids` (sorted) and reads `$columns` of each
-/// into `$row`: on PostgreSQL in id order (`FOR UPDATE`, pipelined: a
+/// Whose a locked card is: the head of every batch's locked row
+/// (`#[diesel(embed)]`), and what each request is checked against.
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = cards)]
+pub(in crate::db) struct CardOwner {
+    pub(in crate::db) id: String,
+    pub(in crate::db) account_id: String,
+    pub(in crate::db) livemode: bool,
+    pub(in crate::db) cardholder_id: String,
+}
+
+impl CardOwner {
+    /// The card is `account`'s in `mode`: a request made by any other
+    /// finds no such card.
+    pub(in crate::db) fn is(&self, account: &AccountId, mode: Mode) -> bool {
+        self.account_id == account.as_str() && self.livemode == mode.is_live()
+    }
+}
+
+/// Locks the live cards among `$ids` (sorted) and reads each into `$row`
+/// (`Selectable` from `cards`): on PostgreSQL in id order (`FOR UPDATE`, pipelined: a
 /// future to join); on SQLite by a no-op update, which takes the one
 /// writer's lock.
 macro_rules! lock_cards {
-    (pg, $conn:expr, $ids:expr, $columns:expr, $row:ty) => {
+    (pg, $conn:expr, $ids:expr, $row:ty) => {
         cards::table
             .filter(cards::id.eq_any($ids))
             .filter(cards::deleted_at.is_null())
             .order(cards::id)
             .for_update()
-            .select($columns)
+            .select(<$row>::as_select())
             .load::<$row>($conn)
     };
-    (sqlite, $conn:expr, $ids:expr, $columns:expr, $row:ty) => {
+    (sqlite, $conn:expr, $ids:expr, $row:ty) => {
         diesel::update(
             cards::table
                 .filter(cards::id.eq_any($ids))
                 .filter(cards::deleted_at.is_null()),
         )
         .set(cards::consecutive_declines.eq(cards::consecutive_declines))
-        .returning($columns)
+        .returning(<$row>::as_returning())
         .get_results::<$row>($conn)
     };
 }
@@ -479,6 +525,22 @@ pub(in crate::db) async fn write_entries_sqlite(
             .await?;
     }
     Ok(())
+}
+
+/// PostgreSQL: writes ledger entries, their postings and the balances they
+/// move, pipelined in that order; resolves to how many balances moved (one
+/// that would leave its range does not).
+pub(in crate::db) async fn write_ledger_pg(
+    c: &AsyncPgConnection,
+    entries: &[EntryRow],
+    postings: &[PostingRow],
+    moves: &[Move],
+) -> QueryResult<usize> {
+    let entries = unless_empty(entries.is_empty(), InsertEntries::of(entries).execute(&mut &*c));
+    let postings = unless_empty(postings.is_empty(), InsertPostings::of(postings).execute(&mut &*c));
+    let moved = unless_empty(moves.is_empty(), MoveBalances::of(moves).execute(&mut &*c));
+    let (_, _, moved) = tokio::try_join!(entries, postings, moved)?;
+    Ok(moved)
 }
 
 /// A ledger balance a batch moves: the account, the change, and the range

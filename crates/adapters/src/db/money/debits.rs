@@ -21,9 +21,9 @@
 use crate::db::jobs::events::{EventRow, store_event};
 use crate::db::jobs::queue::JobRow;
 use crate::db::money::batches::{
-    Batched, Made, Move, balances_of, clock_offsets, clocks_moved, lock_cards, move_balances_sqlite,
+    Batched, CardOwner, Made, Move, balances_of, clock_offsets, clocks_moved, lock_cards, move_balances_sqlite,
     plans_of_this_module, release_references, stamps, take_references_pg, take_references_sqlite, to_exactly,
-    unless_empty, write_entries_sqlite,
+    unless_empty, write_entries_sqlite, write_ledger_pg,
 };
 use crate::db::money::committer::Committer;
 use crate::db::money::ledger::{
@@ -31,9 +31,7 @@ use crate::db::money::ledger::{
 };
 use crate::db::money::spending_controls::{SpendingRow, stored_controls};
 use crate::db::money::steps::{TxError, clear_deleted_balance, wallet};
-use crate::db::money::unnest::{
-    InsertDeliveries, InsertEntries, InsertEvents, InsertJobs, InsertPostings, MoveBalances, column, unnest_statement,
-};
+use crate::db::money::unnest::{InsertDeliveries, InsertEvents, InsertJobs, column, unnest_statement};
 use crate::db::rows::TransactionRow;
 use crate::db::schema::{
     card_reversals, card_spending, card_transactions, cards, jobs, ledger_accounts, spending_controls,
@@ -71,30 +69,25 @@ impl Batched for Waiting {
 
     fn made(&self) -> Option<Made<'_>> {
         let a = &self.attempt;
-        Some(Made {
-            account: &a.account_id,
-            mode: a.mode,
-            reference: &a.client_reference,
-            at: a.now.unix(),
-            held: a.reference_held,
-            clock_ahead_secs: a.clock_ahead_secs,
-        })
+        let by = (&a.account_id, a.mode);
+        Some(Made::new(
+            by,
+            &a.client_reference,
+            a.now,
+            a.reference_held,
+            a.clock_ahead_secs,
+        ))
     }
 
-    fn failed(e: StoreError) -> Answer {
-        Err(DebitError::Store(e))
-    }
-
-    plans_of_this_module!();
+    plans_of_this_module!(failed: DebitError::Store);
 }
 
 /// The locked card's state the decisions read.
-#[derive(Queryable)]
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = cards)]
 struct LockedCard {
-    id: String,
-    account_id: String,
-    livemode: bool,
-    cardholder_id: String,
+    #[diesel(embed)]
+    owner: CardOwner,
     is_active: bool,
     fee_hold: i64,
     card_limit: i64,
@@ -170,12 +163,12 @@ fn decide(
     let mut runs: BTreeMap<String, Run> = BTreeMap::new();
     for l in locked {
         let balance = balances
-            .get(&card_ledger_account_id(&l.id, CardLedger::Balance))
+            .get(&card_ledger_account_id(&l.owner.id, CardLedger::Balance))
             .copied();
         let (Some(balance), Ok(currency)) = (balance, Currency::parse("currency", &l.currency)) else {
             return Err(StoreError::new(format!(
                 "card {} has an unreadable balance or currency",
-                l.id
+                l.owner.id
             )));
         };
         let card = DebitCard {
@@ -183,12 +176,16 @@ fn decide(
             balance,
             fee_hold: Amount::from_minor(l.fee_hold).unwrap_or(Amount::ZERO),
             monthly_limit: Amount::from_minor(l.card_limit).unwrap_or(Amount::ZERO),
-            spend: SpendingRow::windows(spending.get(&l.id), (l.spend_month, l.month_spend)),
+            spend: SpendingRow::windows(spending.get(&l.owner.id), (l.spend_month, l.month_spend)),
             consecutive_declines: l.consecutive_declines,
             approved_count: l.approved_count,
             deleted: None,
         };
-        let controls = spending.get(&l.id).map(SpendingRow::controls).transpose()?.flatten();
+        let controls = spending
+            .get(&l.owner.id)
+            .map(SpendingRow::controls)
+            .transpose()?
+            .flatten();
         let run = Run {
             locked: l,
             currency,
@@ -198,7 +195,7 @@ fn decide(
             deleted_at: None,
             held: 0,
         };
-        runs.insert(run.locked.id.clone(), run);
+        runs.insert(run.locked.owner.id.clone(), run);
     }
     let start: BTreeMap<String, DebitCard> = runs.iter().map(|(id, r)| (id.clone(), r.card)).collect();
     let mut writes = Writes::default();
@@ -209,11 +206,9 @@ fn decide(
             answers.push(Err(DebitError::ReferenceUsed));
             continue;
         }
-        let run = runs.get_mut(a.card_id.as_str()).filter(|r| {
-            r.locked.account_id == a.account_id.as_str()
-                && r.locked.livemode == a.mode.is_live()
-                && a.currency.is_none_or(|c| c == r.currency)
-        });
+        let run = runs
+            .get_mut(a.card_id.as_str())
+            .filter(|r| r.locked.owner.is(&a.account_id, a.mode) && a.currency.is_none_or(|c| c == r.currency));
         // A debit stamped with a clock advanced since is sent back.
         let run = run.filter(|_| !moved);
         // An increment raises a pending authorization of its card only.
@@ -265,7 +260,7 @@ fn decide(
             if step.deletion.is_some() {
                 run.deleted_at = Some(a.now.unix());
             }
-            Some((step, run.currency, run.locked.cardholder_id.clone()))
+            Some((step, run.currency, run.locked.owner.cardholder_id.clone()))
         });
         let Some((step, currency, cardholder)) = step else {
             if !a.reference_held {
@@ -361,10 +356,10 @@ fn decide(
             continue;
         }
         if let Some(at) = run.deleted_at {
-            let owner = AccountId::new(run.locked.account_id.clone());
+            let owner = AccountId::new(run.locked.owner.account_id.clone());
             writes
                 .deleted
-                .push((owner, Mode::from_live(run.locked.livemode), id.clone(), at));
+                .push((owner, Mode::from_live(run.locked.owner.livemode), id.clone(), at));
         }
         // The card's balance lands exactly where the decisions put it;
         // what left it, the card's spend received.
@@ -386,7 +381,7 @@ fn decide(
         if now.spend != before.spend {
             writes
                 .spending
-                .push((run.locked.account_id.clone(), id.clone(), now.spend));
+                .push((run.locked.owner.account_id.clone(), id.clone(), now.spend));
         }
         writes.cards.push(CardWrite {
             approved_count: now.approved_count,
@@ -402,25 +397,6 @@ fn decide(
 }
 
 /// The column list of [`LockedCard`].
-macro_rules! locked_columns {
-    () => {
-        (
-            cards::id,
-            cards::account_id,
-            cards::livemode,
-            cards::cardholder_id,
-            cards::is_active,
-            cards::fee_hold,
-            cards::card_limit,
-            cards::spend_month,
-            cards::month_spend,
-            cards::consecutive_declines,
-            cards::approved_count,
-            cards::currency,
-        )
-    };
-}
-
 /// The batch's cards' rows of spend by window and controls.
 macro_rules! spending_of {
     ($conn:expr, $ids:expr) => {
@@ -651,7 +627,7 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     let stamps = stamps(batch);
     let c: &AsyncPgConnection = conn;
     let take = take_references_pg(c, batch);
-    let lock = lock_cards!(pg, &mut &*c, &ids, locked_columns!(), LockedCard);
+    let lock = lock_cards!(pg, &mut &*c, &ids, LockedCard);
     let read = balances_of!(&mut &*c, &balance_ids);
     let clocks = clock_offsets!(&mut &*c, &stamps);
     let spending = spending_of!(&mut &*c, &ids);
@@ -700,10 +676,8 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
         _rows: PhantomData,
     };
     let transactions = unless_empty(t.is_empty(), transactions.execute(&mut &*c));
-    let entries = unless_empty(w.entries.is_empty(), InsertEntries::of(&w.entries).execute(&mut &*c));
-    let postings = unless_empty(w.postings.is_empty(), InsertPostings::of(&w.postings).execute(&mut &*c));
     let b = &w.balances;
-    let balances = unless_empty(b.is_empty(), MoveBalances::of(b).execute(&mut &*c));
+    let ledger = write_ledger_pg(c, &w.entries, &w.postings, b);
     let k = &w.cards;
     let cards = UpdateCards {
         id: column(k, |r| r.id.as_str()),
@@ -738,12 +712,10 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
         InsertDeliveries::of(&deliveries).execute(&mut &*c),
     );
     let expiries = unless_empty(w.jobs.is_empty(), InsertJobs::of(&w.jobs).execute(&mut &*c));
-    let (_, _, _, _, moved, updated, _, _, _, _) = tokio::try_join!(
+    let (_, _, moved, updated, _, _, _, _) = tokio::try_join!(
         release,
         transactions,
-        entries,
-        postings,
-        balances,
+        ledger,
         cards,
         spending,
         events,
@@ -766,7 +738,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     let taken = take_references_sqlite(conn, batch).await?;
     let ids = card_ids(batch);
     // One writer at a time: the no-op update takes the write lock.
-    let locked = lock_cards!(sqlite, conn, &ids, locked_columns!(), LockedCard).await?;
+    let locked = lock_cards!(sqlite, conn, &ids, LockedCard).await?;
     let balances: BTreeMap<String, i64> = balances_of!(conn, balance_ids(&ids)).await?.into_iter().collect();
     let stamps = stamps(batch);
     let offsets = clock_offsets!(conn, &stamps).await?;

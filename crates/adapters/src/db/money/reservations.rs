@@ -11,14 +11,16 @@
 use crate::db::SqliteAsync;
 use crate::db::jobs::queue::JobRow;
 use crate::db::money::batches::{
-    Batched, Made, Move, Reference, balances_of, card_moves, clock_offsets, clocks_moved, lock_cards, lock_wallets,
-    move_balances_sqlite, plans_of_this_module, release_references, stamps, take_references_pg, take_references_sqlite,
-    to_exactly, unless_empty, write_entries_sqlite,
+    Batched, CardOwner, Made, Move, Reference, balances_of, card_moves, clock_offsets, clocks_moved, lock_cards,
+    lock_wallets, move_balances_sqlite, plans_of_this_module, release_references, stamps, take_references_pg,
+    take_references_sqlite, to_exactly, unless_empty, write_entries_sqlite, write_ledger_pg,
 };
 use crate::db::money::committer::Committer;
-use crate::db::money::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, transfer_rows};
+use crate::db::money::ledger::{
+    CardLedger, EntryRow, PostingRow, balance_and_transit, card_ledger_account_id, transfer_rows,
+};
 use crate::db::money::steps::{Places, TxError, wallet};
-use crate::db::money::unnest::{InsertEntries, InsertJobs, InsertPostings, MoveBalances, column, unnest_statement};
+use crate::db::money::unnest::{InsertJobs, column, unnest_statement};
 use crate::db::rows::TransferRow;
 use crate::db::schema::{card_transfers, cards, jobs, ledger_accounts};
 use diesel::prelude::*;
@@ -50,49 +52,28 @@ impl Batched for Waiting {
 
     fn made(&self) -> Option<Made<'_>> {
         let t = &self.transfer;
-        Some(Made {
-            account: &t.account_id,
-            mode: t.mode,
-            reference: &t.transaction_reference,
-            at: t.created_at.unix(),
-            held: false,
-            clock_ahead_secs: t.clock_ahead_secs,
-        })
+        Some(Made::new(
+            (&t.account_id, t.mode),
+            &t.transaction_reference,
+            t.created_at,
+            false,
+            t.clock_ahead_secs,
+        ))
     }
 
-    fn failed(e: StoreError) -> Answer {
-        Err(ReserveError::Store(e))
-    }
-
-    plans_of_this_module!();
+    plans_of_this_module!(failed: ReserveError::Store);
 }
 
 /// The locked card's state the decisions read.
-#[derive(Queryable)]
+#[derive(Queryable, Selectable)]
+#[diesel(table_name = cards)]
 struct LockedCard {
-    id: String,
-    account_id: String,
-    livemode: bool,
-    cardholder_id: String,
+    #[diesel(embed)]
+    owner: CardOwner,
     currency: String,
     fee_hold: i64,
     last_funded_at: Option<i64>,
     last_unloaded_at: Option<i64>,
-}
-
-macro_rules! locked_columns {
-    () => {
-        (
-            cards::id,
-            cards::account_id,
-            cards::livemode,
-            cards::cardholder_id,
-            cards::currency,
-            cards::fee_hold,
-            cards::last_funded_at,
-            cards::last_unloaded_at,
-        )
-    };
 }
 
 /// The changes of a batch, one list per table.
@@ -114,15 +95,7 @@ fn places<'a>(batch: &[&'a Waiting]) -> (Vec<&'a str>, Vec<String>, Vec<String>)
     let mut ids: Vec<&str> = batch.iter().map(|w| w.transfer.card_id.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
-    let cards = ids
-        .iter()
-        .flat_map(|id| {
-            [
-                card_ledger_account_id(id, CardLedger::Balance),
-                card_ledger_account_id(id, CardLedger::Transit),
-            ]
-        })
-        .collect();
+    let cards = balance_and_transit(ids.iter().copied());
     let mut wallets: Vec<String> = batch
         .iter()
         .filter(|w| w.transfer.kind == TransferKind::Fund)
@@ -144,10 +117,10 @@ fn decide(
     let mut runs: BTreeMap<String, (LockedCard, ReservingCard)> = BTreeMap::new();
     for l in locked {
         let currency = Currency::parse("currency", &l.currency)
-            .map_err(|_| StoreError::new(format!("card {} has an unreadable currency", l.id)))?;
+            .map_err(|_| StoreError::new(format!("card {} has an unreadable currency", l.owner.id)))?;
         let balance = |which| {
             balances
-                .get(&card_ledger_account_id(&l.id, which))
+                .get(&card_ledger_account_id(&l.owner.id, which))
                 .copied()
                 .unwrap_or(0)
         };
@@ -159,7 +132,7 @@ fn decide(
             last_funded_at: l.last_funded_at.map(Timestamp::from_unix),
             last_unloaded_at: l.last_unloaded_at.map(Timestamp::from_unix),
         };
-        runs.insert(l.id.clone(), (l, card));
+        runs.insert(l.owner.id.clone(), (l, card));
     }
     let start: BTreeMap<String, ReservingCard> = runs.iter().map(|(id, (_, c))| (id.clone(), *c)).collect();
     let mut wallets: BTreeMap<String, i64> = BTreeMap::new();
@@ -171,11 +144,9 @@ fn decide(
             answers.push(Err(ReserveError::ReferenceUsed));
             continue;
         }
-        let run = runs.get_mut(t.card_id.as_str()).filter(|(l, card)| {
-            l.account_id == t.account_id.as_str()
-                && l.livemode == t.mode.is_live()
-                && card.product.currency == t.currency
-        });
+        let run = runs
+            .get_mut(t.card_id.as_str())
+            .filter(|(l, card)| l.owner.is(&t.account_id, t.mode) && card.product.currency == t.currency);
         let decided = match run {
             _ if moved => Err(ReserveError::ClockMoved),
             None => Err(ReserveError::CardNotFound),
@@ -189,7 +160,7 @@ fn decide(
                     TransferKind::Unload => &mut untouched,
                 };
                 match card.reserve(drawn, t.kind, t.amount, t.created_at) {
-                    Ok(()) => Ok(locked.cardholder_id.clone()),
+                    Ok(()) => Ok(locked.owner.cardholder_id.clone()),
                     Err(refusal) => Err(match refusal {
                         Refusal::TooSoon(wait) => ReserveError::TooSoon(t.kind, wait),
                         Refusal::OverMaxBalance => ReserveError::OverMaxBalance,
@@ -303,7 +274,7 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     let stamps = stamps(batch);
     let c: &AsyncPgConnection = conn;
     let take = take_references_pg(c, batch);
-    let lock = lock_cards!(pg, &mut &*c, &ids, locked_columns!(), LockedCard);
+    let lock = lock_cards!(pg, &mut &*c, &ids, LockedCard);
     let lock_wallets = lock_wallets!(&mut &*c, &wallet_ids);
     let read = balances_of!(&mut &*c, &card_accounts);
     let clocks = clock_offsets!(&mut &*c, &stamps);
@@ -331,10 +302,8 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     let transfers = unless_empty(t.is_empty(), transfers.execute(&mut &*c));
     let j = &w.jobs;
     let jobs = unless_empty(j.is_empty(), InsertJobs::of(j).execute(&mut &*c));
-    let entries = unless_empty(w.entries.is_empty(), InsertEntries::of(&w.entries).execute(&mut &*c));
-    let postings = unless_empty(w.postings.is_empty(), InsertPostings::of(&w.postings).execute(&mut &*c));
     let b = &w.balances;
-    let balances = unless_empty(b.is_empty(), MoveBalances::of(b).execute(&mut &*c));
+    let ledger = write_ledger_pg(c, &w.entries, &w.postings, b);
     let k = &w.windows;
     let windows = UpdateWindows {
         id: column(k, |r| r.0.as_str()),
@@ -343,8 +312,7 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
         _rows: PhantomData,
     };
     let windows = unless_empty(k.is_empty(), windows.execute(&mut &*c));
-    let (_, _, _, _, _, moved, updated) =
-        tokio::try_join!(release, transfers, jobs, entries, postings, balances, windows)?;
+    let (_, _, _, moved, updated) = tokio::try_join!(release, transfers, jobs, ledger, windows)?;
     if moved != b.len() || updated != k.len() {
         return Err(TxError::Db(crate::db::DbError::Refused));
     }
@@ -356,7 +324,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     let taken = take_references_sqlite(conn, batch).await?;
     let (ids, card_accounts, wallet_ids) = places(batch);
     // One writer at a time: the no-op update takes the write lock.
-    let locked = lock_cards!(sqlite, conn, &ids, locked_columns!(), LockedCard).await?;
+    let locked = lock_cards!(sqlite, conn, &ids, LockedCard).await?;
     let balances: BTreeMap<String, i64> = balances_of!(conn, card_accounts.iter().chain(&wallet_ids))
         .await?
         .into_iter()

@@ -14,13 +14,13 @@ use crate::db::jobs::events::{EventRow, store_event};
 use crate::db::jobs::queue::JobRow;
 use crate::db::money::batches::{
     self, Batched, Made, Move, balances_of, card_moves, lock_wallets, move_balances_sqlite, plans_of_this_module,
-    to_exactly, unless_empty, write_entries_sqlite,
+    to_exactly, unless_empty, write_entries_sqlite, write_ledger_pg,
 };
-use crate::db::money::ledger::{CardLedger, EntryRow, PostingRow, card_ledger_account_id, transfer_rows};
+use crate::db::money::ledger::{
+    CardLedger, EntryRow, PostingRow, balance_and_transit, card_ledger_account_id, transfer_rows,
+};
 use crate::db::money::steps::{Places, TxError, wallet};
-use crate::db::money::unnest::{
-    InsertDeliveries, InsertEntries, InsertEvents, InsertPostings, MoveBalances, column, unnest_statement,
-};
+use crate::db::money::unnest::{InsertDeliveries, InsertEvents, column, unnest_statement};
 use crate::db::schema::{card_transfers, cards, ledger_accounts};
 use crate::db::{DbError, DbPool, SqliteAsync};
 use diesel::prelude::*;
@@ -92,14 +92,8 @@ struct Locks {
 fn locks(batch: &[&Settling]) -> Locks {
     let sorted = |ids: BTreeSet<String>| ids.into_iter().collect::<Vec<_>>();
     let cards: BTreeSet<String> = batch.iter().map(|s| s.transfer.card_id.to_string()).collect();
-    let card_accounts = cards
-        .iter()
-        .flat_map(|id| {
-            [
-                card_ledger_account_id(id, CardLedger::Balance),
-                card_ledger_account_id(id, CardLedger::Transit),
-            ]
-        })
+    let card_accounts = balance_and_transit(cards.iter().map(String::as_str))
+        .into_iter()
         .collect();
     let transfers = batch.iter().map(|s| s.transfer.id.to_string()).collect();
     let wallets = batch
@@ -288,12 +282,9 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Settling]) -> Result<
         w.deliveries.is_empty(),
         InsertDeliveries::of(&w.deliveries).execute(&mut &*c),
     );
-    let entries = unless_empty(w.entries.is_empty(), InsertEntries::of(&w.entries).execute(&mut &*c));
-    let postings = unless_empty(w.postings.is_empty(), InsertPostings::of(&w.postings).execute(&mut &*c));
     let b = &w.balances;
-    let balances = unless_empty(b.is_empty(), MoveBalances::of(b).execute(&mut &*c));
-    let (settled, _, _, _, _, _, moved) =
-        tokio::try_join!(transfers, resets, events, deliveries, entries, postings, balances)?;
+    let ledger = write_ledger_pg(c, &w.entries, &w.postings, b);
+    let (settled, _, _, _, moved) = tokio::try_join!(transfers, resets, events, deliveries, ledger)?;
     if settled != t.len() || moved != b.len() {
         return Err(TxError::Db(DbError::Refused));
     }
