@@ -127,10 +127,11 @@ struct Writes<'a> {
 /// transfers (id, state) and balances.
 fn decide<'a>(
     batch: &[&'a Settling],
-    cards: &BTreeMap<String, bool>,
-    mut states: BTreeMap<String, String>,
+    (cards, states): (Vec<(String, bool)>, Vec<(String, String)>),
     balances: &BTreeMap<String, i64>,
 ) -> Result<(Vec<Settled>, Writes<'a>), StoreError> {
+    let cards: BTreeMap<String, bool> = cards.into_iter().collect();
+    let mut states: BTreeMap<String, String> = states.into_iter().collect();
     let balance = |id: &str| balances.get(id).copied().unwrap_or(0);
     // Each card as locked, and as the decisions leave it.
     let mut runs: BTreeMap<&str, (SettlingCard, SettlingCard)> = BTreeMap::new();
@@ -256,12 +257,7 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Settling]) -> Result<
     let read = balances_of!(&mut &*c, &p.card_accounts);
     let (cards, states, wallets, on_cards) = tokio::try_join!(lock_cards, read_transfers, lock_wallets, read)?;
     let balances = wallets.into_iter().chain(on_cards).collect();
-    let (answers, w) = decide(
-        batch,
-        &cards.into_iter().collect(),
-        states.into_iter().collect(),
-        &balances,
-    )?;
+    let (answers, w) = decide(batch, (cards, states), &balances)?;
 
     let t = &w.transfers;
     let transfers = SettleTransfers {
@@ -309,12 +305,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Settling]) -> Result<Ve
         .await?
         .into_iter()
         .collect();
-    let (answers, w) = decide(
-        batch,
-        &cards.into_iter().collect(),
-        states.into_iter().collect(),
-        &balances,
-    )?;
+    let (answers, w) = decide(batch, (cards, states), &balances)?;
     for (id, state, at) in &w.transfers {
         let pending = card_transfers::table
             .filter(card_transfers::id.eq(id))

@@ -63,31 +63,16 @@ fn to_store(controls: Option<SpendingControls>) -> Result<Option<String>, StoreE
 /// `$old`, which a migration deletes.
 macro_rules! take_over_spending {
     ($conn:expr, $old:expr, $new:expr) => {{
-        use crate::db::schema::card_spending as s;
-        let new: &str = $new;
-        diesel::insert_into(s::table)
-            .values(s::table.filter(s::card_id.eq($old)).select((
-                s::account_id,
-                diesel::dsl::sql::<diesel::sql_types::Text>("").bind::<diesel::sql_types::Text, _>(new),
-                s::controls,
-                s::day_key,
-                s::day_spend,
-                s::week_key,
-                s::week_spend,
-                s::lifetime_spend,
-            )))
-            .into_columns((
-                s::account_id,
-                s::card_id,
-                s::controls,
-                s::day_key,
-                s::day_spend,
-                s::week_key,
-                s::week_spend,
-                s::lifetime_spend,
-            ))
-            .execute($conn)
-            .await
+        let (old, new): (&str, &str) = ($old, $new);
+        diesel::sql_query(
+            "INSERT INTO card_spending (account_id, card_id, controls, day_key, day_spend, week_key, week_spend, \
+             lifetime_spend) SELECT account_id, $1, controls, day_key, day_spend, week_key, week_spend, \
+             lifetime_spend FROM card_spending WHERE card_id = $2",
+        )
+        .bind::<diesel::sql_types::Text, _>(new)
+        .bind::<diesel::sql_types::Text, _>(old)
+        .execute($conn)
+        .await
     }};
 }
 pub(in crate::db) use take_over_spending;
