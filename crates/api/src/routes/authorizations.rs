@@ -2,6 +2,7 @@
 //! helpers simulate it: a hold, its increments, its capture, reversal or
 //! expiry, and refunds.
 
+use super::answers::BadTestKey;
 use super::card_transactions::AccountTransactionView;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
@@ -80,7 +81,7 @@ impl From<HoldBody> for MockDebit {
     responses(
         (status = 200, description = "The authorization, pending or declined", body = Envelope<AccountTransactionView>),
         (status = 400, description = "A field breaks a rule, no such card, or the reference was used", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or live key", body = ErrorBody),
+        BadTestKey,
     )
 )]
 pub async fn create_authorization(
@@ -187,7 +188,7 @@ async fn step(
     responses(
         (status = 200, description = "Captured", body = Envelope<StepView>),
         (status = 400, description = "No such authorization, not pending, above the tolerance, or an excess the card cannot spend", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or live key", body = ErrorBody),
+        BadTestKey,
     )
 )]
 pub async fn capture(
@@ -213,7 +214,7 @@ pub async fn capture(
     responses(
         (status = 200, description = "Reversed", body = Envelope<StepView>),
         (status = 400, description = "No such authorization, not pending, or the reference was applied", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or live key", body = ErrorBody),
+        BadTestKey,
     )
 )]
 pub async fn reverse(
@@ -237,7 +238,7 @@ pub async fn reverse(
     responses(
         (status = 200, description = "Expired", body = Envelope<StepView>),
         (status = 400, description = "No such authorization, or not pending", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or live key", body = ErrorBody),
+        BadTestKey,
     )
 )]
 pub async fn expire(
@@ -264,7 +265,7 @@ pub async fn expire(
     responses(
         (status = 200, description = "The increment, pending or declined", body = Envelope<AccountTransactionView>),
         (status = 400, description = "No amount, no such authorization, not pending, or the reference was used", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or live key", body = ErrorBody),
+        BadTestKey,
     )
 )]
 pub async fn increment(
@@ -322,7 +323,7 @@ pub struct RefundView {
     responses(
         (status = 200, description = "Refunded", body = Envelope<RefundView>),
         (status = 400, description = "No such capture or debit, given back in full already, or the reference was applied", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or live key", body = ErrorBody),
+        BadTestKey,
     )
 )]
 pub async fn refund(

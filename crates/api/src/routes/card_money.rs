@@ -3,6 +3,7 @@
 //! reserved; the outcome follows by webhook. `fund_card` and
 //! `unload_card` answer once it settled.
 
+use super::answers::{FundedTooSoon, NotSettledInTime, UnloadedTooSoon};
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
@@ -81,7 +82,7 @@ async fn transfer(
         (status = 202, description = "Reserved; the outcome follows by webhook", body = Envelope<TransferAccepted>),
         (status = 400, description = "A field breaks a rule, no such card, the reference was used, or the card would hold over 5000 USD", body = ErrorBody),
         (status = 401, description = "Bad key, or the issuing wallet is too low", body = ErrorBody),
-        (status = 420, description = "The card was funded less than 5 minutes ago", body = ErrorBody),
+        FundedTooSoon,
     )
 )]
 pub async fn fund_card_asynchronously(
@@ -106,7 +107,7 @@ pub async fn fund_card_asynchronously(
         (status = 202, description = "Reserved; the outcome follows by webhook", body = Envelope<TransferAccepted>),
         (status = 400, description = "A field breaks a rule, no such card, or the reference was used", body = ErrorBody),
         (status = 401, description = "Bad key, or the card's available balance is too low", body = ErrorBody),
-        (status = 420, description = "The card was unloaded less than 5 minutes ago", body = ErrorBody),
+        UnloadedTooSoon,
     )
 )]
 pub async fn unload_card_asynchronously(
@@ -152,8 +153,8 @@ async fn settled_transfer(
         (status = 200, description = "The card was funded", body = Envelope<TransferAccepted>),
         (status = 400, description = "A field breaks a rule, no such card, the reference was used, or the funding failed (`transfer_failed`: the money is back in the wallet)", body = ErrorBody),
         (status = 401, description = "Bad key, or the issuing wallet is too low", body = ErrorBody),
-        (status = 420, description = "The card was funded less than 5 minutes ago", body = ErrorBody),
-        (status = 504, description = "Not settled in time (`settlement_pending`): send the same request again", body = ErrorBody),
+        FundedTooSoon,
+        NotSettledInTime,
     )
 )]
 pub async fn fund_card(
@@ -183,8 +184,8 @@ pub async fn fund_card(
         (status = 200, description = "The card was unloaded", body = Envelope<TransferAccepted>),
         (status = 400, description = "A field breaks a rule, no such card, the reference was used, or the unloading failed (`transfer_failed`: the money is back on the card)", body = ErrorBody),
         (status = 401, description = "Bad key, or the card's available balance is too low", body = ErrorBody),
-        (status = 420, description = "The card was unloaded less than 5 minutes ago", body = ErrorBody),
-        (status = 504, description = "Not settled in time (`settlement_pending`): send the same request again", body = ErrorBody),
+        UnloadedTooSoon,
+        NotSettledInTime,
     )
 )]
 pub async fn unload_card(
@@ -215,7 +216,7 @@ pub async fn unload_card(
         (status = 202, description = "Reserved; the outcome follows by webhook", body = Envelope<TransferAccepted>),
         (status = 400, description = "A field breaks a rule, no such Naira card, or the reference was used", body = ErrorBody),
         (status = 401, description = "Bad key, or the NGN issuing wallet is too low", body = ErrorBody),
-        (status = 420, description = "The card was funded less than 5 minutes ago", body = ErrorBody),
+        FundedTooSoon,
     )
 )]
 pub async fn fund_naira_card(
@@ -241,7 +242,7 @@ pub async fn fund_naira_card(
         (status = 202, description = "Reserved; the outcome follows by webhook", body = Envelope<TransferAccepted>),
         (status = 400, description = "A field breaks a rule, no such Naira card, or the reference was used", body = ErrorBody),
         (status = 401, description = "Bad key, or the card balance is too low", body = ErrorBody),
-        (status = 420, description = "The card was unloaded less than 5 minutes ago", body = ErrorBody),
+        UnloadedTooSoon,
     )
 )]
 pub async fn unload_naira_card(
@@ -266,7 +267,7 @@ pub async fn unload_naira_card(
         (status = 202, description = "Reserved; the outcome follows by webhook", body = Envelope<TransferAccepted>),
         (status = 400, description = "A field breaks a rule, no such Naira card, or the reference was used", body = ErrorBody),
         (status = 401, description = "Bad key, or the card balance is too low", body = ErrorBody),
-        (status = 420, description = "The card was unloaded less than 5 minutes ago", body = ErrorBody),
+        UnloadedTooSoon,
     )
 )]
 pub async fn unload_naira_card_by_post(

@@ -1,6 +1,7 @@
 //! Card transactions: the sandbox's mock debit, a card's history and one
 //! transaction by reference.
 
+use super::answers::BadKey;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
@@ -270,7 +271,7 @@ pub struct TransactionList {
     responses(
         (status = 200, description = "A page of the card's debits", body = Envelope<TransactionList>),
         (status = 400, description = "No such card, a bad page, or a bad or lone start_date/end_date", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn get_card_transactions(
@@ -291,7 +292,7 @@ pub async fn get_card_transactions(
     responses(
         (status = 200, description = "A page of the card's debits", body = Envelope<TransactionList>),
         (status = 400, description = "No such Naira card, a bad page, or a bad or lone start_date/end_date", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn get_naira_card_transactions(
@@ -408,7 +409,7 @@ pub struct AccountTransactions {
     responses(
         (status = 200, description = "A page of the account's transactions", body = Envelope<AccountTransactions>),
         (status = 400, description = "A bad limit, status or time range, or a `starting_after` of no transaction of the account and mode", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn list_transactions(
@@ -450,7 +451,7 @@ pub struct TransactionQuery {
     responses(
         (status = 200, description = "The transaction", body = Envelope<TransactionView>),
         (status = 400, description = "No such card or transaction, or no reference", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn get_card_transaction_by_id(

@@ -1,3 +1,4 @@
+use super::answers::{BadKey, BadPage, NoSuchCardholder};
 use crate::envelope::{Empty, Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Json, Query, path_id};
@@ -246,7 +247,7 @@ async fn register(
     responses(
         (status = 201, description = "Registered (verified, or in manual review)", body = Envelope<CardholderIdData>),
         (status = 400, description = "A field breaks a rule, the BVN or phone is taken, or verification refused", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
         (status = 403, description = "The account's company address or utility bill is missing", body = ErrorBody),
         (status = 420, description = "The same identity was registered less than a minute ago", body = ErrorBody),
         (status = 451, description = "The individual is blacklisted", body = ErrorBody),
@@ -271,7 +272,7 @@ pub async fn register_cardholder_synchronously(
     responses(
         (status = 201, description = "Registered; verification follows", body = Envelope<CardholderIdData>),
         (status = 400, description = "A field breaks a rule, or the BVN or phone is taken", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
         (status = 403, description = "The account's company address or utility bill is missing", body = ErrorBody),
         (status = 420, description = "The same identity was registered less than a minute ago", body = ErrorBody),
     )
@@ -310,8 +311,8 @@ pub struct CardholderEnvelope {
     params(CardholderQuery),
     responses(
         (status = 200, description = "The cardholder", body = CardholderEnvelope),
-        (status = 400, description = "No such cardholder", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        NoSuchCardholder,
+        BadKey,
     )
 )]
 pub async fn get_cardholder(
@@ -368,7 +369,7 @@ pub struct UpdateBody {
     responses(
         (status = 200, description = "The updated cardholder", body = Envelope<CardholderView>),
         (status = 400, description = "No such cardholder, or a field breaks a rule", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn update_cardholder(
@@ -413,8 +414,8 @@ pub async fn update_cardholder(
     params(("cardholder_id" = String, Path, description = "The cardholder's id")),
     responses(
         (status = 200, description = "Deleted", body = Envelope<Empty>),
-        (status = 400, description = "No such cardholder", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        NoSuchCardholder,
+        BadKey,
     )
 )]
 pub async fn delete_cardholder(
@@ -445,8 +446,8 @@ pub struct CardholderList {
     params(PageQuery),
     responses(
         (status = 200, description = "A page of cardholders", body = Envelope<CardholderList>),
-        (status = 400, description = "A bad page number", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadPage,
+        BadKey,
     )
 )]
 pub async fn get_all_cardholder(

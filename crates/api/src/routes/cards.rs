@@ -1,6 +1,7 @@
 //! USD card endpoints on the base address: issue, read (sealed details,
 //! balance, lists, details tokens), manage (freeze, PINs, delete).
 
+use super::answers::{BadKey, BadPage, ListedTooSoon, NoSuchCard, NoSuchCardholder, ReadTooSoon};
 use super::card_view::CardView;
 use super::cardholders::meta_text;
 use crate::amount_text::AmountText;
@@ -241,9 +242,9 @@ pub struct CardQuery {
     params(CardQuery),
     responses(
         (status = 200, description = "The card", body = Envelope<CardView>),
-        (status = 400, description = "No such card", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
-        (status = 420, description = "Read less than 3 seconds ago", body = ErrorBody),
+        NoSuchCard,
+        BadKey,
+        ReadTooSoon,
     )
 )]
 pub async fn get_card_details(
@@ -281,9 +282,9 @@ pub struct CardBalanceView {
     params(CardQuery),
     responses(
         (status = 200, description = "The balance", body = Envelope<CardBalanceView>),
-        (status = 400, description = "No such card", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
-        (status = 420, description = "Read less than 3 seconds ago", body = ErrorBody),
+        NoSuchCard,
+        BadKey,
+        ReadTooSoon,
     )
 )]
 pub async fn get_card_balance(
@@ -341,8 +342,8 @@ pub(super) async fn set_active(
     params(CardQuery),
     responses(
         (status = 200, description = "Frozen", body = Envelope<CardIdData>),
-        (status = 400, description = "No such card", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        NoSuchCard,
+        BadKey,
     )
 )]
 pub async fn freeze_card(
@@ -369,8 +370,8 @@ pub async fn freeze_card(
     params(CardQuery),
     responses(
         (status = 200, description = "Unfrozen", body = Envelope<CardIdData>),
-        (status = 400, description = "No such card", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        NoSuchCard,
+        BadKey,
     )
 )]
 pub async fn unfreeze_card(
@@ -408,9 +409,9 @@ pub struct CardholderCards {
     params(CardholderCardsQuery),
     responses(
         (status = 200, description = "The cardholder's cards, newest first", body = Envelope<CardholderCards>),
-        (status = 400, description = "No such cardholder", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
-        (status = 420, description = "On the relay (card data in clear): a list was read less than 3 seconds ago", body = ErrorBody),
+        NoSuchCardholder,
+        BadKey,
+        ListedTooSoon,
     )
 )]
 pub async fn get_all_cardholder_cards(
@@ -444,9 +445,9 @@ pub struct CardList {
     params(PageQuery),
     responses(
         (status = 200, description = "A page of cards", body = Envelope<CardList>),
-        (status = 400, description = "A bad page number", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
-        (status = 420, description = "On the relay (card data in clear): a list was read less than 3 seconds ago", body = ErrorBody),
+        BadPage,
+        BadKey,
+        ListedTooSoon,
     )
 )]
 pub async fn get_all_cards(
@@ -474,8 +475,8 @@ pub async fn get_all_cards(
     params(("card_id" = String, Path, description = "The card's id")),
     responses(
         (status = 200, description = "Deleted", body = Envelope<Empty>),
-        (status = 400, description = "No such card", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        NoSuchCard,
+        BadKey,
     )
 )]
 pub async fn delete_card(
@@ -519,7 +520,7 @@ async fn set_pin(
     responses(
         (status = 201, description = "Updated", body = Envelope<Empty>),
         (status = 400, description = "No such card, or card_pin is not an encrypted 4-digit PIN", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn update_card_pin(
@@ -540,7 +541,7 @@ pub async fn update_card_pin(
     responses(
         (status = 201, description = "Set; pin_3ds_activated is true", body = Envelope<Empty>),
         (status = 400, description = "No such card, or card_pin is not an encrypted 4-digit PIN", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn set_3d_secure_pin(
@@ -566,8 +567,8 @@ pub struct TokenData {
     params(CardQuery),
     responses(
         (status = 200, description = "A card-details token", body = Envelope<TokenData>),
-        (status = 400, description = "No such card", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        NoSuchCard,
+        BadKey,
         (status = 420, description = "A token was made for this card less than 3 seconds ago", body = ErrorBody),
     )
 )]

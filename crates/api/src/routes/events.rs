@@ -1,3 +1,4 @@
+use super::answers::{BadKey, BadPage};
 use crate::envelope::{Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Query, path_id};
@@ -99,8 +100,8 @@ pub struct EventIdData {
     params(PageQuery),
     responses(
         (status = 200, description = "A page of events", body = Envelope<EventList>),
-        (status = 400, description = "A bad page number", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadPage,
+        BadKey,
     )
 )]
 pub async fn list_events(
@@ -127,7 +128,7 @@ pub async fn list_events(
     responses(
         (status = 200, description = "The event and its attempts", body = Envelope<EventDetail>),
         (status = 400, description = "No such event for this account and mode", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn get_event(
@@ -155,7 +156,7 @@ pub async fn get_event(
     responses(
         (status = 202, description = "A delivery is queued", body = Envelope<EventIdData>),
         (status = 400, description = "No such event for this account and mode", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn redeliver_event(
@@ -180,7 +181,7 @@ pub async fn redeliver_event(
     security(("token" = [])),
     responses(
         (status = 202, description = "The event is stored and will be delivered", body = Envelope<EventIdData>),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn send_test_event(app: web::Data<app::App>, caller: Authenticated) -> Result<HttpResponse, ApiError> {

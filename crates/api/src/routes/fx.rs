@@ -1,3 +1,4 @@
+use super::answers::BadKey;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::Authenticated;
@@ -27,7 +28,7 @@ pub struct FxRateData {
     security(("token" = [])),
     responses(
         (status = 200, description = "The rates, in kobo per 1 USD", body = Envelope<FxRateData>),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
         (status = 420, description = "Called less than a minute ago; see Retry-After", body = ErrorBody),
     )
 )]

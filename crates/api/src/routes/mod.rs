@@ -3,6 +3,7 @@
 //! under `/sandbox` (404 on production paths). The relay listener also
 //! redeems card-details tokens.
 
+mod answers;
 pub mod authorizations;
 pub mod card_money;
 pub mod card_transactions;

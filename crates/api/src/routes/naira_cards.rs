@@ -1,6 +1,7 @@
 //! What only Naira cards have: their balance (by card or cardholder id)
 //! and their own freeze and unfreeze paths.
 
+use super::answers::{BadKey, ReadTooSoon};
 use super::cards::{CardIdData, CardQuery, set_active};
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
@@ -36,8 +37,8 @@ pub struct NairaBalance {
     responses(
         (status = 200, description = "The balance", body = Envelope<NairaBalance>),
         (status = 400, description = "No such cardholder or Naira card, or several cards and no card id", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
-        (status = 420, description = "Read less than 3 seconds ago", body = ErrorBody),
+        BadKey,
+        ReadTooSoon,
     )
 )]
 pub async fn get_card_balance(
@@ -66,7 +67,7 @@ pub async fn get_card_balance(
     responses(
         (status = 200, description = "Frozen", body = Envelope<CardIdData>),
         (status = 400, description = "No such Naira card", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn freeze_card(
@@ -89,7 +90,7 @@ pub async fn freeze_card(
     responses(
         (status = 200, description = "Unfrozen", body = Envelope<CardIdData>),
         (status = 400, description = "No such Naira card", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn unfreeze_card(

@@ -3,6 +3,7 @@
 //! challenges it opens, signed with the processor secret
 //! (`x-processor-signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`).
 
+use super::answers::{BadSignature, BodyTooLarge, NoProcessorSecret};
 use crate::MAX_BODY_BYTES;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
@@ -188,9 +189,9 @@ fn signed<T: DeserializeOwned>(app: &app::App, req: &HttpRequest, body: &[u8]) -
     responses(
         (status = 200, description = "The decision", body = Envelope<AuthorizationData>),
         (status = 400, description = "A field breaks a rule, or the reference was used", body = ErrorBody),
-        (status = 401, description = "A missing, stale or wrong signature", body = ErrorBody),
-        (status = 403, description = "No processor secret is configured", body = ErrorBody),
-        (status = 413, description = "Body over 64 KiB", body = ErrorBody),
+        BadSignature,
+        NoProcessorSecret,
+        BodyTooLarge,
     )
 )]
 pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, ApiError> {
@@ -228,9 +229,9 @@ pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::By
     responses(
         (status = 200, description = "The decision", body = Envelope<AuthorizationData>),
         (status = 400, description = "No challenge awaits an OTP under this card and reference", body = ErrorBody),
-        (status = 401, description = "A missing, stale or wrong signature", body = ErrorBody),
-        (status = 403, description = "No processor secret is configured", body = ErrorBody),
-        (status = 413, description = "Body over 64 KiB", body = ErrorBody),
+        BadSignature,
+        NoProcessorSecret,
+        BodyTooLarge,
     )
 )]
 pub async fn complete_3ds(
@@ -262,9 +263,9 @@ pub async fn complete_3ds(
     responses(
         (status = 200, description = "What came of it", body = Envelope<ReversalData>),
         (status = 400, description = "A field breaks a rule", body = ErrorBody),
-        (status = 401, description = "A missing, stale or wrong signature", body = ErrorBody),
-        (status = 403, description = "No processor secret is configured", body = ErrorBody),
-        (status = 413, description = "Body over 64 KiB", body = ErrorBody),
+        BadSignature,
+        NoProcessorSecret,
+        BodyTooLarge,
     )
 )]
 pub async fn reverse(app: web::Data<app::App>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, ApiError> {
@@ -298,9 +299,9 @@ pub async fn reverse(app: web::Data<app::App>, req: HttpRequest, body: web::Byte
     responses(
         (status = 200, description = "What came of it", body = Envelope<CaptureData>),
         (status = 400, description = "A field breaks a rule", body = ErrorBody),
-        (status = 401, description = "A missing, stale or wrong signature", body = ErrorBody),
-        (status = 403, description = "No processor secret is configured", body = ErrorBody),
-        (status = 413, description = "Body over 64 KiB", body = ErrorBody),
+        BadSignature,
+        NoProcessorSecret,
+        BodyTooLarge,
     )
 )]
 pub async fn capture(app: web::Data<app::App>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, ApiError> {

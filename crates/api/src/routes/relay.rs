@@ -1,6 +1,7 @@
 //! The routes only the relay address serves: redeeming a card-details
 //! token (no key needed), and reading a Naira debit's 3-D Secure OTP.
 
+use super::answers::BadKey;
 use super::card_view::CardView;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
@@ -76,7 +77,7 @@ pub struct OtpData {
     responses(
         (status = 200, description = "The OTP", body = Envelope<OtpData>),
         (status = 400, description = "No pending OTP for the card and amount", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn get_otp_message(
@@ -108,7 +109,7 @@ pub struct OtpBody {
     responses(
         (status = 200, description = "The OTP", body = Envelope<OtpData>),
         (status = 400, description = "No pending OTP for the card and amount, or the parameters are missing", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn post_otp_message(

@@ -1,6 +1,7 @@
 //! Rewards: the sandbox's `assign_reward`, a cardholder's rewards, and the
 //! account's reward rules.
 
+use super::answers::{BadKey, NoSuchCardholder};
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
@@ -36,7 +37,7 @@ pub struct Empty {}
     responses(
         (status = 201, description = "Assigned", body = Envelope<Empty>),
         (status = 400, description = "No such cardholder, or no reward in the catalogue to give", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn assign_reward(
@@ -174,8 +175,8 @@ pub struct Rewards {
     params(RewardsQuery),
     responses(
         (status = 200, description = "The rewards", body = Envelope<Rewards>),
-        (status = 400, description = "No such cardholder", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        NoSuchCardholder,
+        BadKey,
     )
 )]
 pub async fn get_cardholder_rewards(
@@ -240,7 +241,7 @@ pub struct RulesBody {
     security(("token" = [])),
     responses(
         (status = 200, description = "The rules", body = Envelope<RulesView>),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn get_rules(app: web::Data<app::App>, caller: Authenticated) -> Result<HttpResponse, ApiError> {
@@ -265,7 +266,7 @@ pub async fn get_rules(app: web::Data<app::App>, caller: Authenticated) -> Resul
     responses(
         (status = 200, description = "The rules now", body = Envelope<RulesView>),
         (status = 400, description = "A field breaks its rule", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn update_rules(

@@ -1,6 +1,7 @@
 //! Spending controls (an extension of the contract): a card's own, and the
 //! account's for every card of the key's mode. A PUT replaces them whole.
 
+use super::answers::{BadKey, NoSuchCard};
 use super::cards::CardQuery;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
@@ -142,8 +143,8 @@ fn card_view(card: CardId, view: CardControlsView) -> CardControls {
     params(CardQuery),
     responses(
         (status = 200, description = "The card's controls", body = Envelope<CardControls>),
-        (status = 400, description = "No such card", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        NoSuchCard,
+        BadKey,
     )
 )]
 pub async fn get_card_controls(
@@ -170,7 +171,7 @@ pub async fn get_card_controls(
     responses(
         (status = 200, description = "The card's controls now", body = Envelope<CardControls>),
         (status = 400, description = "No such card, or a control breaks its rule", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn set_card_controls(
@@ -194,7 +195,7 @@ pub async fn set_card_controls(
     security(("token" = [])),
     responses(
         (status = 200, description = "The account's controls", body = Envelope<ControlsView>),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn get_account_controls(app: web::Data<app::App>, caller: Authenticated) -> Result<HttpResponse, ApiError> {
@@ -218,7 +219,7 @@ pub async fn get_account_controls(app: web::Data<app::App>, caller: Authenticate
     responses(
         (status = 200, description = "The account's controls now", body = Envelope<ControlsView>),
         (status = 400, description = "A control breaks its rule", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn set_account_controls(

@@ -1,3 +1,4 @@
+use super::answers::BadKey;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Json};
@@ -44,7 +45,7 @@ impl From<ModeClock> for TestClockData {
     responses(
         (status = 200, description = "The sandbox's new time", body = Envelope<TestClockData>),
         (status = 400, description = "seconds out of range", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
         (status = 409, description = "The sandbox clock would run more than a century ahead (`sandbox_clock_limit`)", body = ErrorBody),
     )
 )]
@@ -69,7 +70,7 @@ pub async fn advance_test_clock(
     security(("token" = [])),
     responses(
         (status = 200, description = "The sandbox's time", body = Envelope<TestClockData>),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn get_test_clock(app: web::Data<app::App>, caller: Authenticated) -> Result<HttpResponse, ApiError> {

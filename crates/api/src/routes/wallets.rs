@@ -1,3 +1,4 @@
+use super::answers::{BadKey, BodyTooLarge};
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
@@ -45,8 +46,8 @@ pub struct FundIssuingWalletData {
     responses(
         (status = 200, description = "The wallet was credited", body = Envelope<FundIssuingWalletData>),
         (status = 400, description = "A field breaks a rule; the message names it", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
-        (status = 413, description = "Body over 64 KiB", body = ErrorBody),
+        BadKey,
+        BodyTooLarge,
     )
 )]
 pub async fn fund_issuing_wallet(
@@ -89,7 +90,7 @@ pub struct IssuingWalletBalanceData {
     security(("token" = [])),
     responses(
         (status = 200, description = "Both wallet balances, in minor units", body = Envelope<IssuingWalletBalanceData>),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn get_issuing_wallet_balance(

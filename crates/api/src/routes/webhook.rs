@@ -1,3 +1,4 @@
+use super::answers::BadKey;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Authenticated, Json};
@@ -28,7 +29,7 @@ pub struct WebhookData {
     responses(
         (status = 200, description = "The URL is set", body = Envelope<WebhookData>),
         (status = 400, description = "Not an http(s) URL", body = ErrorBody),
-        (status = 401, description = "Missing, unknown or wrong-mode key", body = ErrorBody),
+        BadKey,
     )
 )]
 pub async fn set_webhook_url(
