@@ -1,6 +1,1 @@
-DROP TABLE rate_limits;
-DROP TABLE ledger_postings;
-DROP TABLE ledger_entries;
-DROP TABLE ledger_accounts;
-DROP TABLE api_keys;
-DROP TABLE accounts;
+../../postgres/2026-11-22-000001_foundation/down.sql

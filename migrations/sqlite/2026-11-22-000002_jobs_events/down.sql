@@ -1,4 +1,1 @@
-DROP TABLE test_clocks;
-DROP TABLE event_deliveries;
-DROP TABLE events;
-DROP TABLE jobs;
+../../postgres/2026-11-22-000002_jobs_events/down.sql

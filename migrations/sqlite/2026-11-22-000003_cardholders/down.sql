@@ -1,3 +1,1 @@
-DROP TABLE cardholders;
-ALTER TABLE accounts DROP COLUMN utility_bill_url;
-ALTER TABLE accounts DROP COLUMN company_address;
+../../postgres/2026-11-22-000003_cardholders/down.sql

@@ -1,2 +1,1 @@
-DELETE FROM jobs WHERE kind IN ('card_inactivity', 'card_maintenance_fee');
-DELETE FROM ledger_accounts WHERE code = 'fee_income';
+../../postgres/2026-11-22-000006_card_rules/down.sql

@@ -1,3 +1,1 @@
-DROP INDEX card_transactions_approved_seq;
-ALTER TABLE card_transactions DROP COLUMN approved_seq;
-ALTER TABLE cards DROP COLUMN approved_count;
+../../postgres/2026-11-23-000007_card_history_sequence/down.sql

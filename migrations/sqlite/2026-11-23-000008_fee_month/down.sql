@@ -1,2 +1,1 @@
-ALTER TABLE cards DROP COLUMN fee_anchor_at;
-ALTER TABLE cards DROP COLUMN fee_month;
+../../postgres/2026-11-23-000008_fee_month/down.sql

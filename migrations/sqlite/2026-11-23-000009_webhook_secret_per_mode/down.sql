@@ -1,2 +1,1 @@
-ALTER TABLE accounts DROP COLUMN test_webhook_secret_sealed;
-ALTER TABLE accounts RENAME COLUMN live_webhook_secret_sealed TO webhook_secret_sealed;
+../../postgres/2026-11-23-000009_webhook_secret_per_mode/down.sql

@@ -1,1 +1,1 @@
-DROP TABLE master_key_check;
+../../postgres/2026-11-23-000010_master_key_check/down.sql

@@ -1,1 +1,1 @@
-ALTER TABLE cards DROP COLUMN deleted_reason;
+../../postgres/2026-11-23-000011_card_deletion_reason/down.sql

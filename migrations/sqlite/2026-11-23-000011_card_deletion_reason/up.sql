@@ -1,2 +1,1 @@
--- Why a deleted card was deleted (domain::cards::state::DeletionReason); NULL while it lives.
-ALTER TABLE cards ADD COLUMN deleted_reason TEXT;
+../../postgres/2026-11-23-000011_card_deletion_reason/up.sql

@@ -1,1 +1,1 @@
-ALTER TABLE cards ADD COLUMN blocked_due_to_fraud BOOLEAN NOT NULL DEFAULT FALSE;
+../../postgres/2026-11-23-000012_no_fraud_flag/down.sql

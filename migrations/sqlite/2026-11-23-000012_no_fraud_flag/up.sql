@@ -1,2 +1,1 @@
--- Never set: the card's state (domain::cards::state) is the one source of what a card is.
-ALTER TABLE cards DROP COLUMN blocked_due_to_fraud;
+../../postgres/2026-11-23-000012_no_fraud_flag/up.sql

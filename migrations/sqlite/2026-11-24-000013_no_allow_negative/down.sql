@@ -1,2 +1,1 @@
-ALTER TABLE ledger_accounts ADD COLUMN allow_negative BOOLEAN NOT NULL DEFAULT FALSE;
-UPDATE ledger_accounts SET allow_negative = TRUE WHERE code = 'faucet' OR code LIKE 'card:%';
+../../postgres/2026-11-24-000013_no_allow_negative/down.sql

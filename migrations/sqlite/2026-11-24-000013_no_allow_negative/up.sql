@@ -1,3 +1,1 @@
--- Never read: which balances a ledger account may hold is its kind's range
--- (domain::ledger::AccountKind::allowed), checked by `issuing ledger check`.
-ALTER TABLE ledger_accounts DROP COLUMN allow_negative;
+../../postgres/2026-11-24-000013_no_allow_negative/up.sql

@@ -1,3 +1,1 @@
-ALTER TABLE card_transfers DROP COLUMN currency;
-ALTER TABLE cards DROP COLUMN nin_sealed;
-ALTER TABLE cards DROP COLUMN currency;
+../../postgres/2026-11-24-000014_card_currency/down.sql

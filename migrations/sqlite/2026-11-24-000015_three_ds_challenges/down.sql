@@ -1,1 +1,1 @@
-DROP TABLE three_ds_challenges;
+../../postgres/2026-11-24-000015_three_ds_challenges/down.sql

@@ -1,4 +1,1 @@
-DROP INDEX card_transactions_by_cardholder;
-DROP TABLE rewards;
-DROP TABLE reward_catalogues;
-DROP TABLE reward_rules;
+../../postgres/2026-11-25-000016_rewards/down.sql

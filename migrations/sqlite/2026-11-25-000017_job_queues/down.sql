@@ -1,2 +1,1 @@
-DROP INDEX jobs_due;
-CREATE INDEX jobs_due ON jobs (state, run_at);
+../../postgres/2026-11-25-000017_job_queues/down.sql

@@ -1,4 +1,1 @@
--- Each queue's runners lease their own kinds of job: the due-jobs index
--- leads with the kind.
-DROP INDEX jobs_due;
-CREATE INDEX jobs_due ON jobs (kind, state, run_at);
+../../postgres/2026-11-25-000017_job_queues/up.sql

@@ -1,1 +1,1 @@
-ALTER TABLE jobs DROP COLUMN lease;
+../../postgres/2026-11-26-000018_job_leases/down.sql

@@ -1,4 +1,1 @@
-ALTER TABLE accounts DROP COLUMN live_previous_webhook_secret_expires_at;
-ALTER TABLE accounts DROP COLUMN live_previous_webhook_secret_sealed;
-ALTER TABLE accounts DROP COLUMN test_previous_webhook_secret_expires_at;
-ALTER TABLE accounts DROP COLUMN test_previous_webhook_secret_sealed;
+../../postgres/2026-11-26-000020_webhook_secret_rolls/down.sql

@@ -1,2 +1,1 @@
-DROP TABLE wallet_credits;
-DELETE FROM ledger_accounts WHERE code IN ('deposits', 'losses');
+../../postgres/2026-11-27-000022_deposits_and_losses/down.sql

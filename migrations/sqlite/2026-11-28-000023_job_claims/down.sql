@@ -1,4 +1,1 @@
-DROP INDEX jobs_leased;
-DROP INDEX jobs_webhooks_due;
-DROP INDEX jobs_work_due;
-CREATE INDEX jobs_due ON jobs (kind, state, run_at);
+../../postgres/2026-11-28-000023_job_claims/down.sql

@@ -1,2 +1,1 @@
-DROP INDEX card_transactions_approved_seq;
-CREATE UNIQUE INDEX card_transactions_approved_seq ON card_transactions (card_id, approved_seq);
+../../postgres/2026-11-30-000025_approved_seq_partial/down.sql

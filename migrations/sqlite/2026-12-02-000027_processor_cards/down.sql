@@ -1,2 +1,1 @@
-DROP TABLE processor_customers;
-DROP TABLE processor_cards;
+../../postgres/2026-12-02-000027_processor_cards/down.sql

@@ -1,1 +1,1 @@
-DROP TABLE card_reversals;
+../../postgres/2026-12-03-000028_card_reversals/down.sql

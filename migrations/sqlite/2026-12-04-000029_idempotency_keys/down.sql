@@ -1,1 +1,1 @@
-DROP TABLE idempotency_keys;
+../../postgres/2026-12-04-000029_idempotency_keys/down.sql

@@ -1,3 +1,1 @@
-ALTER TABLE three_ds_challenges DROP COLUMN merchant_country;
-DROP TABLE spending_controls;
-DROP TABLE card_spending;
+../../postgres/2026-12-05-000030_spending_controls/down.sql

@@ -1,1 +1,1 @@
-DROP INDEX card_transactions_by_account;
+../../postgres/2026-12-06-000031_account_transactions/down.sql

@@ -1,3 +1,1 @@
-DROP TABLE dashboard_audit;
-DROP TABLE dashboard_sessions;
-DROP TABLE dashboard_users;
+../../postgres/2026-12-09-000034_console/down.sql

@@ -1,2 +1,1 @@
-DROP TABLE rails_changes;
-DROP TABLE rails;
+../../postgres/2026-12-10-000035_rails/down.sql

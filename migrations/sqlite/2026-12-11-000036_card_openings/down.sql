@@ -1,1 +1,1 @@
-DROP TABLE card_openings;
+../../postgres/2026-12-11-000036_card_openings/down.sql

@@ -1,1 +1,1 @@
-DROP TABLE gateway_authorizations;
+../../postgres/2026-12-12-000037_reconciliation/down.sql
