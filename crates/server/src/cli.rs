@@ -560,21 +560,29 @@ fn parse_max_wallet(value: &str) -> Result<Amount, String> {
         .map_err(|e| e.to_string())
 }
 
+/// An account's company profile and webhook URL, as `accounts create` and
+/// `accounts update` take them.
+#[derive(Args)]
+pub struct Profile {
+    /// Where its webhooks go (sandbox and live), an http(s) URL.
+    #[arg(long)]
+    pub webhook_url: Option<String>,
+    /// The company's address (registering cardholders needs it).
+    #[arg(long)]
+    pub company_address: Option<String>,
+    /// A URL of the company's utility bill (registering cardholders needs it).
+    #[arg(long)]
+    pub utility_bill_url: Option<String>,
+}
+
 #[derive(Subcommand)]
 pub enum AccountsCommand {
     /// Create an account; prints its id, keys and webhook secret as JSON.
     Create {
         #[arg(long)]
         name: String,
-        /// Where its webhooks go (sandbox and live), an http(s) URL.
-        #[arg(long)]
-        webhook_url: Option<String>,
-        /// The company's address (registering cardholders needs it).
-        #[arg(long)]
-        company_address: Option<String>,
-        /// A URL of the company's utility bill (registering cardholders needs it).
-        #[arg(long)]
-        utility_bill_url: Option<String>,
+        #[command(flatten)]
+        profile: Profile,
     },
     /// Change an account's company profile, webhook URL or reward switch.
     Update {
@@ -582,15 +590,8 @@ pub enum AccountsCommand {
         /// Switch the rewards feature on or off, in both modes.
         #[arg(long, value_parser = ["on", "off"])]
         rewards: Option<String>,
-        /// Where its webhooks go (sandbox and live), an http(s) URL.
-        #[arg(long)]
-        webhook_url: Option<String>,
-        /// The company's address (registering cardholders needs it).
-        #[arg(long)]
-        company_address: Option<String>,
-        /// A URL of the company's utility bill (registering cardholders needs it).
-        #[arg(long)]
-        utility_bill_url: Option<String>,
+        #[command(flatten)]
+        profile: Profile,
     },
     /// Issue a new secret key for a mode; prints it once, as JSON. The
     /// mode's previous keys keep working until they expire.

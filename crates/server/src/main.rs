@@ -131,31 +131,24 @@ async fn run(cli: Cli) -> ExitCode {
         Some(Command::Migrate) => commands::migrate(&db).await,
         Some(Command::Jobs(JobsCommand::List { failed })) => commands::list_jobs(&db, &serve, failed).await,
         Some(Command::Jobs(JobsCommand::Retry { id })) => commands::retry_job(&db, &serve, &id).await,
-        Some(Command::Accounts(AccountsCommand::Create {
-            name,
-            webhook_url,
-            company_address,
-            utility_bill_url,
-        })) => {
+        Some(Command::Accounts(AccountsCommand::Create { name, profile })) => {
             let details = app::accounts::AccountDetails {
                 name,
-                webhook_url,
-                company_address,
-                utility_bill_url,
+                webhook_url: profile.webhook_url,
+                company_address: profile.company_address,
+                utility_bill_url: profile.utility_bill_url,
             };
             commands::create_account(&db, &serve, &details).await
         }
         Some(Command::Accounts(AccountsCommand::Update {
             account_id,
             rewards,
-            webhook_url,
-            company_address,
-            utility_bill_url,
+            profile,
         })) => {
             let update = app::accounts::AccountUpdate {
-                webhook_url,
-                company_address,
-                utility_bill_url,
+                webhook_url: profile.webhook_url,
+                company_address: profile.company_address,
+                utility_bill_url: profile.utility_bill_url,
             };
             let rewards = rewards.map(|r| r == "on");
             commands::update_account(&db, &serve, &account_id, &update, rewards).await
