@@ -310,6 +310,24 @@ impl FromRequest for Authenticated {
     }
 }
 
+/// What every keyed handler takes: the app, and the caller authenticated
+/// for the path's mode.
+pub struct Keyed(pub web::Data<app::App>, pub Authenticated);
+
+impl FromRequest for Keyed {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let app = req
+            .app_data::<web::Data<app::App>>()
+            .cloned()
+            .expect("the app is wired");
+        let caller = Authenticated::from_request(req, payload);
+        Box::pin(async move { Ok(Keyed(app, caller.await?)) })
+    }
+}
+
 impl Authenticated {
     /// The caller, named in the request's span.
     fn of(caller: app::Caller) -> Self {

@@ -7,7 +7,7 @@ use super::card_transactions::AccountTransactionView;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Json, JsonOrEmpty, path_id};
+use crate::extract::{Json, JsonOrEmpty, Keyed, path_id};
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 use app::cards::{HoldStepRequest, MockDebit, SandboxRefund, StepKind};
@@ -85,8 +85,7 @@ impl From<HoldBody> for MockDebit {
     )
 )]
 pub async fn create_authorization(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Json(body): Json<HoldBody>,
 ) -> Result<HttpResponse, ApiError> {
     let authorization = app.create_authorization(&caller.0, body.into()).await?;
@@ -157,8 +156,7 @@ impl From<HoldSettled> for StepView {
 
 /// One step, for the four step endpoints.
 async fn step(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     id: web::Path<String>,
     kind: StepKind,
     body: StepBody,
@@ -192,12 +190,11 @@ async fn step(
     )
 )]
 pub async fn capture(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    keyed: Keyed,
     id: web::Path<String>,
     JsonOrEmpty(body): JsonOrEmpty<StepBody>,
 ) -> Result<HttpResponse, ApiError> {
-    step(app, caller, id, StepKind::Capture, body).await
+    step(keyed, id, StepKind::Capture, body).await
 }
 
 /// Sandbox only: release (part of) a pending authorization's hold to the
@@ -218,12 +215,11 @@ pub async fn capture(
     )
 )]
 pub async fn reverse(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    keyed: Keyed,
     id: web::Path<String>,
     JsonOrEmpty(body): JsonOrEmpty<StepBody>,
 ) -> Result<HttpResponse, ApiError> {
-    step(app, caller, id, StepKind::Reverse, body).await
+    step(keyed, id, StepKind::Reverse, body).await
 }
 
 /// Sandbox only: expire a pending authorization now, releasing its hold,
@@ -241,12 +237,8 @@ pub async fn reverse(
         BadTestKey,
     )
 )]
-pub async fn expire(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
-    step(app, caller, id, StepKind::Expire, StepBody::default()).await
+pub async fn expire(keyed: Keyed, id: web::Path<String>) -> Result<HttpResponse, ApiError> {
+    step(keyed, id, StepKind::Expire, StepBody::default()).await
 }
 
 /// Sandbox only: raise a pending authorization's hold by `amount`,
@@ -269,8 +261,7 @@ pub async fn expire(
     )
 )]
 pub async fn increment(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     id: web::Path<String>,
     Json(body): Json<StepBody>,
 ) -> Result<HttpResponse, ApiError> {
@@ -326,11 +317,7 @@ pub struct RefundView {
         BadTestKey,
     )
 )]
-pub async fn refund(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Json(body): Json<RefundBody>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn refund(Keyed(app, caller): Keyed, Json(body): Json<RefundBody>) -> Result<HttpResponse, ApiError> {
     let request = SandboxRefund {
         transaction_id: body.transaction_id,
         amount: AmountText::into_text(body.amount),

@@ -7,9 +7,9 @@ use super::answers::{FundedTooSoon, NotSettledInTime, UnloadedTooSoon};
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Json};
+use crate::extract::{Json, Keyed};
+use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, web};
 use app::cards::TransferRequest;
 use domain::Currency;
 use domain::cards::transfer::TransferKind;
@@ -58,8 +58,7 @@ fn answered(status: StatusCode, message: &'static str, (card_id, reference): (Ca
 }
 
 async fn transfer(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     body: TransferBody,
     (kind, currency): (TransferKind, Currency),
     message: &'static str,
@@ -85,13 +84,9 @@ async fn transfer(
         FundedTooSoon,
     )
 )]
-pub async fn fund_card_asynchronously(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Json(body): Json<TransferBody>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn fund_card_asynchronously(keyed: Keyed, Json(body): Json<TransferBody>) -> Result<HttpResponse, ApiError> {
     let fund = (TransferKind::Fund, Currency::Usd);
-    transfer(app, caller, body, fund, "The card funding is processing").await
+    transfer(keyed, body, fund, "The card funding is processing").await
 }
 
 /// Unload a card back to the USD issuing wallet: the money is reserved at
@@ -111,20 +106,18 @@ pub async fn fund_card_asynchronously(
     )
 )]
 pub async fn unload_card_asynchronously(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    keyed: Keyed,
     Json(body): Json<TransferBody>,
 ) -> Result<HttpResponse, ApiError> {
     let unload = (TransferKind::Unload, Currency::Usd);
-    transfer(app, caller, body, unload, "The card unloading is processing").await
+    transfer(keyed, body, unload, "The card unloading is processing").await
 }
 
 /// The synchronous twins older integrations call: the same request,
 /// answered once its movement settled (200) or failed (400
 /// `transfer_failed`).
 async fn settled_transfer(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     body: TransferBody,
     kind: TransferKind,
     message: &'static str,
@@ -157,19 +150,8 @@ async fn settled_transfer(
         NotSettledInTime,
     )
 )]
-pub async fn fund_card(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Json(body): Json<TransferBody>,
-) -> Result<HttpResponse, ApiError> {
-    settled_transfer(
-        app,
-        caller,
-        body,
-        TransferKind::Fund,
-        "The card was funded successfully",
-    )
-    .await
+pub async fn fund_card(keyed: Keyed, Json(body): Json<TransferBody>) -> Result<HttpResponse, ApiError> {
+    settled_transfer(keyed, body, TransferKind::Fund, "The card was funded successfully").await
 }
 
 /// Unload a card to the USD issuing wallet and answer once the unloading
@@ -188,19 +170,8 @@ pub async fn fund_card(
         NotSettledInTime,
     )
 )]
-pub async fn unload_card(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Json(body): Json<TransferBody>,
-) -> Result<HttpResponse, ApiError> {
-    settled_transfer(
-        app,
-        caller,
-        body,
-        TransferKind::Unload,
-        "The card was unloaded successfully",
-    )
-    .await
+pub async fn unload_card(keyed: Keyed, Json(body): Json<TransferBody>) -> Result<HttpResponse, ApiError> {
+    settled_transfer(keyed, body, TransferKind::Unload, "The card was unloaded successfully").await
 }
 
 /// Fund a Naira card from the NGN issuing wallet (amount in kobo;
@@ -219,13 +190,9 @@ pub async fn unload_card(
         FundedTooSoon,
     )
 )]
-pub async fn fund_naira_card(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Json(body): Json<TransferBody>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn fund_naira_card(keyed: Keyed, Json(body): Json<TransferBody>) -> Result<HttpResponse, ApiError> {
     let fund = (TransferKind::Fund, Currency::Ngn);
-    transfer(app, caller, body, fund, "The Naira card funding is processing").await
+    transfer(keyed, body, fund, "The Naira card funding is processing").await
 }
 
 /// Unload a Naira card back to the NGN issuing wallet: the money is
@@ -245,13 +212,9 @@ pub async fn fund_naira_card(
         UnloadedTooSoon,
     )
 )]
-pub async fn unload_naira_card(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Json(body): Json<TransferBody>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn unload_naira_card(keyed: Keyed, Json(body): Json<TransferBody>) -> Result<HttpResponse, ApiError> {
     let unload = (TransferKind::Unload, Currency::Ngn);
-    transfer(app, caller, body, unload, "The Naira card unloading is processing").await
+    transfer(keyed, body, unload, "The Naira card unloading is processing").await
 }
 
 /// `unload_naira_card` as some integrations send it: `POST`, the same body
@@ -270,10 +233,6 @@ pub async fn unload_naira_card(
         UnloadedTooSoon,
     )
 )]
-pub async fn unload_naira_card_by_post(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    body: Json<TransferBody>,
-) -> Result<HttpResponse, ApiError> {
-    unload_naira_card(app, caller, body).await
+pub async fn unload_naira_card_by_post(keyed: Keyed, body: Json<TransferBody>) -> Result<HttpResponse, ApiError> {
+    unload_naira_card(keyed, body).await
 }

@@ -1,13 +1,12 @@
 //! Card transactions: the sandbox's mock debit, a card's history and one
 //! transaction by reference.
 
-use super::answers::BadKey;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Json, Query};
+use crate::extract::{Json, Keyed, Query};
+use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, web};
 use app::cards::{Completion, MockDebit};
 use domain::cards::hold::TransactionKind;
 use domain::ids::CardId;
@@ -72,12 +71,8 @@ pub struct DebitPosted {
         (status = 401, description = "Bad key, or declined for insufficient balance", body = ErrorBody),
     )
 )]
-pub async fn mock_debit_transaction(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Json(body): Json<MockDebitBody>,
-) -> Result<HttpResponse, ApiError> {
-    mock_debit(app, caller, body, Currency::Usd).await
+pub async fn mock_debit_transaction(keyed: Keyed, Json(body): Json<MockDebitBody>) -> Result<HttpResponse, ApiError> {
+    mock_debit(keyed, body, Currency::Usd).await
 }
 
 /// Sandbox only: post a debit on a Naira card as the card network would
@@ -96,12 +91,8 @@ pub async fn mock_debit_transaction(
         (status = 401, description = "Bad key, or declined for insufficient balance", body = ErrorBody),
     )
 )]
-pub async fn mock_debit_naira_card(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Json(body): Json<MockDebitBody>,
-) -> Result<HttpResponse, ApiError> {
-    mock_debit(app, caller, body, Currency::Ngn).await
+pub async fn mock_debit_naira_card(keyed: Keyed, Json(body): Json<MockDebitBody>) -> Result<HttpResponse, ApiError> {
+    mock_debit(keyed, body, Currency::Ngn).await
 }
 
 impl From<MockDebitBody> for MockDebit {
@@ -122,8 +113,7 @@ impl From<MockDebitBody> for MockDebit {
 }
 
 async fn mock_debit(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     body: MockDebitBody,
     currency: Currency,
 ) -> Result<HttpResponse, ApiError> {
@@ -173,8 +163,7 @@ pub struct CompleteThreeDsBody {
     )
 )]
 pub async fn complete_3ds(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Json(body): Json<CompleteThreeDsBody>,
 ) -> Result<HttpResponse, ApiError> {
     let answer = (&body.card_id, &body.transaction_reference, &body.otp);
@@ -271,15 +260,13 @@ pub struct TransactionList {
     responses(
         (status = 200, description = "A page of the card's debits", body = Envelope<TransactionList>),
         (status = 400, description = "No such card, a bad page, or a bad or lone start_date/end_date", body = ErrorBody),
-        BadKey,
     )
 )]
 pub async fn get_card_transactions(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    keyed: Keyed,
     Query(query): Query<TransactionsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    transactions(app, caller, query, Currency::Usd).await
+    transactions(keyed, query, Currency::Usd).await
 }
 
 /// A Naira card's debits, as `get_card_transactions` lists a USD card's.
@@ -292,20 +279,17 @@ pub async fn get_card_transactions(
     responses(
         (status = 200, description = "A page of the card's debits", body = Envelope<TransactionList>),
         (status = 400, description = "No such Naira card, a bad page, or a bad or lone start_date/end_date", body = ErrorBody),
-        BadKey,
     )
 )]
 pub async fn get_naira_card_transactions(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    keyed: Keyed,
     Query(query): Query<TransactionsQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    transactions(app, caller, query, Currency::Ngn).await
+    transactions(keyed, query, Currency::Ngn).await
 }
 
 async fn transactions(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     query: TransactionsQuery,
     currency: Currency,
 ) -> Result<HttpResponse, ApiError> {
@@ -409,12 +393,10 @@ pub struct AccountTransactions {
     responses(
         (status = 200, description = "A page of the account's transactions", body = Envelope<AccountTransactions>),
         (status = 400, description = "A bad limit, status or time range, or a `starting_after` of no transaction of the account and mode", body = ErrorBody),
-        BadKey,
     )
 )]
 pub async fn list_transactions(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Query(query): Query<AccountTransactionsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let query = app::cards::TransactionsQuery {
@@ -451,12 +433,10 @@ pub struct TransactionQuery {
     responses(
         (status = 200, description = "The transaction", body = Envelope<TransactionView>),
         (status = 400, description = "No such card or transaction, or no reference", body = ErrorBody),
-        BadKey,
     )
 )]
 pub async fn get_card_transaction_by_id(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Query(query): Query<TransactionQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let reference = match (query.client_transaction_reference, query.issuer_transaction_reference) {

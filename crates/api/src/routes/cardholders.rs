@@ -1,7 +1,7 @@
-use super::answers::{BadKey, BadPage, NoSuchCardholder};
+use super::answers::{BadPage, NoSuchCardholder};
 use crate::envelope::{Empty, Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Json, Query, path_id};
+use crate::extract::{Json, Keyed, Query, path_id};
 use crate::paging::PageQuery;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
@@ -202,12 +202,7 @@ impl From<CardholderRecord> for CardholderView {
     }
 }
 
-async fn register(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    body: RegisterBody,
-    synchronous: bool,
-) -> Result<HttpResponse, ApiError> {
+async fn register(Keyed(app, caller): Keyed, body: RegisterBody, synchronous: bool) -> Result<HttpResponse, ApiError> {
     let input = RegistrationInput {
         first_name: body.first_name,
         last_name: body.last_name,
@@ -247,18 +242,16 @@ async fn register(
     responses(
         (status = 201, description = "Registered (verified, or in manual review)", body = Envelope<CardholderIdData>),
         (status = 400, description = "A field breaks a rule, the BVN or phone is taken, or verification refused", body = ErrorBody),
-        BadKey,
         (status = 403, description = "The account's company address or utility bill is missing", body = ErrorBody),
         (status = 420, description = "The same identity was registered less than a minute ago", body = ErrorBody),
         (status = 451, description = "The individual is blacklisted", body = ErrorBody),
     )
 )]
 pub async fn register_cardholder_synchronously(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    keyed: Keyed,
     Json(body): Json<RegisterBody>,
 ) -> Result<HttpResponse, ApiError> {
-    register(app, caller, body, true).await
+    register(keyed, body, true).await
 }
 
 /// Register a cardholder; the verification result follows by webhook
@@ -272,17 +265,12 @@ pub async fn register_cardholder_synchronously(
     responses(
         (status = 201, description = "Registered; verification follows", body = Envelope<CardholderIdData>),
         (status = 400, description = "A field breaks a rule, or the BVN or phone is taken", body = ErrorBody),
-        BadKey,
         (status = 403, description = "The account's company address or utility bill is missing", body = ErrorBody),
         (status = 420, description = "The same identity was registered less than a minute ago", body = ErrorBody),
     )
 )]
-pub async fn register_cardholder(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Json(body): Json<RegisterBody>,
-) -> Result<HttpResponse, ApiError> {
-    register(app, caller, body, false).await
+pub async fn register_cardholder(keyed: Keyed, Json(body): Json<RegisterBody>) -> Result<HttpResponse, ApiError> {
+    register(keyed, body, false).await
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -312,12 +300,10 @@ pub struct CardholderEnvelope {
     responses(
         (status = 200, description = "The cardholder", body = CardholderEnvelope),
         NoSuchCardholder,
-        BadKey,
     )
 )]
 pub async fn get_cardholder(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Query(query): Query<CardholderQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let record = app
@@ -369,12 +355,10 @@ pub struct UpdateBody {
     responses(
         (status = 200, description = "The updated cardholder", body = Envelope<CardholderView>),
         (status = 400, description = "No such cardholder, or a field breaks a rule", body = ErrorBody),
-        BadKey,
     )
 )]
 pub async fn update_cardholder(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Query(query): Query<UpdateQuery>,
     Json(body): Json<UpdateBody>,
 ) -> Result<HttpResponse, ApiError> {
@@ -415,12 +399,10 @@ pub async fn update_cardholder(
     responses(
         (status = 200, description = "Deleted", body = Envelope<Empty>),
         NoSuchCardholder,
-        BadKey,
     )
 )]
 pub async fn delete_cardholder(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     cardholder_id: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     app.delete_cardholder(
@@ -447,12 +429,10 @@ pub struct CardholderList {
     responses(
         (status = 200, description = "A page of cardholders", body = Envelope<CardholderList>),
         BadPage,
-        BadKey,
     )
 )]
 pub async fn get_all_cardholder(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Query(query): Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let page = query.page()?;
@@ -494,11 +474,7 @@ pub struct StateList {
         (status = 400, description = "Not a supported country", body = ErrorBody),
     )
 )]
-pub async fn get_all_states(
-    app: web::Data<app::App>,
-    _caller: Authenticated,
-    Query(query): Query<CountryQuery>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn get_all_states(Keyed(app, _): Keyed, Query(query): Query<CountryQuery>) -> Result<HttpResponse, ApiError> {
     let states = app
         .get_all_states(&query.country)?
         .iter()
@@ -549,11 +525,7 @@ pub struct LgaList {
         (status = 400, description = "Not a known state, or one several countries have (give country)", body = ErrorBody),
     )
 )]
-pub async fn get_all_lga(
-    app: web::Data<app::App>,
-    _caller: Authenticated,
-    Query(query): Query<StateQuery>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn get_all_lga(Keyed(app, _): Keyed, Query(query): Query<StateQuery>) -> Result<HttpResponse, ApiError> {
     let lgas = app
         .get_all_lga(&query.state, query.country.as_deref())?
         .iter()

@@ -1,13 +1,13 @@
 //! USD card endpoints on the base address: issue, read (sealed details,
 //! balance, lists, details tokens), manage (freeze, PINs, delete).
 
-use super::answers::{BadKey, BadPage, ListedTooSoon, NoSuchCard, NoSuchCardholder, ReadTooSoon};
+use super::answers::{BadPage, ListedTooSoon, NoSuchCard, NoSuchCardholder, ReadTooSoon};
 use super::card_view::CardView;
 use super::cardholders::meta_text;
 use crate::amount_text::AmountText;
 use crate::envelope::{Empty, Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, CardFields, Json, Query, path_id};
+use crate::extract::{CardFields, Json, Keyed, Query, path_id};
 use crate::paging::PageQuery;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
@@ -85,8 +85,7 @@ fn created(status: StatusCode, message: &'static str, (id, currency): (CardId, C
     )
 )]
 pub async fn create_card(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Json(body): Json<CreateCardBody>,
 ) -> Result<HttpResponse, ApiError> {
     let request = CardRequest {
@@ -147,8 +146,7 @@ pub struct ActivateBody {
     )
 )]
 pub async fn activate_physical_card(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Json(body): Json<ActivateBody>,
 ) -> Result<HttpResponse, ApiError> {
     let request = ActivationRequest {
@@ -204,11 +202,7 @@ pub struct MigrateBody {
     )
 )]
 #[deprecated]
-pub async fn migrate_card(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Json(body): Json<MigrateBody>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn migrate_card(Keyed(app, caller): Keyed, Json(body): Json<MigrateBody>) -> Result<HttpResponse, ApiError> {
     let request = MigrationRequest {
         cardholder_id: body.cardholder_id,
         card_id: body.card_id,
@@ -243,13 +237,11 @@ pub struct CardQuery {
     responses(
         (status = 200, description = "The card", body = Envelope<CardView>),
         NoSuchCard,
-        BadKey,
         ReadTooSoon,
     )
 )]
 pub async fn get_card_details(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     CardFields(view): CardFields,
     Query(query): Query<CardQuery>,
 ) -> Result<HttpResponse, ApiError> {
@@ -283,13 +275,11 @@ pub struct CardBalanceView {
     responses(
         (status = 200, description = "The balance", body = Envelope<CardBalanceView>),
         NoSuchCard,
-        BadKey,
         ReadTooSoon,
     )
 )]
 pub async fn get_card_balance(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Query(query): Query<CardQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let id = CardId::new(query.card_id);
@@ -322,8 +312,7 @@ impl CardIdData {
 /// Freezes or unfreezes the card of `query`; `only` one of that currency
 /// (the Naira paths).
 pub(super) async fn set_active(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     query: CardQuery,
     (active, only): (bool, Option<Currency>),
     message: &'static str,
@@ -343,22 +332,10 @@ pub(super) async fn set_active(
     responses(
         (status = 200, description = "Frozen", body = Envelope<CardIdData>),
         NoSuchCard,
-        BadKey,
     )
 )]
-pub async fn freeze_card(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Query(query): Query<CardQuery>,
-) -> Result<HttpResponse, ApiError> {
-    set_active(
-        app,
-        caller,
-        query,
-        (false, None),
-        "This card has been frozen successfully",
-    )
-    .await
+pub async fn freeze_card(keyed: Keyed, Query(query): Query<CardQuery>) -> Result<HttpResponse, ApiError> {
+    set_active(keyed, query, (false, None), "This card has been frozen successfully").await
 }
 
 /// Unfreeze a card: `is_active` is true at once.
@@ -371,22 +348,10 @@ pub async fn freeze_card(
     responses(
         (status = 200, description = "Unfrozen", body = Envelope<CardIdData>),
         NoSuchCard,
-        BadKey,
     )
 )]
-pub async fn unfreeze_card(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Query(query): Query<CardQuery>,
-) -> Result<HttpResponse, ApiError> {
-    set_active(
-        app,
-        caller,
-        query,
-        (true, None),
-        "This card has been unfrozen successfully",
-    )
-    .await
+pub async fn unfreeze_card(keyed: Keyed, Query(query): Query<CardQuery>) -> Result<HttpResponse, ApiError> {
+    set_active(keyed, query, (true, None), "This card has been unfrozen successfully").await
 }
 
 #[derive(Deserialize, IntoParams)]
@@ -410,13 +375,11 @@ pub struct CardholderCards {
     responses(
         (status = 200, description = "The cardholder's cards, newest first", body = Envelope<CardholderCards>),
         NoSuchCardholder,
-        BadKey,
         ListedTooSoon,
     )
 )]
 pub async fn get_all_cardholder_cards(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     CardFields(view): CardFields,
     Query(query): Query<CardholderCardsQuery>,
 ) -> Result<HttpResponse, ApiError> {
@@ -446,13 +409,11 @@ pub struct CardList {
     responses(
         (status = 200, description = "A page of cards", body = Envelope<CardList>),
         BadPage,
-        BadKey,
         ListedTooSoon,
     )
 )]
 pub async fn get_all_cards(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     CardFields(view): CardFields,
     Query(query): Query<PageQuery>,
 ) -> Result<HttpResponse, ApiError> {
@@ -476,14 +437,9 @@ pub async fn get_all_cards(
     responses(
         (status = 200, description = "Deleted", body = Envelope<Empty>),
         NoSuchCard,
-        BadKey,
     )
 )]
-pub async fn delete_card(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    card_id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn delete_card(Keyed(app, caller): Keyed, card_id: web::Path<String>) -> Result<HttpResponse, ApiError> {
     app.delete_card(&caller.0, &CardId::new(path_id("card_id", card_id.into_inner())?))
         .await?;
     Ok(success(StatusCode::OK, "The card was deleted successfully", Empty {}))
@@ -496,12 +452,7 @@ pub struct PinBody {
     card_pin: String,
 }
 
-async fn set_pin(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    body: PinBody,
-    kind: PinKind,
-) -> Result<HttpResponse, ApiError> {
+async fn set_pin(Keyed(app, caller): Keyed, body: PinBody, kind: PinKind) -> Result<HttpResponse, ApiError> {
     app.set_card_pin(&caller.0, &CardId::new(body.card_id), kind, &body.card_pin)
         .await?;
     Ok(success(
@@ -520,15 +471,10 @@ async fn set_pin(
     responses(
         (status = 201, description = "Updated", body = Envelope<Empty>),
         (status = 400, description = "No such card, or card_pin is not an encrypted 4-digit PIN", body = ErrorBody),
-        BadKey,
     )
 )]
-pub async fn update_card_pin(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Json(body): Json<PinBody>,
-) -> Result<HttpResponse, ApiError> {
-    set_pin(app, caller, body, PinKind::Card).await
+pub async fn update_card_pin(keyed: Keyed, Json(body): Json<PinBody>) -> Result<HttpResponse, ApiError> {
+    set_pin(keyed, body, PinKind::Card).await
 }
 
 /// Set the 3-D Secure PIN (the same body as update_card_pin).
@@ -541,15 +487,10 @@ pub async fn update_card_pin(
     responses(
         (status = 201, description = "Set; pin_3ds_activated is true", body = Envelope<Empty>),
         (status = 400, description = "No such card, or card_pin is not an encrypted 4-digit PIN", body = ErrorBody),
-        BadKey,
     )
 )]
-pub async fn set_3d_secure_pin(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Json(body): Json<PinBody>,
-) -> Result<HttpResponse, ApiError> {
-    set_pin(app, caller, body, PinKind::ThreeDSecure).await
+pub async fn set_3d_secure_pin(keyed: Keyed, Json(body): Json<PinBody>) -> Result<HttpResponse, ApiError> {
+    set_pin(keyed, body, PinKind::ThreeDSecure).await
 }
 
 #[derive(Serialize, ToSchema)]
@@ -568,13 +509,11 @@ pub struct TokenData {
     responses(
         (status = 200, description = "A card-details token", body = Envelope<TokenData>),
         NoSuchCard,
-        BadKey,
         (status = 420, description = "A token was made for this card less than 3 seconds ago", body = ErrorBody),
     )
 )]
 pub async fn generate_token_for_card_details(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Query(query): Query<CardQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let token = app

@@ -1,7 +1,7 @@
-use super::answers::{BadKey, BadPage};
+use super::answers::BadPage;
 use crate::envelope::{Envelope, Meta, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Query, path_id};
+use crate::extract::{Keyed, Query, path_id};
 use crate::paging::PageQuery;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
@@ -101,14 +101,9 @@ pub struct EventIdData {
     responses(
         (status = 200, description = "A page of events", body = Envelope<EventList>),
         BadPage,
-        BadKey,
     )
 )]
-pub async fn list_events(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Query(query): Query<PageQuery>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn list_events(Keyed(app, caller): Keyed, Query(query): Query<PageQuery>) -> Result<HttpResponse, ApiError> {
     let page = query.page()?;
     let (events, paging) = app.list_events(&caller.0, page).await?;
     let data = EventList {
@@ -128,14 +123,9 @@ pub async fn list_events(
     responses(
         (status = 200, description = "The event and its attempts", body = Envelope<EventDetail>),
         (status = 400, description = "No such event for this account and mode", body = ErrorBody),
-        BadKey,
     )
 )]
-pub async fn get_event(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    event_id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn get_event(Keyed(app, caller): Keyed, event_id: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let (event, attempts) = app
         .get_event(&caller.0, &EventId::new(path_id("event_id", event_id.into_inner())?))
         .await?;
@@ -156,14 +146,9 @@ pub async fn get_event(
     responses(
         (status = 202, description = "A delivery is queued", body = Envelope<EventIdData>),
         (status = 400, description = "No such event for this account and mode", body = ErrorBody),
-        BadKey,
     )
 )]
-pub async fn redeliver_event(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    event_id: web::Path<String>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn redeliver_event(Keyed(app, caller): Keyed, event_id: web::Path<String>) -> Result<HttpResponse, ApiError> {
     let id = EventId::new(path_id("event_id", event_id.into_inner())?);
     app.redeliver_event(&caller.0, &id).await?;
     let data = EventIdData {
@@ -181,10 +166,9 @@ pub async fn redeliver_event(
     security(("token" = [])),
     responses(
         (status = 202, description = "The event is stored and will be delivered", body = Envelope<EventIdData>),
-        BadKey,
     )
 )]
-pub async fn send_test_event(app: web::Data<app::App>, caller: Authenticated) -> Result<HttpResponse, ApiError> {
+pub async fn send_test_event(Keyed(app, caller): Keyed) -> Result<HttpResponse, ApiError> {
     let id = app.send_test_event(&caller.0).await?;
     let data = EventIdData {
         event_id: id.to_string(),

@@ -1,10 +1,8 @@
-use super::answers::BadKey;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::Authenticated;
+use crate::extract::Keyed;
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use actix_web::web;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -28,11 +26,10 @@ pub struct FxRateData {
     security(("token" = [])),
     responses(
         (status = 200, description = "The rates, in kobo per 1 USD", body = Envelope<FxRateData>),
-        BadKey,
         (status = 420, description = "Called less than a minute ago; see Retry-After", body = ErrorBody),
     )
 )]
-pub async fn get_fx_rate(app: web::Data<app::App>, caller: Authenticated) -> Result<HttpResponse, ApiError> {
+pub async fn get_fx_rate(Keyed(app, caller): Keyed) -> Result<HttpResponse, ApiError> {
     let rates = app.get_fx_rate(&caller.0).await?;
     let data = FxRateData {
         ngn_usd: rates.ngn_usd.to_string(),

@@ -1,13 +1,13 @@
 //! What only Naira cards have: their balance (by card or cardholder id)
 //! and their own freeze and unfreeze paths.
 
-use super::answers::{BadKey, ReadTooSoon};
+use super::answers::ReadTooSoon;
 use super::cards::{CardIdData, CardQuery, set_active};
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Query};
+use crate::extract::{Keyed, Query};
+use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, web};
 use domain::Currency;
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -37,13 +37,11 @@ pub struct NairaBalance {
     responses(
         (status = 200, description = "The balance", body = Envelope<NairaBalance>),
         (status = 400, description = "No such cardholder or Naira card, or several cards and no card id", body = ErrorBody),
-        BadKey,
         ReadTooSoon,
     )
 )]
 pub async fn get_card_balance(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Query(query): Query<NairaBalanceQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let (_, balance) = app.get_naira_card_balance(&caller.0, &query.cardholder_id).await?;
@@ -67,16 +65,11 @@ pub async fn get_card_balance(
     responses(
         (status = 200, description = "Frozen", body = Envelope<CardIdData>),
         (status = 400, description = "No such Naira card", body = ErrorBody),
-        BadKey,
     )
 )]
-pub async fn freeze_card(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Query(query): Query<CardQuery>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn freeze_card(keyed: Keyed, Query(query): Query<CardQuery>) -> Result<HttpResponse, ApiError> {
     let freeze = (false, Some(Currency::Ngn));
-    set_active(app, caller, query, freeze, "This card has been frozen successfully").await
+    set_active(keyed, query, freeze, "This card has been frozen successfully").await
 }
 
 /// Unfreeze a Naira card: `is_active` is true at once.
@@ -90,14 +83,9 @@ pub async fn freeze_card(
     responses(
         (status = 200, description = "Unfrozen", body = Envelope<CardIdData>),
         (status = 400, description = "No such Naira card", body = ErrorBody),
-        BadKey,
     )
 )]
-pub async fn unfreeze_card(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Query(query): Query<CardQuery>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn unfreeze_card(keyed: Keyed, Query(query): Query<CardQuery>) -> Result<HttpResponse, ApiError> {
     let unfreeze = (true, Some(Currency::Ngn));
-    set_active(app, caller, query, unfreeze, "This card has been unfrozen successfully").await
+    set_active(keyed, query, unfreeze, "This card has been unfrozen successfully").await
 }

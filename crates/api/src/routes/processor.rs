@@ -3,7 +3,7 @@
 //! challenges it opens, signed with the processor secret
 //! (`x-processor-signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`).
 
-use super::answers::{BadSignature, BodyTooLarge, NoProcessorSecret};
+use super::answers::{BadSignature, NoProcessorSecret};
 use crate::MAX_BODY_BYTES;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
@@ -191,7 +191,6 @@ fn signed<T: DeserializeOwned>(app: &app::App, req: &HttpRequest, body: &[u8]) -
         (status = 400, description = "A field breaks a rule, or the reference was used", body = ErrorBody),
         BadSignature,
         NoProcessorSecret,
-        BodyTooLarge,
     )
 )]
 pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, ApiError> {
@@ -231,7 +230,6 @@ pub async fn authorize(app: web::Data<app::App>, req: HttpRequest, body: web::By
         (status = 400, description = "No challenge awaits an OTP under this card and reference", body = ErrorBody),
         BadSignature,
         NoProcessorSecret,
-        BodyTooLarge,
     )
 )]
 pub async fn complete_3ds(
@@ -265,7 +263,6 @@ pub async fn complete_3ds(
         (status = 400, description = "A field breaks a rule", body = ErrorBody),
         BadSignature,
         NoProcessorSecret,
-        BodyTooLarge,
     )
 )]
 pub async fn reverse(app: web::Data<app::App>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, ApiError> {
@@ -301,7 +298,6 @@ pub async fn reverse(app: web::Data<app::App>, req: HttpRequest, body: web::Byte
         (status = 400, description = "A field breaks a rule", body = ErrorBody),
         BadSignature,
         NoProcessorSecret,
-        BodyTooLarge,
     )
 )]
 pub async fn capture(app: web::Data<app::App>, req: HttpRequest, body: web::Bytes) -> Result<HttpResponse, ApiError> {

@@ -1,12 +1,11 @@
 //! The routes only the relay address serves: redeeming a card-details
 //! token (no key needed), and reading a Naira debit's 3-D Secure OTP.
 
-use super::answers::BadKey;
 use super::card_view::CardView;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Body, PathMode, Query, parse_json};
+use crate::extract::{Body, Keyed, PathMode, Query, parse_json};
 use actix_web::http::StatusCode;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 use app::cards::ShownDetails;
@@ -77,15 +76,10 @@ pub struct OtpData {
     responses(
         (status = 200, description = "The OTP", body = Envelope<OtpData>),
         (status = 400, description = "No pending OTP for the card and amount", body = ErrorBody),
-        BadKey,
     )
 )]
-pub async fn get_otp_message(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Query(query): Query<OtpQuery>,
-) -> Result<HttpResponse, ApiError> {
-    otp_message(app, caller, query.card_id, query.amount).await
+pub async fn get_otp_message(keyed: Keyed, Query(query): Query<OtpQuery>) -> Result<HttpResponse, ApiError> {
+    otp_message(keyed, query.card_id, query.amount).await
 }
 
 /// `get_otp_message`'s body, as integrations that POST it send it.
@@ -109,15 +103,9 @@ pub struct OtpBody {
     responses(
         (status = 200, description = "The OTP", body = Envelope<OtpData>),
         (status = 400, description = "No pending OTP for the card and amount, or the parameters are missing", body = ErrorBody),
-        BadKey,
     )
 )]
-pub async fn post_otp_message(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    req: HttpRequest,
-    Body(body): Body,
-) -> Result<HttpResponse, ApiError> {
+pub async fn post_otp_message(keyed: Keyed, req: HttpRequest, Body(body): Body) -> Result<HttpResponse, ApiError> {
     let (card_id, amount) = match body.iter().all(u8::is_ascii_whitespace) {
         true => {
             let Query(query) = Query::<OtpQuery>::extract(&req).await?;
@@ -128,15 +116,10 @@ pub async fn post_otp_message(
             (body.card_id, body.amount.0)
         }
     };
-    otp_message(app, caller, card_id, amount).await
+    otp_message(keyed, card_id, amount).await
 }
 
-async fn otp_message(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    card_id: String,
-    amount: String,
-) -> Result<HttpResponse, ApiError> {
+async fn otp_message(Keyed(app, caller): Keyed, card_id: String, amount: String) -> Result<HttpResponse, ApiError> {
     let otp = app.get_otp_message(&caller.0, &CardId::new(card_id), &amount).await?;
     Ok(success(
         StatusCode::OK,

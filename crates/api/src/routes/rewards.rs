@@ -1,13 +1,13 @@
 //! Rewards: the sandbox's `assign_reward`, a cardholder's rewards, and the
 //! account's reward rules.
 
-use super::answers::{BadKey, NoSuchCardholder};
+use super::answers::NoSuchCardholder;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Json, Query};
+use crate::extract::{Json, Keyed, Query};
+use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, web};
 use app::rewards::{RewardView, RulesChange};
 use domain::Timestamp;
 use domain::rewards::rules::RewardRules;
@@ -37,12 +37,10 @@ pub struct Empty {}
     responses(
         (status = 201, description = "Assigned", body = Envelope<Empty>),
         (status = 400, description = "No such cardholder, or no reward in the catalogue to give", body = ErrorBody),
-        BadKey,
     )
 )]
 pub async fn assign_reward(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Json(body): Json<AssignRewardBody>,
 ) -> Result<HttpResponse, ApiError> {
     app.assign_reward(&caller.0, &body.cardholder_id).await?;
@@ -176,12 +174,10 @@ pub struct Rewards {
     responses(
         (status = 200, description = "The rewards", body = Envelope<Rewards>),
         NoSuchCardholder,
-        BadKey,
     )
 )]
 pub async fn get_cardholder_rewards(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Query(query): Query<RewardsQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let views = app.get_cardholder_rewards(&caller.0, &query.cardholder_id).await?;
@@ -241,10 +237,9 @@ pub struct RulesBody {
     security(("token" = [])),
     responses(
         (status = 200, description = "The rules", body = Envelope<RulesView>),
-        BadKey,
     )
 )]
-pub async fn get_rules(app: web::Data<app::App>, caller: Authenticated) -> Result<HttpResponse, ApiError> {
+pub async fn get_rules(Keyed(app, caller): Keyed) -> Result<HttpResponse, ApiError> {
     let rules = app.reward_rules(&caller.0).await.map_err(app::RequestError::from)?;
     Ok(success(
         StatusCode::OK,
@@ -266,14 +261,9 @@ pub async fn get_rules(app: web::Data<app::App>, caller: Authenticated) -> Resul
     responses(
         (status = 200, description = "The rules now", body = Envelope<RulesView>),
         (status = 400, description = "A field breaks its rule", body = ErrorBody),
-        BadKey,
     )
 )]
-pub async fn update_rules(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-    Json(body): Json<RulesBody>,
-) -> Result<HttpResponse, ApiError> {
+pub async fn update_rules(Keyed(app, caller): Keyed, Json(body): Json<RulesBody>) -> Result<HttpResponse, ApiError> {
     let change = RulesChange {
         enabled: body.enabled,
         spend_threshold: AmountText::into_text(body.spend_threshold),

@@ -1,14 +1,14 @@
 //! Spending controls (an extension of the contract): a card's own, and the
 //! account's for every card of the key's mode. A PUT replaces them whole.
 
-use super::answers::{BadKey, NoSuchCard};
+use super::answers::NoSuchCard;
 use super::cards::CardQuery;
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Json, Query};
+use crate::extract::{Json, Keyed, Query};
+use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, web};
 use app::cards::{CardControlsView, ControlsInput};
 use domain::cards::spending_controls::{Category, Channel, SpendingControls, Spent};
 use domain::ids::CardId;
@@ -144,12 +144,10 @@ fn card_view(card: CardId, view: CardControlsView) -> CardControls {
     responses(
         (status = 200, description = "The card's controls", body = Envelope<CardControls>),
         NoSuchCard,
-        BadKey,
     )
 )]
 pub async fn get_card_controls(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Query(query): Query<CardQuery>,
 ) -> Result<HttpResponse, ApiError> {
     let card = CardId::new(query.card_id);
@@ -171,12 +169,10 @@ pub async fn get_card_controls(
     responses(
         (status = 200, description = "The card's controls now", body = Envelope<CardControls>),
         (status = 400, description = "No such card, or a control breaks its rule", body = ErrorBody),
-        BadKey,
     )
 )]
 pub async fn set_card_controls(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Query(query): Query<CardQuery>,
     Json(body): Json<ControlsBody>,
 ) -> Result<HttpResponse, ApiError> {
@@ -195,10 +191,9 @@ pub async fn set_card_controls(
     security(("token" = [])),
     responses(
         (status = 200, description = "The account's controls", body = Envelope<ControlsView>),
-        BadKey,
     )
 )]
-pub async fn get_account_controls(app: web::Data<app::App>, caller: Authenticated) -> Result<HttpResponse, ApiError> {
+pub async fn get_account_controls(Keyed(app, caller): Keyed) -> Result<HttpResponse, ApiError> {
     let controls = app
         .account_spending_controls(&caller.0)
         .await
@@ -219,12 +214,10 @@ pub async fn get_account_controls(app: web::Data<app::App>, caller: Authenticate
     responses(
         (status = 200, description = "The account's controls now", body = Envelope<ControlsView>),
         (status = 400, description = "A control breaks its rule", body = ErrorBody),
-        BadKey,
     )
 )]
 pub async fn set_account_controls(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Json(body): Json<ControlsBody>,
 ) -> Result<HttpResponse, ApiError> {
     let controls = app.set_account_spending_controls(&caller.0, body.into()).await?;

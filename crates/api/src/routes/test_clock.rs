@@ -1,9 +1,8 @@
-use super::answers::BadKey;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Json};
+use crate::extract::{Json, Keyed};
+use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, web};
 use app::ModeClock;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
@@ -45,13 +44,11 @@ impl From<ModeClock> for TestClockData {
     responses(
         (status = 200, description = "The sandbox's new time", body = Envelope<TestClockData>),
         (status = 400, description = "seconds out of range", body = ErrorBody),
-        BadKey,
         (status = 409, description = "The sandbox clock would run more than a century ahead (`sandbox_clock_limit`)", body = ErrorBody),
     )
 )]
 pub async fn advance_test_clock(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Json(body): Json<AdvanceBody>,
 ) -> Result<HttpResponse, ApiError> {
     let clock = app.advance_test_clock(&caller.0, body.seconds).await?;
@@ -70,10 +67,9 @@ pub async fn advance_test_clock(
     security(("token" = [])),
     responses(
         (status = 200, description = "The sandbox's time", body = Envelope<TestClockData>),
-        BadKey,
     )
 )]
-pub async fn get_test_clock(app: web::Data<app::App>, caller: Authenticated) -> Result<HttpResponse, ApiError> {
+pub async fn get_test_clock(Keyed(app, caller): Keyed) -> Result<HttpResponse, ApiError> {
     let clock = app.get_test_clock(&caller.0).await?;
     Ok(success(
         StatusCode::OK,

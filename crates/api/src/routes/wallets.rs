@@ -1,11 +1,9 @@
-use super::answers::{BadKey, BodyTooLarge};
 use crate::amount_text::AmountText;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Json, Query};
+use crate::extract::{Json, Keyed, Query};
 use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use actix_web::web;
 use domain::{Amount, Currency};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
@@ -46,13 +44,10 @@ pub struct FundIssuingWalletData {
     responses(
         (status = 200, description = "The wallet was credited", body = Envelope<FundIssuingWalletData>),
         (status = 400, description = "A field breaks a rule; the message names it", body = ErrorBody),
-        BadKey,
-        BodyTooLarge,
     )
 )]
 pub async fn fund_issuing_wallet(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Query(query): Query<FundIssuingWalletQuery>,
     Json(body): Json<FundIssuingWalletBody>,
 ) -> Result<HttpResponse, ApiError> {
@@ -90,13 +85,9 @@ pub struct IssuingWalletBalanceData {
     security(("token" = [])),
     responses(
         (status = 200, description = "Both wallet balances, in minor units", body = Envelope<IssuingWalletBalanceData>),
-        BadKey,
     )
 )]
-pub async fn get_issuing_wallet_balance(
-    app: web::Data<app::App>,
-    caller: Authenticated,
-) -> Result<HttpResponse, ApiError> {
+pub async fn get_issuing_wallet_balance(Keyed(app, caller): Keyed) -> Result<HttpResponse, ApiError> {
     let balances = app.get_issuing_wallet_balance(&caller.0).await?;
     let data = IssuingWalletBalanceData {
         issuing_balance_usd: balances.usd.to_string(),

@@ -1,9 +1,8 @@
-use super::answers::BadKey;
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
-use crate::extract::{Authenticated, Json};
+use crate::extract::{Json, Keyed};
+use actix_web::HttpResponse;
 use actix_web::http::StatusCode;
-use actix_web::{HttpResponse, web};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -29,12 +28,10 @@ pub struct WebhookData {
     responses(
         (status = 200, description = "The URL is set", body = Envelope<WebhookData>),
         (status = 400, description = "Not an http(s) URL", body = ErrorBody),
-        BadKey,
     )
 )]
 pub async fn set_webhook_url(
-    app: web::Data<app::App>,
-    caller: Authenticated,
+    Keyed(app, caller): Keyed,
     Json(body): Json<WebhookBody>,
 ) -> Result<HttpResponse, ApiError> {
     let url = app.set_webhook_url(&caller.0, &body.url).await?;
