@@ -6,12 +6,11 @@ use async_trait::async_trait;
 use chrono::{DateTime, Datelike};
 use domain::cards::VALIDITY_MONTHS;
 use domain::cards::pan::{check_bin, luhn_check_digit};
-use domain::cards::pin::Pin;
 use domain::ids::CardId;
 use domain::{Amount, InvalidInput, Mode, Secret, Timestamp};
 use ports::card_network::{
     BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, KeptDetails, NetworkCardState, NetworkDecline,
-    NetworkUnavailable, PinChange, VaultedDetails,
+    NetworkUnavailable, PinChange, PinSwap, VaultedDetails,
 };
 use ports::cardholders::CardholderRecord;
 use rand::Rng;
@@ -111,8 +110,7 @@ impl CardNetwork for NetworkSimulator {
         &self,
         _mode: Mode,
         _card: &str,
-        _old: Option<&'a Pin>,
-        _new: &Pin,
+        _pins: PinSwap<'a>,
     ) -> Result<PinChange, NetworkUnavailable> {
         Err(not_kept_here())
     }

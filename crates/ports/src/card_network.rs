@@ -72,6 +72,14 @@ impl NetworkCardState {
     }
 }
 
+/// A PIN change: from `old` (`None`: the processor's default PIN) to
+/// `new`.
+#[derive(Clone, Copy)]
+pub struct PinSwap<'a> {
+    pub old: Option<&'a Pin>,
+    pub new: &'a Pin,
+}
+
 /// What became of a PIN change at the processor.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PinChange {
@@ -165,15 +173,8 @@ pub trait CardNetwork: Send + Sync {
     /// Sets a processor-kept card's status (`card`: the processor's id).
     async fn set_state(&self, mode: Mode, card: &str, state: NetworkCardState) -> Result<(), NetworkUnavailable>;
 
-    /// Changes a processor-kept card's PIN from `old` (`None`: the
-    /// processor's default PIN) to `new`.
-    async fn change_pin<'a>(
-        &self,
-        mode: Mode,
-        card: &str,
-        old: Option<&'a Pin>,
-        new: &Pin,
-    ) -> Result<PinChange, NetworkUnavailable>;
+    /// Changes a processor-kept card's PIN as `pins` says.
+    async fn change_pin<'a>(&self, mode: Mode, card: &str, pins: PinSwap<'a>) -> Result<PinChange, NetworkUnavailable>;
 
     /// A processor-kept card's number and CVV, from the processor's vault.
     async fn reveal(&self, mode: Mode, card: &str) -> Result<VaultedDetails, NetworkUnavailable>;

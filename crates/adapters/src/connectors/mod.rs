@@ -9,12 +9,11 @@ pub mod sudo;
 
 use domain::cardholders::Registration;
 use domain::cardholders::kyc::KycOutcome;
-use domain::cards::pin::Pin;
 use domain::ids::CardId;
 use domain::{Amount, Mode, Timestamp};
 use ports::card_network::{
     BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline,
-    NetworkUnavailable, PinChange, VaultedDetails,
+    NetworkUnavailable, PinChange, PinSwap, VaultedDetails,
 };
 use ports::cardholders::CardholderRecord;
 use ports::kyc::{CallbackRefused, KycUnavailable, KycVerifier, Submission};
@@ -91,14 +90,8 @@ impl CardNetwork for ByMode<dyn CardNetwork> {
         self.of(mode).set_state(mode, card, state).await
     }
 
-    async fn change_pin<'a>(
-        &self,
-        mode: Mode,
-        card: &str,
-        old: Option<&'a Pin>,
-        new: &Pin,
-    ) -> Result<PinChange, NetworkUnavailable> {
-        self.of(mode).change_pin(mode, card, old, new).await
+    async fn change_pin<'a>(&self, mode: Mode, card: &str, pins: PinSwap<'a>) -> Result<PinChange, NetworkUnavailable> {
+        self.of(mode).change_pin(mode, card, pins).await
     }
 
     async fn reveal(&self, mode: Mode, card: &str) -> Result<VaultedDetails, NetworkUnavailable> {

@@ -12,7 +12,7 @@ use domain::cards::{self, CardLimit, CardType};
 use domain::events::payloads::{CardCreated, Event};
 use domain::ids::{CardId, CardholderId};
 use domain::{Amount, Currency, InvalidInput, Timestamp, required};
-use ports::card_network::{CardToIssue, IssuedCard, NetworkCardState};
+use ports::card_network::{CardToIssue, IssuedCard, NetworkCardState, PinSwap};
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, CreateCardError, Funding, NewCard, SealedDetails};
 use ports::vault::{Place, SealedField};
@@ -283,7 +283,7 @@ impl App {
             (IssuedCard::AtProcessor(at), Some(pin)) => self
                 .ports
                 .network
-                .change_pin(caller.mode, &at.card, None, pin)
+                .change_pin(caller.mode, &at.card, PinSwap { old: None, new: pin })
                 .await
                 .map(drop),
             _ => Ok(()),

@@ -8,6 +8,7 @@ use domain::Secret;
 use domain::cards::pin::Pin;
 use domain::ids::CardId;
 use ports::StoreError;
+use ports::card_network::PinSwap;
 use ports::cards::PinKind;
 use ports::vault::{Place, SealedField};
 
@@ -94,7 +95,14 @@ impl App {
         };
         self.ports
             .network
-            .change_pin(caller.mode, at, old.as_ref(), pin)
+            .change_pin(
+                caller.mode,
+                at,
+                PinSwap {
+                    old: old.as_ref(),
+                    new: pin,
+                },
+            )
             .await?;
         Ok(())
     }

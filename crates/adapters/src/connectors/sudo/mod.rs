@@ -14,12 +14,11 @@ mod tests;
 
 use crate::connectors::http::{CallError, ProviderHttp, no_message};
 use domain::cards::CardType;
-use domain::cards::pin::Pin;
 use domain::ids::CardId;
 use domain::{Amount, Currency, Mode, Secret, Timestamp};
 use ports::card_network::{
     BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline,
-    NetworkUnavailable, PinChange, ProcessorCard, VaultedDetails,
+    NetworkUnavailable, PinChange, PinSwap, ProcessorCard, VaultedDetails,
 };
 use ports::cardholders::CardholderRecord;
 use reqwest::Method;
@@ -315,8 +314,7 @@ impl CardNetwork for Sudo {
         &self,
         _mode: Mode,
         card: &str,
-        old: Option<&'a Pin>,
-        new: &Pin,
+        pins: PinSwap<'a>,
     ) -> Result<PinChange, NetworkUnavailable> {
         let card = segment(card)?;
         let path = format!("/cards/{card}");
@@ -324,7 +322,7 @@ impl CardNetwork for Sudo {
         if !matches!(kept["brand"].as_str(), Some("Verve" | "AfriGo")) {
             return Ok(PinChange::NotSupported);
         }
-        let old = match old {
+        let old = match pins.old {
             Some(old) => Secret::new(old.expose().to_string()),
             None => {
                 let token: Token = self
@@ -334,7 +332,7 @@ impl CardNetwork for Sudo {
                 self.secure(card, &token.token, "defaultPin").await?
             }
         };
-        let body = json!({ "oldPin": old.expose(), "newPin": new.expose() });
+        let body = json!({ "oldPin": old.expose(), "newPin": pins.new.expose() });
         // Sudo's words are not repeated: they could quote a PIN.
         self.call_with::<Value>(Method::PUT, &format!("{path}/pin"), Some(body), no_message)
             .await

@@ -160,22 +160,53 @@ async fn a_verve_cards_pin_changes_at_sudo_from_the_old_one_and_a_mastercards_ne
     };
     let pin = |p: &str| domain::cards::pin::Pin::parse("pin", &Secret::new(p.into())).unwrap();
     let verve = issue(Currency::Ngn).await;
-    let changed = sudo.change_pin(Mode::Live, &verve, None, &pin("2468")).await.unwrap();
+    let changed = sudo
+        .change_pin(
+            Mode::Live,
+            &verve,
+            PinSwap {
+                old: None,
+                new: &pin("2468"),
+            },
+        )
+        .await
+        .unwrap();
     assert_eq!(
         (changed, fake.card(&verve).unwrap().pin.as_str()),
         (PinChange::Changed, "2468")
     );
-    sudo.change_pin(Mode::Live, &verve, Some(&pin("2468")), &pin("1357"))
-        .await
-        .unwrap();
+    sudo.change_pin(
+        Mode::Live,
+        &verve,
+        PinSwap {
+            old: Some(&pin("2468")),
+            new: &pin("1357"),
+        },
+    )
+    .await
+    .unwrap();
     assert_eq!(fake.card(&verve).unwrap().pin, "1357");
     let wrong = sudo
-        .change_pin(Mode::Live, &verve, Some(&pin("0000")), &pin("1111"))
+        .change_pin(
+            Mode::Live,
+            &verve,
+            PinSwap {
+                old: Some(&pin("0000")),
+                new: &pin("1111"),
+            },
+        )
         .await;
     assert!(wrong.is_err() && !wrong.unwrap_err().0.contains("1111"));
     let mastercard = issue(Currency::Usd).await;
     let unchanged = sudo
-        .change_pin(Mode::Live, &mastercard, None, &pin("2468"))
+        .change_pin(
+            Mode::Live,
+            &mastercard,
+            PinSwap {
+                old: None,
+                new: &pin("2468"),
+            },
+        )
         .await
         .unwrap();
     assert_eq!(
