@@ -449,9 +449,9 @@ impl CardOwner {
 }
 
 /// Locks the live cards among `$ids` (sorted) and reads each into `$row`
-/// (`Selectable` from `cards`): on PostgreSQL in id order (`FOR UPDATE`, pipelined: a
-/// future to join); on SQLite by a no-op update, which takes the one
-/// writer's lock.
+/// (`Selectable` from `cards`): on PostgreSQL in id order (`FOR UPDATE`,
+/// pipelined: a future to join); on SQLite by a no-op update, which takes
+/// the one writer's lock.
 macro_rules! lock_cards {
     (pg, $conn:expr, $ids:expr, $row:ty) => {
         cards::table

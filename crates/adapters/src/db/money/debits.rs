@@ -69,9 +69,8 @@ impl Batched for Waiting {
 
     fn made(&self) -> Option<Made<'_>> {
         let a = &self.attempt;
-        let by = (&a.account_id, a.mode);
         Some(Made::new(
-            by,
+            (&a.account_id, a.mode),
             &a.client_reference,
             a.now,
             a.reference_held,
