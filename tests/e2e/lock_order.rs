@@ -129,6 +129,13 @@ async fn every_pair_of_an_authorizations_steps_raced_on_one_card_meets_no_deadlo
             .parse::<i64>()
             .unwrap()
     };
+    // The issuer reference an answer gives its hold or debit.
+    let issued = |a: &Answer| {
+        a.body["data"]["issuer_transaction_reference"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
     let start = balance().await;
     let before = deadlocks(&admin_url);
     let (mut moved, mut answers) = (0i64, Vec::<Answer>::new());
@@ -138,19 +145,13 @@ async fn every_pair_of_an_authorizations_steps_raced_on_one_card_meets_no_deadlo
             .post("/authorizations", json!({"card_id": card, "amount": "20"}))
             .await;
         assert_eq!(hold.status, 200, "round {r}: {}", hold.body);
-        let hold = hold.body["data"]["issuer_transaction_reference"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let hold = issued(&hold);
         let debit = json!({"card_id": card, "amount": "10", "merchant": "UBER *TRIP HELP.UBER.COM",
                            "transaction_reference": format!("d{r}")});
         let spent = s.processor("authorizations", &debit, signed).await;
         assert_eq!(spent.body["data"]["decision"], "approve", "round {r}: {}", spent.body);
         moved -= 10;
-        let spent = spent.body["data"]["issuer_transaction_reference"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let spent = issued(&spent);
         let authorization = json!({"card_id": card, "amount": "10", "merchant": "SHELL LEKKI",
                                    "transaction_reference": format!("a{r}")});
         let void =

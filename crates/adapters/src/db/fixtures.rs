@@ -122,6 +122,25 @@ pub(in crate::db) async fn card_of(db: &crate::db::Db, id: &str) -> CardId {
     CardId::new(id)
 }
 
+/// Whether `card` of the set-up's account is still there (not deleted).
+pub(in crate::db) async fn card_exists(db: &crate::db::Db, card: &CardId) -> bool {
+    CardStore::get(db, &AccountId::new(ACCOUNT), Mode::Test, card)
+        .await
+        .unwrap()
+        .is_some()
+}
+
+/// Writes an approved debit of `cents` on `card_c` straight into its
+/// table, as an older release or a forced post left it.
+pub(in crate::db) async fn approved_debit(db: &Db, id: &str, reference: &str, cents: i64) {
+    let sql = format!(
+        "INSERT INTO card_transactions (id, account_id, livemode, card_id, cardholder_id, client_reference, status, \
+         amount, currency, description, enriched_data, merchant_name, created_at, approved_seq) VALUES \
+         ('{id}', 'acct_c', FALSE, 'card_c', 'ch_c', '{reference}', 'approved', {cents}, 'USD', 'x', '{{}}', 'x', 5, 1)"
+    );
+    exec(db, &sql).await;
+}
+
 /// Funds `card` with `cents` from the wallet, settled.
 pub(in crate::db) async fn fund(db: &crate::db::Db, card: &CardId, cents: i64) {
     let id = format!("ctr_fund_{card}_{cents}");

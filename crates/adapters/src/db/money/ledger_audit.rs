@@ -366,6 +366,12 @@ impl CardRule {
     }
 }
 
+/// Each card rule's query, for the tests of its plan.
+#[cfg(test)]
+pub(in crate::db) fn card_rule_sqls() -> Vec<String> {
+    CARD_RULES.iter().map(CardRule::sql).collect()
+}
+
 /// Each posting an entry's kind never makes ([`EntryKind::may_post`]), by
 /// a table of the domain's rules: kind, kind of account (its code, or
 /// its code's prefix before `:` for a card's), direction, live.

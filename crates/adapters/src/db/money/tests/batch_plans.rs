@@ -13,9 +13,7 @@ use crate::db::{Db, DbPool};
 use crate::test_db::TestDb;
 use diesel::sql_types::{Integer, Nullable, Text};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection, TransactionManager};
-use domain::Mode;
 use domain::cards::transfer::{Settlement, TransferKind};
-use domain::ids::AccountId;
 use ports::card_transactions::CardTransactionStore;
 use ports::cards::{CardStore, Settled};
 use ports::jobs::JobKind;
@@ -94,13 +92,7 @@ async fn batches_planned_on_nearly_empty_tables_reach_their_rows_by_key() {
     sixty_four_debits(&db, &card).await;
     let again = db.debit(attempt(&other, "ctx_again", "r0", 1), notices(99)).await;
     assert!(again.is_err(), "{again:?}");
-    let account = AccountId::new(ACCOUNT);
-    assert!(
-        CardStore::get(&db, &account, Mode::Test, &card)
-            .await
-            .unwrap()
-            .is_none()
-    );
+    assert!(!card_exists(&db, &card).await);
 
     let DbPool::Pg(pool) = db.pool() else {
         unreachable!("a PostgreSQL test database")

@@ -140,13 +140,7 @@ async fn the_migration_gives_each_child_row_its_parents_account() {
     exec(&db, "INSERT INTO processor_customers (account_id, cardholder_id, customer_id, claimed_at) VALUES ('acct_c', 'ch_c', 'cus_1', 1)")
         .await;
     // A debit of 100 given back whole: the books still agree.
-    exec(
-        &db,
-        "INSERT INTO card_transactions (id, account_id, livemode, card_id, cardholder_id, client_reference, status, \
-         amount, currency, description, enriched_data, merchant_name, created_at, approved_seq) VALUES \
-         ('ctx_1', 'acct_c', FALSE, 'card_c', 'ch_c', 'r1', 'approved', 100, 'USD', 'x', '{}', 'x', 5, 1)",
-    )
-    .await;
+    approved_debit(&db, "ctx_1", "r1", 100).await;
     exec(
         &db,
         "INSERT INTO card_reversals (id, account_id, livemode, card_id, transaction_id, reference, kind, amount, \
