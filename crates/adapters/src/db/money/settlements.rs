@@ -123,11 +123,14 @@ struct Writes<'a> {
     balances: Vec<Move>,
 }
 
-/// The decisions of a batch against its locked cards (id, not deleted),
-/// transfers (id, state) and balances.
+/// What both plans read: each card locked (id, not deleted) and each
+/// transfer's state (id, state).
+type Read = (Vec<(String, bool)>, Vec<(String, String)>);
+
+/// The decisions of a batch against what it read and its balances.
 fn decide<'a>(
     batch: &[&'a Settling],
-    (cards, states): (Vec<(String, bool)>, Vec<(String, String)>),
+    (cards, states): Read,
     balances: &BTreeMap<String, i64>,
 ) -> Result<(Vec<Settled>, Writes<'a>), StoreError> {
     let cards: BTreeMap<String, bool> = cards.into_iter().collect();
