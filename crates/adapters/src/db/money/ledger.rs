@@ -79,16 +79,13 @@ pub fn card_ledger_account_id(card: &str, which: CardLedger) -> String {
 
 /// The balance and transit accounts of each of `cards`, in their order:
 /// what a batch that moves money on cards reads.
-pub(in crate::db) fn balance_and_transit<'a>(cards: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    cards
-        .into_iter()
-        .flat_map(|id| {
-            [
-                card_ledger_account_id(id, CardLedger::Balance),
-                card_ledger_account_id(id, CardLedger::Transit),
-            ]
-        })
-        .collect()
+pub(in crate::db) fn balance_and_transit<'a>(cards: impl IntoIterator<Item = &'a str>) -> impl Iterator<Item = String> {
+    cards.into_iter().flat_map(|id| {
+        [
+            card_ledger_account_id(id, CardLedger::Balance),
+            card_ledger_account_id(id, CardLedger::Transit),
+        ]
+    })
 }
 
 #[derive(Insertable)]

@@ -95,7 +95,7 @@ fn places<'a>(batch: &[&'a Waiting]) -> (Vec<&'a str>, Vec<String>, Vec<String>)
     let mut ids: Vec<&str> = batch.iter().map(|w| w.transfer.card_id.as_str()).collect();
     ids.sort_unstable();
     ids.dedup();
-    let cards = balance_and_transit(ids.iter().copied());
+    let cards = balance_and_transit(ids.iter().copied()).collect();
     let mut wallets: Vec<String> = batch
         .iter()
         .filter(|w| w.transfer.kind == TransferKind::Fund)

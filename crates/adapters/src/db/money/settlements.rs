@@ -92,9 +92,7 @@ struct Locks {
 fn locks(batch: &[&Settling]) -> Locks {
     let sorted = |ids: BTreeSet<String>| ids.into_iter().collect::<Vec<_>>();
     let cards: BTreeSet<String> = batch.iter().map(|s| s.transfer.card_id.to_string()).collect();
-    let card_accounts = balance_and_transit(cards.iter().map(String::as_str))
-        .into_iter()
-        .collect();
+    let card_accounts = balance_and_transit(cards.iter().map(String::as_str)).collect();
     let transfers = batch.iter().map(|s| s.transfer.id.to_string()).collect();
     let wallets = batch
         .iter()
