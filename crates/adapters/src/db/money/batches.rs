@@ -19,7 +19,6 @@ use domain::ids::AccountId;
 use ports::StoreError;
 use std::collections::HashSet;
 use std::future::Future;
-use std::marker::PhantomData;
 
 /// The client reference a request is made under, and its sandbox clock.
 pub(in crate::db) struct Made<'a> {
@@ -286,14 +285,7 @@ pub(in crate::db) async fn take_references_pg<B: Batched>(
     if rows.is_empty() {
         return Ok(vec![true; batch.len()]);
     }
-    let take = TakeReferences {
-        account_id: rows.iter().map(|r| r.0).collect(),
-        livemode: rows.iter().map(|r| r.1).collect(),
-        reference: rows.iter().map(|r| r.2).collect(),
-        created_at: rows.iter().map(|r| r.3).collect(),
-        _rows: PhantomData,
-    };
-    let got = take.get_results::<Reference>(&mut &*conn).await?;
+    let got = TakeReferences::of(&rows).get_results::<Reference>(&mut &*conn).await?;
     Ok(holding(batch, &got.into_iter().collect()))
 }
 
@@ -407,28 +399,6 @@ pub(in crate::db) async fn unless_empty<T: Default>(
     }
 }
 
-/// SQLite: moves each ledger balance, only where it lands within its
-/// range; any that does not fails the batch.
-pub(in crate::db) async fn move_balances_sqlite(
-    conn: &mut SqliteAsync,
-    moves: &[(String, i64, i64, i64)],
-) -> Result<(), TxError<()>> {
-    use crate::db::schema::ledger_accounts as la;
-    for (id, delta, lo, hi) in moves {
-        let guarded = la::table
-            .filter(la::id.eq(id))
-            .filter((la::balance + *delta).between(*lo, *hi));
-        let moved = diesel::update(guarded)
-            .set(la::balance.eq(la::balance + *delta))
-            .execute(conn)
-            .await?;
-        if moved != 1 {
-            return Err(TxError::Db(DbError::Refused));
-        }
-    }
-    Ok(())
-}
-
 /// Whose a locked card is: the head of every batch's locked row
 /// (`#[diesel(embed)]`), and what each request is checked against.
 #[derive(Queryable, Selectable)]
@@ -506,54 +476,88 @@ macro_rules! balances_of {
 }
 pub(in crate::db) use balances_of;
 
-/// SQLite: writes ledger entries and their postings, row by row.
-pub(in crate::db) async fn write_entries_sqlite(
-    conn: &mut SqliteAsync,
-    entries: &[EntryRow],
-    postings: &[PostingRow],
-) -> QueryResult<()> {
-    for row in entries {
-        diesel::insert_into(ledger_entries::table)
-            .values(row)
-            .execute(conn)
-            .await?;
-    }
-    for row in postings {
-        diesel::insert_into(ledger_postings::table)
-            .values(row)
-            .execute(conn)
-            .await?;
-    }
-    Ok(())
+/// What a batch writes to the ledger: its entries, their postings, and
+/// the balances they move.
+#[derive(Default)]
+pub(in crate::db) struct LedgerWrites {
+    entries: Vec<EntryRow>,
+    postings: Vec<PostingRow>,
+    pub(in crate::db) moves: Vec<Move>,
 }
 
-/// PostgreSQL: writes ledger entries, their postings and the balances they
-/// move, pipelined in that order; resolves to how many balances moved (one
-/// that would leave its range does not).
-pub(in crate::db) async fn write_ledger_pg(
-    c: &AsyncPgConnection,
-    entries: &[EntryRow],
-    postings: &[PostingRow],
-    moves: &[Move],
-) -> QueryResult<usize> {
-    let entries = unless_empty(entries.is_empty(), InsertEntries::of(entries).execute(&mut &*c));
-    let postings = unless_empty(postings.is_empty(), InsertPostings::of(postings).execute(&mut &*c));
-    let moved = unless_empty(moves.is_empty(), MoveBalances::of(moves).execute(&mut &*c));
-    let (_, _, moved) = tokio::try_join!(entries, postings, moved)?;
-    Ok(moved)
+impl LedgerWrites {
+    /// Records an entry and its postings, as [`transfer_rows`] makes them.
+    pub(in crate::db) fn post(&mut self, (entry, postings): (EntryRow, Vec<PostingRow>)) {
+        self.entries.push(entry);
+        self.postings.extend(postings);
+    }
+
+    /// Moves ledger account `id` from `before` to exactly `after`: see
+    /// [`to_exactly`].
+    pub(in crate::db) fn land(&mut self, id: String, before: i64, after: i64) -> Result<(), StoreError> {
+        self.moves.extend(to_exactly(id, before, after)?);
+        Ok(())
+    }
+
+    /// Moves a card's balance and transit accounts from `before` to
+    /// exactly `after`, each `(balance, transit)`.
+    pub(in crate::db) fn land_card(
+        &mut self,
+        card: &str,
+        before: (i64, i64),
+        after: (i64, i64),
+    ) -> Result<(), StoreError> {
+        self.land(card_ledger_account_id(card, CardLedger::Balance), before.0, after.0)?;
+        self.land(card_ledger_account_id(card, CardLedger::Transit), before.1, after.1)
+    }
+
+    /// PostgreSQL: writes the entries, their postings and the moves,
+    /// pipelined in that order; resolves to whether every balance moved
+    /// (one that would leave its range does not).
+    pub(in crate::db) async fn write_pg(&self, c: &AsyncPgConnection) -> QueryResult<bool> {
+        let (entries, postings, moves) = (&self.entries, &self.postings, &self.moves);
+        let entries = unless_empty(entries.is_empty(), InsertEntries::of(entries).execute(&mut &*c));
+        let postings = unless_empty(postings.is_empty(), InsertPostings::of(postings).execute(&mut &*c));
+        let moved = unless_empty(moves.is_empty(), MoveBalances::of(moves).execute(&mut &*c));
+        let (_, _, moved) = tokio::try_join!(entries, postings, moved)?;
+        Ok(moved == moves.len())
+    }
+
+    /// SQLite: the same row by row; a balance that would leave its range
+    /// fails the batch.
+    pub(in crate::db) async fn write_sqlite(&self, conn: &mut SqliteAsync) -> Result<(), TxError<()>> {
+        use crate::db::schema::ledger_accounts as la;
+        for row in &self.entries {
+            diesel::insert_into(ledger_entries::table)
+                .values(row)
+                .execute(conn)
+                .await?;
+        }
+        for row in &self.postings {
+            diesel::insert_into(ledger_postings::table)
+                .values(row)
+                .execute(conn)
+                .await?;
+        }
+        for (id, delta, lo, hi) in &self.moves {
+            let guarded = la::table
+                .filter(la::id.eq(id))
+                .filter((la::balance + *delta).between(*lo, *hi));
+            let moved = diesel::update(guarded)
+                .set(la::balance.eq(la::balance + *delta))
+                .execute(conn)
+                .await?;
+            if moved != 1 {
+                return Err(TxError::Db(DbError::Refused));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// A ledger balance a batch moves: the account, the change, and the range
 /// the new balance must land in (the guard that fails the batch).
 pub(in crate::db) type Move = (String, i64, i64, i64);
-
-/// The moves of a card's balance and transit accounts from `before` to
-/// exactly `after`, each `(balance, transit)`: see [`to_exactly`].
-pub(in crate::db) fn card_moves(card: &str, before: (i64, i64), after: (i64, i64)) -> Result<Vec<Move>, StoreError> {
-    let on_card = to_exactly(card_ledger_account_id(card, CardLedger::Balance), before.0, after.0)?;
-    let in_transit = to_exactly(card_ledger_account_id(card, CardLedger::Transit), before.1, after.1)?;
-    Ok(on_card.into_iter().chain(in_transit).collect())
-}
 
 /// The move of ledger account `id` from `before` to exactly `after`: the
 /// balance must have held still under the batch's locks. `None` when it

@@ -21,17 +21,14 @@
 use crate::db::jobs::events::{EventRow, store_event};
 use crate::db::jobs::queue::JobRow;
 use crate::db::money::batches::{
-    Batched, CardOwner, Made, Move, balances_of, clock_offsets, clocks_moved, lock_cards, move_balances_sqlite,
-    plans_of_this_module, release_references, stamps, take_references_pg, take_references_sqlite, to_exactly,
-    unless_empty, write_entries_sqlite, write_ledger_pg,
+    Batched, CardOwner, LedgerWrites, Made, balances_of, clock_offsets, clocks_moved, lock_cards, plans_of_this_module,
+    release_references, stamps, take_references_pg, take_references_sqlite, to_exactly, unless_empty,
 };
 use crate::db::money::committer::Committer;
-use crate::db::money::ledger::{
-    CardLedger, EntryRow, PostingRow, card_ledger_account_id, post_transfer, transfer_rows,
-};
+use crate::db::money::ledger::{CardLedger, card_ledger_account_id, post_transfer, transfer_rows};
 use crate::db::money::spending_controls::{SpendingRow, stored_controls};
 use crate::db::money::steps::{TxError, clear_deleted_balance, wallet};
-use crate::db::money::unnest::{InsertDeliveries, InsertEvents, InsertJobs, column, unnest_statement};
+use crate::db::money::unnest::{InsertDeliveries, InsertEvents, InsertJobs, unnest_statement};
 use crate::db::rows::TransactionRow;
 use crate::db::schema::{
     card_reversals, card_spending, card_transactions, cards, jobs, ledger_accounts, spending_controls,
@@ -51,7 +48,6 @@ use domain::{Amount, Currency, Mode};
 use ports::StoreError;
 use ports::card_transactions::{DebitAttempt, DebitError, DebitOutcome, Notices};
 use std::collections::BTreeMap;
-use std::marker::PhantomData;
 
 /// A debit waiting for its batch.
 pub(in crate::db) struct Waiting {
@@ -120,14 +116,12 @@ struct Run {
 #[derive(Default)]
 struct Writes {
     transactions: Vec<TransactionRow>,
-    entries: Vec<EntryRow>,
-    postings: Vec<PostingRow>,
     events: Vec<(EventRow, JobRow)>,
     /// Approved authorizations' expiries.
     jobs: Vec<JobRow>,
     /// References taken for debits then refused (no card): given back.
     released: Vec<(String, bool, String)>,
-    balances: Vec<Move>,
+    ledger: LedgerWrites,
     /// Cards changed: approvals, declines in a row, spend by window, last
     /// activity, deletion.
     cards: Vec<CardWrite>,
@@ -138,7 +132,8 @@ struct Writes {
     deleted: Vec<(AccountId, Mode, String, i64)>,
 }
 
-struct CardWrite {
+/// A card's counters and state after a batch, as [`UpdateCards`] writes them.
+pub(in crate::db) struct CardWrite {
     id: String,
     approved_count: i64,
     consecutive_declines: i32,
@@ -312,7 +307,7 @@ fn decide(
             if let Some(expiry) = &a.expiry {
                 writes.jobs.push(JobRow::new(expiry.clone(), &a.account_id, a.mode));
             }
-            let (entry, postings) = transfer_rows(
+            writes.ledger.post(transfer_rows(
                 &a.account_id,
                 a.mode,
                 kind,
@@ -323,9 +318,7 @@ fn decide(
                 currency,
                 a.amount,
                 a.now.unix(),
-            )?;
-            writes.entries.push(entry);
-            writes.postings.extend(postings);
+            )?);
         }
         let held = match (declined, a.kind) {
             (None, TransactionKind::Authorization) => Some(a.amount),
@@ -368,11 +361,12 @@ fn decide(
                 .checked_neg()
                 .and_then(|out| out.checked_sub(run.held))
                 .ok_or_else(|| StoreError::new(format!("card {id}: the batch's spend overflows")))?;
-            writes.balances.push(moved);
+            writes.ledger.moves.push(moved);
             for (which, change) in [(CardLedger::Spend, spent), (CardLedger::Held, run.held)] {
                 if change != 0 {
                     writes
-                        .balances
+                        .ledger
+                        .moves
                         .push((id_of(which), change, -Amount::MAX.minor(), Amount::MAX.minor()));
                 }
             }
@@ -549,45 +543,45 @@ fn balance_ids(ids: &[&str]) -> Vec<String> {
 }
 
 unnest_statement!(
-    InsertTransactions,
+    InsertTransactions of TransactionRow,
     "INSERT INTO card_transactions (id, account_id, livemode, card_id, cardholder_id, client_reference, status, \
      decline_reason, amount, currency, description, merchant_category_code, enriched_data, merchant_name, \
      created_at, approved_seq, kind, authorization_id) SELECT * FROM",
     [
-        id: &'a str => Text as "text",
-        account_id: &'a str => Text as "text",
-        livemode: bool => Bool as "boolean",
-        card_id: &'a str => Text as "text",
-        cardholder_id: &'a str => Text as "text",
-        client_reference: &'a str => Text as "text",
-        status: &'a str => Text as "text",
-        decline_reason: Option<&'a str> => Nullable<Text> as "text",
-        amount: i64 => BigInt as "bigint",
-        currency: &'a str => Text as "text",
-        description: &'a str => Text as "text",
-        merchant_category_code: Option<&'a str> => Nullable<Text> as "text",
-        enriched_data: &'a str => Text as "text",
-        merchant_name: &'a str => Text as "text",
-        created_at: i64 => BigInt as "bigint",
-        approved_seq: Option<i64> => Nullable<BigInt> as "bigint",
-        kind: &'a str => Text as "text",
-        authorization_id: Option<&'a str> => Nullable<Text> as "text",
+        id: &'a str => Text as "text" = |r| r.id.as_str(),
+        account_id: &'a str => Text as "text" = |r| r.account_id.as_str(),
+        livemode: bool => Bool as "boolean" = |r| r.livemode,
+        card_id: &'a str => Text as "text" = |r| r.card_id.as_str(),
+        cardholder_id: &'a str => Text as "text" = |r| r.cardholder_id.as_str(),
+        client_reference: &'a str => Text as "text" = |r| r.client_reference.as_str(),
+        status: &'a str => Text as "text" = |r| r.status.as_str(),
+        decline_reason: Option<&'a str> => Nullable<Text> as "text" = |r| r.decline_reason.as_deref(),
+        amount: i64 => BigInt as "bigint" = |r| r.amount,
+        currency: &'a str => Text as "text" = |r| r.currency.as_str(),
+        description: &'a str => Text as "text" = |r| r.description.as_str(),
+        merchant_category_code: Option<&'a str> => Nullable<Text> as "text" = |r| r.merchant_category_code.as_deref(),
+        enriched_data: &'a str => Text as "text" = |r| r.enriched_data.as_str(),
+        merchant_name: &'a str => Text as "text" = |r| r.merchant_name.as_str(),
+        created_at: i64 => BigInt as "bigint" = |r| r.created_at,
+        approved_seq: Option<i64> => Nullable<BigInt> as "bigint" = |r| r.approved_seq,
+        kind: &'a str => Text as "text" = |r| r.kind.as_str(),
+        authorization_id: Option<&'a str> => Nullable<Text> as "text" = |r| r.authorization_id.as_deref(),
     ],
     ""
 );
 
 unnest_statement!(
-    UpsertSpending,
+    UpsertSpending of (String, String, Windows),
     "INSERT INTO card_spending (account_id, card_id, day_key, day_spend, week_key, week_spend, lifetime_spend) \
      SELECT * FROM",
     [
-        account_id: &'a str => Text as "text",
-        card_id: &'a str => Text as "text",
-        day_key: i32 => Integer as "integer",
-        day_spend: i64 => BigInt as "bigint",
-        week_key: i32 => Integer as "integer",
-        week_spend: i64 => BigInt as "bigint",
-        lifetime_spend: i64 => BigInt as "bigint",
+        account_id: &'a str => Text as "text" = |(account, _, _)| account.as_str(),
+        card_id: &'a str => Text as "text" = |(_, id, _)| id.as_str(),
+        day_key: i32 => Integer as "integer" = |(_, _, s)| s.day.key,
+        day_spend: i64 => BigInt as "bigint" = |(_, _, s)| s.day.spend,
+        week_key: i32 => Integer as "integer" = |(_, _, s)| s.week.key,
+        week_spend: i64 => BigInt as "bigint" = |(_, _, s)| s.week.spend,
+        lifetime_spend: i64 => BigInt as "bigint" = |(_, _, s)| s.lifetime,
     ],
     "AS d WHERE true ON CONFLICT (account_id, card_id) DO UPDATE SET day_key = excluded.day_key, \
      day_spend = excluded.day_spend, week_key = excluded.week_key, week_spend = excluded.week_spend, \
@@ -595,20 +589,20 @@ unnest_statement!(
 );
 
 unnest_statement!(
-    UpdateCards,
+    UpdateCards of CardWrite,
     "UPDATE cards SET approved_count = d.approved_count, consecutive_declines = d.consecutive_declines, \
      spend_month = d.spend_month, month_spend = d.month_spend, \
      last_activity_at = COALESCE(d.last_activity_at, cards.last_activity_at), \
      deleted_at = d.deleted_at, deleted_reason = d.deleted_reason FROM",
     [
-        id: &'a str => Text as "text",
-        approved_count: i64 => BigInt as "bigint",
-        consecutive_declines: i32 => Integer as "integer",
-        spend_month: i32 => Integer as "integer",
-        month_spend: i64 => BigInt as "bigint",
-        last_activity_at: Option<i64> => Nullable<BigInt> as "bigint",
-        deleted_at: Option<i64> => Nullable<BigInt> as "bigint",
-        deleted_reason: Option<&'a str> => Nullable<Text> as "text",
+        id: &'a str => Text as "text" = |r| r.id.as_str(),
+        approved_count: i64 => BigInt as "bigint" = |r| r.approved_count,
+        consecutive_declines: i32 => Integer as "integer" = |r| r.consecutive_declines,
+        spend_month: i32 => Integer as "integer" = |r| r.spend.month.key,
+        month_spend: i64 => BigInt as "bigint" = |r| r.spend.month.spend,
+        last_activity_at: Option<i64> => Nullable<BigInt> as "bigint" = |r| r.last_activity_at,
+        deleted_at: Option<i64> => Nullable<BigInt> as "bigint" = |r| r.deleted_at,
+        deleted_reason: Option<&'a str> => Nullable<Text> as "text" = |r| r.deleted_reason,
     ],
     "AS d(id, approved_count, consecutive_declines, spend_month, month_spend, last_activity_at, deleted_at, \
      deleted_reason) WHERE cards.id = ANY($1) AND cards.id = d.id AND cards.deleted_at IS NULL"
@@ -653,55 +647,12 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
 
     let release = async { release_references!(&mut &*c, &w.released) };
     let t = &w.transactions;
-    let transactions = InsertTransactions {
-        id: column(t, |r| r.id.as_str()),
-        account_id: column(t, |r| r.account_id.as_str()),
-        livemode: column(t, |r| r.livemode),
-        card_id: column(t, |r| r.card_id.as_str()),
-        cardholder_id: column(t, |r| r.cardholder_id.as_str()),
-        client_reference: column(t, |r| r.client_reference.as_str()),
-        status: column(t, |r| r.status.as_str()),
-        decline_reason: column(t, |r| r.decline_reason.as_deref()),
-        amount: column(t, |r| r.amount),
-        currency: column(t, |r| r.currency.as_str()),
-        description: column(t, |r| r.description.as_str()),
-        merchant_category_code: column(t, |r| r.merchant_category_code.as_deref()),
-        enriched_data: column(t, |r| r.enriched_data.as_str()),
-        merchant_name: column(t, |r| r.merchant_name.as_str()),
-        created_at: column(t, |r| r.created_at),
-        approved_seq: column(t, |r| r.approved_seq),
-        kind: column(t, |r| r.kind.as_str()),
-        authorization_id: column(t, |r| r.authorization_id.as_deref()),
-        _rows: PhantomData,
-    };
-    let transactions = unless_empty(t.is_empty(), transactions.execute(&mut &*c));
-    let b = &w.balances;
-    let ledger = write_ledger_pg(c, &w.entries, &w.postings, b);
+    let transactions = unless_empty(t.is_empty(), InsertTransactions::of(t).execute(&mut &*c));
+    let ledger = w.ledger.write_pg(c);
     let k = &w.cards;
-    let cards = UpdateCards {
-        id: column(k, |r| r.id.as_str()),
-        approved_count: column(k, |r| r.approved_count),
-        consecutive_declines: column(k, |r| r.consecutive_declines),
-        spend_month: column(k, |r| r.spend.month.key),
-        month_spend: column(k, |r| r.spend.month.spend),
-        last_activity_at: column(k, |r| r.last_activity_at),
-        deleted_at: column(k, |r| r.deleted_at),
-        deleted_reason: column(k, |r| r.deleted_reason),
-        _rows: PhantomData,
-    };
-    let cards = unless_empty(k.is_empty(), cards.execute(&mut &*c));
+    let cards = unless_empty(k.is_empty(), UpdateCards::of(k).execute(&mut &*c));
     let p = &w.spending;
-    let spending = UpsertSpending {
-        account_id: column(p, |(account, _, _)| account.as_str()),
-        card_id: column(p, |(_, id, _)| id.as_str()),
-        day_key: column(p, |(_, _, s)| s.day.key),
-        day_spend: column(p, |(_, _, s)| s.day.spend),
-        week_key: column(p, |(_, _, s)| s.week.key),
-        week_spend: column(p, |(_, _, s)| s.week.spend),
-        lifetime_spend: column(p, |(_, _, s)| s.lifetime),
-        _rows: PhantomData,
-    };
-    let spending = unless_empty(p.is_empty(), spending.execute(&mut &*c));
+    let spending = unless_empty(p.is_empty(), UpsertSpending::of(p).execute(&mut &*c));
     // An event for every debit (its approval or decline): one statement
     // for the batch's events, one for their deliveries.
     let (events, deliveries): (Vec<&EventRow>, Vec<&JobRow>) = w.events.iter().map(|(e, j)| (e, j)).unzip();
@@ -723,7 +674,7 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
     )?;
     // Each balance landed where the decisions put it, and each card
     // changed: or the batch fails.
-    if moved != b.len() || updated != k.len() {
+    if !moved || updated != k.len() {
         return Err(TxError::Db(DbError::Refused));
     }
     deletions!(conn, &w);
@@ -765,8 +716,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
             .execute(conn)
             .await?;
     }
-    write_entries_sqlite(conn, &w.entries, &w.postings).await?;
-    move_balances_sqlite(conn, &w.balances).await?;
+    w.ledger.write_sqlite(conn).await?;
     for c in &w.cards {
         diesel::update(cards::table.filter(cards::id.eq(&c.id)))
             .set((

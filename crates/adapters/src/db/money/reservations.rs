@@ -11,16 +11,14 @@
 use crate::db::SqliteAsync;
 use crate::db::jobs::queue::JobRow;
 use crate::db::money::batches::{
-    Batched, CardOwner, Made, Move, Reference, balances_of, card_moves, clock_offsets, clocks_moved, lock_cards,
-    lock_wallets, move_balances_sqlite, plans_of_this_module, release_references, stamps, take_references_pg,
-    take_references_sqlite, to_exactly, unless_empty, write_entries_sqlite, write_ledger_pg,
+    Batched, CardOwner, LedgerWrites, Made, Reference, balances_of, clock_offsets, clocks_moved, lock_cards,
+    lock_wallets, plans_of_this_module, release_references, stamps, take_references_pg, take_references_sqlite,
+    unless_empty,
 };
 use crate::db::money::committer::Committer;
-use crate::db::money::ledger::{
-    CardLedger, EntryRow, PostingRow, balance_and_transit, card_ledger_account_id, transfer_rows,
-};
+use crate::db::money::ledger::{CardLedger, balance_and_transit, card_ledger_account_id, transfer_rows};
 use crate::db::money::steps::{Places, TxError, wallet};
-use crate::db::money::unnest::{InsertJobs, column, unnest_statement};
+use crate::db::money::unnest::{InsertJobs, unnest_statement};
 use crate::db::rows::TransferRow;
 use crate::db::schema::{card_transfers, cards, jobs, ledger_accounts};
 use diesel::prelude::*;
@@ -34,7 +32,6 @@ use ports::StoreError;
 use ports::cards::{NewTransfer, ReserveError};
 use ports::jobs::NewJob;
 use std::collections::BTreeMap;
-use std::marker::PhantomData;
 
 /// A reservation waiting for its batch, with its settlement job.
 pub(in crate::db) struct Waiting {
@@ -81,10 +78,8 @@ struct LockedCard {
 struct Writes {
     transfers: Vec<TransferRow>,
     jobs: Vec<JobRow>,
-    entries: Vec<EntryRow>,
-    postings: Vec<PostingRow>,
     released: Vec<Reference>,
-    balances: Vec<Move>,
+    ledger: LedgerWrites,
     /// Cards whose windows moved: id, funded at, unloaded at.
     windows: Vec<(String, Option<i64>, Option<i64>)>,
 }
@@ -187,7 +182,7 @@ fn decide(
             TransferKind::Fund => &places.wallet,
             TransferKind::Unload => &places.card,
         };
-        let (entry, postings) = transfer_rows(
+        writes.ledger.post(transfer_rows(
             &t.account_id,
             t.mode,
             "card_transfer_reserve",
@@ -195,9 +190,7 @@ fn decide(
             t.currency,
             t.amount,
             t.created_at.unix(),
-        )?;
-        writes.entries.push(entry);
-        writes.postings.extend(postings);
+        )?);
         writes.transfers.push(TransferRow {
             id: t.id.to_string(),
             account_id: t.account_id.to_string(),
@@ -218,8 +211,9 @@ fn decide(
     // under the locks, or the batch fails.
     for (id, (_, card)) in &runs {
         let before = start[id];
-        let moved = card_moves(id, (before.balance, before.transit), (card.balance, card.transit))?;
-        writes.balances.extend(moved);
+        writes
+            .ledger
+            .land_card(id, (before.balance, before.transit), (card.balance, card.transit))?;
         if (card.last_funded_at, card.last_unloaded_at) != (before.last_funded_at, before.last_unloaded_at) {
             let at = |t: Option<Timestamp>| t.map(Timestamp::unix);
             writes
@@ -229,38 +223,38 @@ fn decide(
     }
     for (id, after) in wallets {
         let before = balances.get(&id).copied().unwrap_or(0);
-        writes.balances.extend(to_exactly(id, before, after)?);
+        writes.ledger.land(id, before, after)?;
     }
     Ok((answers, writes))
 }
 
 unnest_statement!(
-    InsertTransfers,
+    InsertTransfers of TransferRow,
     "INSERT INTO card_transfers (id, account_id, livemode, card_id, cardholder_id, kind, amount, \
      transaction_reference, state, created_at, currency) SELECT * FROM",
     [
-        id: &'a str => Text as "text",
-        account_id: &'a str => Text as "text",
-        livemode: bool => Bool as "boolean",
-        card_id: &'a str => Text as "text",
-        cardholder_id: &'a str => Text as "text",
-        kind: &'a str => Text as "text",
-        amount: i64 => BigInt as "bigint",
-        transaction_reference: &'a str => Text as "text",
-        state: &'a str => Text as "text",
-        created_at: i64 => BigInt as "bigint",
-        currency: &'a str => Text as "text",
+        id: &'a str => Text as "text" = |r| r.id.as_str(),
+        account_id: &'a str => Text as "text" = |r| r.account_id.as_str(),
+        livemode: bool => Bool as "boolean" = |r| r.livemode,
+        card_id: &'a str => Text as "text" = |r| r.card_id.as_str(),
+        cardholder_id: &'a str => Text as "text" = |r| r.cardholder_id.as_str(),
+        kind: &'a str => Text as "text" = |r| r.kind.as_str(),
+        amount: i64 => BigInt as "bigint" = |r| r.amount,
+        transaction_reference: &'a str => Text as "text" = |r| r.transaction_reference.as_str(),
+        state: &'a str => Text as "text" = |r| r.state.as_str(),
+        created_at: i64 => BigInt as "bigint" = |r| r.created_at,
+        currency: &'a str => Text as "text" = |r| r.currency.as_str(),
     ],
     ""
 );
 
 unnest_statement!(
-    UpdateWindows,
+    UpdateWindows of (String, Option<i64>, Option<i64>),
     "UPDATE cards SET last_funded_at = d.funded, last_unloaded_at = d.unloaded FROM",
     [
-        id: &'a str => Text as "text",
-        funded: Option<i64> => Nullable<BigInt> as "bigint",
-        unloaded: Option<i64> => Nullable<BigInt> as "bigint",
+        id: &'a str => Text as "text" = |r| r.0.as_str(),
+        funded: Option<i64> => Nullable<BigInt> as "bigint" = |r| r.1,
+        unloaded: Option<i64> => Nullable<BigInt> as "bigint" = |r| r.2,
     ],
     "AS d(id, funded, unloaded) WHERE cards.id = ANY($1) AND cards.id = d.id AND cards.deleted_at IS NULL"
 );
@@ -285,35 +279,14 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Waiting]) -> Result<V
 
     let release = async { release_references!(&mut &*c, &w.released) };
     let t = &w.transfers;
-    let transfers = InsertTransfers {
-        id: column(t, |r| r.id.as_str()),
-        account_id: column(t, |r| r.account_id.as_str()),
-        livemode: column(t, |r| r.livemode),
-        card_id: column(t, |r| r.card_id.as_str()),
-        cardholder_id: column(t, |r| r.cardholder_id.as_str()),
-        kind: column(t, |r| r.kind.as_str()),
-        amount: column(t, |r| r.amount),
-        transaction_reference: column(t, |r| r.transaction_reference.as_str()),
-        state: column(t, |r| r.state.as_str()),
-        created_at: column(t, |r| r.created_at),
-        currency: column(t, |r| r.currency.as_str()),
-        _rows: PhantomData,
-    };
-    let transfers = unless_empty(t.is_empty(), transfers.execute(&mut &*c));
+    let transfers = unless_empty(t.is_empty(), InsertTransfers::of(t).execute(&mut &*c));
     let j = &w.jobs;
     let jobs = unless_empty(j.is_empty(), InsertJobs::of(j).execute(&mut &*c));
-    let b = &w.balances;
-    let ledger = write_ledger_pg(c, &w.entries, &w.postings, b);
+    let ledger = w.ledger.write_pg(c);
     let k = &w.windows;
-    let windows = UpdateWindows {
-        id: column(k, |r| r.0.as_str()),
-        funded: column(k, |r| r.1),
-        unloaded: column(k, |r| r.2),
-        _rows: PhantomData,
-    };
-    let windows = unless_empty(k.is_empty(), windows.execute(&mut &*c));
+    let windows = unless_empty(k.is_empty(), UpdateWindows::of(k).execute(&mut &*c));
     let (_, _, _, moved, updated) = tokio::try_join!(release, transfers, jobs, ledger, windows)?;
-    if moved != b.len() || updated != k.len() {
+    if !moved || updated != k.len() {
         return Err(TxError::Db(crate::db::DbError::Refused));
     }
     Ok(answers)
@@ -342,8 +315,7 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Waiting]) -> Result<Vec
     for row in &w.jobs {
         diesel::insert_into(jobs::table).values(row).execute(conn).await?;
     }
-    write_entries_sqlite(conn, &w.entries, &w.postings).await?;
-    move_balances_sqlite(conn, &w.balances).await?;
+    w.ledger.write_sqlite(conn).await?;
     for (id, funded, unloaded) in &w.windows {
         diesel::update(cards::table.filter(cards::id.eq(id)))
             .set((cards::last_funded_at.eq(funded), cards::last_unloaded_at.eq(unloaded)))

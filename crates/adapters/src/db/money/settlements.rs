@@ -13,14 +13,11 @@
 use crate::db::jobs::events::{EventRow, store_event};
 use crate::db::jobs::queue::JobRow;
 use crate::db::money::batches::{
-    self, Batched, Made, Move, balances_of, card_moves, lock_wallets, move_balances_sqlite, plans_of_this_module,
-    to_exactly, unless_empty, write_entries_sqlite, write_ledger_pg,
+    self, Batched, LedgerWrites, Made, balances_of, lock_wallets, plans_of_this_module, unless_empty,
 };
-use crate::db::money::ledger::{
-    CardLedger, EntryRow, PostingRow, balance_and_transit, card_ledger_account_id, transfer_rows,
-};
+use crate::db::money::ledger::{CardLedger, balance_and_transit, card_ledger_account_id, transfer_rows};
 use crate::db::money::steps::{Places, TxError, wallet};
-use crate::db::money::unnest::{InsertDeliveries, InsertEvents, column, unnest_statement};
+use crate::db::money::unnest::{InsertDeliveries, InsertEvents, unnest_statement};
 use crate::db::schema::{card_transfers, cards, ledger_accounts};
 use crate::db::{DbError, DbPool, SqliteAsync};
 use diesel::prelude::*;
@@ -33,7 +30,6 @@ use domain::cards::transfer::{Settlement, TransferKind, TransferState};
 use ports::StoreError;
 use ports::cards::{Settled, SettlementItem, Transfer};
 use std::collections::{BTreeMap, BTreeSet};
-use std::marker::PhantomData;
 
 /// One settlement of a batch, as the store writes it.
 pub(in crate::db) struct Settling {
@@ -116,9 +112,7 @@ struct Writes<'a> {
     resets: BTreeSet<String>,
     events: Vec<&'a EventRow>,
     deliveries: Vec<&'a JobRow>,
-    entries: Vec<EntryRow>,
-    postings: Vec<PostingRow>,
-    balances: Vec<Move>,
+    ledger: LedgerWrites,
 }
 
 /// What both plans read: each card locked (id, not deleted) and each
@@ -180,7 +174,7 @@ fn decide<'a>(
             }
         };
         let (from, to) = (places.id(plan.from), places.id(plan.to));
-        let (entry, postings) = transfer_rows(
+        writes.ledger.post(transfer_rows(
             &t.account_id,
             t.mode,
             "card_transfer_settle",
@@ -188,9 +182,7 @@ fn decide<'a>(
             t.currency,
             plan.amount,
             s.now.unix(),
-        )?;
-        writes.entries.push(entry);
-        writes.postings.extend(postings);
+        )?);
         let state = s.settlement.state().as_str();
         writes.transfers.push((t.id.to_string(), state, s.now.unix()));
         states.insert(t.id.to_string(), state.to_string());
@@ -204,12 +196,13 @@ fn decide<'a>(
     // Each balance lands exactly where the decisions put it: it held still
     // under the locks, or the batch fails.
     for (id, (start, card)) in runs {
-        let moved = card_moves(id, (start.balance, start.transit), (card.balance, card.transit))?;
-        writes.balances.extend(moved);
+        writes
+            .ledger
+            .land_card(id, (start.balance, start.transit), (card.balance, card.transit))?;
     }
     for (id, after) in wallets {
         let before = balance(&id);
-        writes.balances.extend(to_exactly(id, before, after)?);
+        writes.ledger.land(id, before, after)?;
     }
     Ok((answers, writes))
 }
@@ -225,12 +218,12 @@ fn declining<'a>(ids: &'a BTreeSet<String>) -> _ {
 
 unnest_statement!(
     /// Moves pending transfers to their settled state.
-    SettleTransfers,
+    SettleTransfers of (String, &'static str, i64),
     "UPDATE card_transfers SET state = d.state, settled_at = d.settled_at FROM",
     [
-        id: &'a str => Text as "text",
-        state: &'a str => Text as "text",
-        settled_at: i64 => BigInt as "bigint",
+        id: &'a str => Text as "text" = |r| r.0.as_str(),
+        state: &'a str => Text as "text" = |r| r.1,
+        settled_at: i64 => BigInt as "bigint" = |r| r.2,
     ],
     "AS d(id, state, settled_at) WHERE card_transfers.id = ANY($1) AND card_transfers.id = d.id \
      AND card_transfers.state = 'pending'"
@@ -261,13 +254,7 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Settling]) -> Result<
     let (answers, w) = decide(batch, (cards, states), &balances)?;
 
     let t = &w.transfers;
-    let transfers = SettleTransfers {
-        id: column(t, |r| r.0.as_str()),
-        state: column(t, |r| r.1),
-        settled_at: column(t, |r| r.2),
-        _rows: PhantomData,
-    };
-    let transfers = unless_empty(t.is_empty(), transfers.execute(&mut &*c));
+    let transfers = unless_empty(t.is_empty(), SettleTransfers::of(t).execute(&mut &*c));
     let resets = unless_empty(
         w.resets.is_empty(),
         diesel::update(declining(&w.resets))
@@ -279,10 +266,9 @@ async fn record_pg(conn: &mut AsyncPgConnection, batch: &[&Settling]) -> Result<
         w.deliveries.is_empty(),
         InsertDeliveries::of(&w.deliveries).execute(&mut &*c),
     );
-    let b = &w.balances;
-    let ledger = write_ledger_pg(c, &w.entries, &w.postings, b);
+    let ledger = w.ledger.write_pg(c);
     let (settled, _, _, _, moved) = tokio::try_join!(transfers, resets, events, deliveries, ledger)?;
-    if settled != t.len() || moved != b.len() {
+    if settled != t.len() || !moved {
         return Err(TxError::Db(DbError::Refused));
     }
     Ok(answers)
@@ -326,7 +312,6 @@ async fn record_sqlite(conn: &mut SqliteAsync, batch: &[&Settling]) -> Result<Ve
     for (event, delivery) in w.events.iter().zip(&w.deliveries) {
         store_event!(conn, event, [*delivery]);
     }
-    write_entries_sqlite(conn, &w.entries, &w.postings).await?;
-    move_balances_sqlite(conn, &w.balances).await?;
+    w.ledger.write_sqlite(conn).await?;
     Ok(answers)
 }
