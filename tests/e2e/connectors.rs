@@ -7,7 +7,7 @@ use crate::cards::Sandbox;
 use crate::harness::{Server, bearer, client, get_json, issuing, ledger_check, run};
 use crate::receiver::Receiver;
 use adapters::connectors::smileid::fake::FakeSmileId;
-use adapters::connectors::sudo::fake::FakeSudo;
+use adapters::connectors::sudo::fake::{FakeSudo, SETTLEMENT_ACCOUNT};
 use adapters::test_db::TestDb;
 use serde_json::{Value, json};
 
@@ -180,6 +180,19 @@ async fn a_connector_without_its_credentials_refuses_to_start_naming_them() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("--public-url"), "{stderr}");
     assert!(!stderr.contains(LIVE_KEY), "{stderr}");
+    // Sudo refuses a cancellation without the account it credits.
+    let out = run(issuing(&db)
+        .env("ISSUING_SANDBOX_CARD_PROCESSOR", "sudo")
+        .env("ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID", FUNDING_SOURCE)
+        .env("ISSUING_SANDBOX_SUDO_API_KEY", SUDO_KEY)
+        .env("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET", GATEWAY_SECRET)
+        .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
+        .args(["--dashboard-listen", "off"]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("--sandbox-sudo-credit-account-id"),
+        "{stderr}"
+    );
     // An empty key file, and a gateway secret that is itself a header.
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("sudo.key");
@@ -189,6 +202,7 @@ async fn a_connector_without_its_credentials_refuses_to_start_naming_them() {
         run(issuing(&db)
             .env("ISSUING_SANDBOX_CARD_PROCESSOR", "sudo")
             .env("ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID", FUNDING_SOURCE)
+            .env("ISSUING_SANDBOX_SUDO_CREDIT_ACCOUNT_ID", SETTLEMENT_ACCOUNT)
             .env(key.0, key.1)
             .env("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET", secret)
             .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])
@@ -220,6 +234,7 @@ pub(crate) fn sudo_env(fake: &FakeSudo) -> Vec<(&'static str, String)> {
         ("ISSUING_SANDBOX_SUDO_API_KEY", SUDO_KEY.into()),
         ("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET", GATEWAY_SECRET.into()),
         ("ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID", FUNDING_SOURCE.into()),
+        ("ISSUING_SANDBOX_SUDO_CREDIT_ACCOUNT_ID", SETTLEMENT_ACCOUNT.into()),
         ("ISSUING_SUDO_API_URL", fake.url()),
         ("ISSUING_SUDO_VAULT_URL", fake.url()),
     ]
@@ -674,6 +689,44 @@ async fn sudos_refunds_and_late_declines_give_money_back_once_and_never_more_tha
     }
 }
 
+/// A card Sudo terminated (`card.terminated`, the card in `data` as its
+/// page shows it) ends here too: its balance back to the wallet and one
+/// `card_delete_event.successful`, however often and however concurrently
+/// Sudo tells it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_sudo_terminates_ends_here_once_with_its_money_back() {
+    for db in TestDb::all().await {
+        let receiver = Receiver::start();
+        let (fake, s, card, sudo_id) = card_at_sudo(&db, Some(&receiver.url)).await;
+        let (on_card, _) = s.balance(&card).await;
+        let wallet = s.wallet().await;
+        fake.set_status(&sudo_id, "canceled");
+        let told = format!(r#"{{"type":"card.terminated","data":{{"_id":"{sudo_id}","status":"canceled"}}}}"#);
+        let calls = (0..5).map(|_| gateway(&s.server, Some(GATEWAY_SECRET), told.clone().into_bytes()));
+        for (status, answer) in futures::future::join_all(calls).await {
+            assert_eq!((status, answer["responseCode"].as_str()), (200, Some("00")), "{answer}");
+        }
+        assert_eq!(gateway(&s.server, Some(GATEWAY_SECRET), told.into_bytes()).await.0, 200);
+        assert_eq!(s.wallet().await, wallet + on_card, "{}", db.backend());
+        let deleted = crate::cards::event(&receiver, "card_delete_event.successful", |d| {
+            d["card_id"] == card.as_str()
+        })
+        .await;
+        assert_eq!(deleted["reason"], "processor_terminated", "{deleted}");
+        let found = s.get(&format!("/cards/get_card_balance?card_id={card}")).await;
+        assert_ne!(found.status, 200, "{}", found.body);
+        let deletions = receiver
+            .deliveries()
+            .iter()
+            .filter(|d| d.accepted && d.body.contains("card_delete_event.successful"))
+            .count();
+        assert_eq!(deletions, 1);
+        assert_eq!(fake.card(&sudo_id).unwrap().status, "canceled");
+        let (ok, report) = ledger_check(&db);
+        assert!(ok, "{}: {report}", db.backend());
+    }
+}
+
 /// Whether `cmd` starts and logs a line holding `said` within 30 s (then
 /// it is stopped), and what it logged.
 fn starts_saying(cmd: &mut std::process::Command, said: &str) -> (bool, String) {
@@ -740,6 +793,8 @@ async fn every_process_runs_on_the_rails_recorded_for_its_mode() {
             &fake.url(),
             "--sandbox-sudo-funding-source-id",
             FUNDING_SOURCE,
+            "--sandbox-sudo-credit-account-id",
+            SETTLEMENT_ACCOUNT,
         ];
         let said = format!(
             "test mode runs on card processor sudo ({}), KYC sandbox, funding source {FUNDING_SOURCE}",
@@ -797,7 +852,14 @@ async fn every_process_runs_on_the_rails_recorded_for_its_mode() {
                 "live-gateway-secret-of-at-least-32-chars",
             ),
         ];
-        let live_flags = ["--card-processor", "sudo", "--sudo-funding-source-id", FUNDING_SOURCE];
+        let live_flags = [
+            "--card-processor",
+            "sudo",
+            "--sudo-funding-source-id",
+            FUNDING_SOURCE,
+            "--sudo-credit-account-id",
+            SETTLEMENT_ACCOUNT,
+        ];
         let out = run(issuing(&db)
             .envs(live)
             .args(["serve", "--listen", "127.0.0.1:0", "--relay-listen", "127.0.0.1:0"])

@@ -2,7 +2,7 @@
 //! runs its CLI against the same database.
 
 use adapters::connectors::smileid::fake::FakeSmileId;
-use adapters::connectors::sudo::fake::FakeSudo;
+use adapters::connectors::sudo::fake::{FakeSudo, SETTLEMENT_ACCOUNT};
 use adapters::test_db::TestDb;
 use std::io::{BufRead, BufReader, Read};
 use std::path::PathBuf;
@@ -87,6 +87,7 @@ impl Rails {
             .env("ISSUING_SUDO_API_URL", self.sudo.url())
             .env("ISSUING_SUDO_VAULT_URL", self.sudo.url())
             .env("ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID", Rails::FUNDING_SOURCE)
+            .env("ISSUING_SANDBOX_SUDO_CREDIT_ACCOUNT_ID", SETTLEMENT_ACCOUNT)
             .env("ISSUING_SANDBOX_SUDO_API_KEY", Rails::SUDO_KEY)
             .env("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET", Rails::GATEWAY_SECRET)
             .env("ISSUING_SANDBOX_KYC_PROVIDER", "smileid")

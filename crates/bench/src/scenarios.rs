@@ -8,7 +8,7 @@ use crate::pgbench;
 use crate::report::Row;
 use crate::sandbox::{DEBIT_CENTS, Sandbox, debit_body, funding_body, sudo_authorization};
 use crate::server::{Database, Issuing, Server, psql};
-use adapters::connectors::sudo::fake::FakeSudo;
+use adapters::connectors::sudo::fake::{FakeSudo, SETTLEMENT_ACCOUNT};
 use anyhow::{Context, ensure};
 use domain::cards::product::Product;
 use reqwest::Method;
@@ -370,6 +370,7 @@ impl Run {
             ("ISSUING_SANDBOX_SUDO_API_KEY", KEY.to_string()),
             ("ISSUING_SANDBOX_SUDO_GATEWAY_SECRET", SECRET.to_string()),
             ("ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID", FUNDING.to_string()),
+            ("ISSUING_SANDBOX_SUDO_CREDIT_ACCOUNT_ID", SETTLEMENT_ACCOUNT.to_string()),
             ("ISSUING_SUDO_API_URL", fake.url()),
             ("ISSUING_SUDO_VAULT_URL", fake.url()),
         ];

@@ -16,6 +16,9 @@ pub enum GatewayCall {
     /// `transaction.created`): no money moves, the approval took it; it
     /// is matched to the approval, and a difference is told.
     Captured(GatewayCapture),
+    /// The processor terminated the card it knows as `card` (Sudo's
+    /// `card.terminated`): it ends here too, once.
+    Terminated { card: String },
     /// An authorization this service cannot take as sent (an amount out
     /// of bounds, an unknown currency, no card): declined for this reason
     /// code, in the processor's terms.
@@ -57,8 +60,9 @@ pub struct GatewayGiveBack {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GatewayCapture {
-    /// The processor's id of the transaction.
-    pub id: String,
+    /// The processor's id of the transaction, when it sends one (the
+    /// sample on Sudo's `transaction.created` page has none).
+    pub id: Option<String>,
     /// The processor's id of the card.
     pub card: String,
     /// The processor's id of the authorization it captured, when it

@@ -449,6 +449,17 @@ pub struct RailsArgs {
     #[arg(long, env = "ISSUING_SANDBOX_SUDO_FUNDING_SOURCE_ID")]
     pub sandbox_sudo_funding_source_id: Option<String>,
 
+    /// The id of the live Sudo account a cancelled card's balance is
+    /// credited to (Sudo requires one on every cancellation; with a
+    /// gateway funding source nothing is left on the card there). Sudo's
+    /// `GET /accounts` lists them: the settlement account will do.
+    #[arg(long, env = "ISSUING_SUDO_CREDIT_ACCOUNT_ID")]
+    pub sudo_credit_account_id: Option<String>,
+
+    /// The same for the sandbox.
+    #[arg(long, env = "ISSUING_SANDBOX_SUDO_CREDIT_ACCOUNT_ID")]
+    pub sandbox_sudo_credit_account_id: Option<String>,
+
     /// Who verifies cardholders' identities in live mode. Credentials come
     /// from the environment or files only (see docs/connectors.md).
     #[arg(long, env = "ISSUING_KYC_PROVIDER", value_enum, default_value_t = KycProvider::Sandbox)]

@@ -97,6 +97,25 @@ fn funding_source_of(mode: Mode, args: &RailsArgs) -> &Option<String> {
     }
 }
 
+fn credit_account_of(mode: Mode, args: &RailsArgs) -> &Option<String> {
+    match mode {
+        Mode::Live => &args.sudo_credit_account_id,
+        Mode::Test => &args.sandbox_sudo_credit_account_id,
+    }
+}
+
+/// A Sudo id `mode` needs, given by `--<flag>` (live) or
+/// `--sandbox-<flag>`: `what` says what it is when it is missing.
+fn sudo_id(mode: Mode, given: &Option<String>, flag: &str, what: &str) -> anyhow::Result<String> {
+    let flag = match mode {
+        Mode::Live => format!("--{flag}"),
+        Mode::Test => format!("--sandbox-{flag}"),
+    };
+    given
+        .clone()
+        .with_context(|| format!("{} needs {flag}: {what}", needed_by(mode)))
+}
+
 /// The rails `args` choose for `mode`.
 pub fn rails_of(mode: Mode, args: &RailsArgs) -> anyhow::Result<Rails> {
     // Each URL as `public_url` normalizes it: a host in lower case, no
@@ -154,21 +173,25 @@ fn network_for(
     match processor_of(mode, args) {
         CardProcessor::Simulator => Ok(simulator.clone()),
         CardProcessor::Sudo => {
-            let needed_by = needed_by(mode);
-            let funding_source = funding_source_of(mode, args);
-            let flag = match mode {
-                Mode::Live => "--sudo-funding-source-id",
-                Mode::Test => "--sandbox-sudo-funding-source-id",
-            };
-            let funding_source = funding_source.clone().with_context(|| {
-                format!("{needed_by} needs {flag}: the gateway funding source its cards are issued on")
-            })?;
+            let funding_source = sudo_id(
+                mode,
+                funding_source_of(mode, args),
+                "sudo-funding-source-id",
+                "the gateway funding source its cards are issued on",
+            )?;
+            let credit_account = sudo_id(
+                mode,
+                credit_account_of(mode, args),
+                "sudo-credit-account-id",
+                "the Sudo account a cancelled card's balance is credited to",
+            )?;
             let (api_url, vault_url) = sudo_urls(mode, args)?;
             let settings = SudoSettings {
                 api_url,
                 vault_url,
-                api_key: credentials::required(sudo_env(mode).0, &needed_by)?,
+                api_key: credentials::required(sudo_env(mode).0, &needed_by(mode))?,
                 funding_source,
+                credit_account,
             };
             Ok(Arc::new(Sudo::new(settings).map_err(anyhow::Error::msg)?))
         }

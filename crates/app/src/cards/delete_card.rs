@@ -4,11 +4,10 @@
 
 use super::CardError;
 use crate::{App, Caller};
-use domain::Amount;
-use domain::Mode;
 use domain::cards::state::DeletionReason;
 use domain::events::payloads::{CardDeleted, Event};
 use domain::ids::{AccountId, CardId, CardholderId};
+use domain::{Amount, Currency, Mode};
 use ports::StoreError;
 
 impl App {
@@ -43,31 +42,42 @@ impl App {
         cardholder: &CardholderId,
     ) -> Result<(), StoreError> {
         let cards = self.ports.cards.for_cardholder(account, mode, cardholder).await?;
-        let now = self.now_for(account, mode).await?;
         for card in cards {
-            let deleted = Event::CardDeleteSuccessful(CardDeleted {
-                card_id: card.id.to_string(),
-                cardholder_id: cardholder.to_string(),
-                currency: card.currency.code(),
-                reason: DeletionReason::CardholderDeleted.as_str().into(),
-                livemode: mode.is_live(),
-                issuing_app_id: account.to_string(),
-            });
-            let event = self.new_event(account, mode, deleted).await?;
-            let delivery = self.delivery_job(&event.id);
-            self.ports
-                .cards
-                .delete(
-                    account,
-                    mode,
-                    &card.id,
-                    DeletionReason::CardholderDeleted,
-                    now,
-                    Some((event, delivery)),
-                )
+            let whose = (cardholder, card.currency);
+            self.delete_told((account, mode), &card.id, whose, DeletionReason::CardholderDeleted)
                 .await?;
-            self.card_status_changed((account, mode), &card.id).await?;
         }
         Ok(())
+    }
+
+    /// Deletes the card of `whose` (its cardholder and currency) for
+    /// `reason`, its `card_delete_event.successful` in the same
+    /// transaction, and has its processor told; `None` when it was gone
+    /// already (nothing is told twice), else what went back to the wallet.
+    pub(crate) async fn delete_told(
+        &self,
+        (account, mode): (&AccountId, Mode),
+        card: &CardId,
+        (cardholder, currency): (&CardholderId, Currency),
+        reason: DeletionReason,
+    ) -> Result<Option<Amount>, StoreError> {
+        let now = self.now_for(account, mode).await?;
+        let deleted = Event::CardDeleteSuccessful(CardDeleted {
+            card_id: card.to_string(),
+            cardholder_id: cardholder.to_string(),
+            currency: currency.code(),
+            reason: reason.as_str().into(),
+            livemode: mode.is_live(),
+            issuing_app_id: account.to_string(),
+        });
+        let event = self.new_event(account, mode, deleted).await?;
+        let delivery = self.delivery_job(&event.id);
+        let returned = self
+            .ports
+            .cards
+            .delete(account, mode, card, reason, now, Some((event, delivery)))
+            .await?;
+        self.card_status_changed((account, mode), card).await?;
+        Ok(returned)
     }
 }

@@ -12,6 +12,7 @@ use crate::App;
 use domain::cards::CardBalance;
 use domain::cards::authorization::DeclineReason;
 use domain::cards::hold::TransactionStatus;
+use domain::cards::state::DeletionReason;
 use domain::ids::CardId;
 use domain::{Amount, Currency, DomainError, ErrorKind, InvalidInput, Mode};
 use ports::card_transactions::Reference;
@@ -81,6 +82,10 @@ impl App {
                 self.gateway_captured(mode, call).await?;
                 GatewayAnswer::Acknowledged
             }
+            GatewayCall::Terminated { card } => {
+                self.gateway_terminated(mode, &card).await?;
+                GatewayAnswer::Acknowledged
+            }
             GatewayCall::Unusable(reason) => GatewayAnswer::Declined(reason),
             GatewayCall::Other => GatewayAnswer::Acknowledged,
         };
@@ -132,21 +137,38 @@ impl App {
         let reported = call.amount.map(|(amount, currency)| (amount.minor(), currency.code()));
         match approval {
             None => tracing::warn!(
-                processor_transaction = %call.id,
+                processor_transaction = ?call.id,
                 processor_card = %call.card,
                 authorization = ?call.authorization,
                 "the processor captured what no approval here took: nothing applied; reconcile by its ids"
             ),
             Some(t) if reported != Some((t.amount.minor(), t.currency.code())) => tracing::warn!(
-                processor_transaction = %call.id,
+                processor_transaction = ?call.id,
                 transaction = %t.id,
                 approved_minor = t.amount.minor(),
                 captured = ?reported,
                 "the processor captured another amount than its approval took: nothing applied; reconcile by its ids"
             ),
             Some(t) => {
-                tracing::debug!(processor_transaction = %call.id, transaction = %t.id, "capture matches its approval")
+                tracing::debug!(processor_transaction = ?call.id, transaction = %t.id, "capture matches its approval")
             }
+        }
+        Ok(())
+    }
+
+    /// Ends the card the processor terminated: its balance back to the
+    /// wallet and its deletion event, once (a repeat, or a card deleted
+    /// here already, changes nothing).
+    async fn gateway_terminated(&self, mode: Mode, processor_card: &str) -> Result<(), CardError> {
+        let Some((card, state)) = self.gateway_card(mode, processor_card).await? else {
+            tracing::warn!(processor_card = %processor_card, "the processor terminated a card unknown here");
+            return Ok(());
+        };
+        if state.deleted.is_none() {
+            let whose = (&state.cardholder_id, state.currency);
+            let reason = DeletionReason::ProcessorTerminated;
+            self.delete_told((&state.account_id, mode), &card, whose, reason)
+                .await?;
         }
         Ok(())
     }

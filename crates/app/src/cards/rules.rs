@@ -10,7 +10,7 @@ use domain::Mode;
 use domain::Timestamp;
 use domain::cards::state::DeletionReason;
 use domain::cards::{INACTIVITY_NOTICE_SECS, first_fee_due, inactivity_deadline, next_anniversary};
-use domain::events::payloads::{CardDebit, CardDeleteNotice, CardDeleted, CardMovement, Event};
+use domain::events::payloads::{CardDebit, CardDeleteNotice, CardMovement, Event};
 use domain::ids::{AccountId, CardId, JobId};
 use ports::StoreError;
 use ports::cards::{FeeCharge, RuleState};
@@ -102,28 +102,9 @@ impl App {
         let (card_id, cardholder_id) = (card.to_string(), state.cardholder_id.to_string());
         let issuing_app_id = account.to_string();
         if now >= deadline {
-            let deleted = Event::CardDeleteSuccessful(CardDeleted {
-                card_id,
-                cardholder_id,
-                currency: Currency::Usd.code(),
-                reason: DeletionReason::Inactivity.as_str().into(),
-                livemode: mode.is_live(),
-                issuing_app_id,
-            });
-            let event = self.new_event(account, mode, deleted).await?;
-            let delivery = self.delivery_job(&event.id);
-            self.ports
-                .cards
-                .delete(
-                    account,
-                    mode,
-                    card,
-                    DeletionReason::Inactivity,
-                    now,
-                    Some((event, delivery)),
-                )
+            let whose = (&state.cardholder_id, Currency::Usd);
+            self.delete_told((account, mode), card, whose, DeletionReason::Inactivity)
                 .await?;
-            self.card_status_changed((account, mode), card).await?;
             return Ok(());
         }
         let next = if now >= deadline.minus(INACTIVITY_NOTICE_SECS) {

@@ -20,6 +20,8 @@ pub enum DeletionReason {
     NegativeRepeat,
     /// Replaced by a new card that took its balance.
     Migrated,
+    /// Its processor terminated it (Sudo's `card.terminated`).
+    ProcessorTerminated,
 }
 
 impl DeletionReason {
@@ -31,6 +33,7 @@ impl DeletionReason {
             DeletionReason::Declines => "declines",
             DeletionReason::NegativeRepeat => "negative_repeat",
             DeletionReason::Migrated => "migrated",
+            DeletionReason::ProcessorTerminated => "processor_terminated",
         }
     }
 
@@ -42,6 +45,7 @@ impl DeletionReason {
             Self::Declines,
             Self::NegativeRepeat,
             Self::Migrated,
+            Self::ProcessorTerminated,
         ]
         .into_iter()
         .find(|r| r.as_str() == value)

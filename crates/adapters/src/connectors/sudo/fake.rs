@@ -7,7 +7,11 @@
 //! does. Every card it issues is a Luhn-valid number it keeps. Its
 //! books (authorizations and transactions, written by the test as Sudo
 //! would have made them) are listed a page at a time as its pagination
-//! page says: `page` from 0, `limit` 25 by default and at most 100.
+//! page says: `page` from 0, `limit` 25 by default and at most 100. Its
+//! one account is the business's settlement account
+//! ([`SETTLEMENT_ACCOUNT`], as its Accounts page shows one), which a
+//! cancellation must name as its `creditAccountId` (Update Card:
+//! "Required for canceled status only").
 
 use domain::cards::pan::luhn_check_digit;
 use serde_json::{Value, json};
@@ -15,6 +19,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use wiremock::matchers::{method, path_regex};
 use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
+
+/// The `_id` of the fake's settlement account, listed by `GET /accounts`.
+pub const SETTLEMENT_ACCOUNT: &str = "61d48b0000dfcdd1184ef93d";
 
 /// A card the fake keeps.
 #[derive(Debug, Clone)]
@@ -209,6 +216,13 @@ impl Sudo {
                 "Bad Request",
             );
         }
+        if status == "canceled" && body["creditAccountId"] != SETTLEMENT_ACCOUNT {
+            return refused(
+                400,
+                vec!["creditAccountId must be an existing account".into()],
+                "Bad Request",
+            );
+        }
         if card.status == "canceled" {
             return refused(400, vec!["A canceled card cannot be updated.".into()], "Bad Request");
         }
@@ -282,6 +296,14 @@ impl Respond for Sudo {
             ("POST", ["cards"]) => self.create_card(&body),
             ("PUT", ["cards", id]) => self.update_card(id, &body),
             ("PUT", ["cards", id, "pin"]) => self.change_pin(id, &body),
+            ("GET", ["accounts"]) => {
+                let settlement = json!({
+                    "_id": SETTLEMENT_ACCOUNT, "type": "account", "currency": "USD",
+                    "accountName": "Sudo Settlement Account", "accountType": "Current",
+                    "currentBalance": 0, "availableBalance": 0, "isDefault": true,
+                });
+                page_of(request, vec![settlement], "Accounts")
+            }
             ("GET", ["cards", "authorizations"]) => {
                 let all = self.state.lock().unwrap().authorizations.clone();
                 page_of(request, all, "Authorizations")

@@ -4,8 +4,8 @@
 //! funding source as its `Authorization` header, and waits 4 seconds for
 //! the answer. Its events are taken there too, with the same header:
 //! `transaction.refund` and `authorization.declined` give money back,
-//! `transaction.created` reports the capture of an approval; any other is
-//! acknowledged. Amounts are in major units with decimals
+//! `transaction.created` reports the capture of an approval,
+//! `card.terminated` ends a card Sudo closed; any other is acknowledged. Amounts are in major units with decimals
 //! (`25.375`).
 
 use domain::cards::reversal::ReversalKind;
@@ -70,11 +70,11 @@ struct Peek {
 /// A transaction: a refund (`transaction.refund`, of `type` refund) or a
 /// capture (`transaction.created`, of `type` capture, its amount written
 /// negative), its amounts in major units, naming its authorization (the
-/// capture page's example names none: `null`).
+/// capture page's example names none, `null`, and may carry no `_id`).
 #[derive(Deserialize)]
 struct Transaction {
-    #[serde(rename = "_id")]
-    id: String,
+    #[serde(rename = "_id", default)]
+    id: Option<String>,
     #[serde(default)]
     card: Value,
     #[serde(default)]
@@ -236,7 +236,7 @@ fn give_back(refund: Transaction) -> Result<GatewayGiveBack, InvalidInput> {
     };
     let card = id("card", object_id(&refund.card))?;
     let authorization = id("authorization", object_id(&refund.authorization))?;
-    let refund_id = id("_id", Some(refund.id))?;
+    let refund_id = id("_id", refund.id)?;
     let currency = refund
         .currency
         .as_deref()
@@ -257,7 +257,8 @@ fn give_back(refund: Transaction) -> Result<GatewayGiveBack, InvalidInput> {
 }
 
 /// A capture as reported, when it names a card: what it says is only
-/// compared with the approval, so what cannot be read is left out.
+/// compared with the approval, so what cannot be read (its own id
+/// included) is left out.
 fn captured(capture: Transaction) -> Option<GatewayCapture> {
     let usable = |id: Option<String>| id.filter(|v| text::reference(v).is_ok());
     let currency = capture
@@ -271,7 +272,7 @@ fn captured(capture: Transaction) -> Option<GatewayCapture> {
         .and_then(Amount::from_major_rounded_up)
         .zip(currency);
     Some(GatewayCapture {
-        id: usable(Some(capture.id))?,
+        id: usable(capture.id),
         card: usable(object_id(&capture.card))?,
         authorization: usable(object_id(&capture.authorization)),
         amount,
@@ -364,8 +365,17 @@ impl ProcessorGateway for SudoGateway {
             }
             "transaction.created" => {
                 let capture: Transaction =
-                    serde_json::from_str(object.get()).map_err(|_| read("must be a transaction with its _id"))?;
+                    serde_json::from_str(object.get()).map_err(|_| read("must be a transaction"))?;
                 Ok(captured(capture).map_or(GatewayCall::Other, GatewayCall::Captured))
+            }
+            // Its page puts the card in `data` itself; a card that cannot
+            // be Sudo's is none here.
+            "card.terminated" => {
+                let card: Option<Card> = serde_json::from_str(object.get()).ok();
+                Ok(match card.filter(|c| text::reference(&c.id).is_ok()) {
+                    Some(card) => GatewayCall::Terminated { card: card.id },
+                    None => GatewayCall::Other,
+                })
             }
             _ => Ok(GatewayCall::Other),
         }

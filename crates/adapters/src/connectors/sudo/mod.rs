@@ -41,6 +41,9 @@ pub struct SudoSettings {
     pub api_key: Secret<String>,
     /// The gateway funding source every card is issued on.
     pub funding_source: String,
+    /// The account Sudo credits a cancelled card's balance to (its Update
+    /// Card reference requires one with `status: canceled`).
+    pub credit_account: String,
 }
 
 /// The connector for one mode.
@@ -49,6 +52,7 @@ pub struct Sudo {
     vault: ProviderHttp,
     api_key: Secret<String>,
     funding_source: String,
+    credit_account: String,
 }
 
 /// Sudo's answer envelope: `{statusCode, message, data}`.
@@ -151,6 +155,7 @@ impl Sudo {
             vault: ProviderHttp::new("Sudo's vault", &settings.vault_url, TIMEOUT)?,
             api_key: settings.api_key,
             funding_source: settings.funding_source,
+            credit_account: settings.credit_account,
         })
     }
 
@@ -298,7 +303,11 @@ impl CardNetwork for Sudo {
             NetworkCardState::Frozen => json!({ "status": "inactive" }),
             // Sudo's only reasons are `lost` and `stolen`; a card closed by
             // its issuer is neither, and `lost` blocks it the same way.
-            NetworkCardState::Terminated => json!({ "status": "canceled", "cancellationReason": "lost" }),
+            NetworkCardState::Terminated => json!({
+                "status": "canceled",
+                "cancellationReason": "lost",
+                "creditAccountId": self.credit_account,
+            }),
         };
         let path = format!("/cards/{}", segment(card)?);
         self.call::<Value>(Method::PUT, &path, Some(body))

@@ -1,7 +1,7 @@
 //! The connector against the fake Sudo ([`super::fake`]), and against the
 //! failures its docs name.
 
-use super::fake::FakeSudo;
+use super::fake::{FakeSudo, SETTLEMENT_ACCOUNT};
 use super::*;
 use domain::cardholders::CardholderStatus;
 use domain::cardholders::fixtures::{nigerian, regions};
@@ -27,11 +27,16 @@ fn cardholder() -> CardholderRecord {
 }
 
 fn connector(fake: &FakeSudo, key: &str) -> Sudo {
+    connector_crediting(fake, key, SETTLEMENT_ACCOUNT)
+}
+
+fn connector_crediting(fake: &FakeSudo, key: &str, credit_account: &str) -> Sudo {
     Sudo::new(SudoSettings {
         api_url: fake.url(),
         vault_url: fake.url(),
         api_key: Secret::new(key.into()),
         funding_source: FUNDING.into(),
+        credit_account: credit_account.into(),
     })
     .unwrap()
 }
@@ -107,6 +112,41 @@ async fn a_cards_status_follows_ours_and_is_read_back() {
     assert_eq!(sudo.state(Mode::Live, "62a1ffffffffffffffffffff").await.unwrap(), None);
     // Never a path of our making: a card id must be Sudo's shape.
     assert!(sudo.state(Mode::Live, "../customers").await.is_err());
+}
+
+#[tokio::test]
+async fn a_cancellation_names_the_credit_account_sudo_requires() {
+    let fake = FakeSudo::start(KEY, FUNDING).await;
+    let holder = cardholder();
+    let customer = connector(&fake, KEY)
+        .create_customer(Mode::Live, &holder)
+        .await
+        .unwrap();
+    let IssuedCard::AtProcessor(card) = connector(&fake, KEY)
+        .issue(Mode::Live, to_issue(&holder, Some(&customer), Currency::Usd))
+        .await
+        .unwrap()
+    else {
+        panic!("Sudo keeps its cards");
+    };
+    let id = card.card.as_str();
+    let elsewhere = connector_crediting(&fake, KEY, "61d48b0000dfcdd1184effff");
+    let e = elsewhere
+        .set_state(Mode::Live, id, NetworkCardState::Terminated)
+        .await
+        .unwrap_err();
+    assert!(e.0.contains("creditAccountId must be an existing account"), "{e}");
+    assert_eq!(fake.card(id).unwrap().status, "active");
+    // Freezing names no account, as the reference asks it only to cancel.
+    elsewhere
+        .set_state(Mode::Live, id, NetworkCardState::Frozen)
+        .await
+        .unwrap();
+    connector(&fake, KEY)
+        .set_state(Mode::Live, id, NetworkCardState::Terminated)
+        .await
+        .unwrap();
+    assert_eq!(fake.card(id).unwrap().status, "canceled");
 }
 
 #[tokio::test]
@@ -403,7 +443,20 @@ mod the_gateway {
         assert_eq!(response_code("spending_control_limit_daily"), "61");
         let balance = br#"{"type":"card.balance","data":{"object":{"_id":"62a1aa"}}}"#;
         assert_eq!(g.read(balance).unwrap(), GatewayCall::Balance { card: "62a1aa".into() });
-        let other = br#"{"type":"card.terminated","data":{"_id":"t","status":"canceled"}}"#;
+        // Its page puts the card in `data`; `data.object` is read as well.
+        let ended = br#"{"type":"card.terminated","data":{"_id":"62a1aa","status":"canceled"}}"#;
+        assert_eq!(
+            g.read(ended).unwrap(),
+            GatewayCall::Terminated { card: "62a1aa".into() }
+        );
+        let ended = br#"{"type":"card.terminated","data":{"object":{"_id":"62a1aa"}}}"#;
+        assert_eq!(
+            g.read(ended).unwrap(),
+            GatewayCall::Terminated { card: "62a1aa".into() }
+        );
+        let nameless = br#"{"type":"card.terminated","data":{"_id":"a\u0000","status":"canceled"}}"#;
+        assert_eq!(g.read(nameless).unwrap(), GatewayCall::Other);
+        let other = br#"{"type":"card.updated","data":{"_id":"t","status":"inactive"}}"#;
         assert_eq!(g.read(other).unwrap(), GatewayCall::Other);
         assert!(g.read(b"{\"type\":\"authorization.request\"}").is_err());
         assert!(g.read(b"\0").is_err());
@@ -476,7 +529,7 @@ mod the_gateway {
         for kind in [r#""type":"transaction.created","#, ""] {
             let read = g.read(page(kind, "null", "-0.15").as_bytes()).unwrap();
             let expected = GatewayCapture {
-                id: "tx_1".into(),
+                id: Some("tx_1".into()),
                 card: "62a1aa".into(),
                 authorization: None,
                 amount: Some((Amount::from_const(15), Currency::Usd)),
@@ -496,6 +549,13 @@ mod the_gateway {
             panic!("a capture");
         };
         assert_eq!((odd.authorization, odd.amount), (None, None));
+        // The sample on its page, with no `_id` of its own.
+        let unnamed = br#"{"environment":"production","business":"b1","data":{"object":{"card":"62a1aa",
+            "authorization":null,"amount":-0.15,"currency":"USD","type":"capture"}}}"#;
+        let GatewayCall::Captured(unnamed) = g.read(unnamed).unwrap() else {
+            panic!("a capture");
+        };
+        assert_eq!((unnamed.id, unnamed.card.as_str()), (None, "62a1aa"));
         let no_card = br#"{"type":"transaction.created","data":{"object":{"_id":"tx_2","type":"capture"}}}"#;
         assert_eq!(g.read(no_card).unwrap(), GatewayCall::Other);
     }
