@@ -689,6 +689,36 @@ async fn sudos_refunds_and_late_declines_give_money_back_once_and_never_more_tha
     }
 }
 
+/// A provider's body past its route's limit (256 KiB for Sudo's gateway,
+/// 2 MiB for Smile ID's callback) is answered the JSON 413 every other
+/// body gets; one at the limit is read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_oversized_provider_body_is_the_apis_json_413() {
+    let db = TestDb::sqlite();
+    let fake = FakeSudo::start(SUDO_KEY, FUNDING_SOURCE).await;
+    let server = start(&db, &sudo_env(&fake));
+    // A JSON document of exactly `len` bytes.
+    let padded = |len: usize| format!(r#"{{"type":"x","pad":"{}"}}"#, "a".repeat(len - 21)).into_bytes();
+    assert_eq!(padded(100).len(), 100);
+    let (status, answer) = gateway(&server, Some(GATEWAY_SECRET), padded(256 * 1024 + 1)).await;
+    assert_eq!(
+        (status, answer["code"].as_str()),
+        (413, Some("payload_too_large")),
+        "{answer}"
+    );
+    assert!(answer["message"].as_str().unwrap().contains("262144"), "{answer}");
+    let (status, answer) = gateway(&server, Some(GATEWAY_SECRET), padded(256 * 1024)).await;
+    assert_ne!(status, 413, "{answer}");
+    let (status, answer) = callback(&server, &padded(2 * 1024 * 1024 + 1)).await;
+    assert_eq!(
+        (status, answer["code"].as_str()),
+        (413, Some("payload_too_large")),
+        "{answer}"
+    );
+    let (status, answer) = callback(&server, &padded(2 * 1024 * 1024)).await;
+    assert_ne!(status, 413, "{answer}");
+}
+
 /// A card Sudo terminated (`card.terminated`, the card in `data` as its
 /// page shows it) ends here too: its balance back to the wallet and one
 /// `card_delete_event.successful`, however often and however concurrently

@@ -78,19 +78,20 @@ fn describe_query(path: &str, message: &str) -> InvalidInput {
     }
 }
 
-pub(crate) fn payload_too_large() -> ApiError {
+pub(crate) fn payload_too_large(max: usize) -> ApiError {
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
         "payload_too_large",
-        format!("body: must be at most {MAX_BODY_BYTES} bytes"),
+        format!("body: must be at most {max} bytes"),
     )
 }
 
-/// The raw body, at most [`MAX_BODY_BYTES`] (413 `payload_too_large`
-/// past it, as every body).
-pub struct Body(pub web::Bytes);
+/// The raw body, at most `MAX` bytes ([`MAX_BODY_BYTES`] unless a
+/// provider's route says more; 413 `payload_too_large` past it, as every
+/// body).
+pub struct Body<const MAX: usize = MAX_BODY_BYTES>(pub web::Bytes);
 
-impl FromRequest for Body {
+impl<const MAX: usize> FromRequest for Body<MAX> {
     type Error = ApiError;
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
@@ -101,14 +102,14 @@ impl FromRequest for Body {
             .and_then(|v| v.to_str().ok()?.parse::<usize>().ok());
         let mut payload = payload.take();
         Box::pin(async move {
-            if declared.is_some_and(|len| len > MAX_BODY_BYTES) {
-                return Err(payload_too_large());
+            if declared.is_some_and(|len| len > MAX) {
+                return Err(payload_too_large(MAX));
             }
             let mut body = web::BytesMut::new();
             while let Some(chunk) = payload.next().await {
                 let chunk = chunk.map_err(|_| ApiError::from(InvalidInput::new("body", "could not be read")))?;
-                if body.len() + chunk.len() > MAX_BODY_BYTES {
-                    return Err(payload_too_large());
+                if body.len() + chunk.len() > MAX {
+                    return Err(payload_too_large(MAX));
                 }
                 body.extend_from_slice(&chunk);
             }
@@ -122,7 +123,7 @@ impl<T: DeserializeOwned + 'static> FromRequest for Json<T> {
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let body = Body::from_request(req, payload);
+        let body = <Body>::from_request(req, payload);
         Box::pin(async move { parse_json(&body.await?.0).map(Json) })
     }
 }
@@ -136,7 +137,7 @@ impl<T: DeserializeOwned + Default + 'static> FromRequest for JsonOrEmpty<T> {
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let body = Body::from_request(req, payload);
+        let body = <Body>::from_request(req, payload);
         Box::pin(async move {
             let body = body.await?.0;
             match body.trim_ascii() {

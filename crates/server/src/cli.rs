@@ -544,8 +544,13 @@ pub enum MasterKeyCommand {
     /// with the previous one (--previous-master-key); prints how many. Safe
     /// to run while the service runs with both keys, and to run again.
     Rotate,
-    /// Print a new random master key (64 hex characters).
-    Generate,
+    /// Make a new random master key (64 hex characters): written to a new
+    /// file only its owner can read (mode 0600) with --out, else printed.
+    Generate {
+        /// The file to create (never replaced), for ISSUING_MASTER_KEY_FILE.
+        #[arg(long)]
+        out: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Subcommand)]

@@ -4,7 +4,8 @@
 
 use anyhow::{Context, bail};
 use domain::Secret;
-use std::os::unix::fs::PermissionsExt;
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 /// The secret in the file at `path`, trimmed; `what` names it in errors.
@@ -44,4 +45,39 @@ pub fn from_env(name: &str) -> anyhow::Result<Option<Secret<String>>> {
 /// `name` (or `name_FILE`), which `needed_by` cannot start without.
 pub fn required(name: &str, needed_by: &str) -> anyhow::Result<Secret<String>> {
     from_env(name)?.with_context(|| format!("{needed_by} needs {name} (or {name}_FILE), which is not set"))
+}
+
+/// Writes `secret` to a new file at `path` that only its owner can read
+/// or write (mode 0600, whatever the umask), as [`from_file`] requires;
+/// an existing file is never replaced.
+pub fn write_new(what: &str, path: &Path, secret: &Secret<String>) -> anyhow::Result<()> {
+    let shown = path.display();
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("creating the {what} file {shown} (it must not exist yet)"))?;
+    writeln!(file, "{}", secret.expose()).with_context(|| format!("writing the {what} file {shown}"))?;
+    file.sync_all()
+        .with_context(|| format!("writing the {what} file {shown}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_written_secret_is_read_back_and_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("master.key");
+        let secret = Secret::new("ab".repeat(32));
+        write_new("master key", &path, &secret).unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(from_file("master key", &path).unwrap().expose(), secret.expose());
+        let again = write_new("master key", &path, &Secret::new("cd".repeat(32))).unwrap_err();
+        assert!(format!("{again:#}").contains("must not exist yet"), "{again:#}");
+        assert_eq!(from_file("master key", &path).unwrap().expose(), secret.expose());
+    }
 }

@@ -160,9 +160,15 @@ async fn run(cli: Cli) -> ExitCode {
             commands::roll(&db, &args, &serve, commands::Roll::WebhookSecret).await
         }
         Some(Command::MasterKey(MasterKeyCommand::Rotate)) => commands::rotate_master_key(&db).await,
-        Some(Command::MasterKey(MasterKeyCommand::Generate)) => {
-            println!("{}", adapters::crypto::vault::MasterKeyVault::generate_hex().expose());
-            Ok(std::process::ExitCode::SUCCESS)
+        Some(Command::MasterKey(MasterKeyCommand::Generate { out })) => {
+            let key = adapters::crypto::vault::MasterKeyVault::generate_hex();
+            match out {
+                Some(path) => credentials::write_new("master key", &path, &key).map(|()| ExitCode::SUCCESS),
+                None => {
+                    println!("{}", key.expose());
+                    Ok(ExitCode::SUCCESS)
+                }
+            }
         }
         Some(Command::Accounts(AccountsCommand::Keys { account_id })) => commands::list_keys(&db, &account_id).await,
         Some(Command::Accounts(AccountsCommand::RevokeKey { account_id, key_id })) => {

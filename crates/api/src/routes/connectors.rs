@@ -6,6 +6,7 @@
 
 use crate::envelope::{Envelope, success};
 use crate::error::{ApiError, ErrorBody};
+use crate::extract::Body;
 use actix_web::http::StatusCode;
 use actix_web::{HttpRequest, HttpResponse, web};
 use app::cardholders::CallbackApplied;
@@ -43,7 +44,7 @@ pub const GATEWAY_MAX_BYTES: usize = 256 * 1024;
 pub async fn sudo_gateway(
     app: web::Data<app::App>,
     req: HttpRequest,
-    body: web::Bytes,
+    Body(body): Body<GATEWAY_MAX_BYTES>,
 ) -> Result<HttpResponse, ApiError> {
     let authorization = req.headers().get("authorization").and_then(|v| v.to_str().ok());
     let (status, reply) = app.gateway_call(authorization, &body).await?;
@@ -81,7 +82,10 @@ pub struct CallbackData {
         (status = 504, description = "Smile ID's job status could not be read; send again", body = ErrorBody),
     )
 )]
-pub async fn smileid_callback(app: web::Data<app::App>, body: web::Bytes) -> Result<HttpResponse, ApiError> {
+pub async fn smileid_callback(
+    app: web::Data<app::App>,
+    Body(body): Body<CALLBACK_MAX_BYTES>,
+) -> Result<HttpResponse, ApiError> {
     let outcome = match app.kyc_callback(&body).await? {
         CallbackApplied::Applied => "applied",
         CallbackApplied::AlreadyDecided => "already_decided",

@@ -79,18 +79,16 @@ pub fn configure(cfg: &mut web::ServiceConfig, surface: Surface) {
     ))
     .service(endpoint("/v1/processor/reversals", Method::POST, processor::reverse))
     .service(endpoint("/v1/processor/captures", Method::POST, processor::capture))
-    .service(
-        endpoint("/v1/connectors/sudo/gateway", Method::POST, connectors::sudo_gateway)
-            .app_data(web::PayloadConfig::new(connectors::GATEWAY_MAX_BYTES)),
-    )
-    .service(
-        endpoint(
-            "/v1/connectors/smileid/callback",
-            Method::POST,
-            connectors::smileid_callback,
-        )
-        .app_data(web::PayloadConfig::new(connectors::CALLBACK_MAX_BYTES)),
-    )
+    .service(endpoint(
+        "/v1/connectors/sudo/gateway",
+        Method::POST,
+        connectors::sudo_gateway,
+    ))
+    .service(endpoint(
+        "/v1/connectors/smileid/callback",
+        Method::POST,
+        connectors::smileid_callback,
+    ))
     // The sandbox scope first: `/v1/issuing` would otherwise claim its paths.
     .service(
         web::scope("/v1/issuing/sandbox")

@@ -167,7 +167,7 @@ impl AuthorizationData {
 /// The mode the processor signed `body` for, and the body parsed.
 fn signed<T: DeserializeOwned>(app: &app::App, req: &HttpRequest, body: &[u8]) -> Result<(Mode, T), ApiError> {
     if body.len() > MAX_BODY_BYTES {
-        return Err(payload_too_large());
+        return Err(payload_too_large(MAX_BODY_BYTES));
     }
     let signature = req
         .headers()

@@ -12,7 +12,9 @@ pub fn smile_id_type(id_type: IdType) -> Result<&'static str, &'static str> {
         IdType::NigerianPvc => Ok("VOTER_ID"),
         IdType::NigerianDriversLicense => Ok("DRIVERS_LICENSE"),
         IdType::GhanianSsnit => Ok("SSNIT"),
-        IdType::GhanianVotersId => Ok("VOTER_ID"),
+        // Every voter's card issued since 30 June 2020 (the register
+        // Ghana made anew that year); `VOTER_ID` is the card before it.
+        IdType::GhanianVotersId => Ok("NEW_VOTER_ID"),
         IdType::GhanianDriversLicense => Ok("DRIVERS_LICENSE"),
         IdType::GhanianInternationalPassport => Ok("PASSPORT"),
         IdType::GhanianGhanaCard => Ok("GHANA_CARD"),
@@ -51,6 +53,8 @@ mod tests {
             }
         }
         assert_eq!(smile_id_type(IdType::NigerianBvnVerification), Ok("BVN"));
+        assert_eq!(smile_id_type(IdType::GhanianVotersId), Ok("NEW_VOTER_ID"));
+        assert_eq!(smile_id_type(IdType::NigerianPvc), Ok("VOTER_ID"));
         assert!(smile_id_type(IdType::KenyanVotersId).is_err());
     }
 }

@@ -61,6 +61,19 @@ async fn a_synchronous_lookup_is_signed_and_its_verdict_mapped() {
 }
 
 #[tokio::test]
+async fn a_ghanaian_voters_card_is_looked_up_as_the_new_register_smile_id_lists() {
+    let fake = FakeSmileId::start(PARTNER, KEY).await;
+    let smile = connector(&fake.url(), KEY);
+    let mut ghanaian = registration("22212345670");
+    ghanaian.address.country = domain::cardholders::Country::Ghana;
+    ghanaian.identity.id_type = domain::cardholders::identity::IdType::GhanianVotersId;
+    ghanaian.identity.bvn = None;
+    ghanaian.identity.id_no = Some("4823001760".into());
+    let outcome = smile.verify(Mode::Live, "ch_gh", &ghanaian).await.unwrap();
+    assert_eq!(outcome, KycOutcome::Verified);
+}
+
+#[tokio::test]
 async fn a_wrong_key_and_provider_failures_are_unavailable_never_a_pass() {
     let r = registration("22212345670");
     let fake = FakeSmileId::start(PARTNER, KEY).await;
