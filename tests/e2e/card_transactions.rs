@@ -105,6 +105,11 @@ async fn debits_are_enriched_listed_newest_first_and_found_by_either_reference()
             uber["issuer_transaction_reference"]
         );
         assert_eq!(told["enriched_data"], uber["enriched_data"]);
+        assert_eq!(told["merchant_category_code"], uber["merchant_category_code"]);
+        assert!(
+            told.as_object().unwrap().contains_key("merchant_category_code"),
+            "{told}"
+        );
         assert!(
             told["transaction_timestamp"].is_i64() && told.get("decline_reason").is_none(),
             "{told}"
@@ -736,6 +741,15 @@ async fn the_processor_gets_real_time_decisions_for_signed_requests_only() {
         );
         let declined = events_for(&receiver, "card_debit_event.declined", &card, 1).await;
         assert_eq!(declined[0]["transaction_reference"], "p2");
+        // The merchant as the transaction shows it, declined or approved.
+        assert_eq!(declined[0]["merchant_category_code"], "4121", "{}", declined[0]);
+        assert!(
+            declined[0]["enriched_data"]["merchant_name"].is_string(),
+            "{}",
+            declined[0]
+        );
+        let approved = events_for(&receiver, "card_debit_event.successful", &card, 1).await;
+        assert_eq!(approved[0]["merchant_category_code"], "4121", "{}", approved[0]);
         let (status, body) = ask(&auth("1", "p1"), Some(now()), secret).await;
         assert_eq!(
             (status, body["code"].as_str()),

@@ -181,7 +181,9 @@ pub(crate) fn network_reference(reference: String) -> Result<String, InvalidInpu
 }
 
 /// The `card_debit_event.*` of `debit` at `now`: declined for `reason`,
-/// or approved (`None`) with the merchant's `enriched` data.
+/// or approved (`None`); either with the merchant as the transaction
+/// shows it (its category code, and its `enriched` data when recorded:
+/// a 3-D Secure challenge that failed recorded none).
 pub(crate) fn debit_payload(
     debit: &Debit,
     owner: (&AccountId, Mode),
@@ -194,6 +196,7 @@ pub(crate) fn debit_payload(
         movement: debit_movement(debit, owner, holder, now),
         issuer_transaction_reference: issuer_reference.to_string(),
         description: Some(debit.descriptor.clone()),
+        merchant_category_code: debit.mcc.clone(),
         enriched_data: enriched.and_then(|e| serde_json::from_str(e).ok()),
         decline_reason: reason.map(DeclineReason::text),
         decline_code: reason.map(DeclineReason::code),
@@ -317,14 +320,13 @@ impl App {
         let told_enriched = enriched.clone();
         let payload = move |outcome: &DebitOutcome, reason: Option<DeclineReason>| {
             let holder = (&outcome.cardholder_id, outcome.currency);
-            let enriched = reason.is_none().then_some(told_enriched.as_str());
             debit_payload(
                 &told,
                 (&owner.0, owner.1),
                 holder,
                 &issuer_reference,
                 (now, reason),
-                enriched,
+                Some(&told_enriched),
             )
         };
         let held = debit.kind.holds().then(|| {

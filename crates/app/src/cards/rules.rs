@@ -176,6 +176,7 @@ impl App {
             },
             issuer_transaction_reference: id.clone(),
             description: None,
+            merchant_category_code: None,
             enriched_data: None,
             decline_reason: None,
             decline_code: None,

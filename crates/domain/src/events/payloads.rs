@@ -94,8 +94,12 @@ pub struct CardDebit {
     /// The merchant's descriptor (debits only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// The merchant's category code, as the card's transactions show it:
+    /// `null` when the network sent none (and for a fee).
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub merchant_category_code: Option<String>,
     /// The merchant's enrichment, as the card's transactions show it
-    /// (approved debits).
+    /// (debits, approved or declined).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     pub enriched_data: Option<serde_json::Value>,
@@ -182,7 +186,7 @@ pub struct CardDeleted {
     pub cardholder_id: String,
     /// The card's currency.
     pub currency: &'static str,
-    /// cardholder_deleted, inactivity, or a decline code
+    /// cardholder_deleted, inactivity, processor_terminated, or a decline code
     pub reason: String,
     pub livemode: bool,
     pub issuing_app_id: String,
