@@ -173,8 +173,25 @@ impl Respond for JobStatus {
         else {
             return ResponseTemplate::new(400).set_body_json(json!({"error": "No job found", "code": "2210"}));
         };
+        // As the SDKs' fixtures show it: `result` the job's summary, the
+        // details (the authority's `FullName` among them) in `history`
+        // when asked for, oldest first.
         let answer = match done {
-            true => json!({"job_complete": true, "job_success": true, "code": "2302", "result": verdict(submitted)}),
+            true => {
+                let full = verdict(submitted);
+                let summary: serde_json::Map<String, Value> = full
+                    .as_object()
+                    .into_iter()
+                    .flatten()
+                    .filter(|(k, _)| ["ResultCode", "ResultText", "Actions", "PartnerParams"].contains(&k.as_str()))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let mut answer = json!({"job_complete": true, "job_success": true, "code": "2302", "result": summary});
+                if body["history"] == true {
+                    answer["history"] = json!([full]);
+                }
+                answer
+            }
             false => json!({"job_complete": false, "job_success": false, "code": "2314", "result": "In Progress"}),
         };
         ResponseTemplate::new(200).set_body_json(self.0.signed(answer))

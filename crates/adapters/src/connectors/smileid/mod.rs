@@ -84,6 +84,10 @@ struct JobStatus {
     #[serde(default)]
     job_complete: bool,
     result: Option<Value>,
+    /// The job's results, oldest first, when asked for: where Smile ID's
+    /// SDKs read the details `result` may leave out.
+    #[serde(default)]
+    history: Vec<Value>,
 }
 
 /// Smile ID's words in an error body (`{"error": "...", "code": "2213"}`).
@@ -129,20 +133,31 @@ impl SmileId {
         (timestamp, signature)
     }
 
-    /// Whether Smile ID signed `signed` (an answer or a callback).
+    /// Whether Smile ID signed `signed` (an answer or a callback). A
+    /// numeric timestamp is taken as its digits, or as Smile ID's JS SDK
+    /// signs one: Unix milliseconds turned into ISO 8601
+    /// (`new Date(ms).toISOString()`) before the HMAC.
     fn is_signed(&self, signed: &Signed) -> bool {
-        let timestamp = match &signed.timestamp {
-            Some(Value::String(t)) => t.clone(),
-            Some(Value::Number(t)) => t.to_string(),
+        let timestamps = match &signed.timestamp {
+            Some(Value::String(t)) => vec![t.clone()],
+            Some(Value::Number(t)) => {
+                let iso = t
+                    .as_i64()
+                    .and_then(chrono::DateTime::from_timestamp_millis)
+                    .map(|at| at.to_rfc3339_opts(SecondsFormat::Millis, true));
+                std::iter::once(t.to_string()).chain(iso).collect()
+            }
             _ => return false,
         };
         signed.signature.as_deref().is_some_and(|s| {
-            signature::verify(
-                self.credentials.api_key.expose(),
-                &timestamp,
-                &self.credentials.partner_id,
-                s,
-            )
+            timestamps.iter().any(|timestamp| {
+                signature::verify(
+                    self.credentials.api_key.expose(),
+                    timestamp,
+                    &self.credentials.partner_id,
+                    s,
+                )
+            })
         })
     }
 
@@ -245,7 +260,7 @@ impl KycVerifier for SmileId {
             "user_id": job,
             "job_id": job,
             "image_links": false,
-            "history": false,
+            "history": true,
         });
         let status: JobStatus = self.post("/job_status", body).await.map_err(unavailable)?;
         if !self.is_signed(&status.signed) {
@@ -254,11 +269,19 @@ impl KycVerifier for SmileId {
         if !status.job_complete {
             return Ok(None);
         }
-        // `result` is an object once the job is done (a string before).
-        let verdict: Verdict = status
-            .result
-            .and_then(|r| serde_json::from_value(r).ok())
-            .unwrap_or_default();
+        // `result` is an object once the job is done (a string before);
+        // the authority's name, when it leaves it out, is the newest
+        // result's in `history` that holds one.
+        let read = |v: Value| serde_json::from_value::<Verdict>(v).ok();
+        let mut verdict = status.result.and_then(read).unwrap_or_default();
+        if verdict.full_name.is_none() {
+            verdict.full_name = status
+                .history
+                .into_iter()
+                .rev()
+                .filter_map(read)
+                .find_map(|v| v.full_name);
+        }
         verdict.outcome(registration).map(Some)
     }
 }

@@ -193,6 +193,20 @@ async fn a_callback_not_signed_by_the_partner_or_naming_no_job_is_refused() {
     // Another partner's key verifies none of them.
     let other = connector(&fake.url(), "another-key");
     assert!(other.callback_job(&fake.callback("ch_1").unwrap()).is_err());
+    // A numeric timestamp, signed as its digits or as the JS SDK signs
+    // one (Unix milliseconds as ISO 8601); any other reading is refused.
+    let ms = 1_676_300_862_214_i64;
+    for signed_as in [ms.to_string(), "2023-02-13T15:07:42.214Z".to_string()] {
+        let mut numeric = good.clone();
+        numeric["timestamp"] = json!(ms);
+        numeric["signature"] = json!(signature::sign(KEY, &signed_as, PARTNER));
+        let body = serde_json::to_vec(&numeric).unwrap();
+        assert!(smile.callback_job(&body).is_ok(), "{signed_as}");
+    }
+    let mut as_seconds = good.clone();
+    as_seconds["timestamp"] = json!(ms);
+    as_seconds["signature"] = json!(signature::sign(KEY, "2023-02-13T15:07:42Z", PARTNER));
+    assert!(smile.callback_job(&serde_json::to_vec(&as_seconds).unwrap()).is_err());
 }
 
 #[test]
