@@ -281,6 +281,11 @@ pub const CATALOGUE: &[ErrorCode] = &[
         "no 3-D Secure challenge awaits an OTP under this card and reference",
     ),
     code(
+        "wrong_otp",
+        400,
+        "the OTP does not answer the 3-D Secure challenge; the message says how many attempts are left",
+    ),
+    code(
         "bad_processor_signature",
         401,
         "the processor's signature is missing, wrong, or more than 300 seconds old",

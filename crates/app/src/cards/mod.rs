@@ -101,6 +101,9 @@ pub enum CardError {
     NoPendingOtp,
     #[error("transaction_reference: no 3-D Secure challenge awaits an OTP under this reference")]
     ChallengeNotFound,
+    /// A wrong OTP with attempts left, as the processor path's `wrong_otp`.
+    #[error("otp: is wrong; {0} {attempts} left", attempts = if *.0 == 1 { "attempt" } else { "attempts" })]
+    WrongOtp(u32),
     /// The debit was declined (and recorded).
     #[error("{}", .0.text())]
     Declined(DeclineReason),
@@ -233,6 +236,7 @@ impl DomainError for CardError {
             | CardError::Hold(HoldRefusal::NotPending(_) | HoldRefusal::AboveTolerance(_))
             | CardError::NoPendingOtp
             | CardError::ChallengeNotFound
+            | CardError::WrongOtp(_)
             | CardError::Declined(_)
             | CardError::TransferFailed
             | CardError::Create(
@@ -270,6 +274,7 @@ impl DomainError for CardError {
             CardError::Hold(HoldRefusal::InsufficientBalance) => "insufficient_card_balance",
             CardError::NoPendingOtp => "no_pending_otp",
             CardError::ChallengeNotFound => "challenge_not_found",
+            CardError::WrongOtp(_) => "wrong_otp",
             CardError::TransactionNotFound => "transaction_not_found",
             CardError::Declined(reason) => reason.code(),
             CardError::Request(e) => e.code(),

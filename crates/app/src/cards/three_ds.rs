@@ -157,10 +157,7 @@ impl App {
                 Decision::Approve => Ok((card, reference.to_string())),
                 Decision::Decline(reason) => Err(CardError::Declined(reason)),
             },
-            ChallengeAnswer::Wrong { attempts_left } => {
-                let attempts = if attempts_left == 1 { "attempt" } else { "attempts" };
-                Err(InvalidInput::new("otp", format!("is wrong; {attempts_left} {attempts} left")).into())
-            }
+            ChallengeAnswer::Wrong { attempts_left } => Err(CardError::WrongOtp(attempts_left)),
         }
     }
 
