@@ -437,7 +437,12 @@ async fn a_3ds_debit_waits_for_its_otp_which_only_the_relay_reads() {
         let wrong = wrong(&real);
         for left in ["2 attempts left", "1 attempt left"] {
             let w = s.post("/naira_cards/complete_3ds", answer("tds-2", wrong)).await;
-            assert_eq!((w.status, w.body["code"].as_str()), (400, Some("wrong_otp")), "{}", w.body);
+            assert_eq!(
+                (w.status, w.body["code"].as_str()),
+                (400, Some("wrong_otp")),
+                "{}",
+                w.body
+            );
             assert!(w.body["message"].as_str().unwrap().contains(left), "{}", w.body);
         }
         let failed = s.post("/naira_cards/complete_3ds", answer("tds-2", wrong)).await;

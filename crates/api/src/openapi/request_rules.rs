@@ -365,8 +365,19 @@ pub(super) fn apply(doc: &mut Value) {
                 continue;
             };
             // Inlined, so that a body shared by USD and Naira operations
-            // can carry each one's amount bound.
+            // can carry each one's amount bound; an optional body (`oneOf`
+            // the object or null) has its object inlined the same way.
             *body = inline(&resolve(body), &resolve);
+            let body = match body.get_mut("oneOf").and_then(Value::as_array_mut) {
+                Some(variants) => match variants.iter_mut().find(|v| v.get("$ref").is_some()) {
+                    Some(object) => {
+                        *object = inline(&resolve(object), &resolve);
+                        object
+                    }
+                    None => continue,
+                },
+                None => body,
+            };
             if let Some((currency, required)) = currency_of(path) {
                 let code = currency.code();
                 if required {

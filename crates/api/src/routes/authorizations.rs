@@ -105,20 +105,36 @@ pub async fn create_authorization(
 pub struct StepBody {
     /// In the card's minor units. A capture's: what is held when absent,
     /// at most 15% above it. A reversal's: all that is held when absent.
-    /// An increment's: required.
     #[schema(example = "1200")]
     amount: Option<AmountText>,
-    /// The network's reference of a reversal or an increment: applied once
-    /// by it; made up when absent.
+    /// The network's reference of a reversal: applied once by it; made up
+    /// when absent.
+    reference: Option<String>,
+}
+
+/// An increment's body: its amount is required.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IncrementBody {
+    /// How much more to hold, in the card's minor units.
+    #[schema(example = "300")]
+    #[schema(required = true, nullable = false)]
+    amount: Option<AmountText>,
+    /// The network's reference of the increment: applied once by it; made
+    /// up when absent.
     reference: Option<String>,
 }
 
 impl From<StepBody> for HoldStepRequest {
-    fn from(body: StepBody) -> Self {
-        HoldStepRequest {
-            amount: AmountText::into_text(body.amount),
-            reference: body.reference,
-        }
+    fn from(StepBody { amount, reference }: StepBody) -> Self {
+        let amount = AmountText::into_text(amount);
+        HoldStepRequest { amount, reference }
+    }
+}
+
+impl From<IncrementBody> for HoldStepRequest {
+    fn from(IncrementBody { amount, reference }: IncrementBody) -> Self {
+        StepBody { amount, reference }.into()
     }
 }
 
@@ -253,7 +269,7 @@ pub async fn expire(keyed: Keyed, id: web::Path<String>) -> Result<HttpResponse,
     tag = "sandbox",
     security(("token" = [])),
     params(("authorization_id" = String, Path, description = "The authorization's issuer_transaction_reference")),
-    request_body = StepBody,
+    request_body = IncrementBody,
     responses(
         (status = 200, description = "The increment, pending or declined", body = Envelope<AccountTransactionView>),
         (status = 400, description = "No amount, no such authorization, not pending, or the reference was used", body = ErrorBody),
@@ -263,7 +279,7 @@ pub async fn expire(keyed: Keyed, id: web::Path<String>) -> Result<HttpResponse,
 pub async fn increment(
     Keyed(app, caller): Keyed,
     id: web::Path<String>,
-    Json(body): Json<StepBody>,
+    Json(body): Json<IncrementBody>,
 ) -> Result<HttpResponse, ApiError> {
     let id = path_id("authorization_id", id.into_inner())?;
     let increment = app.increment_authorization(&caller.0, &id, body.into()).await?;
