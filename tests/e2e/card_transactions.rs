@@ -773,6 +773,41 @@ async fn the_processor_gets_real_time_decisions_for_signed_requests_only() {
         )
         .await;
         assert_eq!(body["data"]["reason_code"], "card_not_found");
+        // An invalid body is 400 whatever the card, known, unknown or
+        // deleted: the body is judged first.
+        for card_id in [card.as_str(), "card_nope"] {
+            let bad = [
+                (
+                    "authorizations",
+                    json!({"card_id": card_id, "amount": "0", "merchant": "X", "transaction_reference": "p12"}),
+                ),
+                (
+                    "authorizations",
+                    json!({"card_id": card_id, "amount": "1", "merchant": "X", "transaction_reference": "p\u{0}"}),
+                ),
+                (
+                    "captures",
+                    json!({"card_id": card_id, "transaction_reference": "p1", "amount": "-5"}),
+                ),
+                (
+                    "captures",
+                    json!({"card_id": card_id, "transaction_reference": "p\u{1}"}),
+                ),
+                (
+                    "reversals",
+                    json!({"card_id": card_id, "transaction_reference": "p1", "reversal_reference": "r1", "amount": "0"}),
+                ),
+            ];
+            for (path, body) in bad {
+                let a = s.processor(path, &body, Some((secret, now()))).await;
+                assert_eq!(
+                    (a.status, a.body["code"].as_str()),
+                    (400, Some("invalid_request")),
+                    "{path} {body}: {}",
+                    a.body
+                );
+            }
+        }
         // The live secret debits no sandbox card: as if it did not exist.
         let (status, body) = ask(&auth("1", "p11"), Some(now()), live_secret).await;
         assert_eq!(

@@ -132,7 +132,12 @@ impl App {
         (card, reference): (&str, &str),
         amount: Option<String>,
     ) -> Result<HoldOutcome, CardError> {
-        let Some(authorization) = self.processor_hold(mode, &CardId::new(card), reference).await? else {
+        // The body is judged before the card is read, whatever the card.
+        let reference = super::debit::network_reference(reference.to_string())?;
+        if let Some(amount) = &amount {
+            Product::parse_any_debit_amount("amount", amount)?;
+        }
+        let Some(authorization) = self.processor_hold(mode, &CardId::new(card), &reference).await? else {
             return Ok(HoldOutcome::NoSuchAuthorization);
         };
         let reference = format!("cap_{}", self.ports.ids.unique());

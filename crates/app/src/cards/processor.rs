@@ -122,6 +122,18 @@ impl App {
     /// `three_ds`, opens its challenge instead.
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn authorize(&self, mode: Mode, request: AuthorizationRequest) -> Result<AuthorizationAnswer, CardError> {
+        // The body is judged before the card is read: an invalid one is
+        // 400 whatever the card, never a `card_not_found` decline.
+        Product::parse_any_debit_amount("amount", &request.amount)?;
+        let channel = channel(request.channel.as_deref())?;
+        if request.hold && (request.three_ds || request.force) {
+            let rule = "is not taken with three_ds or force: a challenged or forced post is a debit";
+            return Err(InvalidInput::new("hold", rule).into());
+        }
+        let descriptor = descriptor(request.merchant)?;
+        let mcc = category(request.merchant_category_code)?;
+        let country = country(request.merchant_country.as_deref())?;
+        let reference = network_reference(request.transaction_reference)?;
         let card = CardId::new(request.card_id);
         let Some(state) = self.processor_card(mode, &card).await? else {
             return Ok(AuthorizationAnswer::declined("card_not_found", "No card with this id"));
@@ -131,22 +143,17 @@ impl App {
             return Ok(AuthorizationAnswer::declined(reason.code(), reason.text()));
         }
         let amount = Product::of(state.currency).parse_debit_amount("amount", &request.amount)?;
-        let channel = channel(request.channel.as_deref())?;
-        if request.hold && (request.three_ds || request.force) {
-            let rule = "is not taken with three_ds or force: a challenged or forced post is a debit";
-            return Err(InvalidInput::new("hold", rule).into());
-        }
         if request.three_ds {
             three_ds::may_challenge(state.currency, request.force, channel)?;
         }
         let debit = Debit {
             card,
             amount,
-            descriptor: descriptor(request.merchant)?,
-            mcc: category(request.merchant_category_code)?,
+            descriptor,
+            mcc,
             channel,
-            country: country(request.merchant_country.as_deref())?,
-            reference: network_reference(request.transaction_reference)?,
+            country,
+            reference,
             currency: None,
             forced: request.force,
             reference_held: false,

@@ -59,6 +59,10 @@ impl App {
         let reversal_reference = request.reversal_reference;
         plain("reversal_reference", &reversal_reference, MAX_REFERENCE_LEN)?;
         let authorization = network_reference(request.transaction_reference)?;
+        // The body is judged before the card is read, whatever the card.
+        if let Some(amount) = &request.amount {
+            Product::parse_any_debit_amount("amount", amount)?;
+        }
         let card = CardId::new(request.card_id);
         let Some(state) = self.processor_card(mode, &card).await? else {
             return Ok(ReversalAnswer {

@@ -62,6 +62,18 @@ impl Product {
         Amount::parse_positive_up_to(field, value, self.max_debit, self.max_debit_text)
     }
 
+    /// The amount of a debit on a card not yet read: what
+    /// [`Product::parse_debit_amount`] takes for some card (the card's own
+    /// bound is checked once it is known), so that a request's form is
+    /// judged before the card.
+    pub fn parse_any_debit_amount(field: &str, value: &str) -> Result<Amount, InvalidInput> {
+        let widest = Product::ALL
+            .into_iter()
+            .max_by_key(|p| p.max_debit)
+            .unwrap_or(Product::NGN);
+        widest.parse_debit_amount(field, value)
+    }
+
     /// Whether funding a card with `amount` keeps it within its maximum,
     /// counting what is in transit to or from it (a pending funding lands
     /// on it; a pending unloading may come back to it). Taken in `i128`:
@@ -111,6 +123,13 @@ mod tests {
         let e = Product::NGN.parse_transfer_amount("amount", "1000000001").unwrap_err();
         assert!(e.to_string().starts_with("amount: must be at most 1000000000"), "{e}");
         assert!(Product::NGN.parse_debit_amount("amount", "500000001").is_err());
+        assert_eq!(
+            Product::parse_any_debit_amount("amount", "500000000"),
+            Ok(Amount::from_const(500_000_000))
+        );
+        assert!(Product::parse_any_debit_amount("amount", "500000001").is_err());
+        assert!(Product::parse_any_debit_amount("amount", "0").is_err());
+        assert!(Product::parse_any_debit_amount("amount", "-1").is_err());
         assert!(!Product::USD.funding_fits(i64::MAX, i64::MAX, Amount::MAX));
     }
 
