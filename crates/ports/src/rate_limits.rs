@@ -22,4 +22,15 @@ pub trait RateLimits: Send + Sync {
         window_secs: i64,
         now: Timestamp,
     ) -> Result<Permit, StoreError>;
+
+    /// Gives back the grant [`RateLimits::acquire`] made at `granted_at`
+    /// (the call it allowed decided nothing); a later grant stays.
+    async fn release(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        action: &str,
+        subject: &str,
+        granted_at: Timestamp,
+    ) -> Result<(), StoreError>;
 }

@@ -15,6 +15,8 @@ use ports::kyc::KycUnavailable;
 use ports::rate_limits::Permit;
 
 const SAME_IDENTITY_WINDOW_SECS: i64 = 60;
+/// The rate limit's name for registrations of one identity.
+const ACTION: &str = "register_cardholder";
 
 #[derive(Debug, thiserror::Error)]
 pub enum RegisterError {
@@ -96,7 +98,7 @@ impl App {
             .acquire(
                 &caller.account_id,
                 caller.mode,
-                "register_cardholder",
+                ACTION,
                 registration.identity.number(),
                 SAME_IDENTITY_WINDOW_SECS,
                 now,
@@ -108,7 +110,20 @@ impl App {
         // The provider's job is known by the cardholder's id.
         let id = CardholderId::with_suffix(&self.ports.ids.unique());
         let (status, error_description) = if synchronous {
-            match self.ports.kyc.verify(caller.mode, id.as_str(), &registration).await? {
+            let verified = match self.ports.kyc.verify(caller.mode, id.as_str(), &registration).await {
+                Ok(outcome) => outcome,
+                Err(unavailable) => {
+                    // A provider that could not answer decided nothing:
+                    // the identity may be tried again at once.
+                    let number = registration.identity.number();
+                    let limits = &self.ports.rate_limits;
+                    limits
+                        .release(&caller.account_id, caller.mode, ACTION, number, now)
+                        .await?;
+                    return Err(unavailable.into());
+                }
+            };
+            match verified {
                 KycOutcome::Verified => (CardholderStatus::Verified, None),
                 KycOutcome::ManualReview(reason) => (CardholderStatus::ManualReview, Some(reason.to_string())),
                 KycOutcome::Failed(failure) => return Err(RegisterError::Refused(failure)),
@@ -175,6 +190,27 @@ mod tests {
             .await
             .unwrap();
         assert_eq!((id.as_str(), status), ("ch_u", CardholderStatus::Verified));
+    }
+
+    #[tokio::test]
+    async fn a_provider_that_could_not_answer_gives_the_identitys_attempt_back() {
+        let mut m = mocks(true, Permit::Granted);
+        m.kyc
+            .expect_verify()
+            .returning(|_, _, _| Err(KycUnavailable("Smile ID did not answer in time".into())));
+        m.rate_limits
+            .expect_release()
+            .withf(|_, _, action, subject, at| {
+                action == "register_cardholder" && subject == "22212345678" && at.unix() == 1_000
+            })
+            .times(1)
+            .returning(|_, _, _, _, _| Ok(()));
+        let e = m
+            .app()
+            .register_cardholder(&caller(Mode::Test), &nigerian(), None, true)
+            .await
+            .unwrap_err();
+        assert!(matches!(e, RegisterError::KycUnavailable(_)), "{e:?}");
     }
 
     #[tokio::test]

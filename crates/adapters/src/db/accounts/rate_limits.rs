@@ -68,4 +68,22 @@ impl RateLimits for Db {
             },
         })
     }
+
+    async fn release(
+        &self,
+        account: &AccountId,
+        mode: Mode,
+        action: &str,
+        subject: &str,
+        granted_at: Timestamp,
+    ) -> Result<(), StoreError> {
+        let granted = rate_limits::table
+            .filter(rate_limits::account_id.eq(account.as_str()))
+            .filter(rate_limits::livemode.eq(mode.is_live()))
+            .filter(rate_limits::action.eq(action))
+            .filter(rate_limits::subject.eq(subject))
+            .filter(rate_limits::last_at.eq(granted_at.unix()));
+        with_conn!(self.pool(), |conn| diesel::delete(granted).execute(conn).await)?;
+        Ok(())
+    }
 }

@@ -101,6 +101,22 @@ async fn rate_limits_grant_once_per_window() {
             acquire(Mode::Test, "", Timestamp::from_unix(1_119)).await,
             Permit::Denied { retry_after_secs: 1 }
         );
+        // A grant given back frees the subject at once; giving back an
+        // older one leaves the newer grant in force.
+        db.release(&acct, Mode::Test, "fx_rate", "", Timestamp::from_unix(1_000))
+            .await
+            .unwrap();
+        assert_eq!(
+            acquire(Mode::Test, "", Timestamp::from_unix(1_119)).await,
+            Permit::Denied { retry_after_secs: 1 }
+        );
+        db.release(&acct, Mode::Test, "fx_rate", "", Timestamp::from_unix(1_060))
+            .await
+            .unwrap();
+        assert_eq!(
+            acquire(Mode::Test, "", Timestamp::from_unix(1_119)).await,
+            Permit::Granted
+        );
     }
 }
 
