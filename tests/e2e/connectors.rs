@@ -689,6 +689,42 @@ async fn sudos_refunds_and_late_declines_give_money_back_once_and_never_more_tha
     }
 }
 
+/// Twenty `create_card` at once under one `transaction_reference` make one
+/// card at Sudo (a paid issuance) and one here: the others wait their
+/// turn and find the reference taken, and none is issued then cancelled.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn creations_raced_under_one_reference_make_one_card_at_sudo() {
+    for db in TestDb::all().await {
+        let fake = FakeSudo::start(SUDO_KEY, FUNDING_SOURCE).await;
+        let s = Sandbox {
+            server: start(&db, &sudo_env(&fake)),
+            key: crate::cardholders::account(&db, None),
+        };
+        s.fund_wallet(20_000).await;
+        let holder = s.cardholder(4).await;
+        let mut body = s.card_body(&holder, "1000");
+        body["transaction_reference"] = json!("one-card");
+        let creations = (0..20).map(|_| s.post("/cards/create_card", body.clone()));
+        let answers = futures::future::join_all(creations).await;
+        let made: Vec<_> = answers.iter().filter(|a| a.status == 200).collect();
+        assert_eq!(
+            made.len(),
+            1,
+            "{}: {:?}",
+            db.backend(),
+            answers.iter().map(|a| &a.body).collect::<Vec<_>>()
+        );
+        for a in answers.iter().filter(|a| a.status != 200) {
+            assert_eq!(a.body["code"], "transaction_reference_used", "{}", a.body);
+        }
+        let cards = fake.cards();
+        assert_eq!(cards.len(), 1, "one card issued at Sudo, none cancelled: {cards:?}");
+        assert_eq!(cards[0].1.status, "active");
+        let (ok, report) = ledger_check(&db);
+        assert!(ok, "{}: {report}", db.backend());
+    }
+}
+
 /// A provider's body past its route's limit (256 KiB for Sudo's gateway,
 /// 2 MiB for Smile ID's callback) is answered the JSON 413 every other
 /// body gets; one at the limit is read.

@@ -13,6 +13,7 @@ pub mod health;
 pub mod idempotency;
 pub mod jobs;
 mod money_requests;
+mod one_at_a_time;
 pub mod rewards;
 pub mod test_clock;
 mod ttl_cache;
@@ -137,6 +138,9 @@ pub struct App {
     /// Each account's sandbox clock offset this process read lately, to
     /// stamp money requests without a read ([`App::stamped`]).
     clock_offsets: ttl_cache::TtlCache<AccountId, i64>,
+    /// Card creations under one reference, one at a time in this process:
+    /// the next finds the reference taken, and asks no processor for a card.
+    card_creations: one_at_a_time::OneAtATime,
 }
 
 /// How long an account's sandbox clock offset stamps money requests
@@ -163,6 +167,7 @@ impl App {
             work: Arc::default(),
             money_requests: Default::default(),
             clock_offsets: ttl_cache::TtlCache::new(STAMP_OFFSET_SECS),
+            card_creations: Default::default(),
         }
     }
 

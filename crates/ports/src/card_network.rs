@@ -14,6 +14,10 @@ pub struct CardToIssue<'a> {
     /// The processor's customer for this cardholder
     /// ([`CardNetwork::create_customer`]).
     pub customer: Option<&'a str>,
+    /// The creation's own key (its `transaction_reference`), attached to
+    /// the card at a processor that keeps it: a card an earlier attempt
+    /// made under it (its answer lost) is taken, not made again.
+    pub key: Option<&'a str>,
 }
 
 /// What the network issued.

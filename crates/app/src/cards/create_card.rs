@@ -262,6 +262,15 @@ impl App {
     }
 
     async fn issue(&self, caller: &Caller, owner: &CardholderRecord, issue: Issue<'_>) -> Result<CardId, CardError> {
+        // Creations under one reference take turns: the one after the
+        // first finds the reference taken, and no second card is made.
+        let _turn = match &issue.reference {
+            Some(reference) => {
+                let key = format!("{}\n{}\n{reference}", caller.account_id, caller.mode.as_str());
+                Some(self.card_creations.turn(key).await)
+            }
+            None => None,
+        };
         let now = self.now_for(&caller.account_id, caller.mode).await?;
         self.would_be_stored(caller, &issue).await?;
         if issue.card_type == CardType::Physical && !self.ports.network.issues_physical(caller.mode) {
@@ -275,6 +284,7 @@ impl App {
             now,
             cardholder: owner,
             customer: customer.as_deref(),
+            key: issue.reference.as_deref(),
         };
         let issued = self.ports.network.issue(caller.mode, to_issue).await?;
         // A PIN asked for goes to a processor that keeps the card, from its

@@ -136,14 +136,25 @@ impl Sudo {
                 .map(|d| d.format("%Y-%m-%d").to_string())
                 .unwrap_or_default()
         };
+        let dates = format!("&fromDate={}&toDate={}", day(from), day(to));
+        self.every_page(path, &dates, read).await
+    }
+
+    /// Every page of `path` (with `query` after its `page` and `limit`),
+    /// each item read by `read`; an item that cannot be read is left out
+    /// and logged.
+    pub(super) async fn every_page<T>(
+        &self,
+        path: &str,
+        query: &str,
+        read: impl Fn(&Value) -> Option<T>,
+    ) -> Result<Vec<T>, NetworkUnavailable> {
         let mut read_all = vec![];
         for page in 0..MOST_PAGES {
-            let query = format!(
-                "{path}?page={page}&limit={PAGE}&fromDate={}&toDate={}",
-                day(from),
-                day(to)
-            );
-            let listing: Listing = self.listed(&query).await.map_err(unavailable)?;
+            let listing: Listing = self
+                .listed(&format!("{path}?page={page}&limit={PAGE}{query}"))
+                .await
+                .map_err(unavailable)?;
             let count = listing.data.len();
             for item in &listing.data {
                 match read(item) {

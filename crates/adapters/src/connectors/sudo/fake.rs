@@ -7,7 +7,9 @@
 //! does. Every card it issues is a Luhn-valid number it keeps. Its
 //! books (authorizations and transactions, written by the test as Sudo
 //! would have made them) are listed a page at a time as its pagination
-//! page says: `page` from 0, `limit` 25 by default and at most 100. Its
+//! page says: `page` from 0, `limit` 25 by default and at most 100, as
+//! is a customer's cards (`GET /cards/customer/{id}`), each with the
+//! `metadata` its creation attached. Its
 //! one account is the business's settlement account
 //! ([`SETTLEMENT_ACCOUNT`], as its Accounts page shows one), which a
 //! cancellation must name as its `creditAccountId` (Update Card:
@@ -34,6 +36,8 @@ pub struct FakeCard {
     pub brand: String,
     /// The card's PIN, its default one (`1234`) until changed.
     pub pin: String,
+    /// What the creation attached, as sent (an object, or a string).
+    pub metadata: Value,
 }
 
 #[derive(Default)]
@@ -46,6 +50,9 @@ struct State {
     authorizations: Vec<Value>,
     transactions: Vec<Value>,
     next: u64,
+    /// Creations still to answer only after this delay (the card made
+    /// first, as a timeout on the way back would leave it).
+    late_creations: (u64, std::time::Duration),
 }
 
 #[derive(Clone)]
@@ -90,6 +97,7 @@ impl Sudo {
             "expiryMonth": "09",
             "expiryYear": "2029",
             "status": card.status,
+            "metadata": card.metadata,
         })
     }
 
@@ -161,11 +169,19 @@ impl Sudo {
             currency,
             brand,
             pin: "1234".into(),
+            metadata: body["metadata"].clone(),
         };
         let id = self.id(&mut state, "62a1");
         let json = Self::card_json(&id, &card);
         state.cards.insert(id, card);
-        answer(200, "Card created successfully.", json)
+        let created = answer(200, "Card created successfully.", json);
+        match &mut state.late_creations {
+            (0, _) => created,
+            (left, delay) => {
+                *left -= 1;
+                created.set_delay(*delay)
+            }
+        }
     }
 
     /// `PUT /cards/{id}/pin`: Verve and AfriGo cards, from the right old
@@ -304,6 +320,14 @@ impl Respond for Sudo {
                 });
                 page_of(request, vec![settlement], "Accounts")
             }
+            ("GET", ["cards", "customer", customer]) => {
+                let state = self.state.lock().unwrap();
+                let mut theirs: Vec<(&String, &FakeCard)> =
+                    state.cards.iter().filter(|(_, c)| c.customer == *customer).collect();
+                theirs.sort_by_key(|(id, _)| id.as_str());
+                let listed = theirs.into_iter().map(|(id, c)| Self::card_json(id, c)).collect();
+                page_of(request, listed, "Cards")
+            }
             ("GET", ["cards", "authorizations"]) => {
                 let all = self.state.lock().unwrap().authorizations.clone();
                 page_of(request, all, "Authorizations")
@@ -383,6 +407,12 @@ impl FakeSudo {
             .with_priority(1)
             .mount(&self.server)
             .await;
+    }
+
+    /// The next `times` creations make their card, then answer only after
+    /// `delay` (longer than the connector waits: the answer is lost).
+    pub fn answer_creations_late(&self, times: u64, delay: std::time::Duration) {
+        self.sudo.state.lock().unwrap().late_creations = (times, delay);
     }
 
     pub fn card(&self, id: &str) -> Option<FakeCard> {

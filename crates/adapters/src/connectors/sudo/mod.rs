@@ -67,6 +67,10 @@ struct Created {
     id: String,
 }
 
+/// The key a card is made under, in its `metadata` (Sudo's reference:
+/// "structured information on an object ... key-value pairs").
+const KEY_FIELD: &str = "issuing_creation_key";
+
 #[derive(Deserialize)]
 struct SudoCard {
     #[serde(rename = "_id")]
@@ -180,6 +184,30 @@ impl Sudo {
         Ok(answer.data)
     }
 
+    /// The customer's card an earlier attempt made under `key` and never
+    /// cancelled (its answer lost on the way: a timeout), if any. Sudo's
+    /// pages show `metadata` as an object and as a string of one: both
+    /// are read.
+    async fn made_under(&self, customer: &str, key: &str) -> Result<Option<SudoCard>, NetworkUnavailable> {
+        let path = format!("/cards/customer/{}", segment(customer)?);
+        let made = self
+            .every_page(&path, "", |card: &Value| {
+                let metadata = match &card["metadata"] {
+                    Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+                    other => other.clone(),
+                };
+                let usable = card["status"] != "canceled" && metadata[KEY_FIELD] == key;
+                // Every card is read; only a usable one is kept.
+                Some(
+                    usable
+                        .then(|| serde_json::from_value::<SudoCard>(card.clone()).ok())
+                        .flatten(),
+                )
+            })
+            .await?;
+        Ok(made.into_iter().flatten().next())
+    }
+
     /// One of a card's secure data from the vault, with a card token.
     async fn secure(&self, card: &str, token: &str, what: &str) -> Result<Secret<String>, NetworkUnavailable> {
         let auth = format!("Bearer {token}");
@@ -262,19 +290,30 @@ impl CardNetwork for Sudo {
             Currency::Ngn => ("Verve", "NGA"),
             Currency::Usd => ("MasterCard", "USA"),
         };
-        let body = json!({
-            "customerId": customer,
-            "fundingSourceId": self.funding_source,
-            "type": "virtual",
-            "brand": brand,
-            "currency": card.currency.code(),
-            "issuerCountry": issuer_country,
-            "status": "active",
-        });
-        let issued: SudoCard = self
-            .call(Method::POST, "/cards", Some(body))
-            .await
-            .map_err(unavailable)?;
+        let made_before = match card.key {
+            Some(key) => self.made_under(customer, key).await?,
+            None => None,
+        };
+        let issued = match made_before {
+            Some(card) => card,
+            None => {
+                let mut body = json!({
+                    "customerId": customer,
+                    "fundingSourceId": self.funding_source,
+                    "type": "virtual",
+                    "brand": brand,
+                    "currency": card.currency.code(),
+                    "issuerCountry": issuer_country,
+                    "status": "active",
+                });
+                if let Some(key) = card.key {
+                    body["metadata"] = json!({ KEY_FIELD: key });
+                }
+                self.call(Method::POST, "/cards", Some(body))
+                    .await
+                    .map_err(unavailable)?
+            }
+        };
         match issued.kept() {
             Ok(kept) => Ok(IssuedCard::AtProcessor(kept)),
             Err(unreadable) => {

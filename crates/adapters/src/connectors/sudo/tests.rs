@@ -48,6 +48,7 @@ fn to_issue<'a>(holder: &'a CardholderRecord, customer: Option<&'a str>, currenc
         now: Timestamp::from_unix(1),
         cardholder: holder,
         customer,
+        key: None,
     }
 }
 
@@ -147,6 +148,35 @@ async fn a_cancellation_names_the_credit_account_sudo_requires() {
         .await
         .unwrap();
     assert_eq!(fake.card(id).unwrap().status, "canceled");
+}
+
+#[tokio::test]
+async fn a_creation_whose_answer_was_lost_is_taken_by_its_retry_not_made_twice() {
+    let fake = FakeSudo::start(KEY, FUNDING).await;
+    let holder = cardholder();
+    let mut sudo = connector(&fake, KEY);
+    let customer = sudo.create_customer(Mode::Live, &holder).await.unwrap();
+    sudo.http = ProviderHttp::new("Sudo", &fake.url(), Duration::from_millis(300)).unwrap();
+    let keyed = |key| CardToIssue {
+        key: Some(key),
+        ..to_issue(&holder, Some(&customer), Currency::Usd)
+    };
+    fake.answer_creations_late(1, Duration::from_secs(2));
+    let lost = sudo.issue(Mode::Live, keyed("ref-1")).await.unwrap_err();
+    assert!(lost.0.contains("did not answer in time"), "{lost}");
+    assert_eq!(fake.cards().len(), 1, "Sudo made it all the same");
+    let IssuedCard::AtProcessor(retried) = sudo.issue(Mode::Live, keyed("ref-1")).await.unwrap() else {
+        panic!("Sudo keeps its cards");
+    };
+    let (made, card) = fake.cards().pop().unwrap();
+    assert_eq!((fake.cards().len(), retried.card.as_str()), (1, made.as_str()));
+    assert_eq!(card.metadata["issuing_creation_key"], "ref-1");
+    // Another key, or a card cancelled since, makes a new one.
+    sudo.issue(Mode::Live, keyed("ref-2")).await.unwrap();
+    assert_eq!(fake.cards().len(), 2);
+    fake.set_status(&made, "canceled");
+    sudo.issue(Mode::Live, keyed("ref-1")).await.unwrap();
+    assert_eq!(fake.cards().len(), 3);
 }
 
 #[tokio::test]
