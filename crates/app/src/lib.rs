@@ -140,7 +140,7 @@ pub struct App {
     clock_offsets: ttl_cache::TtlCache<AccountId, i64>,
     /// Card creations under one reference, one at a time in this process:
     /// the next finds the reference taken, and asks no processor for a card.
-    card_creations: one_at_a_time::OneAtATime,
+    card_creations: Arc<one_at_a_time::OneAtATime>,
 }
 
 /// How long an account's sandbox clock offset stamps money requests
