@@ -782,8 +782,9 @@ pub enum RailsCommand {
         #[arg(long)]
         note: String,
 
+        /// Boxed: the connector flags outweigh every other command's.
         #[command(flatten)]
-        rails: RailsArgs,
+        rails: Box<RailsArgs>,
     },
 }
 
