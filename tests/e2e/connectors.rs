@@ -529,17 +529,24 @@ fn declined(authorization: &str, card: &str) -> Vec<u8> {
     .into_bytes()
 }
 
-/// A sandbox on Sudo's fake (webhooks to `webhook_url`) with a card of
-/// 103.00 USD issued there: the fake, the sandbox, the card's id here and
-/// at Sudo.
-pub(crate) async fn card_at_sudo(db: &TestDb, webhook_url: Option<&str>) -> (FakeSudo, Sandbox, String, String) {
+/// A sandbox on Sudo's fake (webhooks to `webhook_url`), its wallet
+/// funded, with the verified cardholder `n`.
+async fn holder_at_sudo(db: &TestDb, webhook_url: Option<&str>, n: u32) -> (FakeSudo, Sandbox, String) {
     let fake = FakeSudo::start(SUDO_KEY, FUNDING_SOURCE).await;
     let s = Sandbox {
         server: start(db, &sudo_env(&fake)),
         key: crate::cardholders::account(db, webhook_url),
     };
     s.fund_wallet(20_000).await;
-    let holder = s.cardholder(1).await;
+    let holder = s.cardholder(n).await;
+    (fake, s, holder)
+}
+
+/// A sandbox on Sudo's fake (webhooks to `webhook_url`) with a card of
+/// 103.00 USD issued there: the fake, the sandbox, the card's id here and
+/// at Sudo.
+pub(crate) async fn card_at_sudo(db: &TestDb, webhook_url: Option<&str>) -> (FakeSudo, Sandbox, String, String) {
+    let (fake, s, holder) = holder_at_sudo(db, webhook_url, 1).await;
     let card = s.card(&holder, "10300").await;
     let (sudo_id, _) = fake.cards().pop().unwrap();
     (fake, s, card, sudo_id)
@@ -695,13 +702,7 @@ async fn sudos_refunds_and_late_declines_give_money_back_once_and_never_more_tha
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn creations_raced_under_one_reference_make_one_card_at_sudo() {
     for db in TestDb::all().await {
-        let fake = FakeSudo::start(SUDO_KEY, FUNDING_SOURCE).await;
-        let s = Sandbox {
-            server: start(&db, &sudo_env(&fake)),
-            key: crate::cardholders::account(&db, None),
-        };
-        s.fund_wallet(20_000).await;
-        let holder = s.cardholder(4).await;
+        let (fake, s, holder) = holder_at_sudo(&db, None, 4).await;
         let mut body = s.card_body(&holder, "1000");
         body["transaction_reference"] = json!("one-card");
         let creations = (0..20).map(|_| s.post("/cards/create_card", body.clone()));
