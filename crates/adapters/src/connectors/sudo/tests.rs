@@ -87,19 +87,25 @@ async fn a_customer_then_its_cards_are_made_and_their_numbers_read_from_the_vaul
     assert_eq!(fake.customers(), 1);
 }
 
-#[tokio::test]
-async fn a_cards_status_follows_ours_and_is_read_back() {
-    let fake = FakeSudo::start(KEY, FUNDING).await;
-    let sudo = connector(&fake, KEY);
-    let holder = cardholder();
-    let customer = sudo.create_customer(Mode::Live, &holder).await.unwrap();
+/// A USD card Sudo issued to `holder`, made its customer first.
+async fn usd_card(sudo: &Sudo, holder: &CardholderRecord) -> ProcessorCard {
+    let customer = sudo.create_customer(Mode::Live, holder).await.unwrap();
     let IssuedCard::AtProcessor(card) = sudo
-        .issue(Mode::Live, to_issue(&holder, Some(&customer), Currency::Usd))
+        .issue(Mode::Live, to_issue(holder, Some(&customer), Currency::Usd))
         .await
         .unwrap()
     else {
         panic!("Sudo keeps its cards");
     };
+    card
+}
+
+#[tokio::test]
+async fn a_cards_status_follows_ours_and_is_read_back() {
+    let fake = FakeSudo::start(KEY, FUNDING).await;
+    let sudo = connector(&fake, KEY);
+    let holder = cardholder();
+    let card = usd_card(&sudo, &holder).await;
     let id = card.card.as_str();
     for (state, at_sudo) in [
         (NetworkCardState::Frozen, "inactive"),
@@ -119,17 +125,7 @@ async fn a_cards_status_follows_ours_and_is_read_back() {
 async fn a_cancellation_names_the_credit_account_sudo_requires() {
     let fake = FakeSudo::start(KEY, FUNDING).await;
     let holder = cardholder();
-    let customer = connector(&fake, KEY)
-        .create_customer(Mode::Live, &holder)
-        .await
-        .unwrap();
-    let IssuedCard::AtProcessor(card) = connector(&fake, KEY)
-        .issue(Mode::Live, to_issue(&holder, Some(&customer), Currency::Usd))
-        .await
-        .unwrap()
-    else {
-        panic!("Sudo keeps its cards");
-    };
+    let card = usd_card(&connector(&fake, KEY), &holder).await;
     let id = card.card.as_str();
     let elsewhere = connector_crediting(&fake, KEY, "61d48b0000dfcdd1184effff");
     let e = elsewhere
