@@ -202,6 +202,37 @@ pub async fn operator(db: &TestDb, server: &Server) -> Console {
     console
 }
 
+/// Without `--dashboard-url`, `operators create` links to the address
+/// `--dashboard-listen` (or its variable) gives, as `serve` would serve
+/// it; with none to link to, it asks for the URL and makes no operator.
+#[test]
+fn the_operators_link_follows_the_dashboards_listener() {
+    let db = TestDb::sqlite();
+    run(issuing(&db).arg("migrate"));
+    let said = |args: &[&str], listen: Option<&str>| {
+        let mut cmd = issuing(&db);
+        cmd.args(["operators", "create"]).args(args);
+        if let Some(listen) = listen {
+            cmd.env("ISSUING_DASHBOARD_LISTEN", listen);
+        }
+        let out = run(&mut cmd);
+        (out.status.success(), String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr))
+    };
+    let (made, out) = said(&["--email", "a@example.ng", "--dashboard-listen", "10.0.0.5:9443"], None);
+    assert!(made && out.contains(" at http://10.0.0.5:9443/set-password?token="), "{out}");
+    let (made, out) = said(&["--email", "b@example.ng"], Some("127.0.0.1:18082"));
+    assert!(made && out.contains(" at http://127.0.0.1:18082/set-password?token="), "{out}");
+    for listen in ["off", "127.0.0.1:0"] {
+        let (made, out) = said(&["--email", "c@example.ng"], Some(listen));
+        assert!(!made && out.contains("--dashboard-url: required"), "{listen}: {out}");
+    }
+    let (made, out) = said(
+        &["--email", "c@example.ng", "--dashboard-url", "https://ops.example.ng"],
+        Some("off"),
+    );
+    assert!(made && out.contains(" at https://ops.example.ng/set-password?token="), "{out}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_console_keeps_accounts_apart_viewers_reading_and_forms_to_their_session() {
     for db in TestDb::all().await {

@@ -137,6 +137,12 @@ async fn the_readme_walk_through_runs_as_written() {
                         .expect("a cardholder id")
                         .to_string(),
                     "CARD" => answer["data"]["card_id"].as_str().expect("a card id").to_string(),
+                    // What the README's Python prints (run with the
+                    // reference library by the test below).
+                    "PIN" => adapters::crypto::aes_everywhere::encrypt(
+                        b"1234",
+                        &domain::Secret::new(server.demo_key.clone()),
+                    ),
                     other => panic!("nothing to paste into {other}"),
                 };
                 env.insert(name.to_string(), value);
@@ -383,10 +389,10 @@ async fn the_aes_everywhere_snippets_run_with_the_reference_library() {
         return;
     }
     let key = "sk_test_0123456789abcdef";
-    let pin = format!(
-        "import sys\nKEY = sys.argv[1]\n{}\nprint(pin)",
-        block(README, "python", 0)
-    );
+    let placeholder = "KEY = \"sk_test_paste_the_printed_key_here\"";
+    let snippet = block(README, "python", 0);
+    assert!(snippet.contains(placeholder), "{snippet}");
+    let pin = snippet.replace(placeholder, "import sys\nKEY = sys.argv[1]");
     let ciphertext = run_with("python3", &["-c", &pin, key], &[]);
     let plain = adapters::crypto::aes_everywhere::decrypt(&ciphertext, &domain::Secret::new(key.to_string()));
     assert_eq!(plain.unwrap().expose(), b"1234", "{ciphertext}");

@@ -256,4 +256,34 @@ mod tests {
             ("1234 5678", "Uncategorized")
         );
     }
+
+    /// docs/api.md's table of groups, each row a group and its code
+    /// ranges, is the catalogue's: every code in its row's ranges has the
+    /// row's group, and every code of the catalogue is in some row.
+    #[test]
+    fn the_documented_groups_are_the_catalogues() {
+        let c = ShippedCatalogue::load();
+        let doc = include_str!("../../../docs/api.md");
+        let table = doc.split("| Group | Codes |").nth(1).expect("docs/api.md has the groups' table");
+        let mut covered = 0;
+        for row in table.lines().skip(2).take_while(|l| l.starts_with('|')) {
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            let group = cells[1].trim_matches('`');
+            for range in cells[2].split(", ") {
+                let digits: Vec<u16> = range
+                    .split(|ch: char| !ch.is_ascii_digit())
+                    .filter(|d| !d.is_empty())
+                    .map(|d| d.parse().expect("a code"))
+                    .collect();
+                let (from, to) = (digits[0], digits[1]);
+                for code in from..=to {
+                    if let Some(found) = c.group_of(&format!("{code:04}")) {
+                        assert_eq!(found, group, "{code:04} in the row of {group}");
+                        covered += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(covered, c.codes.len(), "every code of the catalogue is in the table");
+    }
 }

@@ -713,9 +713,13 @@ pub enum OperatorsCommand {
     Create {
         #[arg(long)]
         email: String,
-        /// Where the dashboard is reached, for the link.
-        #[arg(long, env = "ISSUING_DASHBOARD_URL", default_value = "http://127.0.0.1:8082")]
-        dashboard_url: String,
+        /// Where the dashboard is reached, for the link (a TLS proxy in
+        /// front, say). Default: `--dashboard-listen`'s address.
+        #[arg(long, env = "ISSUING_DASHBOARD_URL")]
+        dashboard_url: Option<String>,
+        /// The dashboard's address, as `serve` is given it.
+        #[arg(long, env = "ISSUING_DASHBOARD_LISTEN", default_value = "127.0.0.1:8082", value_parser = listener)]
+        dashboard_listen: Listener,
     },
 }
 

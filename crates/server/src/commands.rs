@@ -1,7 +1,7 @@
 //! What each subcommand does. Results go to stdout; logs to stderr.
 
 use crate::cli::RailsArgs;
-use crate::cli::{CreditArgs, DEFAULT_DATABASE_URL, DbArgs, RollArgs, ServeArgs, WorkerCommand, public_url};
+use crate::cli::{CreditArgs, DEFAULT_DATABASE_URL, DbArgs, Listener, RollArgs, ServeArgs, WorkerCommand, public_url};
 use crate::wiring::Open;
 use crate::{connectors, dashboard, metrics, wiring, workers};
 use actix_web::HttpServer;
@@ -334,9 +334,15 @@ pub async fn create_operator(
     db_args: &DbArgs,
     serve: &ServeArgs,
     email: &str,
-    dashboard_url: &str,
+    (listen, url): (Listener, Option<String>),
 ) -> anyhow::Result<ExitCode> {
-    let base = public_url("--dashboard-url", dashboard_url)?;
+    let base = match (url, listen.0) {
+        (Some(url), _) => public_url("--dashboard-url", &url)?,
+        (None, Some(addr)) if addr.port() != 0 => format!("http://{addr}"),
+        (None, _) => anyhow::bail!(
+            "--dashboard-url: required when --dashboard-listen is off or port 0 (the link must name where the dashboard is reached)"
+        ),
+    };
     let db = wiring::open_db(db_args, Open::Existing).await?;
     let app = wiring::app(db, db_args, serve, &serve.worker).await?;
     let invited = app.create_operator(email).await?;

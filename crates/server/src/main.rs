@@ -197,9 +197,11 @@ async fn run(cli: Cli) -> ExitCode {
         Some(Command::Review(ReviewCommand::Reject { cardholder_id, reason })) => {
             commands::review(&db, &serve, &cardholder_id, false, reason.as_deref()).await
         }
-        Some(Command::Operators(OperatorsCommand::Create { email, dashboard_url })) => {
-            commands::create_operator(&db, &serve, &email, &dashboard_url).await
-        }
+        Some(Command::Operators(OperatorsCommand::Create {
+            email,
+            dashboard_url,
+            dashboard_listen,
+        })) => commands::create_operator(&db, &serve, &email, (dashboard_listen, dashboard_url)).await,
         Some(Command::Wallets(WalletsCommand::Credit(args))) => commands::credit_wallet(&db, &serve, &args).await,
         Some(Command::Ledger(LedgerCommand::Check { json })) => commands::ledger_check(&db, json).await,
         Some(Command::Ledger(LedgerCommand::Totals)) => commands::ledger_totals(&db).await,

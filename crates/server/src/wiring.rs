@@ -5,7 +5,7 @@ use crate::{connectors, master_key};
 use adapters::card_network::NetworkSimulator;
 use adapters::crypto::aes_everywhere::AesEverywhere;
 use adapters::crypto::signature::ProcessorSecrets;
-use adapters::db::{Db, migrate, pending_migrations, sqlite_path};
+use adapters::db::{Db, MIGRATE_DIRECTLY, migrate, pending_migrations, sqlite_path};
 use adapters::kyc_images::HttpKycImages;
 use adapters::merchant_catalogue::ShippedCatalogue;
 use adapters::reference;
@@ -59,9 +59,11 @@ pub async fn open_and_migrate(args: &DbArgs, open: Open) -> anyhow::Result<(Db, 
             .await
             .context("reading the schema's migrations")?;
         if pending > 0 {
-            anyhow::bail!(
-                "the database lacks {pending} of this binary's migrations: run `issuing migrate` (with this binary) first"
-            );
+            let how = match db.through_transaction_pooler() {
+                true => MIGRATE_DIRECTLY,
+                false => "run `issuing migrate` (with this binary) first",
+            };
+            anyhow::bail!("the database lacks {pending} of this binary's migrations: {how}");
         }
     }
     Ok((db, applied))

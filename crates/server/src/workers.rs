@@ -63,12 +63,19 @@ pub fn spawn(app: Arc<App>, args: &WorkerArgs, sqlite: bool) {
         tokio::spawn(run_work(app.clone(), poll, batch));
     }
     if args.reconcile_every > 0 {
-        // On a thread of its own: the money steps' futures are not all
-        // provably `Send` (rustc's higher-ranked lifetimes; requests run
-        // them where it is not asked), and this one runs hourly.
+        // On a thread and a runtime of its own: the money steps' futures
+        // are not all provably `Send` (rustc's higher-ranked lifetimes;
+        // requests run them where it is not asked), and this one runs
+        // hourly. Its own runtime, not the process's: waiting on that one
+        // from outside it panics once it shuts down, at every stop.
         let (app, every, grace) = (app.clone(), args.reconcile_every, args.reconcile_grace_secs.into());
-        let runtime = tokio::runtime::Handle::current();
-        tokio::task::spawn_blocking(move || runtime.block_on(run_reconciliations(app, every, grace)));
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+        match runtime {
+            Ok(runtime) => {
+                std::thread::spawn(move || runtime.block_on(run_reconciliations(app, every, grace)));
+            }
+            Err(e) => tracing::error!(error = %e, "scheduled reconciliations do not run: no runtime for them"),
+        }
     }
     tokio::spawn(run_webhooks(app, poll));
 }

@@ -14,7 +14,7 @@ mod rows;
 mod schema;
 
 pub use plumbing::master_key_check::{CHECK_ROW, HASH_KEY_ROW};
-pub use plumbing::migrate::{migrate, pending_migrations};
+pub use plumbing::migrate::{MIGRATE_DIRECTLY, migrate, pending_migrations};
 
 use diesel::ConnectionResult;
 use diesel::SqliteConnection;
@@ -133,9 +133,27 @@ impl From<DbError> for StoreError {
     fn from(e: DbError) -> Self {
         match e {
             DbError::Store(e) => e,
-            e => StoreError::new(e),
+            e => match pooler_hint(&e.to_string()) {
+                Some(said) => StoreError::new(said),
+                None => StoreError::new(e),
+            },
         }
     }
+}
+
+/// `error` with what to do, when it is what a transaction-mode pooler
+/// does to a process not told of it: another client's statement met on
+/// the server connection, or this one's left on another. PostgreSQL says
+/// so only in words (diesel keeps no SQLSTATE); English is its default.
+pub(crate) fn pooler_hint(error: &str) -> Option<String> {
+    let prepared = error.find("prepared statement \"")?;
+    let rest = &error[prepared..];
+    (rest.contains("\" already exists") || rest.contains("\" does not exist")).then(|| {
+        format!(
+            "{error} (a pooler in transaction mode, PgBouncer say, stands between this process and \
+             PostgreSQL: add pgbouncer=true to the database URL; docs/operations.md, PgBouncer)"
+        )
+    })
 }
 
 /// The repositories over one pool. Implements every store port.
@@ -218,6 +236,12 @@ impl Db {
 
     pub fn is_sqlite(&self) -> bool {
         matches!(self.pool, DbPool::Sqlite(_))
+    }
+
+    /// Whether the URL said a transaction pooler stands between
+    /// (`pgbouncer=true`): migrations must then go to the database itself.
+    pub fn through_transaction_pooler(&self) -> bool {
+        matches!(&self.pool, DbPool::Pg(pool) if pool.transaction_pooling)
     }
 
     pub(crate) fn pool(&self) -> &DbPool {

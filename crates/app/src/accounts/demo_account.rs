@@ -26,15 +26,8 @@ impl App {
     /// accounts and no demo.
     #[tracing::instrument(level = "debug", skip_all)]
     pub async fn demo_test_key(&self) -> Result<Option<Secret<String>>, DemoAccountError> {
-        if let Some(demo) = self.ports.accounts.demo_key(Mode::Test).await? {
-            let place = Place::api_key(&demo.lookup_hash, demo.account_id.as_str(), Mode::Test);
-            let opened = self
-                .ports
-                .vault
-                .open(&demo.sealed, &place)
-                .map_err(|_| DemoAccountError::Unsealable)?;
-            let key = String::from_utf8(opened.expose().clone()).map_err(|_| DemoAccountError::Unsealable)?;
-            return Ok(Some(Secret::new(key)));
+        if let Some(key) = self.stored_demo_key().await? {
+            return Ok(Some(key));
         }
         if self.ports.accounts.any_account().await? {
             return Ok(None);
@@ -47,8 +40,29 @@ impl App {
             company_address: Some("1 Demo Street, Lagos".to_string()),
             utility_bill_url: Some("https://example.com/demo-utility-bill.pdf".to_string()),
         };
-        let created = self.create_account(&details, true).await?;
-        Ok(Some(created.test_secret_key))
+        match self.create_account(&details, true).await {
+            Ok(created) => Ok(Some(created.test_secret_key)),
+            // Another process started at once made it first: the store
+            // keeps one demo account.
+            Err(e) => match self.stored_demo_key().await? {
+                Some(key) => Ok(Some(key)),
+                None => Err(e.into()),
+            },
+        }
+    }
+
+    async fn stored_demo_key(&self) -> Result<Option<Secret<String>>, DemoAccountError> {
+        let Some(demo) = self.ports.accounts.demo_key(Mode::Test).await? else {
+            return Ok(None);
+        };
+        let place = Place::api_key(&demo.lookup_hash, demo.account_id.as_str(), Mode::Test);
+        let opened = self
+            .ports
+            .vault
+            .open(&demo.sealed, &place)
+            .map_err(|_| DemoAccountError::Unsealable)?;
+        let key = String::from_utf8(opened.expose().clone()).map_err(|_| DemoAccountError::Unsealable)?;
+        Ok(Some(Secret::new(key)))
     }
 }
 
@@ -72,6 +86,35 @@ mod tests {
             .returning(|_| Ok(()));
         let key = m.app().demo_test_key().await.unwrap().unwrap();
         assert!(key.expose().starts_with("sk_test_"));
+    }
+
+    /// Two processes started at once on an empty database: the store
+    /// refuses the second demo account, whose process takes the first's.
+    #[tokio::test]
+    async fn a_demo_account_made_at_once_elsewhere_is_taken() {
+        let mut m = mocks_for_creation();
+        let mut seq = mockall::Sequence::new();
+        m.accounts
+            .expect_demo_key()
+            .times(1)
+            .in_sequence(&mut seq)
+            .return_once(|_| Ok(None));
+        m.accounts.expect_any_account().return_once(|| Ok(false));
+        m.accounts
+            .expect_create_account()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(|_| Err(ports::StoreError::new("one demo account")));
+        m.accounts
+            .expect_demo_key()
+            .times(1)
+            .in_sequence(&mut seq)
+            .return_once(|_| Ok(Some(demo())));
+        m.vault
+            .expect_open()
+            .return_once(|_, _| Ok(Secret::new(b"sk_test_first".to_vec())));
+        let key = m.app().demo_test_key().await.unwrap().unwrap();
+        assert_eq!(key.expose(), "sk_test_first");
     }
 
     #[tokio::test]

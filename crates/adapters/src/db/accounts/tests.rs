@@ -19,6 +19,11 @@ async fn keys_find_their_account_and_mode() {
         assert!(db.any_account().await.unwrap());
         assert!(db.demo_key(Mode::Test).await.unwrap().is_none());
         db.create_account(new_account("acct_demo", true)).await.unwrap();
+        // One demo account: a second (a process started at once) is
+        // refused whole, its keys with it.
+        assert!(db.create_account(new_account("acct_demo2", true)).await.is_err());
+        let second = db.find_key("hash-acct_demo2-test", Timestamp::from_unix(1)).await;
+        assert!(second.unwrap().is_none(), "{}", t.backend());
         let owner = db
             .find_key("hash-acct_a-live", Timestamp::from_unix(1))
             .await

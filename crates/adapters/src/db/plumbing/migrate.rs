@@ -17,8 +17,14 @@ pub async fn pending_migrations(db: &Db) -> Result<usize, StoreError> {
 }
 
 async fn migrations(db: &Db, apply: bool) -> Result<usize, StoreError> {
-    let fail = |e: Box<dyn std::error::Error + Send + Sync>| StoreError::new(format!("migration failed: {e}"));
-    let pool_error = |e: diesel_async::pooled_connection::deadpool::PoolError| StoreError::new(e);
+    let fail = |e: Box<dyn std::error::Error + Send + Sync>| {
+        let said = format!("migration failed: {e}");
+        StoreError::new(crate::db::pooler_hint(&said).unwrap_or(said))
+    };
+    let pool_error = |e: diesel_async::pooled_connection::deadpool::PoolError| {
+        let said = e.to_string();
+        crate::db::pooler_hint(&said).map_or_else(|| StoreError::new(e), StoreError::new)
+    };
     // The same steps on either backend's harness, whose types differ.
     macro_rules! on {
         ($pool:expr, $migrations:expr) => {{
@@ -33,10 +39,7 @@ async fn migrations(db: &Db, apply: bool) -> Result<usize, StoreError> {
         DbPool::Pg(pool) if pool.transaction_pooling => {
             let pending = pending_through_pgbouncer(db).await?;
             if apply && pending > 0 {
-                return Err(StoreError::new(format!(
-                    "{pending} migrations are pending, and migrations need a session of their own: \
-                     run `issuing migrate` against the database itself, not through PgBouncer (pgbouncer=true)"
-                )));
+                return Err(StoreError::new(format!("{pending} migrations are pending: {MIGRATE_DIRECTLY}")));
             }
             pending
         }
@@ -45,9 +48,15 @@ async fn migrations(db: &Db, apply: bool) -> Result<usize, StoreError> {
     })
 }
 
-/// The embedded migrations the database has not recorded, read in one
-/// transaction: the harness prepares statements outside any, which a
-/// transaction-mode PgBouncer hands to whichever server connection is free.
+/// What to do about pending migrations through a transaction pooler:
+/// migrations need a session of their own.
+pub const MIGRATE_DIRECTLY: &str =
+    "run `issuing migrate` against the database directly, not through PgBouncer (a URL without pgbouncer=true)";
+
+/// The embedded migrations the database has not recorded (all of them on
+/// a database never migrated), read in one transaction: the harness
+/// prepares statements outside any, which a transaction-mode PgBouncer
+/// hands to whichever server connection is free.
 async fn pending_through_pgbouncer(db: &Db) -> Result<usize, StoreError> {
     use diesel::migration::MigrationSource;
     use diesel_async::RunQueryDsl;
@@ -58,10 +67,27 @@ async fn pending_through_pgbouncer(db: &Db) -> Result<usize, StoreError> {
     }
     let embedded = MigrationSource::<diesel::pg::Pg>::migrations(&POSTGRES)
         .map_err(|e| StoreError::new(format!("reading the embedded migrations: {e}")))?;
-    let applied: Vec<Applied> = crate::db::with_conn!(db.pool(), |conn| diesel::sql_query(
-        "SELECT version FROM __diesel_schema_migrations"
-    )
-    .load::<Applied>(conn)
+    #[derive(diesel::QueryableByName)]
+    struct Migrated {
+        #[diesel(sql_type = diesel::sql_types::Bool)]
+        migrated: bool,
+    }
+    // A database never migrated has no table to read: nothing applied.
+    let applied: Vec<Applied> = crate::db::with_conn!(db.pool(), |conn| async {
+        let table = diesel::sql_query(
+            "SELECT to_regclass('__diesel_schema_migrations') IS NOT NULL AS migrated",
+        )
+        .get_result::<Migrated>(conn)
+        .await?;
+        match table.migrated {
+            false => Ok(Vec::new()),
+            true => {
+                diesel::sql_query("SELECT version FROM __diesel_schema_migrations")
+                    .load::<Applied>(conn)
+                    .await
+            }
+        }
+    }
     .await)?;
     let applied: std::collections::HashSet<String> = applied.into_iter().map(|a| a.version).collect();
     Ok(embedded

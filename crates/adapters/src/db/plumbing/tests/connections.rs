@@ -3,7 +3,7 @@
 
 use crate::crypto::vault::MasterKeyVault;
 use crate::db::fixtures::*;
-use crate::db::migrate;
+use crate::db::{Db, MIGRATE_DIRECTLY, migrate, pending_migrations};
 use crate::test_db::TestDb;
 use domain::{Mode, Secret};
 use ports::accounts::AccountStore;
@@ -86,5 +86,40 @@ async fn values_sealed_before_places_are_sealed_again_bound_to_theirs() {
         db.create_account(account).await.unwrap();
         let e = db.reseal_unbound(&other).await.unwrap_err();
         assert!(e.to_string().contains("api_keys.sealed_key of hash-acct_more-"), "{e}");
+    }
+}
+
+/// Told a transaction pooler stands between (`pgbouncer=true`), a database
+/// never migrated counts every migration pending and is not migrated
+/// through it (migrations need a session): the refusal says what to do.
+/// Once migrated directly, nothing is pending through it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn through_a_transaction_pooler_a_database_never_migrated_says_to_migrate_directly() {
+    let Some(t) = TestDb::postgres_from_env().await else {
+        return;
+    };
+    let pooled = Db::connect(&format!("{}&pgbouncer=true", t.url()), 2).await.unwrap();
+    let shipped = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../../migrations/postgres"))
+        .unwrap()
+        .filter(|entry| entry.as_ref().unwrap().path().is_dir())
+        .count();
+    assert_eq!(pending_migrations(&pooled).await.unwrap(), shipped);
+    let refused = migrate(&pooled).await.unwrap_err().to_string();
+    assert!(refused.contains(MIGRATE_DIRECTLY), "{refused}");
+    t.migrated().await;
+    assert_eq!(pending_migrations(&pooled).await.unwrap(), 0);
+}
+
+#[test]
+fn a_pooler_unannounced_is_named_with_the_setting_that_fixes_it() {
+    for said in [
+        "connection pool: Error occurred while creating a new object: prepared statement \"s0\" already exists",
+        "migration failed: prepared statement \"s11\" does not exist",
+    ] {
+        let hinted = crate::db::pooler_hint(said).expect("a hint");
+        assert!(hinted.starts_with(said) && hinted.contains("add pgbouncer=true"), "{hinted}");
+    }
+    for said in ["relation \"cards\" does not exist", "duplicate key value violates unique constraint"] {
+        assert_eq!(crate::db::pooler_hint(said), None, "{said}");
     }
 }
