@@ -313,3 +313,100 @@ async fn the_ledger_check_reports_each_breach_as_a_json_line() {
         assert_eq!(lines.last().unwrap()["passed"], false);
     }
 }
+
+/// The commands of `issuing <path> --help`, as its "Commands:" list
+/// names them (`help` aside).
+fn commands_of(help: &str) -> Vec<String> {
+    let Some(list) = help.split("Commands:\n").nth(1) else {
+        return Vec::new();
+    };
+    list.lines()
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// The arguments `usage` (a help's "Usage:" line) requires, each given a
+/// value that parses (`--mode test`, a `<FILE>` that `file` names, else
+/// `x`).
+fn required_args(usage: &str, path: &[String], file: &str) -> Vec<String> {
+    let mut args = Vec::new();
+    let mut words = usage.split_whitespace().skip(2 + path.len()).peekable();
+    while let Some(word) = words.next() {
+        match word {
+            flag if flag.starts_with("--") => {
+                args.push(flag.to_string());
+                if words.peek().is_some_and(|v| v.starts_with('<')) {
+                    words.next();
+                    args.push(if flag == "--mode" { "test" } else { "x" }.to_string());
+                }
+            }
+            "<FILE>" => args.push(file.to_string()),
+            value if value.starts_with('<') => args.push("x".to_string()),
+            _ => {}
+        }
+    }
+    args
+}
+
+/// Each global flag whose reading shows in what a command says: the
+/// broken value given, and what a command that reads it then says.
+const OBSERVED: [(&str, &str, &str); 5] = [
+    ("--database-url", "sqlite:///nonexistent-dir/issuing.db", "nonexistent-dir"),
+    ("--master-key", "zz", "ISSUING_MASTER_KEY"),
+    ("--master-key-file", "/nonexistent/master.key", "/nonexistent/master.key"),
+    ("--previous-master-key", "zz", "ISSUING_PREVIOUS_MASTER_KEY"),
+    ("--previous-master-key-file", "/nonexistent/previous.key", "/nonexistent/previous.key"),
+];
+
+/// Every command's `--help`, walked from the top as a newcomer would:
+/// each of the global flags above that a command's help lists, the
+/// command reads (given broken, the command says so), and each it does
+/// not list, it does not read (given broken, nothing changes).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_commands_help_lists_the_global_flags_it_reads_and_no_other() {
+    let db = TestDb::sqlite();
+    assert!(run(issuing(&db).arg("migrate")).status.success());
+    // A previous key in the environment, as during a rotation: `master-key
+    // rotate` goes on to the database with it, and the others read it or
+    // leave it as their help says.
+    let dir = tempfile::tempdir().unwrap();
+    let previous = dir.path().join("previous.key");
+    std::fs::write(&previous, "ab".repeat(32)).unwrap();
+    std::fs::set_permissions(&previous, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let catalogue = dir.path().join("catalogue.json");
+    std::fs::write(&catalogue, crate::rewards::one_deal()).unwrap();
+    let help = |path: &[String]| stdout(&run(issuing(&db).args(path).arg("--help")));
+    let (mut pending, mut leaves) = (vec![Vec::<String>::new()], Vec::new());
+    while let Some(path) = pending.pop() {
+        let subs = commands_of(&help(&path));
+        if subs.is_empty() {
+            leaves.push(path);
+            continue;
+        }
+        pending.extend(subs.into_iter().map(|sub| [path.clone(), vec![sub]].concat()));
+    }
+    assert!(leaves.len() >= 25, "{leaves:?}");
+    let mut checked = 0;
+    for path in &leaves {
+        let text = help(path);
+        let usage = text.lines().find(|l| l.starts_with("Usage:")).expect("a usage line");
+        let args = required_args(usage, path, catalogue.to_str().unwrap());
+        for (flag, broken, said) in OBSERVED {
+            let listed = text.lines().any(|l| l.trim_start().starts_with(&format!("{flag} ")));
+            let mut cmd = std::process::Command::new("timeout");
+            cmd.arg("60").arg(crate::harness::binary()).args(path).args(&args).args([flag, broken]);
+            let base = issuing(&db);
+            cmd.env_clear()
+                .envs(base.get_envs().filter_map(|(k, v)| Some((k, v?))))
+                .env("ISSUING_PREVIOUS_MASTER_KEY_FILE", &previous);
+            let out = run(&mut cmd);
+            let reads = !out.status.success() && stderr(&out).contains(said);
+            assert_eq!(reads, listed, "{path:?} {flag}: listed {listed}, said {}", stderr(&out));
+            checked += 1;
+        }
+    }
+    assert!(checked >= 125, "{checked}");
+}

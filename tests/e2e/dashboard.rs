@@ -216,7 +216,8 @@ fn the_operators_link_follows_the_dashboards_listener() {
             cmd.env("ISSUING_DASHBOARD_LISTEN", listen);
         }
         let out = run(&mut cmd);
-        (out.status.success(), String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr))
+        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        (out.status.success(), said)
     };
     let (made, out) = said(&["--email", "a@example.ng", "--dashboard-listen", "10.0.0.5:9443"], None);
     assert!(made && out.contains(" at http://10.0.0.5:9443/set-password?token="), "{out}");

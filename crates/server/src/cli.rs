@@ -8,17 +8,23 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 
 #[derive(Parser)]
-#[command(name = "issuing", version, about = "Card issuing service")]
+#[command(
+    name = "issuing",
+    version,
+    about = "Card issuing service",
+    after_help = "With no command: `issuing serve`, which takes its flags here too (`issuing serve --help` lists them)."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
 
-    /// The database and its keys, for every command: given before or after
-    /// the command's name.
+    /// The database and its keys: given before or after the command's
+    /// name, each read by the commands whose help shows it.
     #[command(flatten)]
     pub db: DbArgs,
 
-    /// With no command: `serve` with these arguments.
+    /// With no command: `serve` with these arguments (hidden from the
+    /// top-level help, which lists the commands).
     #[command(flatten)]
     pub serve: ServeArgs,
 
@@ -34,24 +40,42 @@ impl Cli {
         Cli::parse_args(std::env::args_os()).unwrap_or_else(|e| e.exit())
     }
 
-    /// `args` read as the command line: a flag of `serve` or `worker` given
-    /// before that command's name is refused (it would be read for a
-    /// command-less `serve`, and silently not reach the command).
+    /// `args` read as the command line. A flag of `serve` given before a
+    /// command's name is refused (it would be read for a command-less
+    /// `serve`, and silently not reach the command). The global flags a
+    /// command does not read are left at their defaults, whatever the
+    /// environment says: what its help does not show, it does not read.
     fn parse_args<T: Into<std::ffi::OsString> + Clone>(args: impl IntoIterator<Item = T>) -> Result<Cli, clap::Error> {
         let mut command = command();
         let matches = command.try_get_matches_from_mut(args)?;
-        if let Some(name @ ("serve" | "worker")) = matches.subcommand_name() {
+        if let Some(name) = matches.subcommand_name() {
             let misplaced = command.get_arguments().find(|arg| {
                 let id = arg.get_id().as_str();
                 !GLOBAL.contains(&id) && matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine)
             });
             if let Some(flag) = misplaced.and_then(|arg| arg.get_long()) {
-                let rule = format!("--{flag} goes after the command's name: `issuing {name} --{flag} ...`");
+                let rule = match name {
+                    "serve" | "worker" => format!("--{flag} goes after the command's name: `issuing {name} --{flag} ...`"),
+                    _ => format!("--{flag} is a flag of `serve` (`issuing serve --{flag} ...`), not of `{name}`"),
+                };
                 return Err(command.error(clap::error::ErrorKind::ArgumentConflict, rule));
             }
         }
-        Cli::from_arg_matches(&matches)
+        let mut cli = Cli::from_arg_matches(&matches)?;
+        cli.db = cli.db.only(reads(&leaf(&matches)));
+        Ok(cli)
     }
+}
+
+/// The names of the command `matches` chose, outermost first.
+fn leaf(matches: &clap::ArgMatches) -> Vec<&str> {
+    let mut path = Vec::new();
+    let mut at = matches;
+    while let Some((name, sub)) = at.subcommand() {
+        path.push(name);
+        at = sub;
+    }
+    path
 }
 
 /// The global flags (the database's, its keys', the logs'), by id.
@@ -66,23 +90,39 @@ const GLOBAL: [&str; 8] = [
     "log_format",
 ];
 
-/// What the commands that read few of the global flags read: the others'
-/// read them all (they load the master key and the service's settings).
+/// The database alone.
+const DATABASE: &[&str] = &["database_url", "db_pool_size", "log_format"];
+/// The database and the master key: what builds the use cases.
+const SEALED: &[&str] = &[
+    "database_url",
+    "db_pool_size",
+    "master_key",
+    "master_key_file",
+    "previous_master_key",
+    "previous_master_key_file",
+    "log_format",
+];
+
+/// The global flags each command reads, by its names; with no command
+/// (`serve`), all of them.
 const READS: &[(&[&str], &[&str])] = &[
-    (&["openapi"], &[]),
-    (&["master-key", "generate"], &[]),
-    (&["migrate"], &["database_url", "db_pool_size"]),
+    (&["serve"], &GLOBAL),
+    (&["worker"], &GLOBAL),
+    (&["migrate"], DATABASE),
+    (&["jobs", "list"], SEALED),
+    (&["jobs", "retry"], SEALED),
+    (&["accounts", "create"], SEALED),
+    (&["accounts", "update"], SEALED),
+    (&["accounts", "roll-key"], SEALED),
+    (&["accounts", "roll-webhook-secret"], SEALED),
+    (&["accounts", "keys"], DATABASE),
+    (&["accounts", "revoke-key"], DATABASE),
+    (&["operators", "create"], SEALED),
+    (&["review", "list"], SEALED),
+    (&["review", "approve"], SEALED),
+    (&["review", "reject"], SEALED),
     (
-        &["ledger", "check"],
-        &["database_url", "db_pool_size", "max_wallet_balance"],
-    ),
-    (&["ledger", "totals"], &["database_url", "db_pool_size"]),
-    (&["rails", "show"], &["database_url", "db_pool_size"]),
-    (&["rails", "set"], &["database_url", "db_pool_size"]),
-    (&["accounts", "keys"], &["database_url", "db_pool_size"]),
-    (&["accounts", "revoke-key"], &["database_url", "db_pool_size"]),
-    (
-        &["master-key", "rotate"],
+        &["wallets", "credit"],
         &[
             "database_url",
             "db_pool_size",
@@ -90,15 +130,48 @@ const READS: &[(&[&str], &[&str])] = &[
             "master_key_file",
             "previous_master_key",
             "previous_master_key_file",
+            "max_wallet_balance",
+            "log_format",
         ],
     ),
+    (
+        &["ledger", "check"],
+        &["database_url", "db_pool_size", "max_wallet_balance", "log_format"],
+    ),
+    (&["ledger", "totals"], DATABASE),
+    (&["reconcile", "cards"], SEALED),
+    (&["reconcile", "transactions"], SEALED),
+    (&["rails", "show"], DATABASE),
+    (&["rails", "set"], DATABASE),
+    (&["rewards", "import"], SEALED),
+    (&["rewards", "rules"], SEALED),
+    (&["master-key", "rotate"], SEALED),
+    (&["master-key", "generate"], &[]),
+    (&["openapi"], &[]),
 ];
 
-/// The command line's definition, with the global flags a command does
-/// not read hidden from its help (still accepted, as every command has).
+/// The global flags the command at `path` reads.
+fn reads(path: &[&str]) -> &'static [&'static str] {
+    match path {
+        [] => &GLOBAL,
+        path => READS
+            .iter()
+            .find(|(at, _)| *at == path)
+            .map_or(&GLOBAL, |(_, reads)| reads),
+    }
+}
+
+/// The command line's definition: the top level's help lists the
+/// commands and the global flags, each command's the global flags it
+/// reads (the others still accepted, as every command has them).
 pub fn command() -> clap::Command {
     let mut cli = Cli::command();
     cli.build();
+    // In place: the built command finds its arguments by position.
+    cli = cli.mut_args(|arg| {
+        let serves = !GLOBAL.contains(&arg.get_id().as_str()) && !matches!(arg.get_id().as_str(), "help" | "version");
+        arg.hide(serves)
+    });
     for (path, reads) in READS {
         cli = hide_unread(cli, path, reads);
     }
@@ -108,7 +181,6 @@ pub fn command() -> clap::Command {
 fn hide_unread(command: clap::Command, path: &[&str], reads: &[&str]) -> clap::Command {
     match path.split_first() {
         Some((name, rest)) => command.mut_subcommand(*name, |sub| hide_unread(sub, rest, reads)),
-        // In place: the built command finds its arguments by position.
         None => command.mut_args(|arg| {
             let id = arg.get_id().as_str();
             let unread = GLOBAL.contains(&id) && !reads.contains(&id);
@@ -256,7 +328,7 @@ pub struct DbArgs {
     pub previous_master_key_file: Option<PathBuf>,
 
     /// Connections in the PostgreSQL pool, at least 1 (SQLite always uses one).
-    #[arg(long, env = "ISSUING_DB_POOL_SIZE", default_value_t = 16, global = true,
+    #[arg(long, env = "ISSUING_DB_POOL_SIZE", default_value_t = DEFAULT_POOL_SIZE, global = true,
           value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
     pub db_pool_size: usize,
 
@@ -264,8 +336,35 @@ pub struct DbArgs {
     /// of its currency (at most 100000000000000). Sandbox fundings and
     /// operator credits past it are refused; money the account's own cards
     /// return is always taken.
-    #[arg(long, env = "ISSUING_MAX_WALLET_BALANCE", default_value = "10000000000000", value_parser = parse_max_wallet, global = true)]
+    #[arg(long, env = "ISSUING_MAX_WALLET_BALANCE", default_value_t = domain::ledger::DEFAULT_MAX_WALLET, value_parser = parse_max_wallet, global = true)]
     pub max_wallet_balance: Amount,
+}
+
+const DEFAULT_POOL_SIZE: usize = 16;
+
+impl DbArgs {
+    /// These flags with those not in `reads` (ids) at their defaults.
+    fn only(self, reads: &[&str]) -> DbArgs {
+        let read = |id: &str| reads.contains(&id);
+        DbArgs {
+            database_url: match read("database_url") {
+                true => self.database_url,
+                false => DEFAULT_DATABASE_URL.to_string(),
+            },
+            master_key: self.master_key.filter(|_| read("master_key")),
+            master_key_file: self.master_key_file.filter(|_| read("master_key_file")),
+            previous_master_key: self.previous_master_key.filter(|_| read("previous_master_key")),
+            previous_master_key_file: self.previous_master_key_file.filter(|_| read("previous_master_key_file")),
+            db_pool_size: match read("db_pool_size") {
+                true => self.db_pool_size,
+                false => DEFAULT_POOL_SIZE,
+            },
+            max_wallet_balance: match read("max_wallet_balance") {
+                true => self.max_wallet_balance,
+                false => domain::ledger::DEFAULT_MAX_WALLET,
+            },
+        }
+    }
 }
 
 #[derive(Args, Clone)]
@@ -355,9 +454,6 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(i64).range(0..=300))]
     pub key_cache_secs: i64,
 
-    /// How many seconds an authorization's hold lasts uncaptured before it
-    /// expires and goes back to the card, 60 to 2678400 (31 days) on the
-    /// mode's clock; 604800 (7 days) by default.
     /// How long an answer to Sudo's gateway may take, in milliseconds
     /// (Sudo applies its timeout setting after 4 s): an authorization not
     /// recorded within it is declined (`91`, issuer unavailable) and never
@@ -366,6 +462,9 @@ pub struct ServeArgs {
           value_parser = RangedU64ValueParser::<u64>::new().range(500..=3_500))]
     pub sudo_gateway_budget_ms: u64,
 
+    /// How many seconds an authorization's hold lasts uncaptured before it
+    /// expires and goes back to the card, 60 to 2678400 (31 days) on the
+    /// mode's clock; 604800 (7 days) by default.
     #[arg(long, env = "ISSUING_AUTHORIZATION_HOLD_SECS", default_value_t = domain::cards::hold::DEFAULT_HOLD_SECS,
           value_parser = clap::value_parser!(i64).range(60..=2_678_400))]
     pub authorization_hold_secs: i64,
@@ -849,6 +948,11 @@ mod help_tests {
             "{misplaced}"
         );
         assert!(parse(&["issuing", "--workers", "9", "worker"]).is_err());
+        let elsewhere = parse(&["issuing", "--card-bin", "222100", "jobs", "list"]).unwrap_err();
+        assert!(
+            elsewhere.to_string().contains("--card-bin is a flag of `serve`"),
+            "{elsewhere}"
+        );
         assert!(parse(&["issuing", "serve", "--card-bin", "222100"]).is_ok());
         assert!(parse(&["issuing", "--card-bin", "222100"]).is_ok(), "no command: serve");
         assert!(parse(&["issuing", "--database-url", "sqlite://x.db", "serve"]).is_ok());
@@ -871,17 +975,83 @@ mod help_tests {
         assert!(!read("") && !read("0") && !read("false"));
     }
 
+    /// Every command that runs something, by its names.
+    fn leaves(command: &clap::Command, path: Vec<String>, out: &mut Vec<Vec<String>>) {
+        let subs: Vec<_> = command.get_subcommands().filter(|c| c.get_name() != "help").collect();
+        if subs.is_empty() && !path.is_empty() {
+            out.push(path.clone());
+        }
+        for sub in subs {
+            let mut at = path.clone();
+            at.push(sub.get_name().to_string());
+            leaves(sub, at, out);
+        }
+    }
+
     #[test]
     fn each_commands_help_shows_the_global_flags_it_reads() {
         super::command().debug_assert();
+        let mut all = Vec::new();
+        leaves(&super::command(), Vec::new(), &mut all);
+        assert!(all.len() >= 25, "{all:?}");
+        for path in &all {
+            let path: Vec<&str> = path.iter().map(String::as_str).collect();
+            let listed = super::READS.iter().find(|(at, _)| *at == path.as_slice());
+            let (_, reads) = listed.unwrap_or_else(|| panic!("{path:?} has no entry in READS"));
+            let (mut shown, mut reads) = (shown(&path), reads.to_vec());
+            shown.sort();
+            reads.sort();
+            assert_eq!(shown, reads, "{path:?}");
+        }
         assert_eq!(
             shown(&["ledger", "check"]),
-            ["database_url", "db_pool_size", "max_wallet_balance"]
+            ["database_url", "db_pool_size", "max_wallet_balance", "log_format"]
         );
         assert!(shown(&["openapi"]).is_empty());
-        assert!(shown(&["master-key", "generate"]).is_empty());
-        for command in [&["serve"][..], &["worker"], &["review", "list"], &["wallets", "credit"]] {
-            assert_eq!(shown(command).len(), GLOBAL.len(), "{command:?}");
+        assert_eq!(shown(&["serve"]).len(), GLOBAL.len());
+        assert!(!shown(&["review", "approve"]).contains(&"max_wallet_balance".to_string()));
+    }
+
+    /// What a command's help hides, it does not read: a hidden flag's
+    /// value is left at its default.
+    #[test]
+    fn a_global_flag_a_command_does_not_read_stays_at_its_default() {
+        let parse = |args: &[&str]| super::Cli::parse_args(args.iter().copied()).unwrap();
+        let max = ["--max-wallet-balance", "5"];
+        let approve = parse(&[&["issuing", "review", "approve", "ch_1"][..], &max].concat());
+        assert_eq!(approve.db.max_wallet_balance, domain::ledger::DEFAULT_MAX_WALLET);
+        let credit = parse(&[&["issuing", "wallets", "credit", "acct_1", "--mode", "live"][..], &max, &[
+            "--currency", "USD", "--amount", "1", "--reference", "r", "--note", "n",
+        ]]
+        .concat());
+        assert_eq!(credit.db.max_wallet_balance.minor(), 5);
+        let keys = parse(&["issuing", "accounts", "keys", "acct_1", "--master-key", "ab"]);
+        assert!(keys.db.master_key.is_none());
+        let serve = parse(&["issuing", "--master-key", "ab"]);
+        assert_eq!(serve.db.master_key.as_deref(), Some("ab"));
+    }
+
+    /// The README's table of settings names every flag of `serve`.
+    #[test]
+    fn the_readme_names_every_flag_of_serve() {
+        let readme = include_str!("../../../README.md");
+        let rows: Vec<&str> = readme.lines().filter(|l| l.starts_with("| `--")).collect();
+        let mut command = super::command();
+        let serve = command.find_subcommand_mut("serve").unwrap();
+        for long in serve.get_arguments().filter_map(|a| a.get_long()).filter(|l| *l != "help") {
+            let named = format!("`--{long}`");
+            assert!(rows.iter().any(|row| row.contains(&named)), "README's table lacks {named}");
         }
+    }
+
+    /// The top level lists the commands and the global flags: `serve`'s
+    /// own are in `issuing serve --help`.
+    #[test]
+    fn the_top_level_help_lists_no_flag_of_serve() {
+        let top = super::command().render_help().to_string();
+        assert!(!top.contains("--card-bin") && !top.contains("--listen"), "{top}");
+        assert!(top.contains("--database-url") && top.contains("issuing serve --help"), "{top}");
+        let serve = super::command().find_subcommand_mut("serve").unwrap().render_help().to_string();
+        assert!(serve.contains("--card-bin") && serve.contains("--listen"), "{serve}");
     }
 }
