@@ -408,3 +408,48 @@ async fn the_aes_everywhere_snippets_run_with_the_reference_library() {
         assert_eq!(answered, expected, "{webhook_secret}");
     }
 }
+
+/// docs/production.md's go-live checklist, its commands run as written on
+/// a fresh database of each kind, `/etc/issuing` a directory of the
+/// test's: the key file made 0600, the schema migrated, an account and an
+/// operator made, the rails shown, the ledger check passing. The
+/// reconciliation, its last line, meets the simulator here (exit 2,
+/// nothing to reconcile); tests/e2e/reconciliation.rs runs it on Sudo's
+/// fake.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_go_live_checklists_commands_run_as_written() {
+    let doc = include_str!("../../docs/production.md");
+    let checklist = &doc[doc.find("## Go-live checklist").expect("the checklist")..];
+    let commands = block(checklist, "sh", 0);
+    let bin_dir = crate::harness::binary().parent().unwrap().to_path_buf();
+    let path = format!("{}:{}", bin_dir.display(), std::env::var("PATH").unwrap_or_default());
+    for db in TestDb::all().await {
+        let etc = tempfile::tempdir().unwrap();
+        let script = commands.replace("/etc/issuing", etc.path().to_str().unwrap());
+        let reconcile = "issuing reconcile transactions --mode live\n";
+        assert!(script.ends_with(reconcile), "{script}");
+        let key = etc.path().join("master.key");
+        let run = |script: &str| {
+            Command::new("bash")
+                .args(["-e", "-c", script])
+                .env_clear()
+                .env("PATH", &path)
+                .env("DATABASE_URL", db.url())
+                .env("ISSUING_MASTER_KEY_FILE", &key)
+                .output()
+                .expect("bash runs")
+        };
+        let out = run(script.strip_suffix(reconcile).unwrap());
+        let (said, errors) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(out.status.success(), "{}: {said}\n{errors}", db.backend());
+        let reconciled = run(reconcile);
+        assert_eq!(reconciled.status.code(), Some(2), "{}", db.backend());
+        let nothing = String::from_utf8_lossy(&reconciled.stderr);
+        assert!(nothing.contains("nothing to reconcile"), "{nothing}");
+        let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&key).unwrap().permissions());
+        assert_eq!(mode & 0o777, 0o600, "{}", db.backend());
+        for shown in ["migrations: the schema is up to date", "\"account_id\":", "https://ops.acme.ng/set-password?token="] {
+            assert!(said.contains(shown), "{}: {shown} not in {said}", db.backend());
+        }
+    }
+}
