@@ -81,6 +81,7 @@ async fn malformed_controls_are_refused_naming_the_field_and_change_nothing() {
             (json!({"allowed_channels": ["ATM"]}), "allowed_channels[0]"),
             (json!({"allowed_countries": ["NGA"]}), "allowed_countries[0]"),
             (json!({"allowed_countries": ["N\u{0}"]}), "allowed_countries[0]"),
+            (json!({"allowed_countries": ["NG", "XX"]}), "allowed_countries[1]"),
             (json!({"daily_limit": "0"}), "daily_limit"),
             (json!({"weekly_limit": "-1"}), "weekly_limit"),
             (json!({"monthly_limit": "1.5"}), "monthly_limit"),

@@ -48,6 +48,8 @@ enum Rule {
     Range(i64, i64),
     /// Matches this ECMA-262 pattern (and is at most `max` characters).
     Pattern(&'static str, usize),
+    /// An assigned ISO 3166-1 alpha-2 code, in either case.
+    AssignedCountry,
     /// A list of at least `min` and at most [`MAX_LIST`] entries, each
     /// by its rule.
     List(&'static Rule, usize),
@@ -88,7 +90,7 @@ const RULES: &[(&str, Rule)] = &[
     ("allowed_categories", Rule::List(&CATEGORY, 1)),
     ("blocked_categories", Rule::List(&CATEGORY, 0)),
     ("allowed_channels", Rule::List(&CHANNEL, 1)),
-    ("allowed_countries", Rule::List(&COUNTRY, 1)),
+    ("allowed_countries", Rule::List(&Rule::AssignedCountry, 1)),
     ("per_authorization_limit", Rule::Typed),
     ("daily_limit", Rule::Typed),
     ("weekly_limit", Rule::Typed),
@@ -288,6 +290,15 @@ fn narrow(schema: &mut Value, rule: &Rule) {
         Rule::WholeUpTo(max) => json!({ "pattern": digits_up_to(*max, false) }),
         Rule::Range(min, max) => json!({ "minimum": min, "maximum": max }),
         Rule::Pattern(pattern, max) => json!({ "pattern": pattern, "maxLength": max }),
+        Rule::AssignedCountry => {
+            // Each code's letters in either case: ECMA-262 has no inline
+            // case-insensitivity.
+            let either = |c: char| format!("[{}{}]", c, c.to_ascii_lowercase());
+            let codes: Vec<String> = domain::cards::spending_controls::Country::assigned()
+                .map(|code| code.chars().map(either).collect())
+                .collect();
+            json!({ "pattern": format!("^(?:{})$", codes.join("|")), "maxLength": 2 })
+        }
         Rule::List(..) | Rule::Typed => return,
     };
     if let (Some(target), Value::Object(add)) = (schema.as_object_mut(), constraints) {

@@ -75,7 +75,7 @@ impl App {
             allowed_categories: each("allowed_categories", input.allowed_categories, category)?,
             blocked_categories: each("blocked_categories", input.blocked_categories, category)?.unwrap_or_default(),
             allowed_channels: each("allowed_channels", input.allowed_channels, Channel::parse)?,
-            allowed_countries: each("allowed_countries", input.allowed_countries, Country::parse)?,
+            allowed_countries: each("allowed_countries", input.allowed_countries, Country::parse_assigned)?,
             limits: Limits {
                 per_authorization: limit("per_authorization_limit", input.per_authorization_limit)?,
                 daily: limit("daily_limit", input.daily_limit)?,

@@ -46,7 +46,28 @@ impl Channel {
 pub struct Country([u8; 2]);
 
 impl Country {
-    /// Two ASCII letters, in either case (`ng` is `NG`).
+    /// An assigned ISO 3166-1 alpha-2 code (rust_iso3166's list), in
+    /// either case: what a spending control may name. `XX` is two letters
+    /// but no country.
+    pub fn parse_assigned(field: &str, code: &str) -> Result<Self, InvalidInput> {
+        let country = Country::parse(field, code)?;
+        match rust_iso3166::from_alpha2(country.as_str()) {
+            Some(_) => Ok(country),
+            None => Err(InvalidInput::new(
+                field,
+                "must be an assigned ISO 3166-1 alpha-2 country code, such as NG",
+            )),
+        }
+    }
+
+    /// Every assigned code, upper case.
+    pub fn assigned() -> impl Iterator<Item = &'static str> {
+        rust_iso3166::ALL_ALPHA2.iter().copied()
+    }
+
+    /// Two ASCII letters, in either case (`ng` is `NG`): the form a
+    /// network's merchant country and a stored control take (controls
+    /// stored before assigned codes were required still read).
     pub fn parse(field: &str, code: &str) -> Result<Self, InvalidInput> {
         match code.as_bytes() {
             [a, b] if a.is_ascii_alphabetic() && b.is_ascii_alphabetic() => {
@@ -500,6 +521,14 @@ mod tests {
         assert!(long.validate().unwrap_err().rule.contains("at most 100"));
         assert!(Country::parse("c", "NGA").is_err() && Country::parse("c", "N1").is_err());
         assert!(Country::parse("c", "ÑG").is_err());
+        // Two letters name a country only when assigned; a stored control
+        // of unassigned letters still reads.
+        assert_eq!(Country::parse_assigned("c", "gh").unwrap().as_str(), "GH");
+        let unassigned = Country::parse_assigned("allowed_countries[0]", "XX").unwrap_err();
+        assert!(unassigned.rule.contains("assigned ISO 3166-1"), "{}", unassigned.rule);
+        assert!(Country::parse_assigned("c", "N1").is_err());
+        let stored: Country = serde_json::from_str(r#""XX""#).unwrap();
+        assert_eq!(stored.as_str(), "XX");
         assert_eq!(Channel::parse("c", "atm").unwrap().as_str(), "atm");
         assert!(Channel::parse("c", "ATM").is_err());
     }
