@@ -158,6 +158,8 @@ async fn every_step_of_an_authorization_moves_its_hold_once() {
             raised["transaction_reference"],
             root.body["data"]["transactions"][0]["client_transaction_reference"]
         );
+        // Listed, a hold names itself as the id its steps take.
+        assert_eq!(root.body["data"]["transactions"][0]["authorization_id"], r.as_str());
         let part = s
             .step(&r, "reverse", Some(json!({"amount": "300", "reference": "rev-1"})))
             .await;

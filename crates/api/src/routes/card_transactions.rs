@@ -355,17 +355,24 @@ pub struct AccountTransactionView {
     status: &'static str,
     /// Why it was declined (docs/api.md's error codes); null when approved.
     decline_code: Option<String>,
-    /// An increment's or a capture's authorization.
+    /// The authorization the steps take
+    /// (`/authorizations/{authorization_id}/...`): an authorization's own
+    /// `issuer_transaction_reference`, an increment's or a capture's
+    /// authorization's; null for a debit.
     authorization_id: Option<String>,
 }
 
 impl From<CardTransaction> for AccountTransactionView {
     fn from(mut t: CardTransaction) -> Self {
+        let authorization_id = match t.kind {
+            TransactionKind::Authorization => Some(t.id.clone()),
+            _ => t.authorization_id.take(),
+        };
         AccountTransactionView {
             kind: t.kind.as_str(),
             status: t.status.as_str(),
             decline_code: t.decline_code.take(),
-            authorization_id: t.authorization_id.take(),
+            authorization_id,
             transaction: t.into(),
         }
     }
