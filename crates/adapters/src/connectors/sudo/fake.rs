@@ -124,7 +124,19 @@ impl Sudo {
         let mut customer = body.clone();
         customer["_id"] = json!(id);
         state.customers.insert(id, customer.clone());
-        answer(200, "Customer created successfully.", customer)
+        let created = answer(200, "Customer created successfully.", customer);
+        Self::late(&mut state, created)
+    }
+
+    /// `answer`, late if the test asked the next creations to be.
+    fn late(state: &mut State, answer: ResponseTemplate) -> ResponseTemplate {
+        match &mut state.late_creations {
+            (0, _) => answer,
+            (left, delay) => {
+                *left -= 1;
+                answer.set_delay(*delay)
+            }
+        }
     }
 
     fn create_card(&self, body: &Value) -> ResponseTemplate {
@@ -175,13 +187,7 @@ impl Sudo {
         let json = Self::card_json(&id, &card);
         state.cards.insert(id, card);
         let created = answer(200, "Card created successfully.", json);
-        match &mut state.late_creations {
-            (0, _) => created,
-            (left, delay) => {
-                *left -= 1;
-                created.set_delay(*delay)
-            }
-        }
+        Self::late(&mut state, created)
     }
 
     /// `PUT /cards/{id}/pin`: Verve and AfriGo cards, from the right old
@@ -320,6 +326,12 @@ impl Respond for Sudo {
                 });
                 page_of(request, vec![settlement], "Accounts")
             }
+            ("GET", ["customers"]) => {
+                let state = self.state.lock().unwrap();
+                let mut all: Vec<(&String, &Value)> = state.customers.iter().collect();
+                all.sort_by_key(|(id, _)| id.as_str());
+                page_of(request, all.into_iter().map(|(_, c)| c.clone()).collect(), "Customers")
+            }
             ("GET", ["cards", "customer", customer]) => {
                 let state = self.state.lock().unwrap();
                 let mut theirs: Vec<(&String, &FakeCard)> =
@@ -409,8 +421,9 @@ impl FakeSudo {
             .await;
     }
 
-    /// The next `times` creations make their card, then answer only after
-    /// `delay` (longer than the connector waits: the answer is lost).
+    /// The next `times` creations (of customers or cards) make what they
+    /// make, then answer only after `delay` (longer than the connector
+    /// waits: the answer is lost).
     pub fn answer_creations_late(&self, times: u64, delay: std::time::Duration) {
         self.sudo.state.lock().unwrap().late_creations = (times, delay);
     }

@@ -71,6 +71,11 @@ struct Created {
 /// "structured information on an object ... key-value pairs").
 const KEY_FIELD: &str = "issuing_creation_key";
 
+/// The cardholder a customer is made for, in its `metadata` (the Customer
+/// Object shows `metadata`; the Create Customer body lists none, and Sudo
+/// keeps what it is sent: docs/connectors.md).
+const CARDHOLDER_FIELD: &str = "issuing_cardholder_id";
+
 #[derive(Deserialize)]
 struct SudoCard {
     #[serde(rename = "_id")]
@@ -148,6 +153,15 @@ fn year(value: &Value) -> Option<String> {
     }
 }
 
+/// An object's `metadata`, whether Sudo answers it as an object or as
+/// its JSON text.
+fn metadata(object: &Value) -> Value {
+    match &object["metadata"] {
+        Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+        other => other.clone(),
+    }
+}
+
 fn unavailable(e: CallError) -> NetworkUnavailable {
     NetworkUnavailable(e.to_string())
 }
@@ -192,17 +206,25 @@ impl Sudo {
         let path = format!("/cards/customer/{}", segment(customer)?);
         let made = self
             .every_page(&path, "", |card: &Value| {
-                let metadata = match &card["metadata"] {
-                    Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
-                    other => other.clone(),
-                };
-                let usable = card["status"] != "canceled" && metadata[KEY_FIELD] == key;
+                let usable = card["status"] != "canceled" && metadata(card)[KEY_FIELD] == key;
                 // Every card is read; only a usable one is kept.
                 Some(
                     usable
                         .then(|| serde_json::from_value::<SudoCard>(card.clone()).ok())
                         .flatten(),
                 )
+            })
+            .await?;
+        Ok(made.into_iter().flatten().next())
+    }
+
+    /// The customer an earlier attempt made for `cardholder`, if Sudo
+    /// lists one (`GET /customers`, every page).
+    async fn customer_made_for(&self, cardholder: &str) -> Result<Option<String>, NetworkUnavailable> {
+        let made = self
+            .every_page("/customers", "", |customer: &Value| {
+                let ours = metadata(customer)[CARDHOLDER_FIELD] == cardholder;
+                Some(ours.then(|| customer["_id"].as_str().map(str::to_string)).flatten())
             })
             .await?;
         Ok(made.into_iter().flatten().next())
@@ -272,11 +294,17 @@ impl CardNetwork for Sudo {
         if let Some(email) = &r.email_address {
             body["emailAddress"] = json!(email);
         }
-        let created: Created = self
-            .call(Method::POST, "/customers", Some(body))
-            .await
-            .map_err(unavailable)?;
-        Ok(created.id)
+        body["metadata"] = json!({ CARDHOLDER_FIELD: cardholder.id.as_str() });
+        match self.call::<Created>(Method::POST, "/customers", Some(body)).await {
+            Ok(created) => Ok(created.id),
+            // No answer, or a failing one: Sudo may have made it all the
+            // same. Only a customer found is taken; else the call failed.
+            Err(e @ CallError::Unavailable(_)) => match self.customer_made_for(cardholder.id.as_str()).await {
+                Ok(Some(made)) => Ok(made),
+                _ => Err(unavailable(e)),
+            },
+            Err(e) => Err(unavailable(e)),
+        }
     }
 
     async fn issue<'a>(&self, mode: Mode, card: CardToIssue<'a>) -> Result<IssuedCard, NetworkUnavailable> {

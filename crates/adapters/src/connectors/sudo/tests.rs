@@ -175,6 +175,30 @@ async fn a_creation_whose_answer_was_lost_is_taken_by_its_retry_not_made_twice()
     assert_eq!(fake.cards().len(), 3);
 }
 
+/// A customer Sudo made but whose answer was lost is found by the
+/// cardholder it names (its metadata), not made again; a failed call for
+/// a cardholder Sudo has no customer of stays failed.
+#[tokio::test]
+async fn a_customer_whose_answer_was_lost_is_found_not_made_twice() {
+    let fake = FakeSudo::start(KEY, FUNDING).await;
+    let holder = cardholder();
+    let mut sudo = connector(&fake, KEY);
+    sudo.http = ProviderHttp::new("Sudo", &fake.url(), Duration::from_millis(300)).unwrap();
+    fake.answer_creations_late(1, Duration::from_secs(2));
+    let found = sudo.create_customer(Mode::Live, &holder).await.unwrap();
+    assert_eq!(fake.customers(), 1, "Sudo made one, the connector took it");
+    let again = sudo.create_customer(Mode::Live, &holder).await.unwrap();
+    assert_ne!(again, found, "a call answered in time makes its own");
+    assert_eq!(fake.customers(), 2);
+    // A failure for a cardholder Sudo knows no customer of is the failure.
+    let mut other = cardholder();
+    other.id = domain::ids::CardholderId::new("ch_other");
+    fake.fail("POST", "^/customers$", 503, 1).await;
+    let failed = sudo.create_customer(Mode::Live, &other).await.unwrap_err();
+    assert!(failed.0.contains("503"), "{failed}");
+    assert_eq!(fake.customers(), 2);
+}
+
 #[tokio::test]
 async fn refusals_and_outages_are_unavailable_with_sudos_words_and_no_secret() {
     let fake = FakeSudo::start(KEY, FUNDING).await;
