@@ -200,6 +200,44 @@ fn assert_ledger(db: &TestDb) {
     assert!(ok, "{}: {out}", db.backend());
 }
 
+/// A card shows the brand its processor issued it as: Naira cards are
+/// Verve on Sudo (its fake, with `ISSUING_E2E_RAILS=fakes`) and
+/// Mastercard on the simulator; `Mastercard` asked is taken for either,
+/// `Verve` only where it is issued, and never for a dollar card.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_shows_the_brand_it_was_issued_as() {
+    for db in TestDb::all().await {
+        let s = Sandbox::start(&db, None);
+        let holder = s.cardholder(1).await;
+        let naira = if on_fakes() { "Verve" } else { "Mastercard" };
+        let ngn = |brand: &str| {
+            json!({"cardholder_id": holder, "card_type": "virtual", "card_brand": brand,
+                   "card_currency": "NGN", "nin": "12345678901"})
+        };
+        for asked in ["Mastercard", naira] {
+            let made = s.post("/cards/create_card", ngn(asked)).await;
+            assert_eq!(made.status, 200, "{asked}: {}", made.body);
+            let card = made.body["data"]["card_id"].as_str().unwrap();
+            let shown = s.get(&format!("/cards/get_card_details?card_id={card}")).await;
+            assert_eq!(shown.body["data"]["brand"], naira, "{}: {}", db.backend(), shown.body);
+        }
+        if !on_fakes() {
+            let refused = s.post("/cards/create_card", ngn("Verve")).await;
+            assert_eq!(refused.status, 400, "{}", refused.body);
+            assert!(refused.body["message"].as_str().unwrap().contains("issued here as Mastercard"));
+        }
+        let mut usd = s.card_body(&holder, "1000");
+        usd["card_brand"] = json!("Verve");
+        let refused = s.post("/cards/create_card", usd).await;
+        assert_eq!((refused.status, refused.body["code"].as_str()), (400, Some("card_type_unavailable")));
+        s.fund_wallet(10_000).await;
+        let card = s.card(&holder, "1000").await;
+        let listed = s.get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}")).await;
+        let usd = listed.body["data"]["cards"].as_array().unwrap().iter().find(|c| c["card_id"] == card.as_str()).cloned();
+        assert_eq!(usd.unwrap()["brand"], "Mastercard", "{}", listed.body);
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_card_is_issued_read_sealed_and_in_clear_frozen_and_deleted_and_its_data_never_leaks() {
     for db in TestDb::all().await {

@@ -4,10 +4,10 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Datelike};
-use domain::cards::VALIDITY_MONTHS;
+use domain::cards::{CardBrand, VALIDITY_MONTHS};
 use domain::cards::pan::{check_bin, luhn_check_digit};
 use domain::ids::CardId;
-use domain::{Amount, InvalidInput, Mode, Secret, Timestamp};
+use domain::{Amount, Currency, InvalidInput, Mode, Secret, Timestamp};
 use ports::card_network::{
     BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, KeptDetails, NetworkCardState, NetworkDecline,
     NetworkUnavailable, PinChange, PinSwap, VaultedDetails,
@@ -84,6 +84,11 @@ impl CardNetwork for NetworkSimulator {
 
     fn issues_physical(&self, _mode: Mode) -> bool {
         true
+    }
+
+    /// Numbers under its Mastercard BIN, whatever the currency.
+    fn brand(&self, _mode: Mode, _currency: Currency) -> CardBrand {
+        CardBrand::Mastercard
     }
 
     async fn create_customer(&self, _mode: Mode, _cardholder: &CardholderRecord) -> Result<String, NetworkUnavailable> {

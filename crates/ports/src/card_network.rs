@@ -1,5 +1,5 @@
 use crate::cardholders::CardholderRecord;
-use domain::cards::CardType;
+use domain::cards::{CardBrand, CardType};
 use domain::cards::pin::Pin;
 use domain::ids::CardId;
 use domain::{Amount, Currency, Mode, Secret, Timestamp};
@@ -161,6 +161,9 @@ pub trait CardNetwork: Send + Sync {
 
     /// Whether the mode's processor issues physical cards here.
     fn issues_physical(&self, mode: Mode) -> bool;
+
+    /// The brand the mode's processor issues cards of `currency` as.
+    fn brand(&self, mode: Mode, currency: Currency) -> CardBrand;
 
     /// Makes the cardholder a customer of the mode's processor: its id.
     async fn create_customer(&self, mode: Mode, cardholder: &CardholderRecord) -> Result<String, NetworkUnavailable>;

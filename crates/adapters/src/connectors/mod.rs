@@ -9,8 +9,9 @@ pub mod sudo;
 
 use domain::cardholders::Registration;
 use domain::cardholders::kyc::KycOutcome;
+use domain::cards::CardBrand;
 use domain::ids::CardId;
-use domain::{Amount, Mode, Timestamp};
+use domain::{Amount, Currency, Mode, Timestamp};
 use ports::card_network::{
     BookedAuthorization, Books, CardNetwork, CardToIssue, IssuedCard, NetworkCardState, NetworkDecline,
     NetworkUnavailable, PinChange, PinSwap, VaultedDetails,
@@ -68,6 +69,10 @@ impl CardNetwork for ByMode<dyn CardNetwork> {
 
     fn issues_physical(&self, mode: Mode) -> bool {
         self.of(mode).issues_physical(mode)
+    }
+
+    fn brand(&self, mode: Mode, currency: Currency) -> CardBrand {
+        self.of(mode).brand(mode, currency)
     }
 
     async fn create_customer(&self, mode: Mode, cardholder: &CardholderRecord) -> Result<String, NetworkUnavailable> {

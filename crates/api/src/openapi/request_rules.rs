@@ -102,8 +102,8 @@ const RULES: &[(&str, Rule)] = &[
     ("card_currency", Rule::OneOf(&["USD", "NGN"])),
     ("target_card_currency", Rule::OneOf(&["USD", "NGN"])),
     ("card_type", Rule::OneOf(&["virtual", "physical"])),
-    ("card_brand", Rule::OneOf(&["Mastercard"])),
-    ("target_card_brand", Rule::OneOf(&["Mastercard"])),
+    ("card_brand", Rule::OneOf(&["Mastercard", "Verve"])),
+    ("target_card_brand", Rule::OneOf(&["Mastercard", "Verve"])),
     ("card_limit", Rule::OneOf(&["500000", "1000000"])),
     ("card_token_number", Rule::Digits(13)),
     // AES Everywhere's output: base64 of `Salted__`, salt and ciphertext.

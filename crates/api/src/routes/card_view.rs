@@ -6,7 +6,7 @@
 use app::cards::{Details, ShownCard, ShownDetails};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD as BASE64;
-use domain::cards::{BILLING_ADDRESS, BRAND, CardBalance};
+use domain::cards::{BILLING_ADDRESS, CardBalance, CardBrand};
 use ports::cards::CardRecord;
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -88,16 +88,16 @@ fn strings(details: ShownDetails) -> Details<String> {
 
 impl CardView {
     /// The reduced object of list endpoints.
-    pub fn listed((card, details): ShownCard) -> Self {
-        Self::new(card, strings(details), false)
+    pub fn listed((card, details, brand): ShownCard) -> Self {
+        Self::new(card, brand, strings(details), false)
     }
 
     /// Single-card details.
-    pub fn single((card, details): ShownCard) -> Self {
-        Self::new(card, strings(details), true)
+    pub fn single((card, details, brand): ShownCard) -> Self {
+        Self::new(card, brand, strings(details), true)
     }
 
-    fn new(card: CardRecord, details: Details<String>, single: bool) -> Self {
+    fn new(card: CardRecord, brand: CardBrand, details: Details<String>, single: bool) -> Self {
         let Details {
             card_number,
             cvv,
@@ -109,7 +109,7 @@ impl CardView {
         CardView {
             card_id: card.id.to_string(),
             cardholder_id: card.cardholder_id.to_string(),
-            brand: BRAND,
+            brand: brand.as_str(),
             card_currency: card.currency.code(),
             card_type: card.card_type.as_str(),
             card_name: card.name,

@@ -8,7 +8,6 @@ use crate::error::{ApiError, ErrorBody};
 use crate::extract::{Body, Keyed, PathMode, Query, parse_json};
 use actix_web::http::StatusCode;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
-use app::cards::ShownDetails;
 use domain::Secret;
 use domain::ids::CardId;
 use serde::Deserialize;
@@ -41,11 +40,11 @@ pub async fn get_card_details_from_token(
     PathMode(mode): PathMode,
     Query(query): Query<TokenQuery>,
 ) -> Result<HttpResponse, ApiError> {
-    let (card, details) = app.redeem_card_details_token(mode, &Secret::new(query.token)).await?;
+    let card = app.redeem_card_details_token(mode, &Secret::new(query.token)).await?;
     Ok(success(
         StatusCode::OK,
         "Card details were fetched successfully",
-        CardView::single((card, ShownDetails::Clear(details))),
+        CardView::single(card),
     ))
 }
 

@@ -8,10 +8,10 @@ use crate::{App, Caller};
 use domain::cards::pin::Pin;
 use domain::cards::product::Product;
 use domain::cards::state::CardState;
-use domain::cards::{self, CardLimit, CardType};
+use domain::cards::{self, CardBrand, CardLimit, CardType};
 use domain::events::payloads::{CardCreated, Event};
 use domain::ids::{CardId, CardholderId};
-use domain::{Amount, Currency, InvalidInput, Timestamp, required};
+use domain::{Amount, Currency, InvalidInput, Mode, Timestamp, required};
 use ports::card_network::{CardToIssue, IssuedCard, NetworkCardState, PinSwap};
 use ports::cardholders::CardholderRecord;
 use ports::cards::{CardRecord, CreateCardError, Funding, NewCard, SealedDetails};
@@ -59,26 +59,39 @@ pub struct MigrationRequest {
     pub pin: Option<String>,
 }
 
-/// Checks the brand and currency asked for: Mastercard cards in USD, or
-/// (virtual only) in NGN; "card type unavailable" otherwise.
-fn check_issued(
-    brand_field: &str,
-    brand: &str,
-    currency_field: &str,
-    currency: &str,
-    card_type: CardType,
-) -> Result<Currency, CardError> {
-    cards::check_brand(brand_field, brand).map_err(CardError::TypeUnavailable)?;
-    let unavailable = |rule: &str| CardError::TypeUnavailable(InvalidInput::new(currency_field, rule));
-    match Currency::parse(currency_field, currency) {
-        Ok(Currency::Usd) => Ok(Currency::Usd),
-        Ok(Currency::Ngn) if card_type == CardType::Virtual => Ok(Currency::Ngn),
-        Ok(Currency::Ngn) => Err(unavailable(
-            "this card type is unavailable: Naira cards are virtual only",
-        )),
-        Err(_) => Err(unavailable(
-            "this card type is unavailable: cards are issued in USD or NGN",
-        )),
+/// A card's brand and currency, as asked: the field and the value of each.
+type Asked<'a> = ((&'a str, &'a str), (&'a str, &'a str));
+
+impl App {
+    /// Checks the brand and currency asked for: cards in USD, or (virtual
+    /// only) in NGN, of the brand the mode's processor issues them as
+    /// (`Mastercard` asked is taken for any); "card type unavailable"
+    /// otherwise. What the card is issued as.
+    fn check_issued(
+        &self,
+        mode: Mode,
+        ((brand_field, brand), (currency_field, currency)): Asked<'_>,
+        card_type: CardType,
+    ) -> Result<(Currency, CardBrand), CardError> {
+        let asked = CardBrand::parse(brand_field, brand).map_err(CardError::TypeUnavailable)?;
+        let unavailable = |rule: &str| CardError::TypeUnavailable(InvalidInput::new(currency_field, rule));
+        let currency = match Currency::parse(currency_field, currency) {
+            Ok(Currency::Usd) => Currency::Usd,
+            Ok(Currency::Ngn) if card_type == CardType::Virtual => Currency::Ngn,
+            Ok(Currency::Ngn) => {
+                return Err(unavailable(
+                    "this card type is unavailable: Naira cards are virtual only",
+                ));
+            }
+            Err(_) => {
+                return Err(unavailable(
+                    "this card type is unavailable: cards are issued in USD or NGN",
+                ));
+            }
+        };
+        let issued = self.ports.network.brand(mode, currency);
+        let brand = CardBrand::issue_as(asked, issued, brand_field).map_err(CardError::TypeUnavailable)?;
+        Ok((currency, brand))
     }
 }
 
@@ -86,6 +99,8 @@ fn check_issued(
 struct Issue<'a> {
     card_type: CardType,
     currency: Currency,
+    /// What the processor issues it as, told in its event.
+    brand: CardBrand,
     limit: CardLimit,
     pin: Option<Pin>,
     /// A Naira card's NIN, to store sealed.
@@ -109,13 +124,11 @@ impl App {
     pub async fn create_card(&self, caller: &Caller, request: CardRequest) -> Result<(CardId, Currency), CardError> {
         let owner = CardholderId::new(required(&request.cardholder_id, "cardholder_id")?);
         let card_type = CardType::parse("card_type", required(&request.card_type, "card_type")?)?;
-        let currency = check_issued(
-            "card_brand",
-            required(&request.card_brand, "card_brand")?,
-            "card_currency",
-            required(&request.card_currency, "card_currency")?,
-            card_type,
-        )?;
+        let asked = (
+            ("card_brand", required(&request.card_brand, "card_brand")?),
+            ("card_currency", required(&request.card_currency, "card_currency")?),
+        );
+        let (currency, brand) = self.check_issued(caller.mode, asked, card_type)?;
         let (limit, funding) = match currency {
             Currency::Usd => {
                 let limit = CardLimit::parse_or_default("card_limit", request.card_limit.as_deref())?;
@@ -145,6 +158,7 @@ impl App {
         let issue = Issue {
             card_type,
             currency,
+            brand,
             limit,
             pin,
             nin,
@@ -171,20 +185,19 @@ impl App {
         if card_type != CardType::Physical {
             return Err(InvalidInput::new("card_type", "must be physical to activate a physical card").into());
         }
-        check_issued(
-            "card_brand",
-            required(&request.card_brand, "card_brand")?,
-            "card_currency",
-            required(&request.card_currency, "card_currency")?,
-            card_type,
-        )?;
+        let asked = (
+            ("card_brand", required(&request.card_brand, "card_brand")?),
+            ("card_currency", required(&request.card_currency, "card_currency")?),
+        );
+        let (currency, brand) = self.check_issued(caller.mode, asked, card_type)?;
         let token_number = required(&request.card_token_number, "card_token_number")?;
         cards::check_token_number("card_token_number", token_number)?;
         let pin = self.optional_pin(caller, &request.pin)?;
         let owner = self.card_owner(caller, &owner).await?;
         let issue = Issue {
             card_type,
-            currency: Currency::Usd,
+            currency,
+            brand,
             limit: CardLimit::Usd5k,
             pin,
             nin: None,
@@ -204,13 +217,11 @@ impl App {
         let owner = CardholderId::new(required(&request.cardholder_id, "cardholder_id")?);
         let old = CardId::new(required(&request.card_id, "card_id")?);
         let card_type = CardType::parse("card_type", required(&request.card_type, "card_type")?)?;
-        let currency = check_issued(
-            "target_card_brand",
-            required(&request.target_card_brand, "target_card_brand")?,
-            "target_card_currency",
-            required(&request.target_card_currency, "target_card_currency")?,
-            card_type,
-        )?;
+        let asked = (
+            ("target_card_brand", required(&request.target_card_brand, "target_card_brand")?),
+            ("target_card_currency", required(&request.target_card_currency, "target_card_currency")?),
+        );
+        let (currency, brand) = self.check_issued(caller.mode, asked, card_type)?;
         if currency != Currency::Usd {
             let rule = "this card type is unavailable: a card migrates to a USD card";
             return Err(CardError::TypeUnavailable(InvalidInput::new(
@@ -237,6 +248,7 @@ impl App {
         let issue = Issue {
             card_type,
             currency,
+            brand,
             limit,
             pin,
             nin: None,
@@ -403,7 +415,7 @@ impl App {
             card_id: id.to_string(),
             cardholder_id: owner.id.to_string(),
             card_type: issue.card_type.as_str(),
-            brand: cards::BRAND,
+            brand: issue.brand.as_str(),
             currency: issue.currency.code(),
             last_4: card.last_4.clone(),
             livemode: caller.mode.is_live(),

@@ -6,7 +6,7 @@
 
 use super::CardError;
 use crate::{App, Caller};
-use domain::cards::{CardBalance, DETAILS_TOKEN_SECS, READ_WINDOW_SECS};
+use domain::cards::{CardBalance, CardBrand, DETAILS_TOKEN_SECS, READ_WINDOW_SECS};
 use domain::ids::CardId;
 use domain::{Currency, Mode, Secret, Timestamp};
 use ports::StoreError;
@@ -44,8 +44,9 @@ pub enum ShownDetails {
     Clear(RevealedDetails),
 }
 
-/// A card with its details, as a view shows them.
-pub type ShownCard = (CardRecord, ShownDetails);
+/// A card with its details, as a view shows them, and the brand its
+/// processor issued it as.
+pub type ShownCard = (CardRecord, ShownDetails, CardBrand);
 
 const TOKEN_LEN: usize = 48;
 
@@ -72,7 +73,8 @@ impl App {
         self.rate_limit((&caller.account_id, caller.mode), REVEAL, id.as_str(), READ_WINDOW_SECS)
             .await?;
         let details = self.show(&card, view).await?;
-        Ok((card, details))
+        let brand = self.brand_of(&card);
+        Ok((card, details, brand))
     }
 
     /// A USD card's balance (a Naira card's is on the Naira path, in kobo).
@@ -190,11 +192,18 @@ impl App {
         &self,
         mode: Mode,
         token: &Secret<String>,
-    ) -> Result<(CardRecord, RevealedDetails), CardError> {
+    ) -> Result<ShownCard, CardError> {
         let card = self.use_card_token(Some(mode), token, true).await?;
         let kept = self.kept_card(&card.id).await?;
         let details = self.open(&card, self.vaulted(&card, kept.as_deref()).await?)?;
-        Ok((card, details))
+        let brand = self.brand_of(&card);
+        Ok((card, ShownDetails::Clear(details), brand))
+    }
+
+    /// The brand `card` was issued as: its mode's processor's for its
+    /// currency (a mode's rails do not change while it has cards).
+    pub(crate) fn brand_of(&self, card: &CardRecord) -> CardBrand {
+        self.ports.network.brand(card.mode, card.currency)
     }
 
     /// The card's details as `view` shows them: opened from storage (a

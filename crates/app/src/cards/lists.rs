@@ -83,7 +83,8 @@ impl App {
                     cvv: Secret::new(String::new()),
                 });
                 let details = self.shown_as(&card, masked, view)?;
-                Ok((card, details))
+                let brand = self.brand_of(&card);
+                Ok((card, details, brand))
             })
             .collect()
     }

@@ -41,6 +41,11 @@ fn request() -> CardRequest {
     }
 }
 
+/// A network that issues every card as Mastercard.
+fn mastercard(m: &mut Mocks) {
+    m.network.expect_brand().return_const(domain::cards::CardBrand::Mastercard);
+}
+
 /// Mocks that issue one card and accept its creation; the vault "seals"
 /// by copying, so the test can read what was sealed.
 fn issuing(m: &mut Mocks) {
@@ -49,6 +54,7 @@ fn issuing(m: &mut Mocks) {
     m.ids.expect_unique().returning(|| "u".into());
     m.network.expect_keeps_customers().return_const(false);
     m.network.expect_issues_physical().return_const(true);
+    mastercard(m);
     m.wallets.expect_balances().returning(|_, _| {
         Ok(ports::wallets::WalletBalances {
             usd: Amount::MAX,
@@ -68,7 +74,9 @@ fn issuing(m: &mut Mocks) {
 
 #[tokio::test]
 async fn bad_fields_are_refused_before_any_lookup_naming_the_field() {
-    let app = Mocks::default().app();
+    let mut m = Mocks::default();
+    mastercard(&mut m);
+    let app = m.app();
     type Change = fn(&mut CardRequest);
     let cases: [(Change, &str, &str); 8] = [
         (|r| r.cardholder_id = None, "cardholder_id:", "invalid_request"),
@@ -139,6 +147,7 @@ async fn only_verified_cardholders_in_good_standing_get_cards() {
         ),
     ] {
         let mut m = Mocks::default();
+        mastercard(&mut m);
         m.cardholders
             .expect_get()
             .returning(move |_, _, _| Ok(Some(owner(status, blacklisted))));
@@ -206,6 +215,7 @@ async fn an_empty_pin_defaults_to_digits_7_to_10_and_a_sent_pin_is_decrypted_wit
 async fn a_pin_that_does_not_decrypt_to_four_digits_is_a_400_that_does_not_echo_it() {
     for decrypted in [Err(UndecryptableField), Ok(Secret::new("12345".to_string()))] {
         let mut m = Mocks::default();
+        mastercard(&mut m);
         m.field_cipher.expect_decrypt().return_once(move |_, _| decrypted);
         let mut r = request();
         r.pin = Some("secret-ciphertext".into());
@@ -639,6 +649,7 @@ async fn a_card_that_would_be_refused_is_never_issued_at_the_network() {
         (false, Amount::from_const(299), "insufficient_wallet_balance"),
     ] {
         let mut m = Mocks::default();
+        mastercard(&mut m);
         m.clock.expect_now().return_const(domain::Timestamp::from_unix(100));
         m.test_clocks.expect_offset().returning(|_| Ok(0));
         m.cardholders

@@ -19,8 +19,50 @@ pub mod transfer;
 
 use crate::{Amount, InvalidInput, Timestamp};
 
-/// The one card-network brand the service issues.
-pub const BRAND: &str = "Mastercard";
+/// A card's network brand: what its processor issues it as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CardBrand {
+    Mastercard,
+    /// Nigeria's domestic scheme: Sudo's Naira cards.
+    Verve,
+}
+
+impl CardBrand {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CardBrand::Mastercard => "Mastercard",
+            CardBrand::Verve => "Verve",
+        }
+    }
+
+    /// The brand a request asks for, in any case (Sudo spells it
+    /// `MasterCard`).
+    pub fn parse(field: &str, value: &str) -> Result<Self, InvalidInput> {
+        [CardBrand::Mastercard, CardBrand::Verve]
+            .into_iter()
+            .find(|brand| value.eq_ignore_ascii_case(brand.as_str()))
+            .ok_or_else(|| {
+                InvalidInput::new(field, "this card type is unavailable: the brands issued are Mastercard and Verve")
+            })
+    }
+
+    /// What a card asked as `asked` is issued as where the processor
+    /// issues `issued`: that brand, or, asked `Mastercard` (what
+    /// integrations written for the contract send for every card), the
+    /// brand issued; any other ask is unavailable.
+    pub fn issue_as(asked: CardBrand, issued: CardBrand, field: &str) -> Result<CardBrand, InvalidInput> {
+        match asked == issued || asked == CardBrand::Mastercard {
+            true => Ok(issued),
+            false => Err(InvalidInput::new(
+                field,
+                format!(
+                    "this card type is unavailable: such cards are issued here as {}",
+                    issued.as_str()
+                ),
+            )),
+        }
+    }
+}
 
 /// A card may be funded (and, separately, unloaded) once per this window.
 pub const MONEY_WINDOW_SECS: i64 = 300;
@@ -182,18 +224,6 @@ pub fn check_nin(field: &str, value: &str) -> Result<(), InvalidInput> {
     Err(InvalidInput::new(field, "must be a NIN: 11 digits"))
 }
 
-/// Checks the brand a request asks for: only [`BRAND`] is issued.
-pub fn check_brand(field: &str, value: &str) -> Result<(), InvalidInput> {
-    if value.eq_ignore_ascii_case(BRAND) {
-        Ok(())
-    } else {
-        Err(InvalidInput::new(
-            field,
-            format!("this card type is unavailable: the only brand issued is {BRAND}"),
-        ))
-    }
-}
-
 /// The 13-digit number printed on a physical card's envelope.
 pub fn check_token_number(field: &str, value: &str) -> Result<(), InvalidInput> {
     if value.len() == 13 && value.bytes().all(|b| b.is_ascii_digit()) {
@@ -297,8 +327,15 @@ mod tests {
 
     #[test]
     fn only_the_network_brand_and_known_types_are_issued() {
-        assert!(check_brand("card_brand", "Mastercard").is_ok());
-        assert!(check_brand("card_brand", "Visa").is_err());
+        assert_eq!(CardBrand::parse("card_brand", "MasterCard"), Ok(CardBrand::Mastercard));
+        assert_eq!(CardBrand::parse("card_brand", "verve"), Ok(CardBrand::Verve));
+        assert!(CardBrand::parse("card_brand", "Visa").is_err());
+        let (m, v) = (CardBrand::Mastercard, CardBrand::Verve);
+        assert_eq!(CardBrand::issue_as(m, v, "b"), Ok(v), "Mastercard asked of a Verve issuer");
+        assert_eq!(CardBrand::issue_as(v, v, "b"), Ok(v));
+        assert_eq!(CardBrand::issue_as(m, m, "b"), Ok(m));
+        let refused = CardBrand::issue_as(v, m, "card_brand").unwrap_err();
+        assert!(refused.rule.contains("issued here as Mastercard"), "{}", refused.rule);
         assert_eq!(CardType::parse("card_type", "physical"), Ok(CardType::Physical));
         assert!(CardType::parse("card_type", "metal").is_err());
     }

@@ -13,7 +13,7 @@ pub mod gateway;
 mod tests;
 
 use crate::connectors::http::{CallError, ProviderHttp, no_message};
-use domain::cards::CardType;
+use domain::cards::{CardBrand, CardType};
 use domain::ids::CardId;
 use domain::{Amount, Currency, Mode, Secret, Timestamp};
 use ports::card_network::{
@@ -266,6 +266,15 @@ impl CardNetwork for Sudo {
         false
     }
 
+    /// Naira cards on Verve, dollar cards on Mastercard (Sudo's Create
+    /// Card: `brand` Verve, MasterCard, Visa or AfriGo).
+    fn brand(&self, _mode: Mode, currency: Currency) -> CardBrand {
+        match currency {
+            Currency::Ngn => CardBrand::Verve,
+            Currency::Usd => CardBrand::Mastercard,
+        }
+    }
+
     async fn create_customer(&self, _mode: Mode, cardholder: &CardholderRecord) -> Result<String, NetworkUnavailable> {
         let r = &cardholder.registration;
         let identity = &r.identity;
@@ -314,9 +323,13 @@ impl CardNetwork for Sudo {
         if card.card_type == CardType::Physical {
             return Err(NetworkUnavailable("Sudo issues no physical card here".into()));
         }
-        let (brand, issuer_country) = match card.currency {
-            Currency::Ngn => ("Verve", "NGA"),
-            Currency::Usd => ("MasterCard", "USA"),
+        let brand = match self.brand(mode, card.currency) {
+            CardBrand::Verve => "Verve",
+            CardBrand::Mastercard => "MasterCard",
+        };
+        let issuer_country = match card.currency {
+            Currency::Ngn => "NGA",
+            Currency::Usd => "USA",
         };
         let made_before = match card.key {
             Some(key) => self.made_under(customer, key).await?,
