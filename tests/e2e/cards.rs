@@ -224,16 +224,31 @@ async fn a_card_shows_the_brand_it_was_issued_as() {
         if !on_fakes() {
             let refused = s.post("/cards/create_card", ngn("Verve")).await;
             assert_eq!(refused.status, 400, "{}", refused.body);
-            assert!(refused.body["message"].as_str().unwrap().contains("issued here as Mastercard"));
+            assert!(
+                refused.body["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("issued here as Mastercard")
+            );
         }
         let mut usd = s.card_body(&holder, "1000");
         usd["card_brand"] = json!("Verve");
         let refused = s.post("/cards/create_card", usd).await;
-        assert_eq!((refused.status, refused.body["code"].as_str()), (400, Some("card_type_unavailable")));
+        assert_eq!(
+            (refused.status, refused.body["code"].as_str()),
+            (400, Some("card_type_unavailable"))
+        );
         s.fund_wallet(10_000).await;
         let card = s.card(&holder, "1000").await;
-        let listed = s.get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}")).await;
-        let usd = listed.body["data"]["cards"].as_array().unwrap().iter().find(|c| c["card_id"] == card.as_str()).cloned();
+        let listed = s
+            .get(&format!("/cards/get_all_cardholder_cards?cardholder_id={holder}"))
+            .await;
+        let usd = listed.body["data"]["cards"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["card_id"] == card.as_str())
+            .cloned();
         assert_eq!(usd.unwrap()["brand"], "Mastercard", "{}", listed.body);
     }
 }

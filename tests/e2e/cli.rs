@@ -354,11 +354,23 @@ fn required_args(usage: &str, path: &[String], file: &str) -> Vec<String> {
 /// Each global flag whose reading shows in what a command says: the
 /// broken value given, and what a command that reads it then says.
 const OBSERVED: [(&str, &str, &str); 5] = [
-    ("--database-url", "sqlite:///nonexistent-dir/issuing.db", "nonexistent-dir"),
+    (
+        "--database-url",
+        "sqlite:///nonexistent-dir/issuing.db",
+        "nonexistent-dir",
+    ),
     ("--master-key", "zz", "ISSUING_MASTER_KEY"),
-    ("--master-key-file", "/nonexistent/master.key", "/nonexistent/master.key"),
+    (
+        "--master-key-file",
+        "/nonexistent/master.key",
+        "/nonexistent/master.key",
+    ),
     ("--previous-master-key", "zz", "ISSUING_PREVIOUS_MASTER_KEY"),
-    ("--previous-master-key-file", "/nonexistent/previous.key", "/nonexistent/previous.key"),
+    (
+        "--previous-master-key-file",
+        "/nonexistent/previous.key",
+        "/nonexistent/previous.key",
+    ),
 ];
 
 /// Every command's `--help`, walked from the top as a newcomer would:
@@ -397,7 +409,11 @@ async fn every_commands_help_lists_the_global_flags_it_reads_and_no_other() {
         for (flag, broken, said) in OBSERVED {
             let listed = text.lines().any(|l| l.trim_start().starts_with(&format!("{flag} ")));
             let mut cmd = std::process::Command::new("timeout");
-            cmd.arg("60").arg(crate::harness::binary()).args(path).args(&args).args([flag, broken]);
+            cmd.arg("60")
+                .arg(crate::harness::binary())
+                .args(path)
+                .args(&args)
+                .args([flag, broken]);
             let base = issuing(&db);
             cmd.env_clear()
                 .envs(base.get_envs().filter_map(|(k, v)| Some((k, v?))))

@@ -216,13 +216,26 @@ fn the_operators_link_follows_the_dashboards_listener() {
             cmd.env("ISSUING_DASHBOARD_LISTEN", listen);
         }
         let out = run(&mut cmd);
-        let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         (out.status.success(), said)
     };
-    let (made, out) = said(&["--email", "a@example.ng", "--dashboard-listen", "10.0.0.5:9443"], None);
-    assert!(made && out.contains(" at http://10.0.0.5:9443/set-password?token="), "{out}");
+    let (made, out) = said(
+        &["--email", "a@example.ng", "--dashboard-listen", "10.0.0.5:9443"],
+        None,
+    );
+    assert!(
+        made && out.contains(" at http://10.0.0.5:9443/set-password?token="),
+        "{out}"
+    );
     let (made, out) = said(&["--email", "b@example.ng"], Some("127.0.0.1:18082"));
-    assert!(made && out.contains(" at http://127.0.0.1:18082/set-password?token="), "{out}");
+    assert!(
+        made && out.contains(" at http://127.0.0.1:18082/set-password?token="),
+        "{out}"
+    );
     for listen in ["off", "127.0.0.1:0"] {
         let (made, out) = said(&["--email", "c@example.ng"], Some(listen));
         assert!(!made && out.contains("--dashboard-url: required"), "{listen}: {out}");
@@ -231,7 +244,10 @@ fn the_operators_link_follows_the_dashboards_listener() {
         &["--email", "c@example.ng", "--dashboard-url", "https://ops.example.ng"],
         Some("off"),
     );
-    assert!(made && out.contains(" at https://ops.example.ng/set-password?token="), "{out}");
+    assert!(
+        made && out.contains(" at https://ops.example.ng/set-password?token="),
+        "{out}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

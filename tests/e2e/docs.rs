@@ -440,7 +440,10 @@ async fn the_go_live_checklists_commands_run_as_written() {
                 .expect("bash runs")
         };
         let out = run(script.strip_suffix(reconcile).unwrap());
-        let (said, errors) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        let (said, errors) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
         assert!(out.status.success(), "{}: {said}\n{errors}", db.backend());
         let reconciled = run(reconcile);
         assert_eq!(reconciled.status.code(), Some(2), "{}", db.backend());
@@ -448,7 +451,11 @@ async fn the_go_live_checklists_commands_run_as_written() {
         assert!(nothing.contains("nothing to reconcile"), "{nothing}");
         let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&key).unwrap().permissions());
         assert_eq!(mode & 0o777, 0o600, "{}", db.backend());
-        for shown in ["migrations: the schema is up to date", "\"account_id\":", "https://ops.acme.ng/set-password?token="] {
+        for shown in [
+            "migrations: the schema is up to date",
+            "\"account_id\":",
+            "https://ops.acme.ng/set-password?token=",
+        ] {
             assert!(said.contains(shown), "{}: {shown} not in {said}", db.backend());
         }
     }

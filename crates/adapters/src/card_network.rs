@@ -4,8 +4,8 @@
 
 use async_trait::async_trait;
 use chrono::{DateTime, Datelike};
-use domain::cards::{CardBrand, VALIDITY_MONTHS};
 use domain::cards::pan::{check_bin, luhn_check_digit};
+use domain::cards::{CardBrand, VALIDITY_MONTHS};
 use domain::ids::CardId;
 use domain::{Amount, Currency, InvalidInput, Mode, Secret, Timestamp};
 use ports::card_network::{

@@ -264,7 +264,10 @@ mod tests {
     fn the_documented_groups_are_the_catalogues() {
         let c = ShippedCatalogue::load();
         let doc = include_str!("../../../docs/api.md");
-        let table = doc.split("| Group | Codes |").nth(1).expect("docs/api.md has the groups' table");
+        let table = doc
+            .split("| Group | Codes |")
+            .nth(1)
+            .expect("docs/api.md has the groups' table");
         let mut covered = 0;
         for row in table.lines().skip(2).take_while(|l| l.starts_with('|')) {
             let cells: Vec<&str> = row.split('|').map(str::trim).collect();

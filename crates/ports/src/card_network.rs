@@ -1,6 +1,6 @@
 use crate::cardholders::CardholderRecord;
-use domain::cards::{CardBrand, CardType};
 use domain::cards::pin::Pin;
+use domain::cards::{CardBrand, CardType};
 use domain::ids::CardId;
 use domain::{Amount, Currency, Mode, Secret, Timestamp};
 

@@ -55,7 +55,9 @@ impl Cli {
             });
             if let Some(flag) = misplaced.and_then(|arg| arg.get_long()) {
                 let rule = match name {
-                    "serve" | "worker" => format!("--{flag} goes after the command's name: `issuing {name} --{flag} ...`"),
+                    "serve" | "worker" => {
+                        format!("--{flag} goes after the command's name: `issuing {name} --{flag} ...`")
+                    }
                     _ => format!("--{flag} is a flag of `serve` (`issuing serve --{flag} ...`), not of `{name}`"),
                 };
                 return Err(command.error(clap::error::ErrorKind::ArgumentConflict, rule));
@@ -354,7 +356,9 @@ impl DbArgs {
             master_key: self.master_key.filter(|_| read("master_key")),
             master_key_file: self.master_key_file.filter(|_| read("master_key_file")),
             previous_master_key: self.previous_master_key.filter(|_| read("previous_master_key")),
-            previous_master_key_file: self.previous_master_key_file.filter(|_| read("previous_master_key_file")),
+            previous_master_key_file: self
+                .previous_master_key_file
+                .filter(|_| read("previous_master_key_file")),
             db_pool_size: match read("db_pool_size") {
                 true => self.db_pool_size,
                 false => DEFAULT_POOL_SIZE,
@@ -1020,10 +1024,14 @@ mod help_tests {
         let max = ["--max-wallet-balance", "5"];
         let approve = parse(&[&["issuing", "review", "approve", "ch_1"][..], &max].concat());
         assert_eq!(approve.db.max_wallet_balance, domain::ledger::DEFAULT_MAX_WALLET);
-        let credit = parse(&[&["issuing", "wallets", "credit", "acct_1", "--mode", "live"][..], &max, &[
-            "--currency", "USD", "--amount", "1", "--reference", "r", "--note", "n",
-        ]]
-        .concat());
+        let credit = parse(
+            &[
+                &["issuing", "wallets", "credit", "acct_1", "--mode", "live"][..],
+                &max,
+                &["--currency", "USD", "--amount", "1", "--reference", "r", "--note", "n"],
+            ]
+            .concat(),
+        );
         assert_eq!(credit.db.max_wallet_balance.minor(), 5);
         let keys = parse(&["issuing", "accounts", "keys", "acct_1", "--master-key", "ab"]);
         assert!(keys.db.master_key.is_none());
@@ -1038,9 +1046,16 @@ mod help_tests {
         let rows: Vec<&str> = readme.lines().filter(|l| l.starts_with("| `--")).collect();
         let mut command = super::command();
         let serve = command.find_subcommand_mut("serve").unwrap();
-        for long in serve.get_arguments().filter_map(|a| a.get_long()).filter(|l| *l != "help") {
+        for long in serve
+            .get_arguments()
+            .filter_map(|a| a.get_long())
+            .filter(|l| *l != "help")
+        {
             let named = format!("`--{long}`");
-            assert!(rows.iter().any(|row| row.contains(&named)), "README's table lacks {named}");
+            assert!(
+                rows.iter().any(|row| row.contains(&named)),
+                "README's table lacks {named}"
+            );
         }
     }
 
@@ -1050,8 +1065,15 @@ mod help_tests {
     fn the_top_level_help_lists_no_flag_of_serve() {
         let top = super::command().render_help().to_string();
         assert!(!top.contains("--card-bin") && !top.contains("--listen"), "{top}");
-        assert!(top.contains("--database-url") && top.contains("issuing serve --help"), "{top}");
-        let serve = super::command().find_subcommand_mut("serve").unwrap().render_help().to_string();
+        assert!(
+            top.contains("--database-url") && top.contains("issuing serve --help"),
+            "{top}"
+        );
+        let serve = super::command()
+            .find_subcommand_mut("serve")
+            .unwrap()
+            .render_help()
+            .to_string();
         assert!(serve.contains("--card-bin") && serve.contains("--listen"), "{serve}");
     }
 }

@@ -218,8 +218,14 @@ impl App {
         let old = CardId::new(required(&request.card_id, "card_id")?);
         let card_type = CardType::parse("card_type", required(&request.card_type, "card_type")?)?;
         let asked = (
-            ("target_card_brand", required(&request.target_card_brand, "target_card_brand")?),
-            ("target_card_currency", required(&request.target_card_currency, "target_card_currency")?),
+            (
+                "target_card_brand",
+                required(&request.target_card_brand, "target_card_brand")?,
+            ),
+            (
+                "target_card_currency",
+                required(&request.target_card_currency, "target_card_currency")?,
+            ),
         );
         let (currency, brand) = self.check_issued(caller.mode, asked, card_type)?;
         if currency != Currency::Usd {

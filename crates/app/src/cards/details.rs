@@ -188,11 +188,7 @@ impl App {
     /// clear, once. Unknown, expired, used or other-mode tokens are 400; a
     /// card revealed within the read window is 420 and the token is kept.
     #[tracing::instrument(level = "debug", skip_all)]
-    pub async fn redeem_card_details_token(
-        &self,
-        mode: Mode,
-        token: &Secret<String>,
-    ) -> Result<ShownCard, CardError> {
+    pub async fn redeem_card_details_token(&self, mode: Mode, token: &Secret<String>) -> Result<ShownCard, CardError> {
         let card = self.use_card_token(Some(mode), token, true).await?;
         let kept = self.kept_card(&card.id).await?;
         let details = self.open(&card, self.vaulted(&card, kept.as_deref()).await?)?;

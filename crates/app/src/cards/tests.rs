@@ -43,7 +43,9 @@ fn request() -> CardRequest {
 
 /// A network that issues every card as Mastercard.
 fn mastercard(m: &mut Mocks) {
-    m.network.expect_brand().return_const(domain::cards::CardBrand::Mastercard);
+    m.network
+        .expect_brand()
+        .return_const(domain::cards::CardBrand::Mastercard);
 }
 
 /// Mocks that issue one card and accept its creation; the vault "seals"

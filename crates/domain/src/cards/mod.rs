@@ -42,7 +42,10 @@ impl CardBrand {
             .into_iter()
             .find(|brand| value.eq_ignore_ascii_case(brand.as_str()))
             .ok_or_else(|| {
-                InvalidInput::new(field, "this card type is unavailable: the brands issued are Mastercard and Verve")
+                InvalidInput::new(
+                    field,
+                    "this card type is unavailable: the brands issued are Mastercard and Verve",
+                )
             })
     }
 
@@ -331,7 +334,11 @@ mod tests {
         assert_eq!(CardBrand::parse("card_brand", "verve"), Ok(CardBrand::Verve));
         assert!(CardBrand::parse("card_brand", "Visa").is_err());
         let (m, v) = (CardBrand::Mastercard, CardBrand::Verve);
-        assert_eq!(CardBrand::issue_as(m, v, "b"), Ok(v), "Mastercard asked of a Verve issuer");
+        assert_eq!(
+            CardBrand::issue_as(m, v, "b"),
+            Ok(v),
+            "Mastercard asked of a Verve issuer"
+        );
         assert_eq!(CardBrand::issue_as(v, v, "b"), Ok(v));
         assert_eq!(CardBrand::issue_as(m, m, "b"), Ok(m));
         let refused = CardBrand::issue_as(v, m, "card_brand").unwrap_err();

@@ -39,7 +39,9 @@ async fn migrations(db: &Db, apply: bool) -> Result<usize, StoreError> {
         DbPool::Pg(pool) if pool.transaction_pooling => {
             let pending = pending_through_pgbouncer(db).await?;
             if apply && pending > 0 {
-                return Err(StoreError::new(format!("{pending} migrations are pending: {MIGRATE_DIRECTLY}")));
+                return Err(StoreError::new(format!(
+                    "{pending} migrations are pending: {MIGRATE_DIRECTLY}"
+                )));
             }
             pending
         }
@@ -74,11 +76,9 @@ async fn pending_through_pgbouncer(db: &Db) -> Result<usize, StoreError> {
     }
     // A database never migrated has no table to read: nothing applied.
     let applied: Vec<Applied> = crate::db::with_conn!(db.pool(), |conn| async {
-        let table = diesel::sql_query(
-            "SELECT to_regclass('__diesel_schema_migrations') IS NOT NULL AS migrated",
-        )
-        .get_result::<Migrated>(conn)
-        .await?;
+        let table = diesel::sql_query("SELECT to_regclass('__diesel_schema_migrations') IS NOT NULL AS migrated")
+            .get_result::<Migrated>(conn)
+            .await?;
         match table.migrated {
             false => Ok(Vec::new()),
             true => {

@@ -117,9 +117,15 @@ fn a_pooler_unannounced_is_named_with_the_setting_that_fixes_it() {
         "migration failed: prepared statement \"s11\" does not exist",
     ] {
         let hinted = crate::db::pooler_hint(said).expect("a hint");
-        assert!(hinted.starts_with(said) && hinted.contains("add pgbouncer=true"), "{hinted}");
+        assert!(
+            hinted.starts_with(said) && hinted.contains("add pgbouncer=true"),
+            "{hinted}"
+        );
     }
-    for said in ["relation \"cards\" does not exist", "duplicate key value violates unique constraint"] {
+    for said in [
+        "relation \"cards\" does not exist",
+        "duplicate key value violates unique constraint",
+    ] {
         assert_eq!(crate::db::pooler_hint(said), None, "{said}");
     }
 }
