@@ -123,19 +123,7 @@ const READS: &[(&[&str], &[&str])] = &[
     (&["review", "list"], SEALED),
     (&["review", "approve"], SEALED),
     (&["review", "reject"], SEALED),
-    (
-        &["wallets", "credit"],
-        &[
-            "database_url",
-            "db_pool_size",
-            "master_key",
-            "master_key_file",
-            "previous_master_key",
-            "previous_master_key_file",
-            "max_wallet_balance",
-            "log_format",
-        ],
-    ),
+    (&["wallets", "credit"], &GLOBAL),
     (
         &["ledger", "check"],
         &["database_url", "db_pool_size", "max_wallet_balance", "log_format"],
