@@ -133,11 +133,19 @@ impl From<DbError> for StoreError {
     fn from(e: DbError) -> Self {
         match e {
             DbError::Store(e) => e,
-            e => match pooler_hint(&e.to_string()) {
-                Some(said) => StoreError::new(said),
-                None => StoreError::new(e),
-            },
+            e => hinted(e),
         }
+    }
+}
+
+/// `e` as a store error, with what to do when a pooler caused it.
+pub(crate) fn hinted<E>(e: E) -> StoreError
+where
+    E: Into<Box<dyn std::error::Error + Send + Sync>> + std::fmt::Display,
+{
+    match pooler_hint(&e.to_string()) {
+        Some(said) => StoreError::new(said),
+        None => StoreError::new(e),
     }
 }
 

@@ -17,14 +17,8 @@ pub async fn pending_migrations(db: &Db) -> Result<usize, StoreError> {
 }
 
 async fn migrations(db: &Db, apply: bool) -> Result<usize, StoreError> {
-    let fail = |e: Box<dyn std::error::Error + Send + Sync>| {
-        let said = format!("migration failed: {e}");
-        StoreError::new(crate::db::pooler_hint(&said).unwrap_or(said))
-    };
-    let pool_error = |e: diesel_async::pooled_connection::deadpool::PoolError| {
-        let said = e.to_string();
-        crate::db::pooler_hint(&said).map_or_else(|| StoreError::new(e), StoreError::new)
-    };
+    let fail = |e: Box<dyn std::error::Error + Send + Sync>| crate::db::hinted(format!("migration failed: {e}"));
+    let pool_error = crate::db::hinted::<diesel_async::pooled_connection::deadpool::PoolError>;
     // The same steps on either backend's harness, whose types differ.
     macro_rules! on {
         ($pool:expr, $migrations:expr) => {{
